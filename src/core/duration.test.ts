@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, parseDuration, parseDurationList } from './duration.js';
+import { SandboxConfigError } from './errors.js';
+
+describe('parseDuration', () => {
+  it('reads every unit and bare milliseconds', () => {
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('3s')).toBe(3_000);
+    expect(parseDuration('2m')).toBe(120_000);
+    expect(parseDuration('12h')).toBe(43_200_000);
+    expect(parseDuration('1d')).toBe(86_400_000);
+    expect(parseDuration('1.5s')).toBe(1_500);
+    expect(parseDuration('250')).toBe(250);
+    expect(parseDuration(42)).toBe(42);
+  });
+
+  it('refuses what it cannot read, naming the option', () => {
+    expect(() => parseDuration('3 seconds', 'readyDelay')).toThrow(SandboxConfigError);
+    expect(() => parseDuration('3 seconds', 'readyDelay')).toThrow(/readyDelay/);
+    expect(() => parseDuration('-1s')).toThrow(SandboxConfigError);
+    expect(() => parseDuration(-5)).toThrow(SandboxConfigError);
+    expect(() => parseDuration(Number.NaN)).toThrow(SandboxConfigError);
+  });
+
+  it('reads comma-separated lists and formats back', () => {
+    expect(parseDurationList('10s,1m, 5m')).toEqual([10_000, 60_000, 300_000]);
+    expect(parseDurationList('')).toEqual([]);
+    expect(() => parseDurationList('10s,x', 'retrySchedule')).toThrow(/retrySchedule\[1\]/);
+    expect(['10s', '1m', '2h', '1d', '1500ms'].map((text) => formatDuration(parseDuration(text)))).toEqual(['10s', '1m', '2h', '1d', '1500ms']);
+  });
+});

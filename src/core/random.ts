@@ -1,0 +1,86 @@
+/**
+ * Seeded randomness. Every id and every generated value in the sandbox comes from a `Random`
+ * derived from the sandbox seed, never from `Math.random()`, so a seed reproduces a run.
+ *
+ * Streams are forked by label: the data of the 3rd connection comes from
+ * `root.fork('connection:3')` and does not shift when some unrelated stream (say, link tokens)
+ * is drawn from more or less often.
+ */
+export class Random {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+  readonly seed: number;
+
+  constructor(seed: number) {
+    this.seed = seed >>> 0;
+    // sfc32 state from splitmix32 of the seed, as recommended for small-state generators.
+    let s = this.seed;
+    const next = () => {
+      s = (s + 0x9e3779b9) | 0;
+      let z = s;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.a = next();
+    this.b = next();
+    this.c = next();
+    this.d = next();
+    for (let i = 0; i < 12; i++) this.uint32();
+  }
+
+  /** A new independent stream, the same for the same seed and label. */
+  fork(label: string): Random {
+    return new Random(hash32(`${this.seed}:${label}`));
+  }
+
+  /** A uniformly distributed unsigned 32-bit integer. */
+  uint32(): number {
+    // sfc32 (Chris Doty-Humphrey's Small Fast Counting generator)
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** A float in [0, 1). */
+  float(): number {
+    return this.uint32() / 4294967296;
+  }
+
+  /** `length` lowercase hex characters. */
+  hex(length: number): string {
+    let out = '';
+    while (out.length < length) out += this.uint32().toString(16).padStart(8, '0');
+    return out.slice(0, length);
+  }
+
+  /** `length` decimal digits, the first one not zero. */
+  digits(length: number): string {
+    let out = String(1 + (this.uint32() % 9));
+    while (out.length < length) out += String(this.uint32() % 10);
+    return out;
+  }
+
+  /** `length` characters from `alphabet`. */
+  chars(length: number, alphabet: string): string {
+    let out = '';
+    for (let i = 0; i < length; i++) out += alphabet[this.uint32() % alphabet.length];
+    return out;
+  }
+}
+
+/** FNV-1a, 32 bits: a stable hash of a label into a seed. */
+export function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

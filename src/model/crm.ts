@@ -1,0 +1,258 @@
+import { z } from 'zod';
+
+/** The nine CRM object types, spelled as in OBJECT_CHANGE events and the control API. */
+export const CRM_OBJECT_TYPES = [
+  'Contact',
+  'Account',
+  'Deal',
+  'Lead',
+  'User',
+  'Note',
+  'Task',
+  'Event',
+  'EventAttendee',
+] as const;
+export type CrmObjectType = (typeof CRM_OBJECT_TYPES)[number];
+
+export function isCrmObjectType(value: string): value is CrmObjectType {
+  return (CRM_OBJECT_TYPES as readonly string[]).includes(value);
+}
+
+/** Record ids are `v.<prefix>.<32 hex>`; EventAttendee is the odd one: `v.attendee.…` (a quirk of the original). */
+export const ID_PREFIX: Record<CrmObjectType, string> = {
+  Contact: 'contact',
+  Account: 'account',
+  Deal: 'deal',
+  Lead: 'lead',
+  User: 'user',
+  Note: 'note',
+  Task: 'task',
+  Event: 'event',
+  EventAttendee: 'attendee',
+};
+
+export function crmIdPattern(type: CrmObjectType): RegExp {
+  return new RegExp(`^v\\.${ID_PREFIX[type]}\\.[0-9a-f]{32}$`);
+}
+
+const isoTime = z.iso.datetime({ message: 'must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z' });
+const text = z.string().nullable();
+const idList = z.array(z.string());
+const ownerId = z.string().nullable();
+
+/** Fields of each type beyond id, nativeId, times and associations, in output order. */
+export const CRM_FIELDS = {
+  User: z.object({
+    firstName: text,
+    lastName: text,
+    email: text,
+  }),
+  Contact: z.object({
+    email: text,
+    firstName: text,
+    lastName: text,
+    jobTitle: text,
+    phone: text,
+    mobilePhone: text,
+  }),
+  Account: z.object({
+    name: text,
+    description: text,
+    industry: text,
+    annualRevenue: z.number().nullable(),
+    numberOfEmployees: z.number().int().nonnegative().nullable(),
+    website: text,
+    phone: text,
+    address: z
+      .object({ street: text, city: text, state: text, postalCode: text, country: text })
+      .strict()
+      .nullable(),
+  }),
+  Deal: z.object({
+    name: text,
+    stage: text,
+    amount: z.number().nullable(),
+    closeDate: isoTime.nullable(),
+    // A string, e.g. "0.4": a quirk of the original service.
+    probability: z
+      .string()
+      .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a decimal string between "0" and "1", e.g. "0.4"')
+      .nullable(),
+    // Derived: amount × probability. Read-only in writes.
+    expectedRevenue: z.number().nullable(),
+    isWon: z.boolean(),
+    isClosed: z.boolean(),
+  }),
+  Lead: z.object({
+    firstName: text,
+    lastName: text,
+    jobTitle: text,
+    email: text,
+    account: text,
+    phone: text,
+    mobilePhone: text,
+  }),
+  Note: z.object({
+    content: text,
+  }),
+  Task: z.object({
+    subject: text,
+    body: text,
+    isDone: z.boolean(),
+    dueDate: isoTime.nullable(),
+    status: text,
+    priority: text,
+  }),
+  Event: z.object({
+    subject: text,
+    description: text,
+    type: text,
+    location: text,
+    startDateTime: isoTime.nullable(),
+    endDateTime: isoTime.nullable(),
+    isAllDayEvent: z.boolean(),
+  }),
+  EventAttendee: z.object({
+    status: z.enum(['Confirmed', 'Declined', 'Tentative', 'NeedsAction']),
+    associatedObjectType: z.enum(['Contact', 'Lead', 'User', 'Other']),
+    email: text,
+  }),
+} satisfies Record<CrmObjectType, z.ZodObject>;
+
+/** Association fields of each type, in output order. Arrays of ids, or one id (or null). */
+export const CRM_ASSOCIATIONS = {
+  User: z.object({ taskIds: idList, noteIds: idList, eventIds: idList, dealIds: idList, accountIds: idList }),
+  Contact: z.object({
+    accountIds: idList,
+    dealIds: idList,
+    leadIds: idList,
+    noteIds: idList,
+    taskIds: idList,
+    eventIds: idList,
+    eventAttendeeIds: idList,
+    ownerUserId: ownerId,
+  }),
+  Account: z.object({
+    dealIds: idList,
+    contactIds: idList,
+    noteIds: idList,
+    taskIds: idList,
+    leadIds: idList,
+    eventIds: idList,
+    ownerUserId: ownerId,
+  }),
+  Deal: z.object({
+    contactIds: idList,
+    accountIds: idList,
+    noteIds: idList,
+    taskIds: idList,
+    eventIds: idList,
+    ownerUserId: ownerId,
+  }),
+  Lead: z.object({
+    contactIds: idList,
+    accountIds: idList,
+    noteIds: idList,
+    taskIds: idList,
+    eventIds: idList,
+    eventAttendeeIds: idList,
+  }),
+  Note: z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
+  Task: z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
+  Event: z.object({
+    accountIds: idList,
+    leadIds: idList,
+    contactIds: idList,
+    dealIds: idList,
+    eventAttendeeIds: idList,
+    ownerUserId: ownerId,
+  }),
+  EventAttendee: z.object({ eventId: z.string().nullable(), associationId: z.string().nullable() }),
+} satisfies Record<CrmObjectType, z.ZodObject>;
+
+/** Fields every CRM record has, in output order before the type's own fields. */
+const recordBase = {
+  id: z.string(),
+  nativeId: z.string(),
+  createdTime: isoTime,
+  modifiedTime: isoTime,
+};
+
+/** The full unified record of a type, as the sandbox answers it (without `additional`). */
+export function crmRecordSchema<T extends CrmObjectType>(type: T) {
+  return z
+    .object({ ...recordBase, ...CRM_FIELDS[type].shape, associations: CRM_ASSOCIATIONS[type].strict() })
+    .strict();
+}
+
+export type CrmFields<T extends CrmObjectType> = z.infer<(typeof CRM_FIELDS)[T]>;
+export type CrmAssociations<T extends CrmObjectType> = z.infer<(typeof CRM_ASSOCIATIONS)[T]>;
+
+/** A unified CRM record. */
+export type CrmRecord<T extends CrmObjectType = CrmObjectType> = {
+  id: string;
+  nativeId: string;
+  createdTime: string;
+  modifiedTime: string;
+} & CrmFields<T> & { associations: CrmAssociations<T> };
+
+export type Contact = CrmRecord<'Contact'>;
+export type Account = CrmRecord<'Account'>;
+export type Deal = CrmRecord<'Deal'>;
+export type Lead = CrmRecord<'Lead'>;
+export type CrmUser = CrmRecord<'User'>;
+export type Note = CrmRecord<'Note'>;
+export type Task = CrmRecord<'Task'>;
+export type CalendarEvent = CrmRecord<'Event'>;
+export type EventAttendee = CrmRecord<'EventAttendee'>;
+
+/**
+ * One-to-many links are written on their single end (a Task's `ownerUserId`, an attendee's
+ * `eventId` or `associationId`); the list on the other end follows and cannot be written.
+ */
+export const DERIVED_ASSOCIATIONS: Partial<Record<CrmObjectType, readonly string[]>> = {
+  User: ['taskIds', 'noteIds', 'eventIds', 'dealIds', 'accountIds'],
+  Contact: ['eventAttendeeIds'],
+  Lead: ['eventAttendeeIds'],
+  Event: ['eventAttendeeIds'],
+};
+
+/** Fields that a write may not set: the sandbox assigns them. */
+export const READ_ONLY_FIELDS = ['id', 'createdTime', 'modifiedTime'] as const;
+/** Fields derived from others; a write may not set them either. */
+export const DERIVED_FIELDS: Partial<Record<CrmObjectType, readonly string[]>> = { Deal: ['expectedRevenue'] };
+
+/**
+ * What a create or update may carry: any of the type's fields, `nativeId`, and any of its
+ * association fields. Unknown fields are rejected with their name.
+ */
+export function crmWriteSchema(type: CrmObjectType) {
+  let schema = writeSchemas.get(type);
+  if (!schema) {
+    schema = buildWriteSchema(type);
+    writeSchemas.set(type, schema);
+  }
+  return schema;
+}
+
+const writeSchemas = new Map<CrmObjectType, ReturnType<typeof buildWriteSchema>>();
+
+function buildWriteSchema(type: CrmObjectType) {
+  const writable = (shape: Record<string, z.ZodType>, derived: readonly string[] = []) =>
+    Object.fromEntries(Object.entries(shape).filter(([name]) => !derived.includes(name)).map(([name, schema]) => [name, schema.optional()]));
+  return z
+    .object({
+      nativeId: z.string().min(1).optional(),
+      ...writable(CRM_FIELDS[type].shape, DERIVED_FIELDS[type]),
+      associations: z.object(writable(CRM_ASSOCIATIONS[type].shape, DERIVED_ASSOCIATIONS[type])).strict().optional(),
+    })
+    .strict();
+}
+export type CrmWrite = Record<string, unknown> & { associations?: Record<string, unknown> };
+
+/** A deletion as it is reported in an OBJECT_CHANGE event: only these three fields. */
+export interface DeletedRecord {
+  id: string;
+  nativeId: string;
+  connectionId: string;
+}

@@ -1,0 +1,108 @@
+import type { Random } from '../core/random.js';
+import type { CrmObjectType } from './crm.js';
+
+/** Integration ids of the original service: four CRMs and three engagement systems. */
+export const INTEGRATION_IDS = ['salesforce', 'hubspot', 'pipedrive', 'zoho', 'outreach', 'salesloft', 'apollo'] as const;
+export type IntegrationId = (typeof INTEGRATION_IDS)[number];
+export const DEFAULT_INTEGRATION: IntegrationId = 'hubspot';
+
+export function isIntegrationId(value: string): value is IntegrationId {
+  return (INTEGRATION_IDS as readonly string[]).includes(value);
+}
+
+/** Who the connected account is in the downstream system. */
+export interface NativeOrg {
+  nativeOrgId: string;
+  nativeUserId: string;
+  /** A lowercase slug of the organisation's name, e.g. `acme-corp`; Salesforce uses it as its My Domain. */
+  slug: string;
+}
+
+interface IntegrationFacts {
+  category: 'crm' | 'engagement';
+  /** The downstream API base URL that passthrough paths are appended to. */
+  apiBaseUrl(org: NativeOrg): string;
+  /** The organisation's URL, as `nativeOrgURL`. */
+  orgUrl(org: NativeOrg): string;
+  newOrgId(random: Random): string;
+  newUserId(random: Random): string;
+  /** A downstream id for a new record of the type, in the system's own format. */
+  newNativeId(type: CrmObjectType | 'Mailbox' | 'EngagementUser', random: Random): string;
+}
+
+const SALESFORCE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Salesforce key prefixes: the first three characters of an id say its object. */
+const SALESFORCE_KEY_PREFIX: Record<string, string> = {
+  Contact: '003',
+  Account: '001',
+  Deal: '006',
+  Lead: '00Q',
+  User: '005',
+  Note: '002',
+  Task: '00T',
+  Event: '00U',
+  EventAttendee: '0RE',
+  Mailbox: '0Xu',
+  EngagementUser: '005',
+};
+const salesforceId = (prefix: string, random: Random) =>
+  `${prefix}${random.digits(1)}${random.chars(11, SALESFORCE_ID_ALPHABET)}${random.chars(3, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ012345')}`;
+
+export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
+  salesforce: {
+    category: 'crm',
+    apiBaseUrl: (org) => `https://${org.slug}.my.salesforce.com`,
+    orgUrl: (org) => `https://${org.slug}.my.salesforce.com`,
+    newOrgId: (random) => salesforceId('00D', random),
+    newUserId: (random) => salesforceId('005', random),
+    newNativeId: (type, random) => salesforceId(SALESFORCE_KEY_PREFIX[type]!, random),
+  },
+  hubspot: {
+    category: 'crm',
+    apiBaseUrl: () => 'https://api.hubapi.com',
+    orgUrl: (org) => `https://app.hubspot.com/contacts/${org.nativeOrgId}`,
+    newOrgId: (random) => random.digits(8),
+    newUserId: (random) => random.digits(8),
+    newNativeId: (_type, random) => random.digits(11),
+  },
+  pipedrive: {
+    category: 'crm',
+    apiBaseUrl: () => 'https://api.pipedrive.com',
+    orgUrl: (org) => `https://${org.slug}.pipedrive.com`,
+    newOrgId: (random) => random.digits(7),
+    newUserId: (random) => random.digits(8),
+    newNativeId: (_type, random) => random.digits(6),
+  },
+  zoho: {
+    category: 'crm',
+    apiBaseUrl: () => 'https://www.zohoapis.com/crm/v3',
+    orgUrl: (org) => `https://crm.zoho.com/crm/org${org.nativeOrgId}`,
+    newOrgId: (random) => random.digits(9),
+    newUserId: (random) => `5${random.digits(18)}`,
+    newNativeId: (_type, random) => `5${random.digits(18)}`,
+  },
+  outreach: {
+    category: 'engagement',
+    apiBaseUrl: () => 'https://api.outreach.io/api/v2',
+    orgUrl: () => 'https://web.outreach.io',
+    newOrgId: (random) => random.digits(6),
+    newUserId: (random) => random.digits(3),
+    newNativeId: (_type, random) => random.digits(6),
+  },
+  salesloft: {
+    category: 'engagement',
+    apiBaseUrl: () => 'https://api.salesloft.com/v2',
+    orgUrl: () => 'https://app.salesloft.com',
+    newOrgId: (random) => random.digits(5),
+    newUserId: (random) => random.digits(6),
+    newNativeId: (_type, random) => random.digits(8),
+  },
+  apollo: {
+    category: 'engagement',
+    apiBaseUrl: () => 'https://api.apollo.io/v1',
+    orgUrl: () => 'https://app.apollo.io',
+    newOrgId: (random) => random.hex(24),
+    newUserId: (random) => random.hex(24),
+    newNativeId: (_type, random) => random.hex(24),
+  },
+};

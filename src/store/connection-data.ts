@@ -1,0 +1,362 @@
+import type { Faker } from '@faker-js/faker';
+import type { Clock } from '../clock/clock.js';
+import { ApiError } from '../core/errors.js';
+import type { Random } from '../core/random.js';
+import { invalidFromIssues, parseOrThrow, type FieldIssue } from '../core/validation.js';
+import {
+  CRM_ASSOCIATIONS,
+  CRM_FIELDS,
+  CRM_OBJECT_TYPES,
+  DERIVED_ASSOCIATIONS,
+  DERIVED_FIELDS,
+  ID_PREFIX,
+  READ_ONLY_FIELDS,
+  crmWriteSchema,
+  type CrmObjectType,
+  type CrmRecord,
+} from '../model/crm.js';
+import type { EngagementUser, Mailbox } from '../model/engagement.js';
+import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
+import { derivedAssociationHint, edgeKey, edgesOf, isManyField, linkOf, type Edge } from './associations.js';
+import { OrderedCollection } from './ordered-collection.js';
+import { expectedRevenue, fakeFields } from './seed/fake-fields.js';
+
+/** A change to a CRM record, reported once the store holds it. */
+export interface RecordChange {
+  objectType: CrmObjectType;
+  eventType: 'CREATE' | 'UPDATE' | 'DELETE';
+  /** The record after the change; for DELETE, as it was just before. Records are never edited in place. */
+  record: CrmRecord;
+}
+
+export interface ConnectionDataOptions {
+  connectionId: string;
+  integrationId: IntegrationId;
+  clock: Clock;
+  /** Ids and native ids of records created after seeding. */
+  random: Random;
+  /** Values for the fields a create leaves out. */
+  faker: Faker;
+  onChange: (change: RecordChange) => void;
+}
+
+type Associations = Record<string, string[] | string | null>;
+const iso = (ms: number) => new Date(ms).toISOString();
+const nativeIdOf = (record: { nativeId?: string }) => record.nativeId;
+
+/**
+ * One connection's records: the nine CRM collections and the two engagement collections.
+ *
+ * Every write goes through `create`, `update` and `delete`, which validate, keep associations
+ * consistent on both ends, and report the change; nothing else changes a record. Records are
+ * immutable values: a change stores a new object, so a reported record never changes later.
+ */
+export class ConnectionData {
+  readonly crm: { [T in CrmObjectType]: OrderedCollection<CrmRecord> };
+  readonly mailboxes = new OrderedCollection<Mailbox>();
+  readonly users = new OrderedCollection<EngagementUser>();
+  private readonly options: ConnectionDataOptions;
+
+  constructor(options: ConnectionDataOptions) {
+    this.options = options;
+    this.crm = Object.fromEntries(
+      CRM_OBJECT_TYPES.map((type) => [type, new OrderedCollection<CrmRecord>(nativeIdOf)]),
+    ) as ConnectionData['crm'];
+  }
+
+  get connectionId(): string {
+    return this.options.connectionId;
+  }
+
+  get integrationId(): IntegrationId {
+    return this.options.integrationId;
+  }
+
+  get(type: CrmObjectType, id: string): CrmRecord {
+    const record = this.crm[type].get(id);
+    if (!record) throw ApiError.notFound(type, id, 'id');
+    return record;
+  }
+
+  /** A new id for a record of the type: `v.<prefix>.<32 hex>`. */
+  newId(type: CrmObjectType): string {
+    for (;;) {
+      const id = `v.${ID_PREFIX[type]}.${this.options.random.hex(32)}`;
+      if (!this.crm[type].has(id)) return id;
+    }
+  }
+
+  /** A new downstream id in the integration's own format. */
+  newNativeId(type: CrmObjectType): string {
+    for (;;) {
+      const nativeId = INTEGRATIONS[this.integrationId].newNativeId(type, this.options.random);
+      if (!this.crm[type].getByNativeId(nativeId)) return nativeId;
+    }
+  }
+
+  /**
+   * Creates a record from the fields given; fields left out are generated, associations left
+   * out are empty. Throws a 400 naming the first bad field.
+   */
+  create(type: CrmObjectType, input: unknown, extra: Record<string, unknown> = {}): CrmRecord {
+    const write = this.parseWrite(type, input);
+    const now = iso(this.options.clock.now());
+    const generated = fakeFields[type]({ faker: this.options.faker, now: this.options.clock.now() }) as Record<string, unknown>;
+    const record = assemble(type, {
+      id: this.newId(type),
+      nativeId: (write.nativeId as string | undefined) ?? this.newNativeId(type),
+      createdTime: now,
+      modifiedTime: now,
+      fields: { ...generated, ...write.fields },
+      associations: write.associations,
+      explicitFields: write.fields,
+    });
+    this.deriveLeadAccount(type, record, write);
+    if (this.crm[type].getByNativeId(record.nativeId)) {
+      throw ApiError.invalidField('nativeId', `nativeId ${JSON.stringify(record.nativeId)} is already used by another ${type}`);
+    }
+    this.checkRecord(type, record, write.associations);
+    this.crm[type].insert(record, extra);
+    this.relink(record.id, [], edgesOf(type, record));
+    this.options.onChange({ objectType: type, eventType: 'CREATE', record });
+    return record;
+  }
+
+  /**
+   * Changes the fields given; association fields given replace the old ones. `extra` (native
+   * custom fields, from a passthrough write) replaces the record's extras with it.
+   */
+  update(type: CrmObjectType, id: string, input: unknown, extra?: Record<string, unknown>): CrmRecord {
+    const before = this.get(type, id);
+    const write = this.parseWrite(type, input);
+    const after = assemble(type, {
+      id,
+      nativeId: (write.nativeId as string | undefined) ?? before.nativeId,
+      createdTime: before.createdTime,
+      modifiedTime: iso(this.options.clock.now()),
+      fields: { ...(before as unknown as Record<string, unknown>), ...write.fields },
+      associations: { ...(before.associations as Associations), ...write.associations },
+      explicitFields: write.fields,
+    });
+    this.deriveLeadAccount(type, after, write);
+    const sameNative = this.crm[type].getByNativeId(after.nativeId);
+    if (sameNative && sameNative.record.id !== id) {
+      throw ApiError.invalidField('nativeId', `nativeId ${JSON.stringify(after.nativeId)} is already used by another ${type}`);
+    }
+    this.checkRecord(type, after, write.associations);
+    this.crm[type].replace(after, extra);
+    this.relink(after.id, edgesOf(type, before), edgesOf(type, after));
+    this.options.onChange({ objectType: type, eventType: 'UPDATE', record: after });
+    return after;
+  }
+
+  /**
+   * Deletes a record and unlinks it everywhere. Attendees of a deleted Event, or of the Contact,
+   * Lead or User they stand for, are deleted first, each with its own change.
+   */
+  delete(type: CrmObjectType, id: string): void {
+    this.get(type, id);
+    for (const attendeeId of this.attendeesOf(type, id)) {
+      if (this.crm.EventAttendee.has(attendeeId)) this.delete('EventAttendee', attendeeId);
+    }
+    const current = this.get(type, id);
+    this.relink(id, edgesOf(type, current), []);
+    if (type === 'User') this.clearOwner(id);
+    this.crm[type].delete(id);
+    this.options.onChange({ objectType: type, eventType: 'DELETE', record: current });
+  }
+
+  /**
+   * Stores seeded or fixture records (complete and valid) and links them, reporting nothing.
+   * Records may point at each other in any order within the batch.
+   */
+  insertBatch(items: ReadonlyArray<{ type: CrmObjectType; record: CrmRecord; extra?: Record<string, unknown> }>): void {
+    for (const { type, record, extra } of items) this.crm[type].insert(record, extra);
+    // The records are not published yet, so their back links can be filled in place.
+    const touched = new Set<Associations>();
+    for (const { type, record } of items) {
+      for (const edge of edgesOf(type, record)) {
+        if (!edge.inverse) continue;
+        const target = this.crm[edge.target].get(edge.id);
+        if (!target) continue;
+        const associations = target.associations as Associations;
+        if (isManyField(edge.inverse)) {
+          (associations[edge.inverse] as string[]).push(record.id);
+          touched.add(associations);
+        } else {
+          associations[edge.inverse] = record.id;
+        }
+      }
+    }
+    for (const associations of touched) {
+      for (const [field, value] of Object.entries(associations)) {
+        if (Array.isArray(value)) associations[field] = [...new Set(value)];
+      }
+    }
+  }
+
+  /** A Lead's `account` is its account's name: it follows a newly written first account unless written too. */
+  private deriveLeadAccount(type: CrmObjectType, record: CrmRecord, write: { fields: Record<string, unknown>; associations: Associations }): void {
+    if (type !== 'Lead' || 'account' in write.fields || !write.associations.accountIds) return;
+    const first = (write.associations.accountIds as string[])[0];
+    const account = first === undefined ? undefined : (this.crm.Account.get(first) as CrmRecord<'Account'> | undefined);
+    if (account) (record as CrmRecord<'Lead'>).account = account.name;
+  }
+
+  private attendeesOf(type: CrmObjectType, id: string): string[] {
+    if (type === 'Event' || type === 'Contact' || type === 'Lead') {
+      return [...((this.get(type, id).associations as Associations).eventAttendeeIds as string[])];
+    }
+    if (type === 'User') {
+      const ids: string[] = [];
+      for (const attendee of this.crm.EventAttendee.values()) {
+        const a = attendee as CrmRecord<'EventAttendee'>;
+        if (a.associatedObjectType === 'User' && a.associations.associationId === id) ids.push(a.id);
+      }
+      return ids;
+    }
+    return [];
+  }
+
+  /** Contacts point at their owner with no list on the User's side: find them by a scan (rare). */
+  private clearOwner(userId: string): void {
+    for (const contact of [...this.crm.Contact.values()]) {
+      if ((contact.associations as Associations).ownerUserId === userId) {
+        this.crm.Contact.replace({ ...contact, associations: { ...contact.associations, ownerUserId: null } } as CrmRecord);
+      }
+    }
+  }
+
+  /** Brings the far ends of a record's links in step with its new links. */
+  private relink(id: string, before: Edge[], after: Edge[]): void {
+    const kept = new Set(after.map(edgeKey));
+    const had = new Set(before.map(edgeKey));
+    for (const edge of before) if (!kept.has(edgeKey(edge))) this.setBackLink(edge, id, false);
+    for (const edge of after) if (!had.has(edgeKey(edge))) this.setBackLink(edge, id, true);
+  }
+
+  private setBackLink(edge: Edge, id: string, linked: boolean): void {
+    if (!edge.inverse) return;
+    const collection = this.crm[edge.target];
+    const target = collection.get(edge.id);
+    if (!target) return;
+    const associations = { ...(target.associations as Associations) };
+    const current = associations[edge.inverse];
+    if (isManyField(edge.inverse)) {
+      const list = (current as string[]).filter((other) => other !== id);
+      if (linked) list.push(id);
+      associations[edge.inverse] = list;
+    } else if (linked) {
+      associations[edge.inverse] = id;
+    } else if (current === id) {
+      associations[edge.inverse] = null;
+    }
+    collection.replace({ ...target, associations } as CrmRecord);
+  }
+
+  /** Validates a write's shape: known fields, right types, nothing read-only. */
+  private parseWrite(type: CrmObjectType, input: unknown): { fields: Record<string, unknown>; associations: Associations; nativeId?: string } {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw ApiError.invalidField('', 'request body must be a JSON object with the record fields');
+    }
+    const body = input as Record<string, unknown>;
+    const issues = readOnlyIssues(type, body);
+    if (issues.length > 0) throw invalidFromIssues(issues);
+    const parsed = parseOrThrow(crmWriteSchema(type), body) as Record<string, unknown>;
+    const { nativeId, associations: links, ...fields } = parsed;
+    const deduped: Associations = {};
+    for (const [field, value] of Object.entries((links ?? {}) as Associations)) {
+      deduped[field] = Array.isArray(value) ? [...new Set(value)] : value;
+    }
+    return { fields, associations: deduped, ...(nativeId === undefined ? {} : { nativeId: nativeId as string }) };
+  }
+
+  /** Checks what depends on other records: links point at records of this connection, attendees agree with themselves. */
+  private checkRecord(type: CrmObjectType, record: CrmRecord, written: Associations): void {
+    const issues: FieldIssue[] = [];
+    const associations = record.associations as Associations;
+    if (type === 'EventAttendee') {
+      const attendee = record as CrmRecord<'EventAttendee'>;
+      if (attendee.associations.eventId === null) issues.push({ field: 'associations.eventId', message: 'is required: an attendee belongs to an Event' });
+      if (attendee.associatedObjectType === 'Other') {
+        if (attendee.associations.associationId !== null) {
+          issues.push({ field: 'associations.associationId', message: 'must be null when associatedObjectType is Other' });
+        }
+      } else {
+        if (attendee.associations.associationId === null) {
+          issues.push({ field: 'associations.associationId', message: `is required when associatedObjectType is ${attendee.associatedObjectType}` });
+        }
+        if (attendee.email !== null) issues.push({ field: 'email', message: 'must be null unless associatedObjectType is Other' });
+      }
+    }
+    for (const field of Object.keys(written)) {
+      const link = linkOf(type, field, record);
+      const value = associations[field];
+      if (!link || value === null || value === undefined) continue;
+      const ids = Array.isArray(value) ? value : [value];
+      ids.forEach((id, index) => {
+        if (!this.crm[link.target].has(id)) {
+          const at = Array.isArray(value) ? `associations.${field}[${index}]` : `associations.${field}`;
+          issues.push({ field: at, message: `points at no ${link.target} of this connection: ${JSON.stringify(id)}` });
+        }
+      });
+    }
+    if (issues.length > 0) throw invalidFromIssues(issues);
+  }
+}
+
+/**
+ * Fields a write names but may not set: assigned ones (id, times), derived ones
+ * (expectedRevenue) and derived association lists, each with a hint. Fixtures may set the
+ * assigned ones, so they pass those in `allowed`.
+ */
+export function readOnlyIssues(type: CrmObjectType, body: Record<string, unknown>, allowed: readonly string[] = []): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const field of [...READ_ONLY_FIELDS, ...(DERIVED_FIELDS[type] ?? [])]) {
+    if (field in body && !allowed.includes(field)) issues.push({ field, message: 'is set by the sandbox and cannot be written' });
+  }
+  const associations = body.associations;
+  if (typeof associations === 'object' && associations !== null) {
+    for (const field of Object.keys(associations)) {
+      if (DERIVED_ASSOCIATIONS[type]?.includes(field)) {
+        issues.push({ field: `associations.${field}`, message: `is derived: ${derivedAssociationHint(type, field)}` });
+      }
+    }
+  }
+  return issues;
+}
+
+interface AssembleInput {
+  id: string;
+  nativeId: string;
+  createdTime: string;
+  modifiedTime: string;
+  fields: Record<string, unknown>;
+  associations: Associations;
+  /** Fields the caller wrote, which derived values must respect. */
+  explicitFields: Record<string, unknown>;
+}
+
+/** Builds a record with its keys in the documented order, so the same data always serialises the same. */
+export function assemble(type: CrmObjectType, input: AssembleInput): CrmRecord {
+  const record: Record<string, unknown> = {
+    id: input.id,
+    nativeId: input.nativeId,
+    createdTime: input.createdTime,
+    modifiedTime: input.modifiedTime,
+  };
+  for (const field of Object.keys(CRM_FIELDS[type].shape)) record[field] = input.fields[field] ?? null;
+  if (type === 'Deal') {
+    record.expectedRevenue = expectedRevenue(record.amount as number | null, record.probability as string | null);
+  }
+  if (type === 'EventAttendee' && record.associatedObjectType !== 'Other' && !('email' in input.explicitFields)) {
+    record.email = null;
+  }
+  const associations: Associations = {};
+  for (const field of Object.keys(CRM_ASSOCIATIONS[type].shape)) {
+    const value = input.associations[field];
+    associations[field] = Array.isArray(value) ? [...value] : (value ?? (isManyField(field) ? [] : null));
+  }
+  record.associations = associations;
+  return record as unknown as CrmRecord;
+}

@@ -1,0 +1,184 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { SandboxConfigError } from '../core/errors.js';
+import { describeIssues, type FieldIssue } from '../core/validation.js';
+import { CRM_OBJECT_TYPES, crmIdPattern, crmWriteSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
+import { engagementUserSchema, mailboxSchema, type EngagementUser, type Mailbox } from '../model/engagement.js';
+import { INTEGRATION_IDS, type IntegrationId } from '../model/integrations.js';
+import { linkOf } from './associations.js';
+import { readOnlyIssues } from './connection-data.js';
+
+/** A fixture CRM record: any writable field, plus optionally its id, nativeId and times. Left-out fields are generated. */
+export type FixtureCrmRecord = Record<string, unknown> & {
+  id?: string;
+  nativeId?: string;
+  createdTime?: string;
+  modifiedTime?: string;
+  associations?: Record<string, unknown>;
+};
+
+/** A validated fixture file: records added to every new connection of the integrations it names. */
+export interface FixtureSet {
+  /** Where it came from, for messages. */
+  source: string;
+  description?: string;
+  /** The integrations it applies to; all when absent. */
+  integrations?: IntegrationId[];
+  crm: Partial<Record<CrmObjectType, FixtureCrmRecord[]>>;
+  engagement: { users: Partial<EngagementUser>[]; mailboxes: Partial<Mailbox>[] };
+}
+
+/** The shape of a fixture file, as written by hand. */
+export type FixtureFile = Omit<FixtureSet, 'source' | 'crm' | 'engagement'> & {
+  crm?: FixtureSet['crm'];
+  engagement?: Partial<FixtureSet['engagement']>;
+};
+
+const isoTime = z.iso.datetime();
+
+function fixtureRecordSchema(type: CrmObjectType) {
+  return crmWriteSchema(type).extend({
+    id: z.string().regex(crmIdPattern(type), `must look like v.${type === 'EventAttendee' ? 'attendee' : type.toLowerCase()}.<32 lowercase hex>`).optional(),
+    createdTime: isoTime.optional(),
+    modifiedTime: isoTime.optional(),
+  }).strict();
+}
+
+const fixtureFileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    description: z.string().optional(),
+    integrations: z.array(z.enum(INTEGRATION_IDS)).min(1).optional(),
+    crm: z
+      .object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, z.array(fixtureRecordSchema(type)).optional()])))
+      .strict()
+      .optional(),
+    engagement: z
+      .object({
+        users: z.array(engagementUserSchema.partial().strict()).optional(),
+        mailboxes: z.array(mailboxSchema.partial().strict()).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** The fixtures shipped with the package (`fixtures/` at its root). */
+export const BUNDLED_FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+
+/**
+ * Reads fixture files: a directory (every `*.json` in it, by name), a file, or objects already
+ * in memory. A bad fixture throws a SandboxConfigError naming the file and the field.
+ */
+export function loadFixtures(sources: ReadonlyArray<string | FixtureFile>): FixtureSet[] {
+  const sets: FixtureSet[] = [];
+  sources.forEach((source, index) => {
+    if (typeof source !== 'string') {
+      sets.push(validateFixture(source, `fixtures[${index}]`));
+      return;
+    }
+    for (const file of jsonFilesIn(source)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new SandboxConfigError(`fixture ${displayPath(file)}: not valid JSON (${(error as Error).message})`);
+      }
+      sets.push(validateFixture(parsed, displayPath(file)));
+    }
+  });
+  return sets;
+}
+
+function jsonFilesIn(path: string): string[] {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    throw new SandboxConfigError(`fixtures: no such file or directory: ${path}`);
+  }
+  if (!stats.isDirectory()) return [path];
+  return readdirSync(path)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => join(path, name));
+}
+
+function displayPath(file: string): string {
+  const fromCwd = relative(process.cwd(), file);
+  return fromCwd.startsWith('..') ? file : fromCwd;
+}
+
+/** Validates one fixture (shape, ids, and that every link points at a record of the same file). */
+export function validateFixture(input: unknown, source: string): FixtureSet {
+  const fail = (issues: FieldIssue[]): never => {
+    const first = issues[0]!;
+    throw new SandboxConfigError(`fixture ${source}: ${first.field || '(file)'} ${first.message}`);
+  };
+  if (typeof input === 'object' && input !== null && typeof (input as { crm?: unknown }).crm === 'object') {
+    const crm = (input as { crm: Record<string, unknown> }).crm ?? {};
+    for (const [type, records] of Object.entries(crm)) {
+      if (!Array.isArray(records) || !(CRM_OBJECT_TYPES as readonly string[]).includes(type)) continue;
+      records.forEach((record, index) => {
+        if (typeof record === 'object' && record !== null) {
+          const issues = readOnlyIssues(type as CrmObjectType, record as Record<string, unknown>, ['id', 'createdTime', 'modifiedTime']);
+          if (issues.length > 0) fail(issues.map((issue) => ({ ...issue, field: `crm.${type}[${index}].${issue.field}` })));
+        }
+      });
+    }
+  }
+  const result = fixtureFileSchema.safeParse(input, { reportInput: true });
+  if (!result.success) fail(describeIssues(result.error));
+  const file = result.data!;
+  const set: FixtureSet = {
+    source,
+    ...(file.description ? { description: file.description } : {}),
+    ...(file.integrations ? { integrations: file.integrations } : {}),
+    crm: (file.crm ?? {}) as FixtureSet['crm'],
+    engagement: { users: file.engagement?.users ?? [], mailboxes: file.engagement?.mailboxes ?? [] },
+  };
+  const issues = referenceIssues(set);
+  if (issues.length > 0) fail(issues);
+  return set;
+}
+
+/** Ids must be unique, and links must point at a record of this file. */
+function referenceIssues(set: FixtureSet): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const known = new Map<CrmObjectType, Set<string>>(CRM_OBJECT_TYPES.map((type) => [type, new Set<string>()]));
+  for (const type of CRM_OBJECT_TYPES) {
+    (set.crm[type] ?? []).forEach((record, index) => {
+      if (!record.id) return;
+      if (known.get(type)!.has(record.id)) issues.push({ field: `crm.${type}[${index}].id`, message: `repeats id ${record.id}` });
+      known.get(type)!.add(record.id);
+    });
+  }
+  for (const type of CRM_OBJECT_TYPES) {
+    (set.crm[type] ?? []).forEach((record, index) => {
+      for (const [field, value] of Object.entries(record.associations ?? {})) {
+        const link = linkOf(type, field, record as unknown as CrmRecord);
+        if (!link || value === null) continue;
+        const ids = Array.isArray(value) ? (value as string[]) : [value as string];
+        ids.forEach((id, at) => {
+          if (!known.get(link.target)!.has(id)) {
+            const where = Array.isArray(value) ? `${field}[${at}]` : field;
+            issues.push({
+              field: `crm.${type}[${index}].associations.${where}`,
+              message: `points at no ${link.target} with that id in this file: ${JSON.stringify(id)}`,
+            });
+          }
+        });
+      }
+    });
+  }
+  const userIds = new Set(set.engagement.users.map((user) => user.id).filter(Boolean));
+  set.engagement.mailboxes.forEach((mailbox, index) => {
+    const owner = mailbox.associations?.ownerUserId;
+    if (owner && !userIds.has(owner)) {
+      issues.push({ field: `engagement.mailboxes[${index}].associations.ownerUserId`, message: `points at no engagement user in this file: ${JSON.stringify(owner)}` });
+    }
+  });
+  return issues;
+}
