@@ -1,0 +1,117 @@
+import type { CrmRecord } from '../model/crm.js';
+import {
+  createRecord,
+  deleteRecord,
+  FieldError,
+  findRecord,
+  pageOf,
+  updateRecord,
+  type Flat,
+  type Found,
+  type NativeObject,
+  type WritePolicy,
+} from './rest-engine.js';
+import type { Params, Route } from './router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
+
+/** A list request's window, and how many records there are in all. */
+export interface Window {
+  offset: number;
+  limit: number;
+  total: number;
+}
+
+/**
+ * A REST API of collections and items (`v1/persons`, `v1/persons/{id}`), the shape most of the
+ * systems share. The system supplies its paging, its envelopes and its error bodies.
+ */
+export interface CollectionApi {
+  /** Path segment → the native objects served there (several for Pipedrive `activities`). */
+  collections: Record<string, readonly NativeObject[]>;
+  /** Path before the collection segment, without slashes (`crm/v3/objects`), or ''. */
+  prefix: string;
+  updateMethod: 'PUT' | 'PATCH';
+  policy: WritePolicy;
+  /** The offset and limit of a list request; a FieldError for bad paging. */
+  window(request: DownstreamRequest): { offset: number; limit: number };
+  /** The native fields of a write body; a FieldError (kind `body`) for a malformed one. */
+  unwrap(body: unknown, collection: string): Flat;
+  /** One record in its native shape; the request is there for systems whose query shapes it (`?properties=`). */
+  render(object: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, request?: DownstreamRequest): unknown;
+  list(items: unknown[], window: Window, collection: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;
+  one(item: unknown, found: Found, collection: string, context: DownstreamContext): DownstreamResponse;
+  created(item: unknown, found: Found, collection: string, context: DownstreamContext): DownstreamResponse;
+  updated(item: unknown, found: Found, collection: string, context: DownstreamContext): DownstreamResponse;
+  deleted(found: Found, collection: string, context: DownstreamContext): DownstreamResponse;
+  /** No record with this id in the collection. */
+  missing(collection: string, id: string, request: DownstreamRequest): DownstreamResponse;
+}
+
+const renderFound = (api: CollectionApi, found: Found, context: DownstreamContext, request: DownstreamRequest) =>
+  api.render(found.object, found.entry.record, found.entry.extra, context, request);
+
+/** The handlers of one collection, for systems whose paths differ from the usual two (Apollo's `…/search`). */
+export function collectionHandlers(api: CollectionApi, name: string) {
+  const objects = api.collections[name]!;
+  const withRecord =
+    (run: (found: Found, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse) =>
+    (params: Params, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse => {
+      const found = findRecord(objects, params.id!, context.data);
+      return found ? run(found, request, context) : api.missing(name, params.id!, request);
+    };
+  return {
+    list: (_params: Params, request: DownstreamRequest, context: DownstreamContext) => {
+      const { offset, limit } = api.window(request);
+      const { found, total } = pageOf(objects, offset, limit, context.data);
+      return api.list(
+        found.map((item) => renderFound(api, item, context, request)),
+        { offset, limit, total },
+        name,
+        request,
+        context,
+      );
+    },
+    create: (_params: Params, request: DownstreamRequest, context: DownstreamContext) => {
+      const body = api.unwrap(request.body, name);
+      const object = objects.find((candidate) => candidate.accepts?.(body) ?? true);
+      if (!object) throw new FieldError(undefined, `request body matches no ${name} type`, 'value');
+      const found = createRecord(object, body, api.policy, context);
+      return api.created(renderFound(api, found, context, request), found, name, context);
+    },
+    get: withRecord((found, request, context) => api.one(renderFound(api, found, context, request), found, name, context)),
+    update: withRecord((found, request, context) => {
+      updateRecord(found, api.unwrap(request.body, name), api.policy, context);
+      return api.updated(renderFound(api, found, context, request), found, name, context);
+    }),
+    remove: withRecord((found, _request, context) => {
+      deleteRecord(found, context);
+      return api.deleted(found, name, context);
+    }),
+  };
+}
+
+/** `{prefix}/{collection}` (GET list, POST create) and `…/{id}` (GET, update, DELETE) for every collection. */
+export function collectionRoutes(api: CollectionApi): Route[] {
+  const routes: Route[] = [];
+  for (const name of Object.keys(api.collections)) {
+    const handlers = collectionHandlers(api, name);
+    const path = api.prefix ? `${api.prefix}/${name}` : name;
+    const readOnly = api.collections[name]!.every((object) => object.readOnly);
+    const itemMethods: PassthroughMethod[] = readOnly ? ['GET'] : ['GET', api.updateMethod, 'DELETE'];
+    routes.push(
+      { method: 'GET', pattern: path, run: handlers.list },
+      ...(readOnly ? [] : [{ method: 'POST' as const, pattern: path, run: handlers.create }]),
+      {
+        method: itemMethods,
+        pattern: `${path}/:id`,
+        run: (params, request, context) =>
+          request.method === 'GET'
+            ? handlers.get(params, request, context)
+            : request.method === 'DELETE'
+              ? handlers.remove(params, request, context)
+              : handlers.update(params, request, context),
+      },
+    );
+  }
+  return routes;
+}

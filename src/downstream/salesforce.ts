@@ -1,0 +1,444 @@
+import type { CrmObjectType, CrmRecord } from '../model/crm.js';
+import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
+import { CUSTOM_FIELD_KEYS, salesforceCustom } from './custom-fields.js';
+import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from './engagement-native.js';
+import {
+  computed,
+  custom,
+  date,
+  field,
+  ignoredOnWrite,
+  locked,
+  owner,
+  percent,
+  readOnly,
+  ref,
+  stageWrites,
+  table,
+  taskStatusWrites,
+  time,
+  timeFormat,
+  STAGE_COVERS,
+  TASK_STATUS_COVERS,
+  type Target,
+} from './fields.js';
+import {
+  allOf,
+  createRecord,
+  customOf,
+  deleteRecord,
+  displayName,
+  FieldError,
+  findRecord,
+  isPlainObject,
+  renderFields,
+  updateRecord,
+  type FieldMap,
+  type Flat,
+  type Found,
+  type NativeObject,
+  type WritePolicy,
+} from './rest-engine.js';
+import { dispatch, reply, type Params, type Route, type RouteErrors } from './router.js';
+import { parseSoql, type Soql } from './salesforce-soql.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse, DownstreamSystem } from './types.js';
+
+/** Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, SOQL queries, errors as arrays. */
+
+const DEFAULT_VERSION = 'v53.0';
+const HEADERS = { 'sforce-limit-info': 'api-usage=25/15000' };
+// Salesforce rejects what it does not know or may not write.
+const POLICY: WritePolicy = { unknown: 'reject', readOnly: 'reject' };
+const QUERY_BATCH = 2000;
+
+interface SObject extends NativeObject {
+  keyPrefix: string;
+  label: string;
+}
+
+const sfTime = time(timeFormat.salesforce);
+const personName = (record: CrmRecord) => displayName(record);
+
+/** Every sObject starts with these and ends with the audit fields. */
+const head: FieldMap[] = [computed('Id', (record) => record.nativeId), computed('IsDeleted', () => false)];
+const audit: FieldMap[] = [
+  readOnly('CreatedDate', 'createdTime', sfTime),
+  computed('CreatedById', (_record, context) => context.org.nativeUserId),
+  readOnly('LastModifiedDate', 'modifiedTime', sfTime),
+  computed('LastModifiedById', (_record, context) => context.org.nativeUserId),
+  readOnly('SystemModstamp', 'modifiedTime', sfTime),
+];
+
+const to = (type: CrmObjectType, assoc: string): Target => ({ type, assoc });
+const account = ref('AccountId', to('Account', 'accountIds'));
+const who = ref('WhoId', [to('Contact', 'contactIds'), to('Lead', 'leadIds')]);
+const what = ref('WhatId', [to('Account', 'accountIds'), to('Deal', 'dealIds')]);
+
+function sobject(name: string, type: CrmObjectType, keyPrefix: string, fields: FieldMap[], more: Partial<SObject> = {}): SObject {
+  return { name, label: name, type, keyPrefix, fields: [...head, ...fields, ...audit], custom: salesforceCustom, ...more };
+}
+
+const SOBJECTS: SObject[] = [
+  sobject('Contact', 'Contact', '003', [
+    account,
+    field('LastName', 'lastName'),
+    field('FirstName', 'firstName'),
+    computed('Name', personName),
+    field('Title', 'jobTitle'),
+    field('Phone', 'phone'),
+    field('MobilePhone', 'mobilePhone'),
+    field('Email', 'email'),
+    owner('OwnerId'),
+  ], { required: ['LastName'] }),
+  sobject('Account', 'Account', '001', [
+    field('Name', 'name'),
+    field('Description', 'description'),
+    field('Industry', 'industry'),
+    field('AnnualRevenue', 'annualRevenue'),
+    field('NumberOfEmployees', 'numberOfEmployees'),
+    field('Website', 'website'),
+    field('Phone', 'phone'),
+    field('BillingStreet', 'address.street'),
+    field('BillingCity', 'address.city'),
+    field('BillingState', 'address.state'),
+    field('BillingPostalCode', 'address.postalCode'),
+    field('BillingCountry', 'address.country'),
+    owner('OwnerId'),
+  ], { required: ['Name'] }),
+  sobject('Opportunity', 'Deal', '006', [
+    account,
+    field('Name', 'name'),
+    // IsWon and IsClosed follow the stage, as in Salesforce.
+    custom('StageName', STAGE_COVERS, (record) => (record as CrmRecord<'Deal'>).stage, stageWrites),
+    field('Amount', 'amount'),
+    field('Probability', 'probability', percent),
+    readOnly('ExpectedRevenue', 'expectedRevenue'),
+    field('CloseDate', 'closeDate', date),
+    readOnly('IsClosed', 'isClosed'),
+    readOnly('IsWon', 'isWon'),
+    owner('OwnerId'),
+  ], { required: ['Name', 'StageName', 'CloseDate'] }),
+  sobject('Lead', 'Lead', '00Q', [
+    field('LastName', 'lastName'),
+    field('FirstName', 'firstName'),
+    computed('Name', personName),
+    field('Title', 'jobTitle'),
+    field('Company', 'account'),
+    field('Email', 'email'),
+    field('Phone', 'phone'),
+    field('MobilePhone', 'mobilePhone'),
+    ignoredOnWrite('Status', () => 'Open - Not Contacted'),
+    computed('IsConverted', (record) => (record as CrmRecord<'Lead'>).associations.contactIds.length > 0),
+    locked(ref('ConvertedContactId', to('Contact', 'contactIds'))),
+    locked(ref('ConvertedAccountId', to('Account', 'accountIds'))),
+  ], { required: ['LastName', 'Company'] }),
+  sobject('User', 'User', '005', [
+    computed('Username', (record) => (record as CrmRecord<'User'>).email),
+    field('LastName', 'lastName'),
+    field('FirstName', 'firstName'),
+    computed('Name', personName),
+    field('Email', 'email'),
+    computed('IsActive', () => true),
+  ], { readOnly: true }),
+  sobject('Note', 'Note', '002', [
+    ref('ParentId', [to('Account', 'accountIds'), to('Contact', 'contactIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
+    // The unified Note has no title: Salesforce requires one, shows the start of the body.
+    ignoredOnWrite('Title', (record) => ((record as CrmRecord<'Note'>).content ?? '').split('\n')[0]!.slice(0, 80)),
+    computed('IsPrivate', () => false),
+    field('Body', 'content'),
+    owner('OwnerId'),
+  ], { required: ['ParentId', 'Title'] }),
+  sobject('Task', 'Task', '00T', [
+    who,
+    what,
+    field('Subject', 'subject'),
+    field('ActivityDate', 'dueDate', date),
+    // IsClosed follows the status, as in Salesforce.
+    custom('Status', TASK_STATUS_COVERS, (record) => (record as CrmRecord<'Task'>).status, taskStatusWrites),
+    field('Priority', 'priority'),
+    readOnly('IsClosed', 'isDone'),
+    field('Description', 'body'),
+    computed('TaskSubtype', () => 'Task'),
+    owner('OwnerId'),
+  ], { defaults: { status: 'Not Started', priority: 'Normal' } }),
+  sobject('Event', 'Event', '00U', [
+    who,
+    what,
+    field('Subject', 'subject'),
+    field('Location', 'location'),
+    field('IsAllDayEvent', 'isAllDayEvent'),
+    readOnly('ActivityDateTime', 'startDateTime', sfTime),
+    readOnly('ActivityDate', 'startDateTime', date),
+    computed('DurationInMinutes', (record) => {
+      const { startDateTime, endDateTime } = record as CrmRecord<'Event'>;
+      return startDateTime && endDateTime ? Math.round((Date.parse(endDateTime) - Date.parse(startDateTime)) / 60_000) : null;
+    }),
+    field('StartDateTime', 'startDateTime', sfTime),
+    field('EndDateTime', 'endDateTime', sfTime),
+    field('Description', 'description'),
+    field('Type', 'type'),
+    owner('OwnerId'),
+  ], { required: ['StartDateTime', 'EndDateTime'] }),
+  sobject('EventRelation', 'EventAttendee', '0RE', [
+    // RelationId names a Contact, Lead or User; the attendee's kind follows it.
+    ref('RelationId', [to('Contact', 'associationId'), to('Lead', 'associationId'), to('User', 'associationId')], undefined, (type) => ({
+      associatedObjectType: type,
+      email: null,
+    })),
+    ref('EventId', to('Event', 'eventId')),
+    field('Status', 'status', table({ Confirmed: 'Accepted', Declined: 'Declined', Tentative: 'New', NeedsAction: 'New' })),
+    computed('IsInvitee', () => true),
+    computed('IsParent', () => false),
+    computed('IsWhat', () => false),
+  ], { required: ['EventId', 'RelationId'], defaults: { status: 'NeedsAction' } }),
+];
+
+const sobjectNamed = (name: string | undefined) => SOBJECTS.find((candidate) => candidate.name.toLowerCase() === name?.toLowerCase());
+const byType = (type: CrmObjectType) => SOBJECTS.find((candidate) => candidate.type === type);
+
+function render(object: SObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, version = DEFAULT_VERSION): Flat {
+  return {
+    attributes: { type: object.name, url: `/services/data/${version}/sobjects/${object.name}/${record.nativeId}` },
+    ...renderFields(object, record, extra, context),
+  };
+}
+
+/** Every column a query may select: the fields and the org's custom fields. */
+function columnsOf(object: SObject): string[] {
+  const customs = Object.keys(salesforceCustom.read(Object.fromEntries(CUSTOM_FIELD_KEYS.map((key) => [key, null]))));
+  return [...object.fields.filter((candidate) => candidate.read).map((candidate) => candidate.native), ...customs];
+}
+
+function describe(object: SObject, version: string) {
+  const base = `/services/data/${version}/sobjects/${object.name}`;
+  const writable = !object.readOnly;
+  return {
+    name: object.name,
+    label: object.label,
+    keyPrefix: object.keyPrefix,
+    custom: false,
+    queryable: true,
+    createable: writable,
+    updateable: writable,
+    deletable: writable,
+    urls: { sobject: base, describe: `${base}/describe`, rowTemplate: `${base}/{ID}` },
+  };
+}
+
+const sfError = (statusCode: number, errorCode: string, message: string, fields?: string[]) =>
+  reply(statusCode, [{ message, errorCode, ...(fields ? { fields } : {}) }], HEADERS);
+
+const ERROR_CODES: Record<FieldError['kind'], string> = {
+  type: 'JSON_PARSER_ERROR',
+  body: 'JSON_PARSER_ERROR',
+  value: 'FIELD_INTEGRITY_EXCEPTION',
+  required: 'REQUIRED_FIELD_MISSING',
+  unknown: 'INVALID_FIELD',
+  readOnly: 'INVALID_FIELD_FOR_INSERT_UPDATE',
+  reference: 'INVALID_CROSS_REFERENCE_KEY',
+  param: 'MALFORMED_QUERY',
+};
+
+const errors: RouteErrors = {
+  notFound: () => sfError(404, 'NOT_FOUND', 'The requested resource does not exist'),
+  methodNotAllowed: (request, allowed) =>
+    sfError(405, 'METHOD_NOT_ALLOWED', `HTTP Method '${request.method}' not allowed. Allowed are ${[...allowed, 'HEAD'].join(',')}`),
+  invalid: (error, request) => {
+    const sobjectName = sobjectNamed(request.path.split('/')[4])?.name ?? 'sObject';
+    const message =
+      error.code !== undefined
+        ? error.message
+        : error.kind === 'required'
+          ? `Required fields are missing: [${error.field}]`
+          : error.kind === 'unknown'
+            ? `No such column '${error.field}' on sobject of type ${sobjectName}`
+            : error.kind === 'readOnly'
+              ? `Unable to create/update fields: ${error.field}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`
+              : error.message;
+    return sfError(400, error.code ?? ERROR_CODES[error.kind], message, error.field && error.kind !== 'param' ? [error.field] : []);
+  },
+};
+
+function writeBody(body: unknown, object: SObject): Flat {
+  if (isPlainObject(body)) return body;
+  const token = Array.isArray(body) ? 'START_ARRAY' : body === undefined || body === null ? 'VALUE_NULL' : 'VALUE_STRING';
+  throw new FieldError(undefined, `Cannot deserialize instance of ${object.name} from ${token} value`, 'body');
+}
+
+/** Runs a route only for a known API version and sObject; anything else is NOT_FOUND. */
+function onSObject(run: (object: SObject, params: Params, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse): Route['run'] {
+  return (params, request, context) => {
+    const object = sobjectNamed(params.sobject);
+    if (!/^v\d+\.\d+$/.test(params.version!) || !object) return errors.notFound(request, context);
+    if (object.readOnly && request.method !== 'GET') return errors.methodNotAllowed(request, ['GET'], context);
+    return run(object, params, request, context);
+  };
+}
+
+function withRecord(
+  run: (object: SObject, found: Found, params: Params, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse,
+): Route['run'] {
+  return onSObject((object, params, request, context) => {
+    const found = findRecord([object], params.id!, context.data);
+    return found ? run(object, found, params, request, context) : errors.notFound(request, context);
+  });
+}
+
+function runQuery(soql: Soql, version: string, context: DownstreamContext, skip: number): DownstreamResponse {
+  const object = sobjectNamed(soql.from);
+  if (!object) {
+    throw new FieldError('q', `sObject type '${soql.from}' is not supported.`, 'unknown', 'INVALID_TYPE');
+  }
+  const columns = columnsOf(object);
+  const column = (name: string) => {
+    const known = columns.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+    if (!known) throw new FieldError('q', `No such column '${name}' on entity '${object.name}'.`, 'unknown', 'INVALID_FIELD');
+    return known;
+  };
+  const selected = soql.fields.map(column);
+  const where = soql.where && { field: column(soql.where.field), value: soql.where.value };
+  const order = soql.orderBy && { field: column(soql.orderBy.field), sign: soql.orderBy.descending ? -1 : 1 };
+  let rows = allOf([object], context.data).map(({ entry }) => render(object, entry.record, entry.extra, context, version));
+  if (where) rows = rows.filter((row) => row[where.field] !== null && String(row[where.field]) === where.value);
+  if (order) {
+    const key = (row: Flat) => row[order.field] as string | number | boolean | null;
+    // Nulls first ascending, as Salesforce sorts them.
+    rows = [...rows].sort((a, b) => {
+      const x = key(a);
+      const y = key(b);
+      return order.sign * (x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1);
+    });
+  }
+  rows = rows.slice(soql.offset ?? 0, soql.limit === undefined ? undefined : (soql.offset ?? 0) + soql.limit);
+  const batch = rows.slice(skip, skip + QUERY_BATCH);
+  const done = skip + batch.length >= rows.length;
+  return reply(
+    200,
+    {
+      totalSize: rows.length,
+      done,
+      ...(done ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator(soql, skip + QUERY_BATCH)}` }),
+      records: batch.map((row) => ({ attributes: row.attributes, ...Object.fromEntries(selected.map((name) => [name, row[name] ?? null])) })),
+    },
+    HEADERS,
+  );
+}
+
+// A query locator carries the query and where the next batch starts: no server-side state.
+const locator = (soql: Soql, next: number) => `${Buffer.from(JSON.stringify(soql)).toString('base64url')}-${next}`;
+
+const versioned = (run: Route['run']): Route['run'] => (params, request, context) =>
+  /^v\d+\.\d+$/.test(params.version!) ? run(params, request, context) : errors.notFound(request, context);
+
+const ROUTES: Route[] = [
+  {
+    method: 'GET',
+    pattern: 'services/data/:version/sobjects',
+    run: versioned((params) =>
+      reply(200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: SOBJECTS.map((object) => describe(object, params.version!)) }, HEADERS),
+    ),
+  },
+  {
+    method: 'GET',
+    pattern: 'services/data/:version/sobjects/:sobject',
+    run: onSObject((object, params, _request, context) => {
+      const recent = context.data.crm[object.type].slice(0, 10).map(({ record }) => ({
+        attributes: { type: object.name, url: `/services/data/${params.version}/sobjects/${object.name}/${record.nativeId}` },
+        Id: record.nativeId,
+        Name: displayName(record),
+      }));
+      return reply(200, { objectDescribe: describe(object, params.version!), recentItems: recent }, HEADERS);
+    }),
+  },
+  {
+    method: 'POST',
+    pattern: 'services/data/:version/sobjects/:sobject',
+    run: onSObject((object, _params, request, context) => {
+      const { entry } = createRecord(object, writeBody(request.body, object), POLICY, context);
+      return reply(201, { id: entry.record.nativeId, success: true, errors: [] }, HEADERS);
+    }),
+  },
+  {
+    method: ['GET', 'PATCH', 'DELETE'],
+    pattern: 'services/data/:version/sobjects/:sobject/:id',
+    run: withRecord((object, found, params, request, context) => {
+      if (request.method === 'GET') {
+        const row = render(object, found.entry.record, found.entry.extra, context, params.version);
+        const wanted = request.query.fields?.split(',').map((name) => name.trim().toLowerCase());
+        const keep = (name: string) => !wanted || name === 'attributes' || name === 'Id' || wanted.includes(name.toLowerCase());
+        return reply(200, Object.fromEntries(Object.entries(row).filter(([name]) => keep(name))), HEADERS);
+      }
+      if (request.method === 'PATCH') updateRecord(found, writeBody(request.body, object), POLICY, context);
+      else deleteRecord(found, context);
+      return reply(204, null, HEADERS);
+    }),
+  },
+  {
+    method: 'GET',
+    pattern: 'services/data/:version/query',
+    run: versioned((params, request, context) => runQuery(parseSoql(request.query.q), params.version!, context, 0)),
+  },
+  {
+    method: 'GET',
+    pattern: 'services/data/:version/query/:locator',
+    run: versioned((params, _request, context) => {
+      const m = /^([A-Za-z0-9_-]+)-(\d+)$/.exec(params.locator!);
+      let soql: Soql | undefined;
+      try {
+        soql = m ? (JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as Soql) : undefined;
+      } catch {
+        soql = undefined;
+      }
+      if (!soql || typeof soql.from !== 'string' || !Array.isArray(soql.fields)) {
+        return sfError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
+      }
+      return runQuery(soql, params.version!, context, Number(m![2]));
+    }),
+  },
+];
+
+function nativeEngagement(
+  collection: EngagementCollection,
+  record: Mailbox | EngagementUser,
+  extra: Record<string, unknown>,
+  context: DownstreamContext,
+): Flat {
+  const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], timeFormat.salesforce);
+  if (isMailbox(collection, record)) {
+    const user = mailboxOwner(record, context.data);
+    // Salesforce has no mailbox object; an org-wide address owned by the user is the closest.
+    return {
+      attributes: { type: 'OrgWideEmailAddress' },
+      Id: engagementSalesforceId('0D2', record.id),
+      Address: record.email,
+      DisplayName: user ? fullName(user) : record.email,
+      IsDefault: record.isDefault ?? null,
+      OwnerId: user ? engagementSalesforceId('005', user.id) : null,
+      ...times,
+      ...salesforceCustom.read(customOf(extra)),
+    };
+  }
+  const user = record as EngagementUser;
+  return {
+    attributes: { type: 'User' },
+    Id: engagementSalesforceId('005', user.id),
+    Username: user.email,
+    Email: user.email,
+    FirstName: user.firstName,
+    LastName: user.lastName,
+    Name: fullName(user),
+    IsActive: true,
+    ...times,
+    ...salesforceCustom.read(customOf(extra)),
+  };
+}
+
+export const salesforce: DownstreamSystem = {
+  integrationId: 'salesforce',
+  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  nativeRecord: (type, record, extra, context) => {
+    const object = byType(type);
+    return object ? render(object, record, extra, context) : { Id: record.nativeId, ...salesforceCustom.read(customOf(extra)) };
+  },
+  nativeEngagement,
+};

@@ -1,0 +1,51 @@
+import type { CrmObjectType, CrmRecord } from '../model/crm.js';
+import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
+import type { IntegrationId, NativeOrg } from '../model/integrations.js';
+import type { ConnectionData } from '../store/connection-data.js';
+
+export const PASSTHROUGH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type PassthroughMethod = (typeof PASSTHROUGH_METHODS)[number];
+
+/** A request to the simulated downstream system, as the passthrough validated it. */
+export interface DownstreamRequest {
+  method: PassthroughMethod;
+  /** Relative to the API base URL, without leading slash or query: `crm/v3/objects/contacts/123`. */
+  path: string;
+  /** The passthrough `query`, values as strings. */
+  query: Record<string, string>;
+  /** The passthrough `body`, if any. */
+  body: unknown;
+}
+
+/** What the downstream answered: reported as `{ headers, url, statusCode, body }` by the passthrough. */
+export interface DownstreamResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  /** Native body; `null` for an empty answer (e.g. 204). */
+  body: unknown;
+}
+
+/** What a simulated system works on: the connection's own records, shared with the unified endpoints. */
+export interface DownstreamContext {
+  org: NativeOrg;
+  /** Writes through `data.create/update/delete` so they emit OBJECT_CHANGE events like any other change. */
+  data: ConnectionData;
+  /** Sandbox time, ms. */
+  now: number;
+}
+
+/** One simulated downstream system. */
+export interface DownstreamSystem {
+  readonly integrationId: IntegrationId;
+  /** Answers a passthrough request. Never throws for bad input: a native-style 4xx instead. */
+  handle(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;
+  /** A CRM record in this system's native shape, custom fields included (`additional`). */
+  nativeRecord(type: CrmObjectType, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Record<string, unknown>;
+  /** An engagement record (mailbox or user) in this system's native shape (`additional`). */
+  nativeEngagement(
+    collection: EngagementCollection,
+    record: Mailbox | EngagementUser,
+    extra: Record<string, unknown>,
+    context: DownstreamContext,
+  ): Record<string, unknown>;
+}
