@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The CLI is compiled to dist/ by `npm install` (the prepare script) or `npm run build`.
+import('../dist/cli/main.js').then(
+  ({ main }) => main(),
+  (error) => {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/cli/main.js')) {
+      console.error('crm-sandbox: not built yet; run `npm install` or `npm run build` in the package first.');
+      process.exit(1);
+    }
+    throw error;
+  },
+);

@@ -1,0 +1,58 @@
+import { http, type HttpHandler } from 'msw';
+import type { SandboxRequest } from '../core/http.js';
+import type { Sandbox } from '../core/sandbox.js';
+
+/** The base URL MSW handlers answer under when none is given: the dev server's default address. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
+export interface CreateHandlersOptions {
+  /** The service's base URL as your code calls it, e.g. `https://api.service.test`. Default {@link DEFAULT_BASE_URL}. */
+  baseUrl?: string;
+}
+
+/**
+ * MSW request handlers for every endpoint of the sandbox under `baseUrl`, for `setupServer`
+ * (node) or `setupWorker` (browser). One handler per route, then one that answers everything
+ * else under the base URL as the service would (404, or 405 for a wrong method).
+ *
+ * @example
+ * import { setupServer } from 'msw/node';
+ * import { createSandbox } from 'crm-sandbox';
+ * import { createHandlers } from 'crm-sandbox/msw';
+ *
+ * const sandbox = createSandbox({ clock: 'virtual' });
+ * const server = setupServer(...createHandlers(sandbox, { baseUrl: 'https://api.service.test' }));
+ */
+export function createHandlers(sandbox: Sandbox, options: CreateHandlersOptions = {}): HttpHandler[] {
+  const base = new URL(options.baseUrl ?? DEFAULT_BASE_URL);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const prefix = `${base.origin}${basePath}`;
+
+  const answer = async ({ request }: { request: Request }) => {
+    const response = await sandbox.handle(await toSandboxRequest(request, basePath));
+    return new Response(response.body, { status: response.status, headers: response.headers });
+  };
+
+  const handlers: HttpHandler[] = sandbox.routes.map((route) => {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    return http[method](`${prefix}${route.pattern}`, answer);
+  });
+  handlers.push(http.all(`${prefix}/*`, answer));
+  return handlers;
+}
+
+async function toSandboxRequest(request: Request, basePath: string): Promise<SandboxRequest> {
+  const url = new URL(request.url);
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const text = request.method === 'GET' || request.method === 'HEAD' ? '' : await request.text();
+  return {
+    method: request.method,
+    path: url.pathname.slice(basePath.length) || '/',
+    query: url.search.slice(1),
+    headers,
+    body: text === '' ? undefined : text,
+  };
+}

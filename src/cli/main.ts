@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { SandboxConfigError } from '../core/errors.js';
+import { serveCommand } from './serve.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** The `crm-sandbox` command. Options can also come from CRM_SANDBOX_* environment variables. */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  try {
+    await yargs(hideBin(argv))
+      .scriptName('crm-sandbox')
+      .usage('$0 <command> [options]')
+      .command(serveCommand)
+      .demandCommand(1, 'Name a command: serve')
+      .env('CRM_SANDBOX')
+      .strict()
+      .version(version)
+      .help()
+      .alias('h', 'help')
+      .epilogue('Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY.')
+      .fail((message, error, cli) => {
+        if (error) throw error;
+        cli.showHelp();
+        console.error(`\n${message}`);
+        process.exit(1);
+      })
+      .parseAsync();
+  } catch (error) {
+    if (error instanceof SandboxConfigError) {
+      console.error(`crm-sandbox: ${error.message}`);
+      process.exit(2);
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      console.error(`crm-sandbox: cannot listen: ${(error as Error).message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

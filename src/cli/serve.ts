@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { startDevServer } from '../adapters/express.js';
+import { formatDuration } from '../core/duration.js';
+import { SandboxConfigError } from '../core/errors.js';
+import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/options.js';
+import { createSandbox } from '../core/sandbox.js';
+
+const builder = (yargs: Argv) =>
+  yargs
+    .option('port', { type: 'number', default: 4010, describe: 'Port to listen on (0 picks a free one)' })
+    .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
+    .option('seed', { type: 'number', default: DEFAULT_SEED, describe: 'Seed of all ids and generated data' })
+    .option('api-key', {
+      type: 'string',
+      array: true,
+      describe: `Accepted service-api-token value (repeat for several) [default: ${DEFAULT_API_KEY}]`,
+    })
+    .option('initial-sync-delay', { type: 'string', default: '3s', describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)' })
+    .option('ready-delay', { type: 'string', default: '10s', describe: 'Exchange to READY' })
+    .option('retry-schedule', {
+      type: 'string',
+      default: DEFAULT_RETRY_SCHEDULE.join(','),
+      describe: 'Delays before each webhook retry, comma-separated',
+    })
+    .option('attempt-timeout', { type: 'string', default: '10s', describe: 'Timeout of one webhook delivery attempt' })
+    .option('webhook-ca', { type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
+    .option('fixtures', { type: 'string', array: true, describe: 'Fixture directory or file (repeatable) [default: the bundled fixtures]' })
+    .option('no-fixtures', { type: 'boolean', describe: 'Start without any hand-written fixtures' })
+    .option('connection-limit', { type: 'number', describe: 'Most connections per API token (the original capped development tokens at 5)' })
+    .option('delivery-log-limit', { type: 'number', default: 10_000, describe: 'Most finished deliveries kept in the log' })
+    .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
+    .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
+    .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
+    .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries');
+
+type ServeArgs = ReturnType<typeof builder> extends Argv<infer T> ? T : never;
+
+export const serveCommand: CommandModule<object, ServeArgs> = {
+  command: 'serve',
+  describe: 'Start the dev server',
+  builder,
+  handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
+    const sandbox = createSandbox({
+      seed: args.seed,
+      apiKeys: args.apiKey ?? [DEFAULT_API_KEY],
+      initialSyncDelay: args.initialSyncDelay,
+      readyDelay: args.readyDelay,
+      retrySchedule: args.retrySchedule,
+      attemptTimeout: args.attemptTimeout,
+      ...(args.webhookCa ? { webhookCa: readCa(args.webhookCa) } : {}),
+      ...(args.noFixtures ? { fixtures: false as const } : args.fixtures ? { fixtures: args.fixtures.map(String) } : {}),
+      ...(args.connectionLimit === undefined ? {} : { connectionLimit: args.connectionLimit }),
+      deliveryLogLimit: args.deliveryLogLimit,
+    });
+    const server = await startDevServer(sandbox, {
+      port: args.port,
+      host: args.host,
+      ...(args.quiet ? {} : { log: (line: string) => console.log(line) }),
+    });
+    const { options } = sandbox;
+    const keys = options.apiKeys;
+    // One write, so whoever reads the output sees the whole banner at once.
+    console.log(
+      [
+        `crm-sandbox listening on ${server.url}`,
+        `API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send as the service-api-token header)`,
+        `seed ${options.seed}; initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
+          `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}`,
+        `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
+      ].join('\n'),
+    );
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        console.log(`${signal}: stopping`);
+        void server.close().then(resolve);
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+  },
+};
+
+function readCa(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new SandboxConfigError(`--webhook-ca: cannot read ${path}: ${(error as Error).message}`);
+  }
+}

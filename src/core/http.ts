@@ -1,0 +1,81 @@
+import { ApiError, ErrorCode } from './errors.js';
+
+/**
+ * A request as the core sees it: what both adapters (MSW and express) fill in, with no
+ * transport object in sight. Cheap to build: no Fetch `Request`, no stream.
+ */
+export interface SandboxRequest {
+  method: string;
+  /** Path below the base URL, without the query: `/engagement/users`. */
+  path: string;
+  /** The query string without its `?`. */
+  query: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  /** The raw body text, or undefined when the request had none. */
+  body?: string | undefined;
+}
+
+/** A response as the core answers it: the body is already serialised JSON. */
+export interface SandboxResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Bodies over 1 MiB are refused with a 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** What a route returns: a value to serialise, or JSON text it already has (a cached page). */
+export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string };
+
+export function respond(reply: Reply): SandboxResponse {
+  const body = 'json' in reply ? reply.json : JSON.stringify(reply.body);
+  const headers = { 'content-type': JSON_CONTENT_TYPE, ...('headers' in reply ? reply.headers : {}) };
+  return { status: reply.status ?? 200, headers, body };
+}
+
+export function respondError(error: ApiError): SandboxResponse {
+  return respond({ status: error.status, body: error.toBody(), headers: error.headers ?? {} });
+}
+
+/** Reads one query parameter; a repeated parameter is a 400, since which one counts is anyone's guess. */
+export function queryParam(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw ApiError.invalidField(name, `${name} must be given once, got ${values.length} values`);
+  return values[0];
+}
+
+/**
+ * Parses a JSON body into an object: 415 for another content type, 400 for bad JSON or a body
+ * that is not an object. A request without a body reads as `{}`, so missing fields are named.
+ */
+export function parseJsonBody(request: SandboxRequest): Record<string, unknown> {
+  const text = request.body;
+  if (text === undefined || text === '') return {};
+  const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (contentType !== 'application/json' && !contentType.endsWith('+json')) {
+    throw new ApiError(
+      415,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      `request bodies must be JSON with content-type application/json, got ${contentType ? JSON.stringify(contentType) : 'no content-type'}`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, ErrorCode.INVALID_JSON, `request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw ApiError.invalidField('', 'request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The body size in bytes, as it will be on the wire. */
+export function bodyBytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}

@@ -1,0 +1,128 @@
+import { CRM_OBJECT_TYPES } from '../model/crm.js';
+import { BUNDLED_FIXTURES_DIR, loadFixtures, type FixtureFile, type FixtureSet } from '../store/fixtures.js';
+import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
+import { parseDuration, parseDurationList, type Duration } from './duration.js';
+import { SandboxConfigError } from './errors.js';
+
+/** The API token accepted when none is configured. Send it as the `service-api-token` header. */
+export const DEFAULT_API_KEY = 'sandbox-api-key';
+/** The seed used when none is given: every run of a default sandbox has the same data. */
+export const DEFAULT_SEED = 1;
+/** Where a virtual clock starts when no `startTime` is given. */
+export const DEFAULT_START_TIME = '2025-01-01T00:00:00.000Z';
+/** Delays before each retry of a failed delivery: attempts at 0 s, 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h after the one before. */
+export const DEFAULT_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12h'] as const;
+
+export interface SandboxOptions {
+  /** Seed of every id and generated value. Default {@link DEFAULT_SEED}. */
+  seed?: number;
+  /** `'real'` (default) runs on wall-clock time; `'virtual'` moves only with `advance()`. */
+  clock?: 'real' | 'virtual';
+  /** Start of a virtual clock (ISO text, ms or Date). Default {@link DEFAULT_START_TIME}. */
+  startTime?: string | number | Date;
+  /** Accepted `service-api-token` values. Default `[DEFAULT_API_KEY]`. */
+  apiKeys?: readonly string[];
+  /** From exchange to INITIAL_SYNCED. Default `3s`. */
+  initialSyncDelay?: Duration;
+  /** From exchange to READY. Default `10s`. */
+  readyDelay?: Duration;
+  /** Lifetime of link and public tokens. Default `30m`. */
+  tokenTtl?: Duration;
+  /** Most connections per API token (the original's development cap was 5). Default: no cap. */
+  connectionLimit?: number;
+  /** Fixture directories, files or objects; `false` for none. Default: the package's `fixtures/`. */
+  fixtures?: false | ReadonlyArray<string | FixtureFile>;
+  /** How many records a new connection gets; see `DEFAULT_DATASET`. */
+  dataset?: { engagement?: Partial<DatasetSize['engagement']>; crm?: Partial<DatasetSize['crm']> };
+  /** Delays before each retry, e.g. `'10s,1m,5m'`. Default {@link DEFAULT_RETRY_SCHEDULE}. */
+  retrySchedule?: string | readonly Duration[];
+  /** Timeout of one delivery attempt, in real time (it guards a socket). Default `10s`. */
+  attemptTimeout?: Duration;
+  /** PEM text of a CA certificate to trust for https webhook URLs (local https receivers). */
+  webhookCa?: string;
+  /** Most finished deliveries kept in the log (oldest succeeded evicted first, then oldest failed); unfinished ones are always kept. Default 10000. */
+  deliveryLogLimit?: number;
+  /** Called with unexpected internal errors (a bug). Default: printed to stderr. */
+  onError?: (error: unknown) => void;
+}
+
+/** Options with every default applied and every value checked. */
+export interface ResolvedOptions {
+  seed: number;
+  clock: 'real' | 'virtual';
+  startTime: number;
+  apiKeys: readonly string[];
+  initialSyncDelayMs: number;
+  readyDelayMs: number;
+  tokenTtlMs: number;
+  connectionLimit: number | undefined;
+  fixtures: FixtureSet[];
+  dataset: DatasetSize;
+  retryScheduleMs: number[];
+  attemptTimeoutMs: number;
+  webhookCa: string | undefined;
+  deliveryLogLimit: number;
+  onError: (error: unknown) => void;
+}
+
+/** Applies defaults and checks every option; a bad one throws a SandboxConfigError naming it. */
+export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
+  const seed = options.seed ?? DEFAULT_SEED;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new SandboxConfigError(`seed must be a non-negative integer, got ${seed}`);
+  const clock = options.clock ?? 'real';
+  if (clock !== 'real' && clock !== 'virtual') throw new SandboxConfigError(`clock must be 'real' or 'virtual', got ${String(clock)}`);
+  const startTime = new Date(options.startTime ?? DEFAULT_START_TIME).getTime();
+  if (Number.isNaN(startTime)) throw new SandboxConfigError(`startTime is not a valid time: ${String(options.startTime)}`);
+  const apiKeys = [...(options.apiKeys ?? [DEFAULT_API_KEY])];
+  if (apiKeys.length === 0 || apiKeys.some((key) => typeof key !== 'string' || key.trim() === '')) {
+    throw new SandboxConfigError('apiKeys must list at least one non-empty API token');
+  }
+  const initialSyncDelayMs = parseDuration(options.initialSyncDelay ?? '3s', 'initialSyncDelay');
+  const readyDelayMs = parseDuration(options.readyDelay ?? '10s', 'readyDelay');
+  if (readyDelayMs < initialSyncDelayMs) {
+    throw new SandboxConfigError(`readyDelay (${readyDelayMs}ms) must not be shorter than initialSyncDelay (${initialSyncDelayMs}ms)`);
+  }
+  const connectionLimit = options.connectionLimit;
+  if (connectionLimit !== undefined && (!Number.isSafeInteger(connectionLimit) || connectionLimit < 1)) {
+    throw new SandboxConfigError(`connectionLimit must be a positive integer, got ${connectionLimit}`);
+  }
+  const deliveryLogLimit = options.deliveryLogLimit ?? 10_000;
+  if (!Number.isSafeInteger(deliveryLogLimit) || deliveryLogLimit < 1) {
+    throw new SandboxConfigError(`deliveryLogLimit must be a positive integer, got ${deliveryLogLimit}`);
+  }
+  const attemptTimeoutMs = parseDuration(options.attemptTimeout ?? '10s', 'attemptTimeout');
+  if (attemptTimeoutMs < 1) throw new SandboxConfigError('attemptTimeout must be at least 1ms');
+  return {
+    seed,
+    clock,
+    startTime,
+    apiKeys,
+    initialSyncDelayMs,
+    readyDelayMs,
+    tokenTtlMs: parseDuration(options.tokenTtl ?? '30m', 'tokenTtl'),
+    connectionLimit,
+    fixtures: options.fixtures === false ? [] : loadFixtures(options.fixtures ?? [BUNDLED_FIXTURES_DIR]),
+    dataset: resolveDataset(options.dataset),
+    retryScheduleMs: parseDurationList(options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, 'retrySchedule'),
+    attemptTimeoutMs,
+    webhookCa: options.webhookCa,
+    deliveryLogLimit,
+    onError: options.onError ?? ((error) => console.error('crm-sandbox internal error:', error)),
+  };
+}
+
+function resolveDataset(dataset: SandboxOptions['dataset'] = {}): DatasetSize {
+  const size: DatasetSize = {
+    engagement: { ...DEFAULT_DATASET.engagement, ...dataset.engagement },
+    crm: { ...DEFAULT_DATASET.crm, ...dataset.crm },
+  };
+  const counts: Array<[string, number]> = [
+    ['dataset.engagement.users', size.engagement.users],
+    ['dataset.engagement.mailboxes', size.engagement.mailboxes],
+    ...CRM_OBJECT_TYPES.map((type): [string, number] => [`dataset.crm.${type}`, size.crm[type]]),
+  ];
+  for (const [name, count] of counts) {
+    if (!Number.isSafeInteger(count) || count < 0) throw new SandboxConfigError(`${name} must be a non-negative integer, got ${count}`);
+  }
+  return size;
+}

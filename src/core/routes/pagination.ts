@@ -1,0 +1,56 @@
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { ApiError } from '../errors.js';
+import { queryParam } from '../http.js';
+import type { OrderedCollection, Entry } from '../../store/ordered-collection.js';
+import type { RouteContext } from './context.js';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 200;
+
+/** `limit`: an integer from 1 to 200, default 100; anything else is a 400. */
+export function parseLimit(text: string | undefined): number {
+  if (text === undefined || text === '') return DEFAULT_LIMIT;
+  const limit = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_LIMIT)) {
+    throw ApiError.invalidField('limit', `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(text)}`);
+  }
+  return limit;
+}
+
+/** A boolean query parameter: `true` or `false`. */
+export function parseBoolean(text: string | undefined, name: string): boolean {
+  if (text === undefined || text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  throw ApiError.invalidField(name, `${name} must be true or false, got ${JSON.stringify(text)}`);
+}
+
+export interface PageRequest {
+  limit: number;
+  /** The sequence to start after (0 for the first page). */
+  afterSeq: number;
+}
+
+/** Reads `limit` and `cursor` for a list named `list` of one connection. */
+export function pageRequest(ctx: RouteContext, list: string, connectionId: string): PageRequest {
+  const limit = parseLimit(queryParam(ctx.query, 'limit'));
+  const cursor = queryParam(ctx.query, 'cursor');
+  // An empty cursor reads as none, as clients often send `cursor=` on the first page.
+  const afterSeq = cursor === undefined || cursor === '' ? 0 : decodeCursor(cursor, list, connectionId);
+  return { limit, afterSeq };
+}
+
+/**
+ * A page body: `{ [key]: items, nextPageCursor? }`, the cursor absent on the last page.
+ * `list` names the cursor's list (so a cursor of one list is refused by another).
+ */
+export function pageBody<T extends { id: string }>(
+  collection: OrderedCollection<T>,
+  page: PageRequest,
+  names: { key: string; list: string; connectionId: string },
+  render: (entry: Entry<T>) => unknown,
+): Record<string, unknown> {
+  const { entries, lastSeq } = collection.pageAfter(page.afterSeq, page.limit);
+  const body: Record<string, unknown> = { [names.key]: entries.map(render) };
+  if (lastSeq !== undefined) body.nextPageCursor = encodeCursor(names.list, names.connectionId, lastSeq);
+  return body;
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { downstreamFor } from '../../downstream/index.js';
+import { PASSTHROUGH_METHODS } from '../../downstream/types.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import { ApiError } from '../errors.js';
+import { parseOrThrow } from '../validation.js';
+import { connectionByToken, type Route } from './context.js';
+
+const passthroughBody = z.object({
+  accessToken: z.string().min(1),
+  method: z.enum(PASSTHROUGH_METHODS),
+  path: z.string().min(1),
+  body: z.record(z.string(), z.unknown()).optional(),
+  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+
+/**
+ * A downstream path as the service takes it: relative to the integration's base URL. A leading
+ * slash is tolerated; an absolute URL, a `//host` prefix or a `..` segment would leave the
+ * downstream system and is a 400.
+ */
+export function normalizePassthroughPath(raw: string): { path: string; query: URLSearchParams } {
+  const bad = (why: string) => ApiError.invalidField('path', `path ${why}, got ${JSON.stringify(raw)}`);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw)) throw bad('must be relative to the integration base URL, not an absolute URL');
+  if (raw.startsWith('//') || raw.startsWith('\\')) throw bad('must not start with a host');
+  const [pathPart = '', queryPart = ''] = raw.replace(/^\//, '').split(/\?(.*)/s);
+  const segments = pathPart.split('/');
+  const decoded = segments.map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw bad('has a malformed %-escape');
+    }
+  });
+  if (decoded.some((segment) => segment === '..' || segment === '.')) throw bad('must not contain . or .. segments');
+  if (pathPart === '' || pathPart.includes('#')) throw bad(pathPart === '' ? 'must not be empty' : 'must not contain #');
+  return { path: pathPart, query: new URLSearchParams(queryPart) };
+}
+
+/** `POST /crm/passthrough`: a raw request to the connection's (simulated) downstream system. */
+export const passthroughRoutes: Route[] = [
+  {
+    method: 'POST',
+    pattern: '/crm/passthrough',
+    handler: (ctx) => {
+      const body = parseOrThrow(passthroughBody, ctx.body());
+      const connection = connectionByToken(ctx, body.accessToken);
+      const { path, query } = normalizePassthroughPath(body.path);
+      for (const [name, value] of Object.entries(body.query ?? {})) query.append(name, String(value));
+      const { registry, clock } = ctx.sandbox.parts;
+      const data = registry.dataOf(connection);
+      const search = query.toString();
+      const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${path}${search ? `?${search}` : ''}`;
+      const answer = downstreamFor(connection.integrationId).handle(
+        { method: body.method, path, query: Object.fromEntries(query), body: body.body },
+        { org: connection.org, data, now: clock.now() },
+      );
+      return { body: { headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body } };
+    },
+  },
+];

@@ -1,0 +1,48 @@
+import type { Clock } from '../clock/clock.js';
+import type { Random } from '../core/random.js';
+import type { ConnectionStatus } from '../model/connection.js';
+import type { CrmRecord, DeletedRecord } from '../model/crm.js';
+import type { ServiceEvent } from '../model/events.js';
+import type { RecordChange } from '../store/connection-data.js';
+
+/** An event as emitted: the body text is fixed here, so every attempt sends the same bytes. */
+export interface EmittedEvent {
+  eventId: string;
+  connectionId: string;
+  /** When it was emitted (ms). */
+  createdAt: number;
+  event: ServiceEvent;
+  /** The exact JSON text posted to the webhook and signed. */
+  body: string;
+}
+
+/** Turns store changes and status moves into events with seeded ids. */
+export class EventFactory {
+  private readonly random: Random;
+  private readonly clock: Clock;
+
+  constructor(random: Random, clock: Clock) {
+    this.random = random;
+    this.clock = clock;
+  }
+
+  objectChange(connectionId: string, change: RecordChange): EmittedEvent {
+    const record: CrmRecord | DeletedRecord =
+      change.eventType === 'DELETE'
+        ? { id: change.record.id, nativeId: change.record.nativeId, connectionId }
+        : change.record;
+    return this.emit(connectionId, {
+      eventId: this.random.hex(32),
+      type: 'OBJECT_CHANGE',
+      data: { objectType: change.objectType, eventType: change.eventType, record },
+    });
+  }
+
+  statusChange(connectionId: string, status: ConnectionStatus): EmittedEvent {
+    return this.emit(connectionId, { eventId: this.random.hex(32), type: 'STATUS_CHANGE', data: { status } });
+  }
+
+  private emit(connectionId: string, event: ServiceEvent): EmittedEvent {
+    return { eventId: event.eventId, connectionId, createdAt: this.clock.now(), event, body: JSON.stringify(event) };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * crm-sandbox: a local sandbox of the unified CRM and engagement integration service.
+ *
+ * - `createSandbox()` builds the core (state, rules, routes, events) with no transport.
+ * - `crm-sandbox/msw` turns it into MSW handlers; `crm-sandbox/server` into a dev server.
+ * - `verifySignature()` checks webhook deliveries in your receiver.
+ */
+export { Sandbox, createSandbox, type EventListener } from './core/sandbox.js';
+export {
+  DEFAULT_API_KEY,
+  DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_SEED,
+  DEFAULT_START_TIME,
+  type SandboxOptions,
+} from './core/options.js';
+export { ApiError, ErrorCode, SandboxConfigError, type ErrorBody } from './core/errors.js';
+export { parseDuration, type Duration } from './core/duration.js';
+export type { SandboxRequest, SandboxResponse } from './core/http.js';
+export { signPayload, verifySignature, type VerifySignatureInput } from './webhooks/signature.js';
+export type { Delivery, DeliveryAttempt, DeliveryState } from './webhooks/dispatcher.js';
+export { DEFAULT_DATASET, type DatasetSize } from './store/seed/seed-connection.js';
+export type { FixtureFile } from './store/fixtures.js';
+export { CRM_OBJECT_TYPES } from './model/crm.js';
+export type {
+  Account,
+  CalendarEvent,
+  Contact,
+  CrmObjectType,
+  CrmRecord,
+  CrmUser,
+  Deal,
+  DeletedRecord,
+  EventAttendee,
+  Lead,
+  Note,
+  Task,
+} from './model/crm.js';
+export type { EngagementUser, Mailbox } from './model/engagement.js';
+export type { ConnectionStatus, ConnectionSummary, ExchangeResult, Webhook } from './model/connection.js';
+export { EVENT_HEADERS, type ObjectChangeEvent, type ServiceEvent, type StatusChangeEvent } from './model/events.js';
+export { INTEGRATION_IDS, type IntegrationId } from './model/integrations.js';

@@ -1,0 +1,302 @@
+import type { Clock, Timer } from '../clock/clock.js';
+import { ApiError, ErrorCode } from '../core/errors.js';
+import type { Webhook } from '../model/connection.js';
+import { EVENT_HEADERS, type ServiceEvent } from '../model/events.js';
+import type { EmittedEvent } from '../events/event-factory.js';
+import type { HttpTransport } from './http-transport.js';
+import { signPayload } from './signature.js';
+
+/**
+ * pending → delivering → succeeded | retrying (→ delivering …) | failed.
+ * `pending`: waiting for a webhook, or behind an earlier event of the same connection.
+ */
+export type DeliveryState = 'pending' | 'delivering' | 'succeeded' | 'retrying' | 'failed';
+
+export interface DeliveryAttempt {
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Sandbox time the attempt started (ISO-8601). */
+  time: string;
+  webhookUrl: string;
+  /** The `x-service-timestamp` sent. */
+  timestamp: string;
+  /** The receiver's HTTP status, or null when there was none (network error, timeout). */
+  status: number | null;
+  /** Why it failed without a status: `ECONNREFUSED`, `timeout after 10000ms`, … */
+  error: string | null;
+  /** Real milliseconds the request took (a network measure, even on a virtual clock). */
+  durationMs: number;
+  /** `schedule` for the automatic attempts, `redeliver` for one asked for by hand. */
+  trigger: 'schedule' | 'redeliver';
+}
+
+/** An event and the story of its delivery, as the delivery log shows it. */
+export interface Delivery {
+  eventId: string;
+  connectionId: string;
+  type: ServiceEvent['type'];
+  state: DeliveryState;
+  createdTime: string;
+  /** When the next automatic attempt is due, while retrying. */
+  nextAttemptTime: string | null;
+  /** Why it failed when it is failed without a last non-2xx answer (e.g. the webhook was deleted). */
+  failureReason: string | null;
+  attempts: DeliveryAttempt[];
+  event: ServiceEvent;
+}
+
+interface Entry {
+  emitted: EmittedEvent;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  /** Automatic attempts made so far; the retry schedule is counted on these. */
+  scheduledAttempts: number;
+  nextAttemptAt: number | null;
+  failureReason: string | null;
+  timer: Timer | undefined;
+}
+
+interface Queue {
+  /** The connection's undelivered events, oldest first. Only the head is ever attempted. */
+  items: Entry[];
+  /** An automatic attempt in flight, which holds the queue back even if its entry left it. */
+  inFlight: Entry | undefined;
+}
+
+export interface DispatcherOptions {
+  clock: Clock;
+  transport: HttpTransport;
+  /** Delays before each retry; the number of retries is its length. */
+  retryScheduleMs: readonly number[];
+  attemptTimeoutMs: number;
+  /**
+   * Most finished (succeeded or failed) deliveries kept in the log; the oldest succeeded ones
+   * go first. Unfinished ones are always kept: they still have work to do.
+   */
+  logLimit: number;
+  /** The connection's accessToken and current webhook, if it still exists. */
+  target: (connectionId: string) => { accessToken: string; webhook: Webhook | undefined } | undefined;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Delivers events to webhooks: one connection's events strictly in order (a failing event
+ * holds back later ones until it succeeds or is marked failed), each attempt signed afresh,
+ * retried on the schedule, every attempt logged.
+ */
+export class Dispatcher {
+  private readonly options: DispatcherOptions;
+  private readonly log = new Map<string, Entry>();
+  private readonly queues = new Map<string, Queue>();
+  /** How many entries of the log are succeeded or failed. */
+  private finished = 0;
+
+  constructor(options: DispatcherOptions) {
+    this.options = options;
+  }
+
+  enqueue(emitted: EmittedEvent): void {
+    const entry: Entry = {
+      emitted,
+      state: 'pending',
+      attempts: [],
+      scheduledAttempts: 0,
+      nextAttemptAt: null,
+      failureReason: null,
+      timer: undefined,
+    };
+    this.log.set(emitted.eventId, entry);
+    this.queueOf(emitted.connectionId).items.push(entry);
+    this.pump(emitted.connectionId);
+  }
+
+  /** A webhook was created: send what waited for it. */
+  webhookCreated(connectionId: string): void {
+    this.pump(connectionId);
+  }
+
+  /** The webhook is gone: what was waiting for it is dropped (marked failed), nothing more is sent. */
+  webhookDeleted(connectionId: string): void {
+    const queue = this.queues.get(connectionId);
+    if (!queue) return;
+    for (const entry of queue.items) {
+      entry.timer?.cancel();
+      entry.timer = undefined;
+      entry.nextAttemptAt = null;
+      // An attempt in flight finishes and keeps its outcome; the rest is dropped.
+      if (entry.state !== 'delivering') {
+        this.setState(entry, 'failed');
+        entry.failureReason = 'webhook deleted before delivery';
+      }
+    }
+    queue.items = [];
+  }
+
+  /** The connection is gone: drop its queue and its log. */
+  connectionRemoved(connectionId: string): void {
+    this.webhookDeleted(connectionId);
+    this.queues.delete(connectionId);
+    for (const [eventId, entry] of this.log) if (entry.emitted.connectionId === connectionId) this.remove(eventId, entry);
+  }
+
+  /** The deliveries of a connection (or all), oldest first. */
+  list(connectionId?: string): Delivery[] {
+    const out: Delivery[] = [];
+    for (const entry of this.log.values()) {
+      if (connectionId === undefined || entry.emitted.connectionId === connectionId) out.push(snapshot(entry));
+    }
+    return out;
+  }
+
+  get(eventId: string): Delivery | undefined {
+    const entry = this.log.get(eventId);
+    return entry && snapshot(entry);
+  }
+
+  /**
+   * Sends an event again now, as a new attempt of the same event. A retrying event has its next
+   * attempt brought forward; a succeeded or failed one gets one extra attempt. Resolves once
+   * the attempt is done.
+   */
+  async redeliver(eventId: string): Promise<Delivery> {
+    const entry = this.log.get(eventId);
+    if (!entry) throw ApiError.notFound('Delivery', eventId, 'eventId');
+    const target = this.options.target(entry.emitted.connectionId);
+    if (!target?.webhook) {
+      throw new ApiError(409, ErrorCode.WEBHOOK_NOT_FOUND, 'the connection has no webhook to deliver to; create one first');
+    }
+    if (entry.state === 'delivering' || entry.state === 'pending') {
+      const why = entry.state === 'delivering' ? 'is being delivered right now' : 'is queued behind earlier events of its connection';
+      throw new ApiError(409, ErrorCode.DELIVERY_IN_PROGRESS, `event ${eventId} ${why}`, { state: entry.state });
+    }
+    if (entry.state === 'retrying') {
+      entry.timer?.cancel();
+      entry.timer = undefined;
+      await this.options.clock.track(this.attempt(entry, 'schedule', 'redeliver'));
+    } else {
+      await this.options.clock.track(this.attempt(entry, 'manual', 'redeliver'));
+    }
+    return snapshot(entry);
+  }
+
+  private queueOf(connectionId: string): Queue {
+    let queue = this.queues.get(connectionId);
+    if (!queue) {
+      queue = { items: [], inFlight: undefined };
+      this.queues.set(connectionId, queue);
+    }
+    return queue;
+  }
+
+  /** Starts the head of a connection's queue if nothing holds it back. */
+  private pump(connectionId: string): void {
+    const queue = this.queues.get(connectionId);
+    const head = queue?.items[0];
+    if (!queue || !head || queue.inFlight || head.state !== 'pending') return;
+    if (!this.options.target(connectionId)?.webhook) return;
+    void this.options.clock.track(this.attempt(head, 'schedule', 'schedule'));
+  }
+
+  /**
+   * One POST. `schedule` attempts belong to the queue (they hold it, count towards the retry
+   * schedule and decide what comes next); `manual` ones only record their outcome.
+   */
+  private async attempt(entry: Entry, kind: 'schedule' | 'manual', trigger: DeliveryAttempt['trigger']): Promise<void> {
+    const connectionId = entry.emitted.connectionId;
+    const target = this.options.target(connectionId);
+    const webhook = target?.webhook;
+    if (!target || !webhook) return;
+    const queue = this.queueOf(connectionId);
+    if (kind === 'schedule') {
+      queue.inFlight = entry;
+      entry.scheduledAttempts++;
+    }
+    this.setState(entry, 'delivering');
+    entry.nextAttemptAt = null;
+
+    const startedAt = this.options.clock.now();
+    const timestamp = String(Math.floor(startedAt / 1000));
+    const headers = {
+      'content-type': 'application/json',
+      [EVENT_HEADERS.timestamp]: timestamp,
+      [EVENT_HEADERS.signature]: signPayload(target.accessToken, entry.emitted.body, timestamp),
+      [EVENT_HEADERS.connectionId]: connectionId,
+    };
+    // Real elapsed time: it measures the network, which a virtual clock does not govern.
+    const started = performance.now();
+    const outcome = await this.options.transport(webhook.webhookUrl, headers, entry.emitted.body, this.options.attemptTimeoutMs);
+    const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+    entry.attempts.push({
+      attempt: entry.attempts.length + 1,
+      time: iso(startedAt),
+      webhookUrl: webhook.webhookUrl,
+      timestamp,
+      status: outcome.status ?? null,
+      error: outcome.error ?? null,
+      durationMs: Math.round(performance.now() - started),
+      trigger,
+    });
+    if (kind === 'schedule') queue.inFlight = undefined;
+
+    const isHead = queue.items[0] === entry;
+    if (ok) {
+      this.setState(entry, 'succeeded');
+      entry.failureReason = null;
+      if (isHead) queue.items.shift();
+    } else if (isHead && kind === 'schedule' && entry.scheduledAttempts <= this.options.retryScheduleMs.length) {
+      const delay = this.options.retryScheduleMs[entry.scheduledAttempts - 1]!;
+      this.setState(entry, 'retrying');
+      entry.nextAttemptAt = this.options.clock.now() + delay;
+      entry.timer = this.options.clock.setTimer(delay, () => {
+        entry.timer = undefined;
+        return this.attempt(entry, 'schedule', 'schedule');
+      });
+    } else {
+      this.setState(entry, 'failed');
+      if (isHead) queue.items.shift();
+    }
+    this.evict();
+    this.pump(connectionId);
+  }
+
+  private setState(entry: Entry, state: DeliveryState): void {
+    this.finished += Number(isFinished(state)) - Number(isFinished(entry.state));
+    entry.state = state;
+  }
+
+  private remove(eventId: string, entry: Entry): void {
+    if (isFinished(entry.state)) this.finished--;
+    this.log.delete(eventId);
+  }
+
+  /** Keeps the finished deliveries within the limit: oldest succeeded first, then oldest failed. */
+  private evict(): void {
+    while (this.finished > this.options.logLimit) {
+      const victim = this.oldest('succeeded') ?? this.oldest('failed');
+      if (!victim) return;
+      this.remove(victim.emitted.eventId, victim);
+    }
+  }
+
+  private oldest(state: DeliveryState): Entry | undefined {
+    for (const entry of this.log.values()) if (entry.state === state) return entry;
+    return undefined;
+  }
+}
+
+const isFinished = (state: DeliveryState) => state === 'succeeded' || state === 'failed';
+
+function snapshot(entry: Entry): Delivery {
+  return {
+    eventId: entry.emitted.eventId,
+    connectionId: entry.emitted.connectionId,
+    type: entry.emitted.event.type,
+    state: entry.state,
+    createdTime: iso(entry.emitted.createdAt),
+    nextAttemptTime: entry.nextAttemptAt === null ? null : iso(entry.nextAttemptAt),
+    failureReason: entry.failureReason,
+    attempts: entry.attempts.map((attempt) => ({ ...attempt })),
+    event: entry.emitted.event,
+  };
+}

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { signPayload, verifySignature } from './signature.js';
+
+const accessToken = 'access_0123';
+const body = '{"eventId":"abc","type":"STATUS_CHANGE","data":{"status":"READY"}}';
+const timestamp = '1735689600';
+
+describe('signatures', () => {
+  it('are the hex SHA-256 of accessToken + body + timestamp', () => {
+    const expected = createHash('sha256').update(`${accessToken}${body}${timestamp}`).digest('hex');
+    expect(signPayload(accessToken, body, timestamp)).toBe(expected);
+  });
+
+  it('verify when everything matches, and fail when anything differs', () => {
+    const signature = signPayload(accessToken, body, timestamp);
+    expect(verifySignature({ accessToken, body, timestamp, signature })).toBe(true);
+    expect(verifySignature({ accessToken, body: Buffer.from(body), timestamp: Number(timestamp), signature })).toBe(true);
+    expect(verifySignature({ accessToken: 'access_other', body, timestamp, signature })).toBe(false);
+    expect(verifySignature({ accessToken, body: body.replace('READY', 'ready'), timestamp, signature })).toBe(false);
+    // Re-serialised JSON is not the body that was signed.
+    expect(verifySignature({ accessToken, body: JSON.stringify(JSON.parse(body), null, 2), timestamp, signature })).toBe(false);
+    expect(verifySignature({ accessToken, body, timestamp: '1735689601', signature })).toBe(false);
+    expect(verifySignature({ accessToken, body, timestamp, signature: signature.toUpperCase() })).toBe(false);
+    expect(verifySignature({ accessToken, body, timestamp, signature: 'abc' })).toBe(false);
+    expect(verifySignature({ accessToken, body, timestamp: undefined, signature })).toBe(false);
+    expect(verifySignature({ accessToken, body, timestamp, signature: null })).toBe(false);
+  });
+
+  it('reject stale and future timestamps when given a tolerance', () => {
+    const signature = signPayload(accessToken, body, timestamp);
+    const at = (seconds: number) => (Number(timestamp) + seconds) * 1000;
+    expect(verifySignature({ accessToken, body, timestamp, signature, toleranceSeconds: 300, now: at(299) })).toBe(true);
+    expect(verifySignature({ accessToken, body, timestamp, signature, toleranceSeconds: 300, now: at(301) })).toBe(false);
+    expect(verifySignature({ accessToken, body, timestamp, signature, toleranceSeconds: 300, now: at(-301) })).toBe(false);
+  });
+});
