@@ -1,0 +1,153 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifySignature } from '../src/webhooks/signature.js';
+import { Receiver } from './helpers/receiver.js';
+
+/** The CLI as a user runs it: `node bin/crm-sandbox.js …` (the build is made by `npm test`). */
+const BIN = fileURLToPath(new URL('../bin/crm-sandbox.js', import.meta.url));
+const running: ChildProcessWithoutNullStreams[] = [];
+const receivers: Receiver[] = [];
+
+afterEach(async () => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const receiver of receivers.splice(0)) await receiver.stop();
+});
+
+interface Cli {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  errors: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+  running.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => stdout, errors: () => stderr, exited };
+}
+
+/** Starts `serve` and waits for the line that gives its URL. */
+async function serve(args: string[] = [], env: Record<string, string> = {}): Promise<Cli & { url: string }> {
+  const cli = run(['serve', '--port', '0', ...args], env);
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      // The banner ends with the "Try:" line; wait for all of it.
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Try: curl/.exec(cli.output());
+      if (match) resolve(match[1]!);
+    };
+    cli.child.stdout.on('data', check);
+    cli.exited.then((code) => reject(new Error(`serve exited with ${code}: ${cli.errors()}`)));
+  });
+  return { ...cli, url };
+}
+
+async function api(url: string, key: string, method: string, path: string, json?: unknown) {
+  const response = await fetch(url + path, {
+    method,
+    headers: { 'service-api-token': key, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('crm-sandbox serve', () => {
+  it('starts on a free port, prints its URL and API key, serves the whole flow, logs requests and stops on SIGTERM', async () => {
+    const cli = await serve(['--seed', '3', '--api-key', 'k1', '--initial-sync-delay', '100ms', '--ready-delay', '200ms']);
+    expect(cli.output()).toContain('API key: k1 (send as the service-api-token header)');
+    const { linkToken } = (await api(cli.url, 'k1', 'POST', '/link/token')).body;
+    const { publicToken } = (await api(cli.url, 'k1', 'POST', '/sandbox/public-token', { linkToken, integrationId: 'outreach' })).body;
+    const connection = (await api(cli.url, 'k1', 'POST', '/link/exchange', { publicToken })).body;
+    expect(connection.integrationId).toBe('outreach');
+    expect((await api(cli.url, 'wrong', 'GET', '/connection/connections')).status).toBe(401);
+
+    let users;
+    for (let tries = 0; tries < 100; tries++) {
+      users = await api(cli.url, 'k1', 'GET', `/engagement/users?accessToken=${connection.accessToken}&limit=3`);
+      if (users.status === 200) break;
+      expect(users.body.errorCode).toBe('CONNECTION_SYNCING');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(users!.status).toBe(200);
+    expect(users!.body.users).toHaveLength(3);
+    expect(cli.output()).toMatch(/POST \/link\/token 200 \d+\.\d+ms/);
+
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toContain('SIGTERM: stopping');
+  });
+
+  it('delivers signed events in real time with short delays, retrying a receiver that fails first', async () => {
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    receiver.behaviour = (_request, index) => (index === 0 ? 500 : 200);
+    const cli = await serve(['--quiet', '--initial-sync-delay', '100ms', '--ready-delay', '200ms', '--retry-schedule', '150ms,150ms']);
+    const key = 'sandbox-api-key';
+    const { publicToken } = (await api(cli.url, key, 'POST', '/sandbox/public-token')).body;
+    const connection = (await api(cli.url, key, 'POST', '/link/exchange', { publicToken })).body;
+    await api(cli.url, key, 'POST', '/connection/webhook', { accessToken: connection.accessToken, webhook: { webhookUrl: receiver.url } });
+    for (let tries = 0; tries < 200 && receiver.received.length < 4; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(receiver.events().map((e) => e.data.status)).toEqual(['NEW_CONNECTION', 'NEW_CONNECTION', 'INITIAL_SYNCED', 'READY']);
+    for (const request of receiver.received) {
+      expect(
+        verifySignature({
+          accessToken: connection.accessToken,
+          body: request.body,
+          timestamp: request.headers['x-service-timestamp'] as string,
+          signature: request.headers['x-service-signature'] as string,
+          toleranceSeconds: 60,
+        }),
+      ).toBe(true);
+    }
+    const log = await api(cli.url, key, 'GET', `/sandbox/connections/${connection.connectionId}/deliveries`);
+    expect(log.body.deliveries[0].attempts.map((a: { status: number }) => a.status)).toEqual([500, 200]);
+    expect(cli.output()).not.toMatch(/POST \/link/);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('reads options from CRM_SANDBOX_* environment variables', async () => {
+    const cli = await serve([], { CRM_SANDBOX_API_KEY: 'from-env' });
+    expect(cli.output()).toContain('API key: from-env');
+    expect((await api(cli.url, 'from-env', 'GET', '/connection/connections')).status).toBe(200);
+  });
+
+  it('explains bad options and exits non-zero', async () => {
+    const badDuration = run(['serve', '--port', '0', '--ready-delay', 'soon']);
+    expect(await badDuration.exited).toBe(2);
+    expect(badDuration.errors()).toContain('crm-sandbox: readyDelay must look like 500ms, 3s, 2m, 1h or 1d, got "soon"');
+
+    const unknown = run(['serve', '--colour', 'red']);
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.errors()).toMatch(/Unknown argument: colour/);
+
+    const noCommand = run([]);
+    expect(await noCommand.exited).toBe(1);
+    expect(noCommand.errors()).toContain('Name a command: serve');
+
+    const badFixture = run(['serve', '--port', '0', '--fixtures', '/no/such/fixtures']);
+    expect(await badFixture.exited).toBe(2);
+    expect(badFixture.errors()).toContain('no such file or directory: /no/such/fixtures');
+  });
+
+  it('prints help that lists the options', async () => {
+    const help = run(['serve', '--help']);
+    expect(await help.exited).toBe(0);
+    for (const option of ['--port', '--host', '--seed', '--api-key', '--initial-sync-delay', '--ready-delay', '--retry-schedule', '--webhook-ca', '--fixtures']) {
+      expect(help.output()).toContain(option);
+    }
+  });
+
+  it('says so when the port is taken', async () => {
+    const first = await serve();
+    const port = new URL(first.url).port;
+    const second = run(['serve', '--port', port]);
+    expect(await second.exited).toBe(2);
+    expect(second.errors()).toMatch(/cannot listen: .*EADDRINUSE/);
+  });
+});

@@ -1,0 +1,98 @@
+import { setupServer } from 'msw/node';
+import { startDevServer, type DevServer } from '../../src/adapters/express.js';
+import { createHandlers } from '../../src/adapters/msw.js';
+import type { Sandbox } from '../../src/core/sandbox.js';
+
+export interface CallOptions {
+  /** Headers to send; the API key is added unless `apiKey: null`. */
+  headers?: Record<string, string>;
+  apiKey?: string | null;
+  query?: Record<string, string | number | boolean>;
+  /** Sent as JSON with content-type application/json. */
+  json?: unknown;
+  /** Sent as is (with `headers` deciding the content type). */
+  rawBody?: string;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** One way of reaching a sandbox over HTTP: MSW in-process, or the dev server on a real port. */
+export interface Transport {
+  readonly name: string;
+  /** Points the transport at a new sandbox (fresh state for each test). */
+  use(sandbox: Sandbox): Promise<void>;
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+export const API_KEY = 'test-key';
+
+async function send(base: string, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+  const url = new URL(base + path);
+  for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.append(name, String(value));
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey !== null) headers['service-api-token'] = options.apiKey ?? API_KEY;
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.rawBody !== undefined) {
+    body = options.rawBody;
+  }
+  const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+/** MSW handlers in this process, under a base URL nobody serves: every request is answered in memory. */
+export function mswTransport(baseUrl = 'https://api.service.test'): Transport {
+  let server: ReturnType<typeof setupServer> | undefined;
+  return {
+    name: 'msw',
+    async use(sandbox) {
+      if (!server) {
+        server = setupServer(...createHandlers(sandbox, { baseUrl }));
+        server.listen({ onUnhandledRequest: 'error' });
+      } else {
+        server.resetHandlers(...createHandlers(sandbox, { baseUrl }));
+      }
+    },
+    call: (method, path, options) => send(baseUrl, method, path, options),
+    async close() {
+      server?.close();
+      server = undefined;
+    },
+  };
+}
+
+/** The express dev server on 127.0.0.1, a free port, restarted for each sandbox. */
+export function devServerTransport(): Transport {
+  let server: DevServer | undefined;
+  return {
+    name: 'dev server',
+    async use(sandbox) {
+      await server?.close();
+      server = await startDevServer(sandbox, { port: 0, host: '127.0.0.1' });
+    },
+    call: (method, path, options) => {
+      if (!server) throw new Error('use() a sandbox first');
+      return send(server.url, method, path, options);
+    },
+    async close() {
+      await server?.close();
+      server = undefined;
+    },
+  };
+}
