@@ -35,6 +35,8 @@ export function crmIdPattern(type: CrmObjectType): RegExp {
   return new RegExp(`^v\\.${ID_PREFIX[type]}\\.[0-9a-f]{32}$`);
 }
 
+const address = z.object({ street: z.string().nullable(), city: z.string().nullable(), state: z.string().nullable(), postalCode: z.string().nullable(), country: z.string().nullable() });
+
 const isoTime = z.iso.datetime({ message: 'must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z' });
 const text = z.string().nullable();
 const idList = z.array(z.string());
@@ -63,10 +65,7 @@ export const CRM_FIELDS = {
     numberOfEmployees: z.number().int().nonnegative().nullable(),
     website: text,
     phone: text,
-    address: z
-      .object({ street: text, city: text, state: text, postalCode: text, country: text })
-      .strict()
-      .nullable(),
+    address: address.strict().nullable(),
   }),
   Deal: z.object({
     name: text,
@@ -244,6 +243,8 @@ function buildWriteSchema(type: CrmObjectType) {
     .object({
       nativeId: z.string().min(1).optional(),
       ...writable(CRM_FIELDS[type].shape, DERIVED_FIELDS[type]),
+      // A write may give part of an address: the parts left out keep their values.
+      ...(type === 'Account' ? { address: address.partial().strict().nullable().optional() } : {}),
       associations: z.object(writable(CRM_ASSOCIATIONS[type].shape, DERIVED_ASSOCIATIONS[type])).strict().optional(),
     })
     .strict();

@@ -177,6 +177,30 @@ describe('ConnectionData writes', () => {
     expect((data.create('Lead', { account: 'Other Co', associations: { accountIds: [account.id] } }) as CrmRecord<'Lead'>).account).toBe('Other Co');
   });
 
+  it('changes only the parts of an address given, on create and update', () => {
+    const { data } = makeData(false);
+    const account = data.create('Account', { address: { city: 'Paris' } }) as CrmRecord<'Account'>;
+    expect(account.address!.city).toBe('Paris');
+    expect(account.address!.street).toEqual(expect.any(String));
+    expect(Object.keys(account.address!)).toEqual(['street', 'city', 'state', 'postalCode', 'country']);
+    const moved = data.update('Account', account.id, { address: { postalCode: '75001', country: 'France' } }) as CrmRecord<'Account'>;
+    expect(moved.address).toEqual({ ...account.address, postalCode: '75001', country: 'France' });
+    expect((data.update('Account', account.id, { address: null }) as CrmRecord<'Account'>).address).toBeNull();
+    expect(badField(() => data.update('Account', account.id, { address: { planet: 'Mars' } })).field).toBe('address.planet');
+  });
+
+  it("renames a Lead's account when its account is renamed, and only then", () => {
+    const { data, changes } = makeData(false);
+    const account = data.create('Account', { name: 'Initech' });
+    const lead = data.create('Lead', { associations: { accountIds: [account.id] } });
+    const named = data.create('Lead', { account: 'Someone else', associations: { accountIds: [account.id] } });
+    changes.length = 0;
+    data.update('Account', account.id, { name: 'Initrode' });
+    expect((data.crm.Lead.get(lead.id) as CrmRecord<'Lead'>).account).toBe('Initrode');
+    expect((data.crm.Lead.get(named.id) as CrmRecord<'Lead'>).account).toBe('Someone else');
+    expect(changes.map((c) => c.objectType)).toEqual(['Account']);
+  });
+
   it('refuses a nativeId another record of the type already has', () => {
     const { data } = makeData(false);
     const first = data.create('Contact', {});

@@ -107,7 +107,7 @@ export class ConnectionData {
       nativeId: (write.nativeId as string | undefined) ?? this.newNativeId(type),
       createdTime: now,
       modifiedTime: now,
-      fields: { ...generated, ...write.fields },
+      fields: mergeFields(generated, write.fields),
       associations: write.associations,
       explicitFields: write.fields,
     });
@@ -134,7 +134,7 @@ export class ConnectionData {
       nativeId: (write.nativeId as string | undefined) ?? before.nativeId,
       createdTime: before.createdTime,
       modifiedTime: iso(this.options.clock.now()),
-      fields: { ...(before as unknown as Record<string, unknown>), ...write.fields },
+      fields: mergeFields(before as unknown as Record<string, unknown>, write.fields),
       associations: { ...(before.associations as Associations), ...write.associations },
       explicitFields: write.fields,
     });
@@ -146,6 +146,7 @@ export class ConnectionData {
     this.checkRecord(type, after, write.associations);
     this.crm[type].replace(after, extra);
     this.relink(after.id, edgesOf(type, before), edgesOf(type, after));
+    if (type === 'Account') this.renameLeadAccounts(before as CrmRecord<'Account'>, after as CrmRecord<'Account'>);
     this.options.onChange({ objectType: type, eventType: 'UPDATE', record: after });
     return after;
   }
@@ -201,6 +202,15 @@ export class ConnectionData {
     const first = (write.associations.accountIds as string[])[0];
     const account = first === undefined ? undefined : (this.crm.Account.get(first) as CrmRecord<'Account'> | undefined);
     if (account) (record as CrmRecord<'Lead'>).account = account.name;
+  }
+
+  /** A Lead's `account` is its account's name: a renamed account renames it in its leads (no event, like a back link). */
+  private renameLeadAccounts(before: CrmRecord<'Account'>, after: CrmRecord<'Account'>): void {
+    if (before.name === after.name) return;
+    for (const leadId of after.associations.leadIds) {
+      const lead = this.crm.Lead.get(leadId) as CrmRecord<'Lead'> | undefined;
+      if (lead && lead.account === before.name) this.crm.Lead.replace({ ...lead, account: after.name } as CrmRecord);
+    }
   }
 
   private attendeesOf(type: CrmObjectType, id: string): string[] {
@@ -326,6 +336,14 @@ export function readOnlyIssues(type: CrmObjectType, body: Record<string, unknown
   return issues;
 }
 
+/** Written fields over base ones; a partial address changes only the parts given. */
+export function mergeFields(base: Record<string, unknown>, written: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...base, ...written };
+  const [from, to] = [base.address, written.address];
+  if (typeof from === 'object' && from !== null && typeof to === 'object' && to !== null) merged.address = { ...from, ...to };
+  return merged;
+}
+
 interface AssembleInput {
   id: string;
   nativeId: string;
@@ -346,6 +364,10 @@ export function assemble(type: CrmObjectType, input: AssembleInput): CrmRecord {
     modifiedTime: input.modifiedTime,
   };
   for (const field of Object.keys(CRM_FIELDS[type].shape)) record[field] = input.fields[field] ?? null;
+  if (type === 'Account' && record.address !== null) {
+    const given = record.address as Record<string, string | null | undefined>;
+    record.address = { street: given.street ?? null, city: given.city ?? null, state: given.state ?? null, postalCode: given.postalCode ?? null, country: given.country ?? null };
+  }
   if (type === 'Deal') {
     record.expectedRevenue = expectedRevenue(record.amount as number | null, record.probability as string | null);
   }

@@ -3,7 +3,7 @@ import type { Random } from '../../core/random.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { IntegrationId } from '../../model/integrations.js';
-import { assemble, type ConnectionData } from '../connection-data.js';
+import { assemble, mergeFields, type ConnectionData } from '../connection-data.js';
 import type { FixtureSet } from '../fixtures.js';
 import { fakeCustomFields, fakeFields, pastTime, type FakeContext } from './fake-fields.js';
 
@@ -84,7 +84,7 @@ function fixtureItems(ctx: SeedContext, set: FixtureSet): Item[] {
         nativeId: nativeId ?? ctx.data.newNativeId(type),
         createdTime: createdTime ?? times.createdTime,
         modifiedTime: modifiedTime ?? createdTime ?? times.modifiedTime,
-        fields: { ...(fakeFields[type](fake) as Record<string, unknown>), ...fields },
+        fields: mergeFields(fakeFields[type](fake) as Record<string, unknown>, fields),
         associations: (associations ?? {}) as Record<string, string[] | string | null>,
         explicitFields: fields,
       });
