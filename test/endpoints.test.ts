@@ -248,7 +248,7 @@ const cases: Case[] = [
     name: 'a bad limit is a 400 naming limit',
     run: async (t, sandbox) => {
       const mine = await readyLink(t, sandbox);
-      for (const limit of ['0', '201', 'abc', '1.5', '-1']) {
+      for (const limit of ['0', '201', 'abc', '1.5', '-1', '']) {
         expectError(await t.call('GET', '/engagement/users', { query: { accessToken: mine.accessToken, limit } }), 400, 'INVALID_FIELD_VALUE', 'limit');
       }
     },
@@ -274,7 +274,9 @@ const cases: Case[] = [
     name: 'a bad allFields is a 400',
     run: async (t, sandbox) => {
       const mine = await readyLink(t, sandbox);
-      expectError(await t.call('GET', '/engagement/users', { query: { accessToken: mine.accessToken, allFields: 'yes' } }), 400, 'INVALID_FIELD_VALUE', 'allFields');
+      for (const allFields of ['yes', '1', 'TRUE', '']) {
+        expectError(await t.call('GET', '/engagement/users', { query: { accessToken: mine.accessToken, allFields } }), 400, 'INVALID_FIELD_VALUE', 'allFields');
+      }
     },
   },
   {
@@ -343,7 +345,7 @@ const cases: Case[] = [
       for (const method of ['PUT', 'PATCH']) {
         const res = await t.call(method, '/connection/webhook', { json: {} });
         expectError(res, 405, 'METHOD_NOT_ALLOWED');
-        expect(res.headers.get('allow')).toBe('POST, GET, DELETE');
+        expect(res.headers.get('allow')).toBe('POST, GET, DELETE, HEAD');
       }
     },
   },
@@ -389,7 +391,7 @@ const cases: Case[] = [
     name: 'a passthrough path that leaves the downstream is a 400 naming path',
     run: async (t) => {
       const mine = await link(t);
-      for (const path of ['https://evil.test/x', '//evil.test/x', 'crm/../../x', 'crm/%2e%2e/x', '']) {
+      for (const path of ['https://evil.test/x', '//evil.test/x', '/\\evil.test/x', '\\\\evil.test', 'crm\\..\\x', 'crm/../../x', 'crm/%2e%2e/x', '']) {
         const res = await t.call('POST', '/crm/passthrough', { json: { accessToken: mine.accessToken, method: 'GET', path } });
         expectError(res, 400, 'INVALID_FIELD_VALUE', 'path');
       }
@@ -507,6 +509,16 @@ const cases: Case[] = [
       const res = await t.call('GET', '/link/exchange');
       expectError(res, 405, 'METHOD_NOT_ALLOWED');
       expect(res.headers.get('allow')).toBe('POST');
+    },
+  },
+  {
+    name: 'HEAD answers like GET, without a body',
+    run: async (t) => {
+      const head = await t.call('HEAD', '/connection/connections');
+      expect(head.status).toBe(200);
+      expect(head.text).toBe('');
+      expect((await t.call('HEAD', '/connection/connections', { apiKey: null })).status).toBe(401);
+      expect((await t.call('HEAD', '/link/token')).status).toBe(405);
     },
   },
   {

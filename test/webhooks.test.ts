@@ -187,6 +187,7 @@ describe('webhook delivery', () => {
     await sandbox.advance('10s');
     const [first, ...rest] = sandbox.deliveries(connection.connectionId);
     expect(first!.state).toBe('failed');
+    expect(first!.failureReason).toBe('no 2xx answer after 3 attempts');
     expect(first!.attempts.map((a) => a.status)).toEqual([503, 503, 503]);
     expect(rest.map((d) => d.state)).toEqual(['succeeded', 'succeeded']);
 
@@ -228,6 +229,19 @@ describe('webhook delivery', () => {
     await createWebhook(sandbox, connection, next.url);
     await sandbox.settle();
     expect(next.events().map((e) => e.data.record.name)).toEqual(['After deletion']);
+  });
+
+  it('forgets a deleted connection, even with an attempt in flight', async () => {
+    const r = await receiver();
+    r.behaviour = () => 'hang';
+    const sandbox = sandboxWith({ attemptTimeout: '100ms' });
+    const connection = sandbox.connect();
+    await createWebhook(sandbox, connection, r.url);
+    expect(sandbox.deliveries(connection.connectionId).map((d) => d.state)).toEqual(['delivering']);
+    expect(await call(sandbox, 'DELETE', '/connection/connection', { connectionId: connection.connectionId })).toMatchObject({ status: 200 });
+    await sandbox.advance('1d');
+    expect(sandbox.deliveries()).toEqual([]);
+    expect(r.received).toHaveLength(1);
   });
 
   it('answers redelivery errors in the error shape', async () => {
@@ -314,6 +328,29 @@ describe('webhook delivery', () => {
     const [attempt] = untrusting.deliveries(refused.connectionId)[0]!.attempts;
     expect(attempt!.status).toBeNull();
     expect(attempt!.error).toMatch(/CERT|SELF_SIGNED|UNABLE_TO|certificate/i);
+  });
+
+  it('delivers to a port the Fetch standard blocks (a real webhook may use one)', async () => {
+    // Ports fetch refuses to connect to; any of them that is free here will do.
+    let r: Receiver | undefined;
+    for (const port of [10080, 6000, 6665, 6666, 6667, 6668, 6669, 6697, 5060]) {
+      const candidate = new Receiver();
+      candidate.port = port;
+      try {
+        r = await candidate.start();
+        stoppers.push(() => candidate.stop());
+        break;
+      } catch {
+        // taken: try the next
+      }
+    }
+    expect(r, 'no blocked port was free').toBeDefined();
+    const sandbox = sandboxWith();
+    const connection = sandbox.connect();
+    await createWebhook(sandbox, connection, r!.url);
+    await sandbox.settle();
+    expect(r!.events().map(describeEvent)).toEqual(['NEW_CONNECTION']);
+    expectSigned(r!.received, connection);
   });
 
   it('keeps the delivery log bounded, evicting the oldest succeeded deliveries first', async () => {

@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import express, { type Express } from 'express';
+import { ApiError, ErrorCode } from '../core/errors.js';
 import { MAX_BODY_BYTES, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import { payloadTooLarge, type Sandbox } from '../core/sandbox.js';
 
@@ -33,9 +35,15 @@ export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log
   app.disable('etag');
   app.use((req, res) => {
     const started = performance.now();
-    void serve(sandbox, req, res).then((status) => {
-      options.log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
-    });
+    serve(sandbox, req, res).then(
+      (status) => options.log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`),
+      // The core never throws; this guards the socket side, so one bad connection never stops the server.
+      (error: unknown) => {
+        sandbox.options.onError(error);
+        if (!res.headersSent) writeResponse(res, respondError(new ApiError(500, ErrorCode.INTERNAL_ERROR, 'internal sandbox error (a bug: please report it)')));
+        else res.destroy();
+      },
+    );
   });
   return app;
 }
@@ -53,6 +61,7 @@ export function startDevServer(sandbox: Sandbox, options: DevServerOptions = {})
   const app = createApp(sandbox, options);
   return new Promise((resolve, reject) => {
     const server = app.listen(options.port ?? 4010, host);
+    server.on('clientError', answerUnparsable);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
@@ -71,6 +80,26 @@ export function startDevServer(sandbox: Sandbox, options: DevServerOptions = {})
       });
     });
   });
+}
+
+/**
+ * Requests node's HTTP parser refuses before any route sees them (a garbled request line, an
+ * unknown method token, headers over 16 KiB) still get the error body, then the connection closes.
+ */
+function answerUnparsable(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const failure = tooLarge
+    ? new ApiError(431, ErrorCode.HEADERS_TOO_LARGE, 'request headers are too large')
+    : new ApiError(400, ErrorCode.BAD_REQUEST, `malformed HTTP request (${error.code ?? error.message})`);
+  const { status, headers, body } = respondError(failure);
+  const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
 }
 
 /** Answers one request; resolves with the status sent. */
@@ -92,9 +121,13 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
     };
     response = await sandbox.handle(request);
   }
+  writeResponse(res, response);
+  return response.status;
+}
+
+function writeResponse(res: ServerResponse, response: SandboxResponse): void {
   res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
   res.end(response.body);
-  return response.status;
 }
 
 const TOO_LARGE = Symbol('too large');

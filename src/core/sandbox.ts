@@ -85,13 +85,21 @@ export class Sandbox {
 
   /** Answers one request. Never throws: every failure is an error body with its status. */
   async handle(request: SandboxRequest): Promise<SandboxResponse> {
+    const method = request.method.toUpperCase();
+    const response = await this.answer(method, request);
+    // HEAD is GET without the body, wherever GET is served.
+    return method === 'HEAD' ? { ...response, body: '' } : response;
+  }
+
+  private async answer(method: string, request: SandboxRequest): Promise<SandboxResponse> {
     try {
-      const match = this.router.match(request.method.toUpperCase(), request.path);
+      const match = this.router.match(method === 'HEAD' ? 'GET' : method, request.path);
       if (match.kind === 'not-found') {
         throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, `no route for ${request.method} ${request.path}`);
       }
       if (match.kind === 'method-not-allowed') {
-        throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${request.path}; use ${match.allowed.join(', ')}`, { allowed: match.allowed }, { allow: match.allowed.join(', ') });
+        const allowed = match.allowed.includes('GET') ? [...match.allowed, 'HEAD'] : match.allowed;
+        throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${request.path}; use ${allowed.join(', ')}`, { allowed }, { allow: allowed.join(', ') });
       }
       if (request.body !== undefined && bodyBytes(request.body) > MAX_BODY_BYTES) throw payloadTooLarge();
       const apiKey = match.route.public ? '' : this.authenticate(request);
@@ -254,9 +262,10 @@ export class Sandbox {
     for (const listener of this.listeners) listener(emitted.event, { connectionId: emitted.connectionId });
   }
 
-  /** Stops every timer. The sandbox answers requests still, but nothing more happens by itself. */
+  /** Stops every timer and aborts deliveries in flight. The sandbox still answers requests, but nothing more happens by itself. */
   close(): void {
     this.parts.clock.close();
+    this.parts.dispatcher.close();
   }
 }
 

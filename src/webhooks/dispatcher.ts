@@ -39,7 +39,7 @@ export interface Delivery {
   createdTime: string;
   /** When the next automatic attempt is due, while retrying. */
   nextAttemptTime: string | null;
-  /** Why it failed when it is failed without a last non-2xx answer (e.g. the webhook was deleted). */
+  /** Why it is failed: `no 2xx answer after 8 attempts`, `webhook deleted before delivery`; null otherwise. */
   failureReason: string | null;
   attempts: DeliveryAttempt[];
   event: ServiceEvent;
@@ -91,6 +91,8 @@ export class Dispatcher {
   private readonly queues = new Map<string, Queue>();
   /** How many entries of the log are succeeded or failed. */
   private finished = 0;
+  /** Aborts the attempts in flight when the sandbox closes. */
+  private readonly closing = new AbortController();
 
   constructor(options: DispatcherOptions) {
     this.options = options;
@@ -138,6 +140,11 @@ export class Dispatcher {
     this.webhookDeleted(connectionId);
     this.queues.delete(connectionId);
     for (const [eventId, entry] of this.log) if (entry.emitted.connectionId === connectionId) this.remove(eventId, entry);
+  }
+
+  /** Aborts the attempts in flight: a closed sandbox waits for no receiver. */
+  close(): void {
+    this.closing.abort();
   }
 
   /** The deliveries of a connection (or all), oldest first. */
@@ -225,7 +232,9 @@ export class Dispatcher {
     };
     // Real elapsed time: it measures the network, which a virtual clock does not govern.
     const started = performance.now();
-    const outcome = await this.options.transport(webhook.webhookUrl, headers, entry.emitted.body, this.options.attemptTimeoutMs);
+    const outcome = await this.options.transport(webhook.webhookUrl, headers, entry.emitted.body, this.options.attemptTimeoutMs, this.closing.signal);
+    // The connection was deleted meanwhile: its log and queue are gone, and so is this attempt.
+    if (this.log.get(entry.emitted.eventId) !== entry) return;
     const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
     entry.attempts.push({
       attempt: entry.attempts.length + 1,
@@ -254,6 +263,7 @@ export class Dispatcher {
       });
     } else {
       this.setState(entry, 'failed');
+      entry.failureReason = `no 2xx answer after ${entry.attempts.length} attempt${entry.attempts.length === 1 ? '' : 's'}`;
       if (isHead) queue.items.shift();
     }
     this.evict();

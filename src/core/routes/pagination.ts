@@ -9,7 +9,7 @@ export const MAX_LIMIT = 200;
 
 /** `limit`: an integer from 1 to 200, default 100; anything else is a 400. */
 export function parseLimit(text: string | undefined): number {
-  if (text === undefined || text === '') return DEFAULT_LIMIT;
+  if (text === undefined) return DEFAULT_LIMIT;
   const limit = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!(limit >= 1 && limit <= MAX_LIMIT)) {
     throw ApiError.invalidField('limit', `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(text)}`);
@@ -19,7 +19,7 @@ export function parseLimit(text: string | undefined): number {
 
 /** A boolean query parameter: `true` or `false`. */
 export function parseBoolean(text: string | undefined, name: string): boolean {
-  if (text === undefined || text === '' || text === 'false') return false;
+  if (text === undefined || text === 'false') return false;
   if (text === 'true') return true;
   throw ApiError.invalidField(name, `${name} must be true or false, got ${JSON.stringify(text)}`);
 }

@@ -22,7 +22,9 @@ const passthroughBody = z.object({
 export function normalizePassthroughPath(raw: string): { path: string; query: URLSearchParams } {
   const bad = (why: string) => ApiError.invalidField('path', `path ${why}, got ${JSON.stringify(raw)}`);
   if (/^[a-z][a-z0-9+.-]*:/i.test(raw)) throw bad('must be relative to the integration base URL, not an absolute URL');
-  if (raw.startsWith('//') || raw.startsWith('\\')) throw bad('must not start with a host');
+  // URL parsers read `\` as `/`, so `/\host` and `\\host` name a host as `//host` does.
+  if (/^[/\\]{2}/.test(raw)) throw bad('must not start with a host');
+  if (raw.includes('\\')) throw bad('must not contain backslashes');
   const [pathPart = '', queryPart = ''] = raw.replace(/^\//, '').split(/\?(.*)/s);
   const segments = pathPart.split('/');
   const decoded = segments.map((segment) => {

@@ -1,0 +1,38 @@
+import { setupServer } from 'msw/node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox } from '../core/sandbox.js';
+import { DEFAULT_BASE_URL, createHandlers } from './msw.js';
+
+const servers: Array<ReturnType<typeof setupServer>> = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
+
+function listen(handlers: ReturnType<typeof createHandlers>) {
+  const server = setupServer(...handlers);
+  server.listen({ onUnhandledRequest: 'error' });
+  servers.push(server);
+}
+
+describe('createHandlers', () => {
+  it('has a handler per route and a last one for everything else under the base URL', () => {
+    const sandbox = createSandbox();
+    const handlers = createHandlers(sandbox);
+    expect(handlers).toHaveLength(sandbox.routes.length + 1);
+    expect(handlers.map((handler) => handler.info.header)).toContain(`POST ${DEFAULT_BASE_URL}/link/exchange`);
+    sandbox.close();
+  });
+
+  it('serves under a base URL with a path, and only there', async () => {
+    const sandbox = createSandbox({ clock: 'virtual' });
+    listen(createHandlers(sandbox, { baseUrl: 'https://gateway.test/crm/v1/' }));
+    const token = await fetch('https://gateway.test/crm/v1/link/token', { method: 'POST', headers: { 'service-api-token': 'sandbox-api-key' } });
+    expect(token.status).toBe(200);
+    expect(await token.json()).toEqual({ linkToken: expect.stringMatching(/^link_/) });
+    const unknown = await fetch('https://gateway.test/crm/v1/nope', { headers: { 'service-api-token': 'sandbox-api-key' } });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).errorCode).toBe('ROUTE_NOT_FOUND');
+    // Outside the base path nothing answers: MSW reports the request as unhandled.
+    await expect(fetch('https://gateway.test/link/token', { method: 'POST' })).rejects.toThrow();
+  });
+});
