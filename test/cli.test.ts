@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/webhooks/signature.js';
@@ -111,6 +112,18 @@ describe('crm-sandbox serve', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('starts with or without the bundled fixtures', async () => {
+    const known = '/records/Contact/v.contact.ada00000000000000000000000000001';
+    const lookUp = async (url: string) => {
+      const { publicToken } = (await api(url, 'sandbox-api-key', 'POST', '/sandbox/public-token', {})).body;
+      const { connectionId } = (await api(url, 'sandbox-api-key', 'POST', '/link/exchange', { publicToken })).body;
+      return (await api(url, 'sandbox-api-key', 'GET', `/sandbox/connections/${connectionId}${known}`)).status;
+    };
+    expect(await lookUp((await serve(['--quiet'])).url)).toBe(200);
+    expect(await lookUp((await serve(['--quiet', '--no-fixtures'])).url)).toBe(404);
+    expect(await lookUp((await serve(['--quiet', '--fixtures', 'fixtures/acme.json'])).url)).toBe(200);
+  });
+
   it('reads options from CRM_SANDBOX_* environment variables', async () => {
     const cli = await serve([], { CRM_SANDBOX_API_KEY: 'from-env' });
     expect(cli.output()).toContain('API key: from-env');
@@ -130,6 +143,16 @@ describe('crm-sandbox serve', () => {
     expect(await noCommand.exited).toBe(1);
     expect(noCommand.errors()).toContain('Name a command: serve');
 
+    for (const port of ['abc', '70000', '-1']) {
+      const badPort = run(['serve', '--port', port]);
+      expect(await badPort.exited).toBe(2);
+      expect(badPort.errors()).toMatch(/^crm-sandbox: --port must be an integer from 0 to 65535, got/);
+    }
+
+    const badHost = run(['serve', '--port', '0', '--host', '0.0.0.0.0']);
+    expect(await badHost.exited).toBe(2);
+    expect(badHost.errors()).toMatch(/^crm-sandbox: cannot listen: .*ENOTFOUND/);
+
     const badFixture = run(['serve', '--port', '0', '--fixtures', '/no/such/fixtures']);
     expect(await badFixture.exited).toBe(2);
     expect(badFixture.errors()).toContain('no such file or directory: /no/such/fixtures');
@@ -141,6 +164,42 @@ describe('crm-sandbox serve', () => {
     for (const option of ['--port', '--host', '--seed', '--api-key', '--initial-sync-delay', '--ready-delay', '--retry-schedule', '--webhook-ca', '--fixtures']) {
       expect(help.output()).toContain(option);
     }
+  });
+
+  it('stops at once on SIGTERM, even with a delivery in flight to a receiver that never answers', async () => {
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    receiver.behaviour = () => 'hang';
+    const cli = await serve(['--quiet', '--attempt-timeout', '1h']);
+    const key = 'sandbox-api-key';
+    const { publicToken } = (await api(cli.url, key, 'POST', '/sandbox/public-token', {})).body;
+    const connection = (await api(cli.url, key, 'POST', '/link/exchange', { publicToken })).body;
+    await api(cli.url, key, 'POST', '/connection/webhook', { accessToken: connection.accessToken, webhook: { webhookUrl: receiver.url } });
+    for (let tries = 0; tries < 100 && receiver.received.length === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(receiver.received).toHaveLength(1);
+    cli.child.kill('SIGTERM');
+    // Without the abort it would wait for the hour-long attempt timeout, past this test's own timeout.
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('answers requests that node cannot parse with the error body', async () => {
+    const cli = await serve(['--quiet']);
+    const { port } = new URL(cli.url);
+    const rawRequest = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const garbled = await rawRequest('BREW /coffee HTCPCP/1.0\r\n\r\n');
+    expect(garbled).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    expect(JSON.parse(garbled.slice(garbled.indexOf('\r\n\r\n') + 4))).toMatchObject({ errorCode: 'BAD_REQUEST' });
+    const huge = await rawRequest(`GET /sandbox/health HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(huge).toContain('"errorCode":"HEADERS_TOO_LARGE"');
+    expect((await fetch(`${cli.url}/sandbox/health`)).status).toBe(200);
   });
 
   it('says so when the port is taken', async () => {

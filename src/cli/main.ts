@@ -21,6 +21,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .alias('h', 'help')
       .epilogue('Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY.')
       .fail((message, error, cli) => {
+        // A value an option's own check refused (yargs wraps it in a YError): a bad value, exit 2.
+        if (error?.name === 'YError') {
+          console.error(`crm-sandbox: ${error.message}`);
+          process.exit(2);
+        }
         if (error) throw error;
         cli.showHelp();
         console.error(`\n${message}`);
@@ -33,7 +38,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exit(2);
     }
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
       console.error(`crm-sandbox: cannot listen: ${(error as Error).message}`);
       process.exit(2);
     }

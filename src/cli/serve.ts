@@ -8,7 +8,7 @@ import { createSandbox } from '../core/sandbox.js';
 
 const builder = (yargs: Argv) =>
   yargs
-    .option('port', { type: 'number', default: 4010, describe: 'Port to listen on (0 picks a free one)' })
+    .option('port', { type: 'number', default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: checkPort })
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
     .option('seed', { type: 'number', default: DEFAULT_SEED, describe: 'Seed of all ids and generated data' })
     .option('api-key', {
@@ -25,8 +25,11 @@ const builder = (yargs: Argv) =>
     })
     .option('attempt-timeout', { type: 'string', default: '10s', describe: 'Timeout of one webhook delivery attempt' })
     .option('webhook-ca', { type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
-    .option('fixtures', { type: 'string', array: true, describe: 'Fixture directory or file (repeatable) [default: the bundled fixtures]' })
-    .option('no-fixtures', { type: 'boolean', describe: 'Start without any hand-written fixtures' })
+    .option('fixtures', {
+      type: 'string',
+      array: true,
+      describe: 'Fixture directory or file (repeatable); --no-fixtures for none [default: the bundled fixtures]',
+    })
     .option('connection-limit', { type: 'number', describe: 'Most connections per API token (the original capped development tokens at 5)' })
     .option('delivery-log-limit', { type: 'number', default: 10_000, describe: 'Most finished deliveries kept in the log' })
     .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
@@ -49,7 +52,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       retrySchedule: args.retrySchedule,
       attemptTimeout: args.attemptTimeout,
       ...(args.webhookCa ? { webhookCa: readCa(args.webhookCa) } : {}),
-      ...(args.noFixtures ? { fixtures: false as const } : args.fixtures ? { fixtures: args.fixtures.map(String) } : {}),
+      ...fixturesOption(args.fixtures),
       ...(args.connectionLimit === undefined ? {} : { connectionLimit: args.connectionLimit }),
       deliveryLogLimit: args.deliveryLogLimit,
     });
@@ -80,6 +83,18 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
   },
 };
+
+function checkPort(port: number): number {
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxConfigError(`--port must be an integer from 0 to 65535, got ${port}`);
+  return port;
+}
+
+/** `--fixtures a --fixtures b` lists paths; yargs reads `--no-fixtures` as a `false` among them. */
+function fixturesOption(values: ReadonlyArray<string | number | boolean> | undefined): { fixtures?: false | string[] } {
+  if (values === undefined) return {};
+  if (values.some((value) => value === false || value === 'false')) return { fixtures: false };
+  return { fixtures: values.map(String) };
+}
 
 function readCa(path: string): string {
   try {
