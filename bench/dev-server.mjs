@@ -1,7 +1,8 @@
 // Throughput of the dev server serving a 100-record page of users, against bare node:http
 // sending the same page as a ready buffer, measured in the same run. Prints req/s and the ratio.
 // Run after `npm run build`: node bench/dev-server.mjs [seconds] [connections]
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../dist/index.js';
@@ -11,14 +12,15 @@ const seconds = process.argv[2] ?? '5';
 const connections = process.argv[3] ?? '50';
 const load = fileURLToPath(new URL('./load.mjs', import.meta.url));
 
-function measure(url, headers = {}) {
-  const out = execFileSync(process.execPath, [load, url, seconds, connections, JSON.stringify(headers)], { encoding: 'utf8' });
-  const { requests, errors, seconds: took } = JSON.parse(out);
+// Asynchronous on purpose: the servers under test run on this process's event loop.
+async function measure(url, headers = {}) {
+  const { stdout } = await promisify(execFile)(process.execPath, [load, url, seconds, connections, JSON.stringify(headers)]);
+  const { requests, errors, seconds: took } = JSON.parse(stdout);
   if (errors > 0) throw new Error(`${errors} failed requests against ${url}`);
   return requests / took;
 }
 
-const sandbox = createSandbox({ clock: 'virtual' });
+const sandbox = createSandbox({ clock: 'virtual', dataset: { engagement: { users: 250 } } });
 const connection = sandbox.connect();
 sandbox.setStatus(connection.connectionId, 'READY');
 const server = await startDevServer(sandbox, { port: 0 });
@@ -33,8 +35,8 @@ await new Promise((resolve) => bare.listen(0, '127.0.0.1', resolve));
 const bareUrl = `http://127.0.0.1:${bare.address().port}${path}`;
 
 // Child processes do the loading, so the servers' own event loops stay free: run them one at a time.
-const bareRate = measure(bareUrl);
-const sandboxRate = measure(server.url + path, { 'service-api-token': 'sandbox-api-key' });
+const bareRate = await measure(bareUrl);
+const sandboxRate = await measure(server.url + path, { 'service-api-token': 'sandbox-api-key' });
 console.log(`page of ${JSON.parse(page).users.length} users, ${page.length} bytes, ${connections} connections, ${seconds}s each`);
 console.log(`bare node:http (ready buffer): ${bareRate.toFixed(0)} req/s`);
 console.log(`crm-sandbox dev server:        ${sandboxRate.toFixed(0)} req/s`);
