@@ -1,13 +1,9 @@
-import { Faker, base, en } from '@faker-js/faker';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../clock/clock.js';
-import { Random } from '../core/random.js';
+import { seededData } from '../../test/helpers/seeded-data.js';
 import type { CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { ConnectionData, type RecordChange } from '../store/connection-data.js';
-import { DEFAULT_DATASET, seedConnection } from '../store/seed/seed-connection.js';
 import { DOWNSTREAM, downstreamFor } from './index.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import type { DownstreamRequest, DownstreamResponse } from './types.js';
 
 /**
  * The contract every simulated system keeps, run against each of them over Contacts (the one
@@ -16,15 +12,7 @@ import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '.
  */
 
 function makeData(integrationId: IntegrationId) {
-  const clock = new VirtualClock(Date.parse('2025-01-01T00:00:00Z'), (error) => {
-    throw error;
-  });
-  const changes: RecordChange[] = [];
-  const faker = new Faker({ locale: [en, base] });
-  faker.seed(7);
-  const data = new ConnectionData({ connectionId: 'c'.repeat(32), integrationId, clock, random: new Random(1), faker, onChange: (change) => changes.push(change) });
-  seedConnection({ data, integrationId, faker, random: new Random(2), now: clock.now(), orgDomain: 'acme.com', size: DEFAULT_DATASET, fixtures: [] });
-  const context: DownstreamContext = { org: { nativeOrgId: '00D000000000001AAA', nativeUserId: '005000000000001AAA', slug: 'acme' }, data, now: clock.now() };
+  const { data, changes, context } = seededData(integrationId);
   return { data, changes, context };
 }
 

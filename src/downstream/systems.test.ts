@@ -1,26 +1,16 @@
-import { Faker, base, en } from '@faker-js/faker';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../clock/clock.js';
-import { Random } from '../core/random.js';
+import { seededData } from '../../test/helpers/seeded-data.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { ConnectionData, type RecordChange } from '../store/connection-data.js';
-import { DEFAULT_DATASET, seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
+import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
 import { downstreamFor } from './index.js';
-import type { DownstreamContext, DownstreamRequest } from './types.js';
+import type { ConnectionData } from '../store/connection-data.js';
+import type { DownstreamRequest } from './types.js';
 
 /** What each system does beyond the shared contract: its own objects, queries, quirks and errors. */
 
 function makeData(integrationId: IntegrationId, size: DatasetSize = DEFAULT_DATASET) {
-  const clock = new VirtualClock(Date.parse('2025-01-01T00:00:00Z'), (error) => {
-    throw error;
-  });
-  const changes: RecordChange[] = [];
-  const faker = new Faker({ locale: [en, base] });
-  faker.seed(7);
-  const data = new ConnectionData({ connectionId: 'c'.repeat(32), integrationId, clock, random: new Random(1), faker, onChange: (change) => changes.push(change) });
-  seedConnection({ data, integrationId, faker, random: new Random(2), now: clock.now(), orgDomain: 'acme.com', size, fixtures: [] });
-  const context: DownstreamContext = { org: { nativeOrgId: '00D000000000001AAA', nativeUserId: '005000000000001AAA', slug: 'acme' }, data, now: clock.now() };
+  const { data, changes, context } = seededData(integrationId, { size });
   const system = downstreamFor(integrationId);
   const call = (method: DownstreamRequest['method'], path: string, body?: unknown, query: Record<string, string> = {}) =>
     system.handle({ method, path, query, body }, context) as { statusCode: number; headers: Record<string, string>; body: any };

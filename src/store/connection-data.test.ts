@@ -1,32 +1,13 @@
-import { Faker, base, en } from '@faker-js/faker';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../clock/clock.js';
+import { SEED_TIME, seededData } from '../../test/helpers/seeded-data.js';
 import { ApiError } from '../core/errors.js';
-import { Random } from '../core/random.js';
 import { crmRecordSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
-import { ConnectionData, type RecordChange } from './connection-data.js';
-import { DEFAULT_DATASET, seedConnection } from './seed/seed-connection.js';
+import { DEFAULT_DATASET } from './seed/seed-connection.js';
 
-const START = Date.parse('2025-01-01T00:00:00Z');
+const START = SEED_TIME;
 
 function makeData(seeded = true) {
-  const clock = new VirtualClock(START, (error) => {
-    throw error;
-  });
-  const changes: RecordChange[] = [];
-  const faker = new Faker({ locale: [en, base] });
-  faker.seed(7);
-  const data = new ConnectionData({
-    connectionId: 'c'.repeat(32),
-    integrationId: 'hubspot',
-    clock,
-    random: new Random(1),
-    faker,
-    onChange: (change) => changes.push(change),
-  });
-  if (seeded) {
-    seedConnection({ data, integrationId: 'hubspot', faker, random: new Random(2), now: START, orgDomain: 'acme.com', size: DEFAULT_DATASET, fixtures: [] });
-  }
+  const { data, changes, clock } = seededData('hubspot', { size: seeded ? DEFAULT_DATASET : null });
   return { data, changes, clock };
 }
 
