@@ -12,7 +12,7 @@ export interface CreateHandlersOptions {
 
 /**
  * MSW request handlers for every endpoint of the sandbox under `baseUrl`, for `setupServer`
- * (node) or `setupWorker` (browser). One handler per route, then one that answers everything
+ * (node; the core needs node modules). One handler per route, then one that answers everything
  * else under the base URL as the service would (404, or 405 for a wrong method).
  *
  * @example
