@@ -19,8 +19,8 @@ export interface ConnectionState {
   readonly org: NativeOrg;
   readonly nativeOrgURL: string;
   readonly createdTime: number;
-  /** 0 for the first connection of the sandbox, 1 for the next…: names its random streams. */
-  readonly ordinal: number;
+  /** The connection's own random stream: its data, ids and values are forks of it. */
+  readonly random: Random;
   status: ConnectionStatus;
   lastActivity: number;
   webhook: Webhook | undefined;
@@ -71,7 +71,8 @@ export class ConnectionRegistry {
   private readonly byId = new Map<string, ConnectionState>();
   private readonly byAccessToken = new Map<string, ConnectionState>();
   private readonly tokens: Random;
-  private ordinals = 0;
+  /** How many connections were ever created: the n-th gets the stream `connection:n`. */
+  private created = 0;
   private readonly options: ConnectionRegistryOptions;
 
   constructor(options: ConnectionRegistryOptions) {
@@ -126,8 +127,7 @@ export class ConnectionRegistry {
   }
 
   private add(apiKey: string, integrationId: IntegrationId, nativeOrgId: string | undefined): ConnectionState {
-    const ordinal = this.ordinals++;
-    const random = this.options.random.fork(`connection:${ordinal}`);
+    const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
     const seedFaker = newFaker(random.fork('seed'));
     const orgName = seedFaker.company.name();
@@ -145,7 +145,7 @@ export class ConnectionRegistry {
       org,
       nativeOrgURL: facts.orgUrl(org),
       createdTime: now,
-      ordinal,
+      random,
       status: 'NEW_CONNECTION',
       lastActivity: now,
       webhook: undefined,
@@ -190,14 +190,10 @@ export class ConnectionRegistry {
     return [...this.byId.values()].filter((connection) => connection.apiKey === apiKey);
   }
 
-  all(): IterableIterator<ConnectionState> {
-    return this.byId.values();
-  }
-
   /** The connection's records, seeded on first use. */
   dataOf(connection: ConnectionState): ConnectionData {
     if (connection.data) return connection.data;
-    const random = this.options.random.fork(`connection:${connection.ordinal}`);
+    const { random } = connection;
     const data = new ConnectionData({
       connectionId: connection.connectionId,
       integrationId: connection.integrationId,

@@ -26,8 +26,7 @@ describe('Random', () => {
     for (let i = 0; i < 200; i++) {
       expect(r.hex(32)).toMatch(/^[0-9a-f]{32}$/);
       expect(r.digits(6)).toMatch(/^[1-9]\d{5}$/);
-      const f = r.float();
-      expect(f >= 0 && f < 1).toBe(true);
+      expect(r.chars(5, 'ab')).toMatch(/^[ab]{5}$/);
     }
   });
 });

@@ -48,11 +48,6 @@ export class Random {
     return t >>> 0;
   }
 
-  /** A float in [0, 1). */
-  float(): number {
-    return this.uint32() / 4294967296;
-  }
-
   /** `length` lowercase hex characters. */
   hex(length: number): string {
     let out = '';

@@ -6,10 +6,6 @@ export const INTEGRATION_IDS = ['salesforce', 'hubspot', 'pipedrive', 'zoho', 'o
 export type IntegrationId = (typeof INTEGRATION_IDS)[number];
 export const DEFAULT_INTEGRATION: IntegrationId = 'hubspot';
 
-export function isIntegrationId(value: string): value is IntegrationId {
-  return (INTEGRATION_IDS as readonly string[]).includes(value);
-}
-
 /** Who the connected account is in the downstream system. */
 export interface NativeOrg {
   nativeOrgId: string;

@@ -32,7 +32,7 @@ export class OrderedCollection<T extends { id: string }> {
     this.nativeIdOf = nativeIdOf;
   }
 
-  /** Changes on every insert, replace, touch and delete. */
+  /** Changes on every insert, replace and delete. */
   get version(): number {
     return this.changes;
   }
@@ -80,11 +80,6 @@ export class OrderedCollection<T extends { id: string }> {
     }
     entry.record = record;
     if (extra) entry.extra = extra;
-    this.changes++;
-  }
-
-  /** Marks the collection changed after a record was edited in place. */
-  touch(): void {
     this.changes++;
   }
 
