@@ -3,8 +3,8 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import express, { type Express } from 'express';
 import { ApiError, ErrorCode } from '../core/errors.js';
-import { MAX_BODY_BYTES, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
-import { payloadTooLarge, type Sandbox } from '../core/sandbox.js';
+import { MAX_BODY_BYTES, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
+import type { Sandbox } from '../core/sandbox.js';
 
 export interface DevServerOptions {
   /** Default 4010; 0 picks a free port. */
@@ -40,7 +40,7 @@ export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log
       // The core never throws; this guards the socket side, so one bad connection never stops the server.
       (error: unknown) => {
         sandbox.options.onError(error);
-        if (!res.headersSent) writeResponse(res, respondError(new ApiError(500, ErrorCode.INTERNAL_ERROR, 'internal sandbox error (a bug: please report it)')));
+        if (!res.headersSent) writeResponse(res, respondError(ApiError.internal()));
         else res.destroy();
       },
     );

@@ -74,6 +74,11 @@ export class ApiError extends Error {
     });
   }
 
+  /** A 500: an unexpected exception, which is a bug of the sandbox. */
+  static internal(): ApiError {
+    return new ApiError(500, ErrorCode.INTERNAL_ERROR, 'internal sandbox error (a bug: please report it)');
+  }
+
   toBody(): ErrorBody {
     const body: ErrorBody = { message: this.message, errorCode: this.errorCode };
     if (this.metadata) body.metadata = this.metadata;

@@ -28,6 +28,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** A 413: the core answers it, and the dev server too when it stops reading a body early. */
+export function payloadTooLarge(): ApiError {
+  return new ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, `request body is over the ${MAX_BODY_BYTES} byte limit`, { limit: MAX_BODY_BYTES });
+}
+
 /** What a route returns: a value to serialise, or JSON text it already has (a cached page). */
 export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string };
 

@@ -2,7 +2,7 @@ import { RealClock, VirtualClock, type Clock } from '../clock/clock.js';
 import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
 import { Lifecycle } from '../events/lifecycle.js';
 import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, type ExchangeResult } from '../model/connection.js';
-import { isCrmObjectType, type CrmObjectType, type CrmRecord } from '../model/crm.js';
+import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
 import { Dispatcher, type Delivery } from '../webhooks/dispatcher.js';
@@ -10,12 +10,12 @@ import { createHttpTransport } from '../webhooks/http-transport.js';
 import { ConnectionRegistry, connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseDuration, type Duration } from './duration.js';
 import { ApiError, ErrorCode } from './errors.js';
-import { MAX_BODY_BYTES, bodyBytes, parseJsonBody, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
+import { MAX_BODY_BYTES, bodyBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { PageCache } from './page-cache.js';
 import { Random } from './random.js';
 import { Router } from './router.js';
-import { parseOrThrow } from './validation.js';
+import { parseObjectType, parseOrThrow } from './validation.js';
 import { ROUTES, type RouteHandler } from './routes/index.js';
 
 /** Called for every event the sandbox emits, as it is emitted. */
@@ -116,7 +116,7 @@ export class Sandbox {
     } catch (error) {
       if (error instanceof ApiError) return respondError(error);
       this.options.onError(error);
-      return respondError(new ApiError(500, ErrorCode.INTERNAL_ERROR, 'internal sandbox error (a bug: please report it)'));
+      return respondError(ApiError.internal());
     }
   }
 
@@ -224,7 +224,7 @@ export class Sandbox {
   }
 
   private records(connectionId: string, objectType: string) {
-    if (!isCrmObjectType(objectType)) throw invalidObjectType(objectType);
+    parseObjectType(objectType);
     return this.parts.registry.dataOf(this.connection(connectionId));
   }
 
@@ -279,11 +279,3 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   return new Sandbox(options);
 }
 
-export function invalidObjectType(objectType: string): ApiError {
-  return ApiError.invalidField('objectType', `objectType must be one of Contact, Account, Deal, Lead, User, Note, Task, Event, EventAttendee; got ${JSON.stringify(objectType)}`);
-}
-
-/** A 413: the adapters answer it too when they stop reading a body early. */
-export function payloadTooLarge(): ApiError {
-  return new ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, `request body is over the ${MAX_BODY_BYTES} byte limit`, { limit: MAX_BODY_BYTES });
-}

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
-import { isCrmObjectType, type CrmObjectType } from '../../model/crm.js';
+import type { CrmObjectType } from '../../model/crm.js';
 import type { DeliveryState } from '../../webhooks/dispatcher.js';
 import { connectionSummary, type ConnectionState } from '../connections.js';
 import { ApiError } from '../errors.js';
 import { queryParam } from '../http.js';
-import { invalidObjectType } from '../sandbox.js';
-import { parseOrThrow } from '../validation.js';
+import { parseObjectType, parseOrThrow } from '../validation.js';
 import type { Route, RouteContext } from './context.js';
 import { pageBody, pageRequest } from './pagination.js';
 
@@ -24,9 +23,7 @@ function connectionOf(ctx: RouteContext): ConnectionState {
 }
 
 function objectTypeOf(ctx: RouteContext): CrmObjectType {
-  const objectType = ctx.params.objectType!;
-  if (!isCrmObjectType(objectType)) throw invalidObjectType(objectType);
-  return objectType;
+  return parseObjectType(ctx.params.objectType!);
 }
 
 export const controlRoutes: Route[] = [
@@ -113,7 +110,7 @@ export const controlRoutes: Route[] = [
       const eventId = ctx.params.eventId!;
       const delivery = ctx.sandbox.parts.dispatcher.get(eventId);
       // Another API token's events are as unknown as missing ones.
-      if (!delivery || !ctx.sandbox.parts.registry.list(ctx.apiKey).some((c) => c.connectionId === delivery.connectionId)) {
+      if (!delivery || ctx.sandbox.parts.registry.find(delivery.connectionId)?.apiKey !== ctx.apiKey) {
         throw ApiError.notFound('Delivery', eventId, 'eventId');
       }
       return { body: { delivery: await ctx.sandbox.redeliver(eventId) } };
