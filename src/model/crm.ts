@@ -35,7 +35,9 @@ export function crmIdPattern(type: CrmObjectType): RegExp {
   return new RegExp(`^v\\.${ID_PREFIX[type]}\\.[0-9a-f]{32}$`);
 }
 
-const address = z.object({ street: z.string().nullable(), city: z.string().nullable(), state: z.string().nullable(), postalCode: z.string().nullable(), country: z.string().nullable() });
+/** An Account's address, in output order. */
+export const ADDRESS_PARTS = ['street', 'city', 'state', 'postalCode', 'country'] as const;
+const address = z.object(Object.fromEntries(ADDRESS_PARTS.map((part) => [part, z.string().nullable()])) as Record<(typeof ADDRESS_PARTS)[number], z.ZodNullable<z.ZodString>>);
 
 const isoTime = z.iso.datetime({ message: 'must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z' });
 const text = z.string().nullable();

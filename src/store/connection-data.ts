@@ -4,6 +4,7 @@ import { ApiError } from '../core/errors.js';
 import type { Random } from '../core/random.js';
 import { invalidFromIssues, parseOrThrow, type FieldIssue } from '../core/validation.js';
 import {
+  ADDRESS_PARTS,
   CRM_ASSOCIATIONS,
   CRM_FIELDS,
   CRM_OBJECT_TYPES,
@@ -100,21 +101,18 @@ export class ConnectionData {
    */
   create(type: CrmObjectType, input: unknown, extra: Record<string, unknown> = {}): CrmRecord {
     const write = this.parseWrite(type, input);
-    const now = iso(this.options.clock.now());
-    const generated = fakeFields[type]({ faker: this.options.faker, now: this.options.clock.now() }) as Record<string, unknown>;
+    const now = this.options.clock.now();
+    const generated = fakeFields[type]({ faker: this.options.faker, now }) as Record<string, unknown>;
     const record = assemble(type, {
       id: this.newId(type),
       nativeId: (write.nativeId as string | undefined) ?? this.newNativeId(type),
-      createdTime: now,
-      modifiedTime: now,
+      createdTime: iso(now),
+      modifiedTime: iso(now),
       fields: mergeFields(generated, write.fields),
       associations: write.associations,
       explicitFields: write.fields,
     });
     this.deriveLeadAccount(type, record, write);
-    if (this.crm[type].getByNativeId(record.nativeId)) {
-      throw ApiError.invalidField('nativeId', `nativeId ${JSON.stringify(record.nativeId)} is already used by another ${type}`);
-    }
     this.checkRecord(type, record, write.associations);
     this.crm[type].insert(record, extra);
     this.relink(record.id, [], edgesOf(type, record));
@@ -139,10 +137,6 @@ export class ConnectionData {
       explicitFields: write.fields,
     });
     this.deriveLeadAccount(type, after, write);
-    const sameNative = this.crm[type].getByNativeId(after.nativeId);
-    if (sameNative && sameNative.record.id !== id) {
-      throw ApiError.invalidField('nativeId', `nativeId ${JSON.stringify(after.nativeId)} is already used by another ${type}`);
-    }
     this.checkRecord(type, after, write.associations);
     this.crm[type].replace(after, extra);
     this.relink(after.id, edgesOf(type, before), edgesOf(type, after));
@@ -281,8 +275,15 @@ export class ConnectionData {
     return { fields, associations: deduped, ...(nativeId === undefined ? {} : { nativeId: nativeId as string }) };
   }
 
-  /** Checks what depends on other records: links point at records of this connection, attendees agree with themselves. */
+  /**
+   * Checks what depends on other records: the nativeId is the record's own, links point at
+   * records of this connection, attendees agree with themselves.
+   */
   private checkRecord(type: CrmObjectType, record: CrmRecord, written: Associations): void {
+    const sameNative = this.crm[type].getByNativeId(record.nativeId);
+    if (sameNative && sameNative.record.id !== record.id) {
+      throw ApiError.invalidField('nativeId', `nativeId ${JSON.stringify(record.nativeId)} is already used by another ${type}`);
+    }
     const issues: FieldIssue[] = [];
     const associations = record.associations as Associations;
     if (type === 'EventAttendee') {
@@ -336,13 +337,17 @@ export function readOnlyIssues(type: CrmObjectType, body: Record<string, unknown
   return issues;
 }
 
-/** Written fields over base ones; a partial address changes only the parts given. */
+/** Written fields over base ones; a written object (an address) changes only the parts it gives. */
 export function mergeFields(base: Record<string, unknown>, written: Record<string, unknown>): Record<string, unknown> {
   const merged = { ...base, ...written };
-  const [from, to] = [base.address, written.address];
-  if (typeof from === 'object' && from !== null && typeof to === 'object' && to !== null) merged.address = { ...from, ...to };
+  for (const [field, value] of Object.entries(written)) {
+    const before = base[field];
+    if (isObject(value) && isObject(before)) merged[field] = { ...before, ...value };
+  }
   return merged;
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 interface AssembleInput {
   id: string;
@@ -364,9 +369,9 @@ export function assemble(type: CrmObjectType, input: AssembleInput): CrmRecord {
     modifiedTime: input.modifiedTime,
   };
   for (const field of Object.keys(CRM_FIELDS[type].shape)) record[field] = input.fields[field] ?? null;
-  if (type === 'Account' && record.address !== null) {
-    const given = record.address as Record<string, string | null | undefined>;
-    record.address = { street: given.street ?? null, city: given.city ?? null, state: given.state ?? null, postalCode: given.postalCode ?? null, country: given.country ?? null };
+  if (type === 'Account' && isObject(record.address)) {
+    const given = record.address;
+    record.address = Object.fromEntries(ADDRESS_PARTS.map((part) => [part, given[part] ?? null]));
   }
   if (type === 'Deal') {
     record.expectedRevenue = expectedRevenue(record.amount as number | null, record.probability as string | null);
