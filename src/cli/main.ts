@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../core/errors.js';
+import { ScenarioError } from '../scenarios/load.js';
+import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -13,7 +15,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .scriptName('crm-sandbox')
       .usage('$0 <command> [options]')
       .command(serveCommand)
-      .demandCommand(1, 'Name a command: serve')
+      .command(scenarioCommand)
+      .demandCommand(1, 'Name a command: serve or scenario')
       .env('CRM_SANDBOX')
       .strict()
       .version(version)
@@ -33,7 +36,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       })
       .parseAsync();
   } catch (error) {
-    if (error instanceof SandboxConfigError) {
+    if (error instanceof SandboxConfigError || error instanceof ScenarioError) {
       console.error(`crm-sandbox: ${error.message}`);
       process.exit(2);
     }

@@ -27,6 +27,8 @@ export interface Clock {
   settle(): Promise<void>;
   /** Cancels every timer. */
   close(): void;
+  /** Virtual clock only: when the next task falls due (undefined when none is scheduled, and always on a real clock). */
+  nextDue(): number | undefined;
 }
 
 type ErrorSink = (error: unknown) => void;
@@ -97,6 +99,10 @@ export class RealClock extends BaseClock implements Clock {
     await this.drain();
   }
 
+  nextDue(): undefined {
+    return undefined;
+  }
+
   close(): void {
     for (const handle of this.timers) clearTimeout(handle);
     this.timers.clear();
@@ -154,6 +160,14 @@ export class VirtualClock extends BaseClock implements Clock {
 
   close(): void {
     for (let entry = this.queue.pop(); entry; entry = this.queue.pop()) entry.cancelled = true;
+  }
+
+  nextDue(): number | undefined {
+    for (let next = this.queue.peek(); next; next = this.queue.peek()) {
+      if (!next.cancelled) return next.at;
+      this.queue.pop();
+    }
+    return undefined;
   }
 
   private async runUntil(target: number): Promise<void> {

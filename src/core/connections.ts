@@ -42,9 +42,14 @@ interface PublicToken {
   apiKey: string;
   integrationId: IntegrationId;
   nativeOrgId: string | undefined;
+  /** The accessToken the exchange will give, when the caller fixed it. */
+  accessToken: string | undefined;
   expiresAt: number;
   used: boolean;
 }
+
+/** What a real access token looks like; a fixed one must look the same. */
+const ACCESS_TOKEN = /^access_[0-9a-f]{40}$/;
 
 export interface ConnectionRegistryOptions {
   clock: Clock;
@@ -87,18 +92,20 @@ export class ConnectionRegistry {
   }
 
   /** Stands in for the browser widget: a public token for an integration, as if a user had linked an account. */
-  createPublicToken(apiKey: string, request: { integrationId: IntegrationId; linkToken?: string; nativeOrgId?: string }): string {
+  createPublicToken(apiKey: string, request: { integrationId: IntegrationId; linkToken?: string; nativeOrgId?: string; accessToken?: string }): string {
     if (request.linkToken !== undefined) {
       const link = this.linkTokens.get(request.linkToken);
       if (!link || link.apiKey !== apiKey || link.expiresAt <= this.options.clock.now()) {
         throw new ApiError(401, ErrorCode.INVALID_LINK_TOKEN, 'linkToken is invalid or expired', { field: 'linkToken' });
       }
     }
+    if (request.accessToken !== undefined) this.checkFreeAccessToken(request.accessToken);
     const publicToken = `public_${this.tokens.hex(32)}`;
     this.publicTokens.set(publicToken, {
       apiKey,
       integrationId: request.integrationId,
       nativeOrgId: request.nativeOrgId,
+      accessToken: request.accessToken,
       expiresAt: this.options.clock.now() + this.options.tokenTtlMs,
       used: false,
     });
@@ -122,11 +129,20 @@ export class ConnectionRegistry {
       // The original's message for development accounts, word for word.
       throw new ApiError(400, ErrorCode.CONNECTION_LIMIT_REACHED, 'Maximum number of connections reached for development account', { limit });
     }
+    if (token.accessToken !== undefined) this.checkFreeAccessToken(token.accessToken);
     token.used = true;
-    return this.add(apiKey, token.integrationId, token.nativeOrgId);
+    return this.add(apiKey, token.integrationId, token.nativeOrgId, token.accessToken);
   }
 
-  private add(apiKey: string, integrationId: IntegrationId, nativeOrgId: string | undefined): ConnectionState {
+  /** A fixed accessToken (for receivers configured ahead of a run) must look real and be free. */
+  private checkFreeAccessToken(accessToken: string): void {
+    if (!ACCESS_TOKEN.test(accessToken)) {
+      throw ApiError.invalidField('accessToken', `accessToken must be access_ followed by 40 lowercase hex characters, got ${JSON.stringify(accessToken)}`);
+    }
+    if (this.byAccessToken.has(accessToken)) throw ApiError.invalidField('accessToken', 'accessToken is already the token of another connection');
+  }
+
+  private add(apiKey: string, integrationId: IntegrationId, nativeOrgId: string | undefined, fixedAccessToken?: string): ConnectionState {
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
     const seedFaker = newFaker(random.fork('seed'));
@@ -137,9 +153,12 @@ export class ConnectionRegistry {
       slug: companyDomain(seedFaker, orgName).replace(/\.com$/, ''),
     };
     const now = this.options.clock.now();
+    const connectionId = random.hex(32);
+    // Drawn even when fixed, so that the rest of the connection's stream stays the same.
+    const accessToken = `access_${random.hex(40)}`;
     const connection: ConnectionState = {
-      connectionId: random.hex(32),
-      accessToken: `access_${random.hex(40)}`,
+      connectionId,
+      accessToken: fixedAccessToken ?? accessToken,
       apiKey,
       integrationId,
       org,

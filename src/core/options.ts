@@ -1,6 +1,7 @@
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { BUNDLED_FIXTURES_DIR, loadFixtures, type FixtureFile, type FixtureSet } from '../store/fixtures.js';
 import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
+import { chaosSettingsSchema, resolveChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { parseDuration, parseDurationList, type Duration } from './duration.js';
 import { SandboxConfigError } from './errors.js';
 
@@ -42,6 +43,8 @@ export interface SandboxOptions {
   webhookCa?: string;
   /** Most finished deliveries kept in the log (oldest succeeded evicted first, then oldest failed); unfinished ones are always kept. Default 10000. */
   deliveryLogLimit?: number;
+  /** Delivery chaos for every connection without its own (duplicates, delays, reordering, outages). Default: none. */
+  deliveryChaos?: ChaosSettings;
   /** Called with unexpected internal errors (a bug). Default: printed to stderr. */
   onError?: (error: unknown) => void;
 }
@@ -62,6 +65,7 @@ export interface ResolvedOptions {
   attemptTimeoutMs: number;
   webhookCa: string | undefined;
   deliveryLogLimit: number;
+  deliveryChaos: ChaosSettings | undefined;
   onError: (error: unknown) => void;
 }
 
@@ -107,6 +111,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     attemptTimeoutMs,
     webhookCa: options.webhookCa,
     deliveryLogLimit,
+    deliveryChaos: checkChaos(options.deliveryChaos),
     onError: options.onError ?? ((error) => console.error('crm-sandbox internal error:', error)),
   };
 }
@@ -125,4 +130,15 @@ function resolveDataset(dataset: SandboxOptions['dataset'] = {}): DatasetSize {
     if (!Number.isSafeInteger(count) || count < 0) throw new SandboxConfigError(`${name} must be a non-negative integer, got ${count}`);
   }
   return size;
+}
+
+function checkChaos(settings: ChaosSettings | undefined): ChaosSettings | undefined {
+  if (settings === undefined) return undefined;
+  const parsed = chaosSettingsSchema.safeParse(settings);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new SandboxConfigError(`deliveryChaos.${issue.path.join('.')}: ${issue.message}`);
+  }
+  resolveChaos(parsed.data, 0);
+  return parsed.data;
 }

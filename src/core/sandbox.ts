@@ -6,6 +6,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
 import { Dispatcher, type Delivery } from '../webhooks/dispatcher.js';
+import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { createHttpTransport } from '../webhooks/http-transport.js';
 import { ConnectionRegistry, connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseDuration, type Duration } from './duration.js';
@@ -17,6 +18,9 @@ import { Random } from './random.js';
 import { Router } from './router.js';
 import { parseObjectType, parseOrThrow } from './validation.js';
 import { ROUTES, type RouteHandler } from './routes/index.js';
+import type { RunScenarioOptions } from '../scenarios/index.js';
+import type { ScenarioReport } from '../scenarios/report.js';
+import type { ScenarioDefinition } from '../scenarios/schema.js';
 
 /** Called for every event the sandbox emits, as it is emitted. */
 export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
@@ -74,6 +78,8 @@ export class Sandbox {
       attemptTimeoutMs: this.options.attemptTimeoutMs,
       logLimit: this.options.deliveryLogLimit,
       target: (connectionId) => registry.find(connectionId),
+      random: random.fork('chaos'),
+      defaultChaos: this.options.deliveryChaos,
     });
     this.parts = { clock, registry, lifecycle, dispatcher, pages: new PageCache() };
   }
@@ -158,7 +164,7 @@ export class Sandbox {
    *
    * @example const { accessToken } = sandbox.connect({ integrationId: 'hubspot' });
    */
-  connect(options: { apiKey?: string; integrationId?: IntegrationId; nativeOrgId?: string } = {}): ExchangeResult {
+  connect(options: { apiKey?: string; integrationId?: IntegrationId; nativeOrgId?: string; accessToken?: string } = {}): ExchangeResult {
     const apiKey = options.apiKey ?? this.options.apiKeys[0]!;
     if (!this.options.apiKeys.includes(apiKey)) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
     const { registry } = this.parts;
@@ -167,6 +173,7 @@ export class Sandbox {
       integrationId: options.integrationId ?? DEFAULT_INTEGRATION,
       linkToken,
       ...(options.nativeOrgId ? { nativeOrgId: options.nativeOrgId } : {}),
+      ...(options.accessToken ? { accessToken: options.accessToken } : {}),
     });
     return this.exchange(apiKey, publicToken);
   }
@@ -251,6 +258,23 @@ export class Sandbox {
     return this.parts.dispatcher.redeliver(eventId);
   }
 
+  /**
+   * Sets a connection's delivery chaos: duplicates, extra delays, broken order, an outage (see
+   * {@link ChaosSettings}); `{}` turns it off. Seeded: the same run makes the same chaos.
+   *
+   * @example sandbox.setChaos(connectionId, { duplicate: 0.5, delay: '100ms-2s' });
+   */
+  setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings {
+    this.connection(connectionId);
+    return this.parts.dispatcher.setChaos(connectionId, parseChaos(settings));
+  }
+
+  /** The delivery chaos a connection is under. */
+  chaos(connectionId: string): ChaosSettings {
+    this.connection(connectionId);
+    return this.parts.dispatcher.chaosOf(connectionId);
+  }
+
   /** Listens to events as they are emitted; returns a function that stops listening. */
   onEvent(listener: EventListener): () => void {
     this.listeners.add(listener);
@@ -260,6 +284,23 @@ export class Sandbox {
   private emit(emitted: EmittedEvent): void {
     this.parts.dispatcher.enqueue(emitted);
     for (const listener of this.listeners) listener(emitted.event, { connectionId: emitted.connectionId });
+  }
+
+  // --- Scenarios ----------------------------------------------------------------------------
+
+  /**
+   * Plays a scenario (a built-in's name, a file path, or a definition) on this sandbox: links
+   * its main connection (or uses `connectionId`), creates the webhook, plays the steps, waits
+   * for every delivery, and resolves with the report. On a virtual clock it runs instantly.
+   *
+   * @example
+   * const report = await sandbox.runScenario('deal-won', { webhookUrl: 'https://app.test/webhooks' });
+   * expect(report.failures).toEqual([]);
+   */
+  async runScenario(scenario: string | ScenarioDefinition, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
+    // Loaded on first use: a sandbox that plays no scenario never pays for the engine or YAML.
+    const { runScenario } = await import('../scenarios/index.js');
+    return runScenario(this, scenario, options);
   }
 
   /** Stops every timer and aborts deliveries in flight. The sandbox still answers requests, but nothing more happens by itself. */

@@ -3,6 +3,8 @@ import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Webhook } from '../model/connection.js';
 import { EVENT_HEADERS, type ServiceEvent } from '../model/events.js';
 import type { EmittedEvent } from '../events/event-factory.js';
+import type { Random } from '../core/random.js';
+import { chaosDelay, chaosDuplicates, resolveChaos, type AttemptChaos, type Chaos, type ChaosSettings } from './chaos.js';
 import type { HttpTransport } from './http-transport.js';
 import { signPayload } from './signature.js';
 
@@ -26,8 +28,10 @@ export interface DeliveryAttempt {
   error: string | null;
   /** Real milliseconds the request took (a network measure, even on a virtual clock). */
   durationMs: number;
-  /** `schedule` for the automatic attempts, `redeliver` for one asked for by hand. */
-  trigger: 'schedule' | 'redeliver';
+  /** `schedule` for the automatic attempts, `redeliver` for one asked for by hand, `chaos` for a duplicate chaos sent. */
+  trigger: 'schedule' | 'redeliver' | 'chaos';
+  /** What delivery chaos did to this attempt; absent when it did nothing. */
+  chaos?: AttemptChaos;
 }
 
 /** An event and the story of its delivery, as the delivery log shows it. */
@@ -76,7 +80,14 @@ export interface DispatcherOptions {
   logLimit: number;
   /** The connection's accessToken and current webhook, if it still exists. */
   target: (connectionId: string) => { accessToken: string; webhook: Webhook | undefined } | undefined;
+  /** Root of the chaos streams: each connection draws its chaos from its own fork. */
+  random: Random;
+  /** Chaos for every connection that has none of its own (`serve --delivery-chaos`). */
+  defaultChaos?: ChaosSettings | undefined;
 }
+
+/** How an attempt relates to its delivery: it decides the queue's next step, only records, or repeats an accepted one. */
+type AttemptKind = 'schedule' | 'manual' | 'duplicate';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -93,9 +104,40 @@ export class Dispatcher {
   private finished = 0;
   /** Aborts the attempts in flight when the sandbox closes. */
   private readonly closing = new AbortController();
+  private readonly chaos = new Map<string, Chaos>();
+  private readonly chaosStreams = new Map<string, Random>();
+  private readonly defaultChaos: Chaos | null;
 
   constructor(options: DispatcherOptions) {
     this.options = options;
+    this.defaultChaos = options.defaultChaos ? resolveChaos(options.defaultChaos, options.clock.now()) : null;
+  }
+
+  /** Sets a connection's delivery chaos (`{}` for none); it applies from the next attempt on. */
+  setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings {
+    const chaos = resolveChaos(settings, this.options.clock.now());
+    if (chaos) this.chaos.set(connectionId, chaos);
+    else this.chaos.delete(connectionId);
+    this.pump(connectionId);
+    return chaos?.settings ?? {};
+  }
+
+  /** The chaos a connection's deliveries are under (its own, else the default). */
+  chaosOf(connectionId: string): ChaosSettings {
+    return (this.chaos.get(connectionId) ?? this.defaultChaos)?.settings ?? {};
+  }
+
+  private activeChaos(connectionId: string): Chaos | null {
+    return this.chaos.get(connectionId) ?? this.defaultChaos;
+  }
+
+  private chaosStream(connectionId: string): Random {
+    let random = this.chaosStreams.get(connectionId);
+    if (!random) {
+      random = this.options.random.fork(`chaos:${connectionId}`);
+      this.chaosStreams.set(connectionId, random);
+    }
+    return random;
   }
 
   enqueue(emitted: EmittedEvent): void {
@@ -139,6 +181,8 @@ export class Dispatcher {
   connectionRemoved(connectionId: string): void {
     this.webhookDeleted(connectionId);
     this.queues.delete(connectionId);
+    this.chaos.delete(connectionId);
+    this.chaosStreams.delete(connectionId);
     for (const [eventId, entry] of this.log) if (entry.emitted.connectionId === connectionId) this.remove(eventId, entry);
   }
 
@@ -196,20 +240,47 @@ export class Dispatcher {
     return queue;
   }
 
-  /** Starts the head of a connection's queue if nothing holds it back. */
+  /**
+   * Starts the head of a connection's queue if nothing holds it back; under `reorder` chaos,
+   * every waiting event of the connection, each on its own.
+   */
   private pump(connectionId: string): void {
     const queue = this.queues.get(connectionId);
-    const head = queue?.items[0];
-    if (!queue || !head || queue.inFlight || head.state !== 'pending') return;
-    if (!this.options.target(connectionId)?.webhook) return;
-    void this.options.clock.track(this.attempt(head, 'schedule', 'schedule'));
+    if (!queue || !this.options.target(connectionId)?.webhook) return;
+    const chaos = this.activeChaos(connectionId);
+    if (chaos?.reorder) {
+      for (const entry of queue.items) if (entry.state === 'pending' && !entry.timer) this.start(entry, chaos);
+      return;
+    }
+    const head = queue.items[0];
+    if (!head || queue.inFlight || head.state !== 'pending' || head.timer) return;
+    this.start(head, chaos);
+  }
+
+  /** The first automatic attempt of an event, after the chaos delay if there is one. */
+  private start(entry: Entry, chaos: Chaos | null): void {
+    const delayMs = chaosDelay(chaos, this.chaosStream(entry.emitted.connectionId));
+    if (delayMs === 0 && !chaos?.reorder) {
+      void this.options.clock.track(this.attempt(entry, 'schedule', 'schedule'));
+      return;
+    }
+    this.later(entry, delayMs, { delayMs });
+  }
+
+  /** An automatic attempt `delayMs` from now. */
+  private later(entry: Entry, delayMs: number, chaos: AttemptChaos): void {
+    entry.nextAttemptAt = this.options.clock.now() + delayMs;
+    entry.timer = this.options.clock.setTimer(delayMs, () => {
+      entry.timer = undefined;
+      return this.attempt(entry, 'schedule', 'schedule', chaos);
+    });
   }
 
   /**
    * One POST. `schedule` attempts belong to the queue (they hold it, count towards the retry
    * schedule and decide what comes next); `manual` ones only record their outcome.
    */
-  private async attempt(entry: Entry, kind: 'schedule' | 'manual', trigger: DeliveryAttempt['trigger']): Promise<void> {
+  private async attempt(entry: Entry, kind: AttemptKind, trigger: DeliveryAttempt['trigger'], chaos: AttemptChaos = {}): Promise<void> {
     const connectionId = entry.emitted.connectionId;
     const target = this.options.target(connectionId);
     const webhook = target?.webhook;
@@ -230,9 +301,14 @@ export class Dispatcher {
       [EVENT_HEADERS.signature]: signPayload(target.accessToken, entry.emitted.body, timestamp),
       [EVENT_HEADERS.connectionId]: connectionId,
     };
+    const outageUntil = this.activeChaos(connectionId)?.outageUntil;
+    const outage = outageUntil != null && startedAt < outageUntil;
+    if (outage) chaos = { ...chaos, outage: true };
     // Real elapsed time: it measures the network, which a virtual clock does not govern.
     const started = performance.now();
-    const outcome = await this.options.transport(webhook.webhookUrl, headers, entry.emitted.body, this.options.attemptTimeoutMs, this.closing.signal);
+    const outcome = outage
+      ? { error: 'chaos: simulated outage' }
+      : await this.options.transport(webhook.webhookUrl, headers, entry.emitted.body, this.options.attemptTimeoutMs, this.closing.signal);
     // The connection was deleted meanwhile: its log and queue are gone, and so is this attempt.
     if (this.log.get(entry.emitted.eventId) !== entry) return;
     const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
@@ -245,26 +321,35 @@ export class Dispatcher {
       error: outcome.error ?? null,
       durationMs: Math.round(performance.now() - started),
       trigger,
+      ...(Object.keys(chaos).length > 0 ? { chaos } : {}),
     });
     if (kind === 'schedule') queue.inFlight = undefined;
+    // A duplicate repeats an event the receiver already accepted: whatever its answer, the delivery stays succeeded.
+    if (kind === 'duplicate') {
+      this.setState(entry, 'succeeded');
+      return;
+    }
 
-    const isHead = queue.items[0] === entry;
+    const queued = queue.items[0] === entry || queue.items.includes(entry);
     if (ok) {
       this.setState(entry, 'succeeded');
       entry.failureReason = null;
-      if (isHead) queue.items.shift();
-    } else if (isHead && kind === 'schedule' && entry.scheduledAttempts <= this.options.retryScheduleMs.length) {
-      const delay = this.options.retryScheduleMs[entry.scheduledAttempts - 1]!;
+      if (queued) removeFrom(queue.items, entry);
+      if (kind === 'schedule' && chaosDuplicates(this.activeChaos(connectionId), this.chaosStream(connectionId))) {
+        // The duplicate goes out before the next event, holding the queue as the original did.
+        queue.inFlight = entry;
+        await this.attempt(entry, 'duplicate', 'chaos', { duplicate: true });
+        queue.inFlight = undefined;
+      }
+    } else if (queued && kind === 'schedule' && entry.scheduledAttempts <= this.options.retryScheduleMs.length) {
+      const retryMs = this.options.retryScheduleMs[entry.scheduledAttempts - 1]!;
+      const delayMs = chaosDelay(this.activeChaos(connectionId), this.chaosStream(connectionId));
       this.setState(entry, 'retrying');
-      entry.nextAttemptAt = this.options.clock.now() + delay;
-      entry.timer = this.options.clock.setTimer(delay, () => {
-        entry.timer = undefined;
-        return this.attempt(entry, 'schedule', 'schedule');
-      });
+      this.later(entry, retryMs + delayMs, delayMs > 0 ? { delayMs } : {});
     } else {
       this.setState(entry, 'failed');
       entry.failureReason = `no 2xx answer after ${entry.attempts.length} attempt${entry.attempts.length === 1 ? '' : 's'}`;
-      if (isHead) queue.items.shift();
+      if (queued) removeFrom(queue.items, entry);
     }
     this.evict();
     this.pump(connectionId);
@@ -296,6 +381,12 @@ export class Dispatcher {
 }
 
 const isFinished = (state: DeliveryState) => state === 'succeeded' || state === 'failed';
+
+/** Removes an entry from a queue: the head in order, anywhere under `reorder` chaos. */
+function removeFrom(items: Entry[], entry: Entry): void {
+  if (items[0] === entry) items.shift();
+  else items.splice(items.indexOf(entry), 1);
+}
 
 function snapshot(entry: Entry): Delivery {
   return {

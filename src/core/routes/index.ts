@@ -1,9 +1,11 @@
+import { chaosRoutes } from './chaos.js';
 import { connectionRoutes } from './connections.js';
 import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
 import { engagementRoutes } from './engagement.js';
 import { linkRoutes } from './link.js';
 import { passthroughRoutes } from './passthrough.js';
+import { scenarioRoutes } from './scenarios.js';
 import { webhookRoutes } from './webhook.js';
 
 export type { Route, RouteContext, RouteHandler } from './context.js';
@@ -16,4 +18,6 @@ export const ROUTES: Route[] = [
   ...webhookRoutes,
   ...passthroughRoutes,
   ...controlRoutes,
+  ...chaosRoutes,
+  ...scenarioRoutes,
 ];

@@ -7,6 +7,7 @@ const publicTokenBody = z.object({
   integrationId: z.enum(INTEGRATION_IDS).optional(),
   linkToken: z.string().min(1).optional(),
   nativeOrgId: z.string().min(1).optional(),
+  accessToken: z.string().min(1).optional(),
 });
 
 const exchangeBody = z.object({ publicToken: z.string().min(1) });
@@ -23,11 +24,12 @@ export const linkRoutes: Route[] = [
     method: 'POST',
     pattern: '/sandbox/public-token',
     handler: (ctx) => {
-      const { integrationId, linkToken, nativeOrgId } = parseOrThrow(publicTokenBody, ctx.body());
+      const { integrationId, linkToken, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody, ctx.body());
       const publicToken = ctx.sandbox.parts.registry.createPublicToken(ctx.apiKey, {
         integrationId: integrationId ?? DEFAULT_INTEGRATION,
         ...(linkToken === undefined ? {} : { linkToken }),
         ...(nativeOrgId === undefined ? {} : { nativeOrgId }),
+        ...(accessToken === undefined ? {} : { accessToken }),
       });
       return { body: { publicToken } };
     },

@@ -1,0 +1,57 @@
+import type { ScenarioReport } from '../scenarios/report.js';
+import type { RunProgress } from '../scenarios/runner.js';
+
+/**
+ * Progress of a run: one line updated in place on a terminal, plain lines otherwise (CI logs).
+ * Writes to `stream` (stderr when stdout carries the `--json` report).
+ */
+export function progressPrinter(stream: NodeJS.WriteStream): { update: (progress: RunProgress) => void; end: () => void } {
+  const tty = stream.isTTY === true;
+  let last = '';
+  return {
+    update(progress) {
+      const line = `[${progress.step}/${progress.steps}] ${progress.detail}`;
+      if (line === last) return;
+      last = line;
+      if (tty) stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 100) - 1)}`);
+      else stream.write(`${line}\n`);
+    },
+    end() {
+      if (tty && last !== '') stream.write('\r\x1b[2K');
+    },
+  };
+}
+
+/** The summary a person reads at the end of a run. */
+export function formatSummary(report: ScenarioReport): string {
+  const lines: string[] = [];
+  const delivered = report.events.filter((event) => event.state === 'succeeded').length;
+  const attempts = report.events.reduce((sum, event) => sum + event.attempts.length, 0);
+  lines.push(`${report.ok ? 'PASS' : 'FAIL'} ${report.scenario}: ${report.description}`);
+  lines.push(`  connection   ${report.connection.connectionId} (${report.connection.integrationId})`);
+  lines.push(`  accessToken  ${report.connection.accessToken}   (verifies the x-service-signature of each event)`);
+  lines.push(`  webhook      ${report.connection.webhookUrl ?? '(none)'}`);
+  lines.push(`  events       ${report.events.length} emitted, ${delivered} delivered, ${attempts} attempts; ${report.speed}, started ${report.startTime}`);
+  if (report.probes.length > 0) {
+    lines.push('', formatProbes(report));
+  }
+  const passed = report.checks.filter((check) => check.ok && !check.kind.startsWith('probe')).length;
+  const expectations = report.checks.filter((check) => !check.kind.startsWith('probe') && check.kind !== 'delivery');
+  if (expectations.length > 0) lines.push(`  expectations ${passed} of ${expectations.length} held`);
+  if (report.failures.length > 0) {
+    lines.push('', 'Failures:');
+    for (const failure of report.failures.slice(0, 20)) lines.push(`  ✗ ${failure}`);
+    if (report.failures.length > 20) lines.push(`  … and ${report.failures.length - 20} more (see --json)`);
+  }
+  return lines.join('\n');
+}
+
+/** The receiver-check table. */
+function formatProbes(report: ScenarioReport): string {
+  const rows = report.probes.map((probe) => [probe.ok ? 'pass' : 'FAIL', probe.probe, probe.expected, probe.got]);
+  const header = ['', 'probe', 'expected', 'got'];
+  const widths = header.map((_, column) => Math.max(header[column]!.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => `  ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}`.trimEnd();
+  const out = [line(header), ...rows.map(line)];
+  return out.join('\n');
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { INTEGRATION_IDS } from '../../model/integrations.js';
+import { ApiError } from '../errors.js';
+import { parseOrThrow } from '../validation.js';
+import type { Route, RouteContext } from './context.js';
+
+const runBody = z.strictObject({
+  connectionId: z.string().min(1).optional(),
+  link: z
+    .strictObject({
+      integrationId: z.enum(INTEGRATION_IDS).optional(),
+      nativeOrgId: z.string().min(1).optional(),
+      accessToken: z.string().min(1).optional(),
+    })
+    .optional(),
+  webhookUrl: z.string().url().optional(),
+  seed: z.number().int().nonnegative().optional(),
+  maxWait: z.string().min(1).optional(),
+  definition: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** How long a run through the control API waits for its deliveries at the end, unless the body says. */
+export const ROUTE_MAX_WAIT = '60s';
+
+// The engine (and its YAML parser) is loaded by the first request that needs it.
+const engine = () => import('../../scenarios/index.js');
+
+/** Plays a scenario on this sandbox for the caller's API token; the answer is the report. */
+async function run(ctx: RouteContext, scenario: 'definition' | string) {
+  const body = parseOrThrow(runBody, ctx.body());
+  if (body.connectionId !== undefined && body.link !== undefined) throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
+  const { checkScenario, listBuiltIns, findScenario, runScenario, ScenarioError } = await engine();
+  let resolved;
+  try {
+    if (scenario === 'definition') {
+      if (body.definition === undefined) throw ApiError.invalidField('definition', 'definition is required');
+      resolved = checkScenario(body.definition, 'definition');
+    } else {
+      // Only built-ins by name: a request never names a file on the server's disk.
+      if (!listBuiltIns().some((item) => item.name === scenario)) throw ApiError.notFound('Scenario', scenario, 'name');
+      resolved = findScenario(scenario);
+    }
+  } catch (error) {
+    if (error instanceof ScenarioError) throw ApiError.invalidField(error.field ? `definition.${error.field}` : 'definition', error.message);
+    throw error;
+  }
+  if (body.connectionId !== undefined) ctx.sandbox.parts.registry.get(ctx.apiKey, body.connectionId);
+  const report = await runScenario(ctx.sandbox, resolved, {
+    apiKey: ctx.apiKey,
+    webhookUrl: body.webhookUrl,
+    connectionId: body.connectionId,
+    integrationId: body.link?.integrationId,
+    nativeOrgId: body.link?.nativeOrgId,
+    accessToken: body.link?.accessToken,
+    seed: body.seed,
+    // The dev server's clock is real: a request should not wait out a 20-hour retry schedule.
+    maxWait: body.maxWait ?? ROUTE_MAX_WAIT,
+  });
+  return { body: report };
+}
+
+/** `GET /sandbox/scenarios` lists the built-ins; `POST …/{name}/run` and `POST /sandbox/scenarios/run` (a definition) play one. */
+export const scenarioRoutes: Route[] = [
+  {
+    method: 'GET',
+    pattern: '/sandbox/scenarios',
+    handler: async () => {
+      const { listBuiltIns } = await engine();
+      return { body: { scenarios: listBuiltIns().map(({ name, description }) => ({ name, description })) } };
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/sandbox/scenarios/run',
+    handler: (ctx) => run(ctx, 'definition'),
+  },
+  {
+    method: 'POST',
+    pattern: '/sandbox/scenarios/:name/run',
+    handler: (ctx) => run(ctx, ctx.params.name!),
+  },
+];

@@ -1,0 +1,40 @@
+import type { Sandbox } from '../core/sandbox.js';
+import { sandboxTarget } from './api-target.js';
+import { checkScenario, findScenario, type Scenario } from './load.js';
+import type { ScenarioReport } from './report.js';
+import { runScenarioOn, type RunOptions } from './runner.js';
+import type { ScenarioDefinition } from './schema.js';
+
+/** Options of `sandbox.runScenario()`. */
+export interface RunScenarioOptions extends Pick<RunOptions, 'webhookUrl' | 'connectionId' | 'accessToken' | 'integrationId' | 'nativeOrgId' | 'maxWait' | 'seed' | 'onProgress'> {
+  /** API token the scenario acts as. Default: the sandbox's first. */
+  apiKey?: string;
+  /** On a virtual clock: `'instant'` (default) or how many times faster than real time. */
+  speed?: 'instant' | number;
+}
+
+/** A built-in's name, a file path, or a definition, checked. */
+export function resolveScenario(scenario: string | ScenarioDefinition | Scenario): Scenario {
+  if (typeof scenario === 'string') return findScenario(scenario);
+  if ('definition' in scenario && 'source' in scenario) return scenario;
+  return checkScenario(scenario, '(code)', (scenario as ScenarioDefinition).name ?? 'scenario');
+}
+
+/** Plays a scenario on a sandbox of this process; see `Sandbox.runScenario`. */
+export function runScenario(sandbox: Sandbox, scenario: string | ScenarioDefinition | Scenario, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
+  const resolved = resolveScenario(scenario);
+  const speed = options.speed === undefined || options.speed === 'instant' ? Infinity : options.speed;
+  const target = sandboxTarget(sandbox, { apiKey: options.apiKey, speed });
+  const realClock = sandbox.parts.clock.kind === 'real';
+  return runScenarioOn(resolved, target, {
+    ...options,
+    speedLabel: realClock ? 'realtime' : speed === Infinity ? 'instant' : `${speed}x`,
+    reportSeed: sandbox.options.seed,
+    transport: undefined,
+  });
+}
+
+export { ScenarioError, listBuiltIns, findScenario, parseScenario, loadScenarioFile, checkScenario, type Scenario } from './load.js';
+export type { ScenarioReport, TranscriptEvent, TranscriptAttempt, CheckResult, ProbeResult } from './report.js';
+export type { ScenarioDefinition, ScenarioStep, StepKind, ProbeName } from './schema.js';
+export { scenarioJsonSchema, PROBES, STEP_KINDS } from './schema.js';

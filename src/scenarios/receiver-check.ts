@@ -1,0 +1,116 @@
+import type { Random } from '../core/random.js';
+import { EVENT_HEADERS, type StatusChangeEvent } from '../model/events.js';
+import type { HttpTransport } from '../webhooks/http-transport.js';
+import { signPayload } from '../webhooks/signature.js';
+import type { ProbeResult } from './report.js';
+import { PROBES, type ProbeName } from './schema.js';
+
+/** How far in the past the stale-timestamp probe is: well outside any sensible tolerance. */
+const STALE_BY_SECONDS = 3600;
+
+export interface ReceiverCheckInput {
+  webhookUrl: string;
+  connectionId: string;
+  accessToken: string;
+  probes?: readonly ProbeName[] | undefined;
+  transport: HttpTransport;
+  /** Real time, ms: the receiver judges timestamps by its own clock, whatever the run's speed. */
+  realNow: () => number;
+  /** Event ids of the probes. */
+  random: Random;
+  /** The attempt timeout the receiver must answer within. */
+  timeoutMs: number;
+}
+
+const FIXES: Record<ProbeName, string> = {
+  'valid-signature':
+    'answer a correctly signed event with a 2xx: recompute sha256(accessToken + raw body + x-service-timestamp) over the raw body text (not re-serialised JSON), with the accessToken of the connection named by x-service-connection-id',
+  'forged-signature': 'reject an event whose x-service-signature does not match what you compute (answer 401)',
+  'tampered-body': 'verify the signature over the exact raw body before you parse or use it, and reject a mismatch',
+  'missing-signature': 'reject an event without an x-service-signature header',
+  'missing-timestamp': 'reject an event without an x-service-timestamp header',
+  'stale-timestamp': 'reject a timestamp far from your clock, e.g. verifySignature({ ..., toleranceSeconds: 300 }): it stops replays',
+  'duplicate-event': 'answer an eventId you already processed with a 2xx and do not process it twice (keep the eventIds you have seen)',
+  'answers-in-time': 'answer within the attempt timeout: acknowledge first, do the work after answering',
+};
+
+const EXPECTED: Record<ProbeName, ProbeResult['expected']> = {
+  'valid-signature': '2xx',
+  'forged-signature': 'non-2xx',
+  'tampered-body': 'non-2xx',
+  'missing-signature': 'non-2xx',
+  'missing-timestamp': 'non-2xx',
+  'stale-timestamp': 'non-2xx',
+  'duplicate-event': '2xx',
+  'answers-in-time': 'in time',
+};
+
+/**
+ * Sends probes to a webhook receiver and says, probe by probe, whether it behaves as a safe
+ * consumer: accepts a signed event, rejects forged, tampered, unsigned and stale ones, takes a
+ * duplicate without harm, answers in time. Probes are STATUS_CHANGE READY events with their
+ * own eventIds, signed (or not) with the connection's accessToken and real timestamps.
+ */
+export async function checkReceiver(input: ReceiverCheckInput): Promise<ProbeResult[]> {
+  const wanted = new Set(input.probes ?? PROBES);
+  const event = (): string => JSON.stringify({ eventId: input.random.hex(32), type: 'STATUS_CHANGE', data: { status: 'READY' } } satisfies StatusChangeEvent);
+  const nowSeconds = () => String(Math.floor(input.realNow() / 1000));
+  const signed = (body: string, timestamp = nowSeconds()) => ({
+    'content-type': 'application/json',
+    [EVENT_HEADERS.timestamp]: timestamp,
+    [EVENT_HEADERS.signature]: signPayload(input.accessToken, body, timestamp),
+    [EVENT_HEADERS.connectionId]: input.connectionId,
+  });
+  const results: ProbeResult[] = [];
+  let slowest = 0;
+  const send = async (probe: ProbeName, headers: Record<string, string>, body: string) => {
+    const started = performance.now();
+    const outcome = await input.transport(input.webhookUrl, headers, body, input.timeoutMs);
+    const durationMs = Math.round(performance.now() - started);
+    slowest = Math.max(slowest, durationMs);
+    if (!wanted.has(probe)) return;
+    const accepted = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+    const answered = outcome.status !== undefined;
+    const ok = EXPECTED[probe] === '2xx' ? accepted : answered && !accepted;
+    results.push({ probe, expected: EXPECTED[probe], got: answered ? String(outcome.status) : outcome.error!, ok, durationMs, fix: ok ? null : FIXES[probe] });
+  };
+
+  // The valid event first: the duplicate probe repeats it.
+  const valid = event();
+  await send('valid-signature', signed(valid), valid);
+  if (wanted.has('forged-signature')) {
+    const body = event();
+    await send('forged-signature', { ...signed(body), [EVENT_HEADERS.signature]: input.random.hex(64) }, body);
+  }
+  if (wanted.has('tampered-body')) {
+    const body = event();
+    await send('tampered-body', signed(body), body.replace('"READY"', '"NEW_CONNECTION"'));
+  }
+  if (wanted.has('missing-signature')) {
+    const body = event();
+    const { [EVENT_HEADERS.signature]: _signature, ...headers } = signed(body);
+    await send('missing-signature', headers, body);
+  }
+  if (wanted.has('missing-timestamp')) {
+    const body = event();
+    const { [EVENT_HEADERS.timestamp]: _timestamp, ...headers } = signed(body);
+    await send('missing-timestamp', headers, body);
+  }
+  if (wanted.has('stale-timestamp')) {
+    const body = event();
+    await send('stale-timestamp', signed(body, String(Math.floor(input.realNow() / 1000) - STALE_BY_SECONDS)), body);
+  }
+  if (wanted.has('duplicate-event')) await send('duplicate-event', signed(valid), valid);
+  if (wanted.has('answers-in-time')) {
+    const timedOut = results.find((result) => result.got.startsWith('timeout'));
+    results.push({
+      probe: 'answers-in-time',
+      expected: 'in time',
+      got: timedOut ? `${timedOut.probe}: ${timedOut.got}` : `slowest ${slowest}ms`,
+      ok: !timedOut,
+      durationMs: slowest,
+      fix: timedOut ? FIXES['answers-in-time'] : null,
+    });
+  }
+  return results;
+}

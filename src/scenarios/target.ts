@@ -1,0 +1,66 @@
+import type { ConnectionStatus } from '../model/connection.js';
+import type { CrmObjectType, CrmRecord } from '../model/crm.js';
+import type { IntegrationId } from '../model/integrations.js';
+import type { ChaosSettings } from '../webhooks/chaos.js';
+import type { Delivery } from '../webhooks/dispatcher.js';
+
+/** A connection a run acts on, with what a receiver needs to verify its events. */
+export interface RunConnection {
+  connectionId: string;
+  accessToken: string;
+  integrationId: IntegrationId;
+  nativeOrgId: string;
+  /** The webhook URL its events go to, once it has one. */
+  webhookUrl: string | null;
+}
+
+export interface PassthroughCall {
+  method: string;
+  path: string;
+  body?: Record<string, unknown> | undefined;
+  query?: Record<string, string | number | boolean> | undefined;
+}
+
+export interface PassthroughAnswer {
+  statusCode: number;
+  headers: Record<string, string>;
+  url: string;
+  body: unknown;
+}
+
+/**
+ * What a scenario acts through: the same operations as the control API, on a sandbox in this
+ * process or on a running dev server. Failures throw an `ApiError` (or the server's error body
+ * as one), which the runner reports against the step.
+ */
+export interface ScenarioTarget {
+  /** `in-process` runs on a sandbox object; `server` over HTTP. */
+  readonly kind: 'in-process' | 'server';
+  link(request: { integrationId?: IntegrationId | undefined; nativeOrgId?: string | undefined; accessToken?: string | undefined }): Promise<RunConnection>;
+  /** An existing connection of the API token (one the user's app linked itself). */
+  adopt(connectionId: string): Promise<RunConnection>;
+  createWebhook(connection: RunConnection, url: string): Promise<void>;
+  deleteWebhook(connection: RunConnection): Promise<void>;
+  setStatus(connection: RunConnection, status: ConnectionStatus): Promise<void>;
+  create(connection: RunConnection, type: CrmObjectType, fields: Record<string, unknown>): Promise<CrmRecord>;
+  update(connection: RunConnection, type: CrmObjectType, id: string, fields: Record<string, unknown>): Promise<CrmRecord>;
+  remove(connection: RunConnection, type: CrmObjectType, id: string): Promise<void>;
+  passthrough(connection: RunConnection, call: PassthroughCall): Promise<PassthroughAnswer>;
+  setChaos(connection: RunConnection, settings: ChaosSettings): Promise<void>;
+  /** Lets `ms` of sandbox time pass, running what falls due. */
+  pass(ms: number): Promise<void>;
+  /** Runs what is due now and waits for deliveries in flight. */
+  settle(): Promise<void>;
+  /** The delivery log of a connection, oldest first. */
+  deliveries(connectionId: string): Promise<Delivery[]>;
+  /**
+   * Lets time pass until `done()` holds after a settle, for at most `maxMs` of sandbox time.
+   * Resolves with whether it held.
+   */
+  passUntil(done: () => Promise<boolean>, maxMs: number): Promise<boolean>;
+  /** Sandbox time, ms. */
+  now(): number;
+}
+
+/** Real-time wait, for real clocks and remote servers. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

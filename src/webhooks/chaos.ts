@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { parseDuration } from '../core/duration.js';
+import { ApiError, SandboxConfigError } from '../core/errors.js';
+import type { Random } from '../core/random.js';
+import { parseOrThrow } from '../core/validation.js';
+
+/**
+ * Delivery chaos: what at-least-once delivery does to a receiver, on purpose and seeded, so
+ * idempotency and ordering assumptions fail in a test before they fail in production.
+ *
+ * - `duplicate`: the chance (0–1) that an accepted event is sent again at once: same eventId,
+ *   same body, signed afresh.
+ * - `delay`: every automatic attempt waits an extra random time in this range (`100ms-2s`).
+ * - `reorder`: a connection's events no longer wait for the ones before them; with `delay` (or
+ *   its default spread of 0–1 s) they arrive shuffled.
+ * - `outage`: for this long from now, attempts fail without reaching the receiver, as if it were
+ *   down; the retry schedule carries the events through.
+ */
+export interface ChaosSettings {
+  duplicate?: number;
+  delay?: string;
+  reorder?: boolean;
+  outage?: string;
+}
+
+/** Chaos as the dispatcher applies it. */
+export interface Chaos {
+  duplicate: number;
+  delayMs: { min: number; max: number } | null;
+  reorder: boolean;
+  /** Sandbox time (ms) until which attempts fail as an outage; null for none. */
+  outageUntil: number | null;
+  /** The settings as given, for reading back. */
+  settings: ChaosSettings;
+}
+
+/** What chaos did to one attempt, as the delivery log shows it. */
+export interface AttemptChaos {
+  /** Extra wait before the attempt (ms of sandbox time). */
+  delayMs?: number;
+  /** The attempt is a duplicate of an accepted one. */
+  duplicate?: true;
+  /** The attempt failed as a simulated outage: the receiver was not contacted. */
+  outage?: true;
+}
+
+const RANGE = /^\s*([^-\s]+)\s*(?:-\s*([^-\s]+)\s*)?$/;
+
+export const chaosSettingsSchema = z
+  .object({
+    duplicate: z.number().min(0).max(1).optional().describe('Chance (0-1) that an accepted event is delivered again: same eventId and body'),
+    delay: z.string().min(1).optional().describe('Extra delay before each attempt: "500ms" or a range "100ms-2s"'),
+    reorder: z.boolean().optional().describe("Do not hold a connection's events in order"),
+    outage: z.string().min(1).optional().describe('Attempts fail without reaching the receiver for this long from now: "30m"'),
+  })
+  .strict();
+
+/** `100ms-2s` or `1s` → a range in ms; throws a SandboxConfigError naming `name`. */
+export function parseDelayRange(text: string, name = 'delay'): { min: number; max: number } {
+  const match = RANGE.exec(text);
+  if (!match) throw new SandboxConfigError(`${name} must be a duration or a range such as 100ms-2s, got "${text}"`);
+  const min = parseDuration(match[1]!, name);
+  const max = match[2] === undefined ? min : parseDuration(match[2], name);
+  if (max < min) throw new SandboxConfigError(`${name}: the range ${text} ends before it starts`);
+  return { min, max };
+}
+
+/** Checks chaos settings from a request or a test: a 400 naming the bad field. */
+export function parseChaos(value: unknown): ChaosSettings {
+  const settings = parseOrThrow(chaosSettingsSchema, value);
+  for (const field of ['delay', 'outage'] as const) {
+    const text = settings[field];
+    if (text === undefined) continue;
+    try {
+      if (field === 'delay') parseDelayRange(text, field);
+      else parseDuration(text, field);
+    } catch (error) {
+      if (error instanceof SandboxConfigError) throw ApiError.invalidField(field, error.message);
+      throw error;
+    }
+  }
+  return settings;
+}
+
+/** Turns settings into chaos at sandbox time `now`; `null` when they ask for nothing. */
+export function resolveChaos(settings: ChaosSettings, now: number): Chaos | null {
+  const delayMs = settings.delay === undefined ? null : parseDelayRange(settings.delay, 'delay');
+  const outage = settings.outage === undefined ? null : parseDuration(settings.outage, 'outage');
+  const chaos: Chaos = {
+    duplicate: settings.duplicate ?? 0,
+    delayMs,
+    reorder: settings.reorder ?? false,
+    outageUntil: outage ? now + outage : null,
+    settings,
+  };
+  const idle = chaos.duplicate === 0 && (!delayMs || delayMs.max === 0) && !chaos.reorder && chaos.outageUntil === null;
+  return idle ? null : chaos;
+}
+
+/**
+ * `serve --delivery-chaos` text: `duplicate=0.2,delay=100ms-2s,reorder,outage=5m`.
+ *
+ * @example parseChaosFlag('duplicate=0.5,reorder') // { duplicate: 0.5, reorder: true }
+ */
+export function parseChaosFlag(text: string): ChaosSettings {
+  const settings: ChaosSettings = {};
+  for (const part of text.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const [key, value] = part.split('=', 2) as [string, string | undefined];
+    if (key === 'reorder' && (value === undefined || value === 'true' || value === 'false')) settings.reorder = value !== 'false';
+    else if (key === 'duplicate' && value !== undefined && value !== '' && Number(value) >= 0 && Number(value) <= 1) settings.duplicate = Number(value);
+    else if ((key === 'delay' || key === 'outage') && value) settings[key] = value;
+    else throw new SandboxConfigError(`--delivery-chaos: cannot read "${part}"; use duplicate=0.2,delay=100ms-2s,reorder,outage=5m`);
+  }
+  if (settings.delay !== undefined) parseDelayRange(settings.delay, '--delivery-chaos delay');
+  if (settings.outage !== undefined) parseDuration(settings.outage, '--delivery-chaos outage');
+  return settings;
+}
+
+/** Reordering without a delay range still needs a spread to shuffle over. */
+const REORDER_SPREAD_MS = { min: 0, max: 1_000 };
+
+/** The extra wait of one attempt, drawn from the connection's chaos stream. */
+export function chaosDelay(chaos: Chaos | null, random: Random): number {
+  const range = chaos?.delayMs ?? (chaos?.reorder ? REORDER_SPREAD_MS : null);
+  if (!range || range.max === 0) return 0;
+  return range.min + (random.uint32() % (range.max - range.min + 1));
+}
+
+/** Whether an accepted attempt is duplicated, drawn from the connection's chaos stream. */
+export function chaosDuplicates(chaos: Chaos | null, random: Random): boolean {
+  if (!chaos || chaos.duplicate === 0) return false;
+  return random.uint32() / 0x1_0000_0000 < chaos.duplicate;
+}

@@ -1,0 +1,363 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDevServer, type DevServer } from '../src/adapters/express.js';
+import { createSandbox } from '../src/core/sandbox.js';
+import type { ScenarioReport } from '../src/scenarios/report.js';
+import { verifySignature } from '../src/webhooks/signature.js';
+import { Receiver } from './helpers/receiver.js';
+import { SpecReceiver, type Flaw } from './helpers/spec-receiver.js';
+
+const BIN = fileURLToPath(new URL('../bin/crm-sandbox.js', import.meta.url));
+const TOKEN = `access_${'0123456789abcdef'.repeat(3).slice(0, 40)}`;
+const receivers: Receiver[] = [];
+const servers: DevServer[] = [];
+
+afterEach(async () => {
+  for (const receiver of receivers.splice(0)) await receiver.stop();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+/** Runs the CLI as a user would and collects what it prints. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A receiver that verifies every signature but (virtual timestamps are in 2025) no tolerance. */
+async function specReceiver(flaws: Flaw[] = [], toleranceSeconds = Infinity): Promise<SpecReceiver> {
+  const receiver = new SpecReceiver(flaws, { toleranceSeconds });
+  receiver.accessToken = TOKEN;
+  receivers.push(receiver);
+  return receiver.start();
+}
+
+async function runJson(args: string[]): Promise<{ code: number | null; report: ScenarioReport; stderr: string }> {
+  const withToken = args.includes('--access-token') || args.includes('--connection-id') ? args : [...args, '--access-token', TOKEN];
+  const { code, stdout, stderr } = await cli(['scenario', 'run', ...withToken, '--json']);
+  return { code, report: JSON.parse(stdout) as ScenarioReport, stderr };
+}
+
+function scenarioFile(text: string, name = 'story.yaml'): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'crm-sandbox-scenario-')), name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The received events, each checked with the spec's signature rule. */
+function verifiedEvents(receiver: Receiver, accessToken: string) {
+  return receiver.received.map((request) => {
+    expect(request.headers['x-service-connection-id']).toBeTypeOf('string');
+    expect(verifySignature({ accessToken, body: request.body, timestamp: request.headers['x-service-timestamp'] as string, signature: request.headers['x-service-signature'] as string })).toBe(true);
+    return request.json;
+  });
+}
+
+describe('crm-sandbox scenario (the CLI)', () => {
+  it('lists the built-ins with one line each', async () => {
+    const { code, stdout } = await cli(['scenario', 'list']);
+    expect(code).toBe(0);
+    const names = stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]);
+    expect(names).toEqual(['bulk-import', 'connection-lifecycle', 'crm-activity', 'deal-won', 'receiver-check', 'webhook-outage']);
+    expect(stdout).toContain('connection-lifecycle  A new connection goes NEW_CONNECTION → INITIAL_SYNCED → READY');
+  });
+
+  it.each(['connection-lifecycle', 'crm-activity', 'deal-won', 'webhook-outage'])('plays %s against a real receiver: signed, in order, exit 0', async (name) => {
+    const receiver = await specReceiver();
+    const { code, report } = await runJson([name, '--webhook-url', receiver.url, '--access-token', TOKEN]);
+    expect(report.failures).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.connection.accessToken).toBe(TOKEN);
+    const received = verifiedEvents(receiver, TOKEN);
+    // Every event reached the receiver, in the order they happened (retries repeat the same event).
+    const firstArrivals = [...new Map(received.map((event) => [event.eventId, event])).keys()];
+    expect(firstArrivals).toEqual(report.events.map((event) => event.eventId));
+    expect(report.events.every((event) => event.state === 'succeeded')).toBe(true);
+    expect(receiver.processed.map((request) => request.body)).toEqual(report.events.map((event) => event.body));
+  });
+
+  it('connection-lifecycle sends the three statuses; webhook-outage retries through the schedule', async () => {
+    const lifecycleReceiver = await specReceiver();
+    const lifecycle = await runJson(['connection-lifecycle', '--webhook-url', lifecycleReceiver.url]);
+    expect(lifecycleReceiver.events().map((event) => event.data.status)).toEqual(['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY']);
+    expect(lifecycle.report.events.map((event) => event.attempts[0]!.time)).toEqual(['2025-01-01T00:00:00.000Z', '2025-01-01T00:00:03.000Z', '2025-01-01T00:00:10.000Z']);
+
+    const outageReceiver = await specReceiver();
+    const outage = await runJson(['webhook-outage', '--webhook-url', outageReceiver.url]);
+    const create = outage.report.events.find((event) => event.summary === 'Contact CREATE')!;
+    // Failed at 0 s, 10 s, 1 min 10 s, 6 min 10 s and 36 min 10 s (the outage lasts 40 min); accepted at 2 h 36 min 10 s.
+    expect(create.attempts.map((attempt) => [attempt.time.slice(11, 19), attempt.status, attempt.chaos?.outage ?? false])).toEqual([
+      ['00:00:00', null, true],
+      ['00:00:10', null, true],
+      ['00:01:10', null, true],
+      ['00:06:10', null, true],
+      ['00:36:10', null, true],
+      ['02:36:10', 200, false],
+    ]);
+    expect(outageReceiver.events().slice(-2).map((event) => `${event.data.objectType} ${event.data.eventType}`)).toEqual(['Contact CREATE', 'Contact UPDATE']);
+  });
+
+  it('crm-activity creates, updates and deletes each of the nine types, with associations that exist', async () => {
+    const receiver = await specReceiver();
+    const { report } = await runJson(['crm-activity', '--webhook-url', receiver.url]);
+    const changes = receiver.events().filter((event) => event.type === 'OBJECT_CHANGE');
+    const types = ['User', 'Account', 'Contact', 'Lead', 'Deal', 'Note', 'Task', 'Event', 'EventAttendee'];
+    for (const eventType of ['CREATE', 'UPDATE', 'DELETE']) {
+      expect(changes.filter((event) => event.data.eventType === eventType).map((event) => event.data.objectType).sort()).toEqual([...types].sort());
+    }
+    const created = new Map(changes.filter((event) => event.data.eventType === 'CREATE').map((event) => [event.data.record.id, event.data.record]));
+    const contact = changes.find((event) => event.data.objectType === 'Contact' && event.data.eventType === 'UPDATE').data.record;
+    expect(created.has(contact.associations.accountIds[0])).toBe(true);
+    expect(created.has(contact.associations.ownerUserId)).toBe(true);
+    const deleted = changes.find((event) => event.data.eventType === 'DELETE').data.record;
+    expect(Object.keys(deleted)).toEqual(['id', 'nativeId', 'connectionId']);
+    expect(deleted.connectionId).toBe(report.connection.connectionId);
+  });
+
+  it('bulk-import delivers 10,000 contacts, in order', async () => {
+    const receiver = await specReceiver();
+    const { code, report, stderr } = await runJson(['bulk-import', '--webhook-url', receiver.url]);
+    expect(code).toBe(0);
+    // Not a terminal: progress comes as plain lines on stderr, the report alone on stdout.
+    expect(stderr).toContain('[2/4] created 5000 of 10000 Contact records\n');
+    const contacts = receiver.events().filter((event) => event.type === 'OBJECT_CHANGE');
+    expect(contacts).toHaveLength(10_000);
+    expect(contacts.every((event, index) => event.data.record.lastName === `Import ${index}`)).toBe(true);
+    expect(report.events).toHaveLength(10_001);
+  }, 240_000);
+
+  it('gives a byte-identical transcript for the same seed, and the committed snapshot', async () => {
+    const receiver = await specReceiver();
+    const run = (name: string, seed: string) => cli(['scenario', 'run', name, '--webhook-url', receiver.url, '--access-token', TOKEN, '--seed', seed, '--json']);
+    const first = await run('deal-won', '7');
+    const second = await run('deal-won', '7');
+    expect(first.code).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    const other = await run('deal-won', '8');
+    expect(other.stdout).not.toBe(first.stdout);
+
+    const lifecycle = await run('connection-lifecycle', '7');
+    const transcript = lifecycle.stdout.replaceAll(receiver.url, 'http://127.0.0.1:PORT/webhooks');
+    await expect(transcript).toMatchFileSnapshot('./snapshots/connection-lifecycle.seed-7.json');
+  });
+
+  it('refuses an invalid file before anything runs: exit 2, naming the file, the step and the field', async () => {
+    const receiver = await specReceiver();
+    const file = scenarioFile('description: broken\nsteps:\n  - status: READY\n  - create: { type: Deal, fields: { amount: lots } }\n');
+    const { code, stderr, stdout } = await cli(['scenario', 'run', file, '--webhook-url', receiver.url]);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe(`crm-sandbox: scenario ${file}: steps[1] (create): fields.amount must be a number, got string`);
+    expect(stdout).toBe('');
+    expect(receiver.received).toHaveLength(0);
+
+    const validate = await cli(['scenario', 'validate', file]);
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toContain('steps[1] (create): fields.amount');
+    const good = await cli(['scenario', 'validate', scenarioFile('description: fine\nsteps:\n  - advance: 1s\n')]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain('valid, 1 step(s): fine');
+  });
+
+  it('exits 2 for bad options', async () => {
+    expect((await cli(['scenario', 'run', 'deal-won'])).stderr).toContain('--webhook-url is required');
+    const bad = await cli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--speed', 'warp']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--speed must be instant, realtime or a positive factor');
+    const token = await cli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--access-token', 'secret']);
+    expect(token.code).toBe(1);
+    expect(token.stdout).toContain('accessToken must be access_ followed by 40 lowercase hex characters');
+    expect((await cli(['scenario', 'run', 'no-such-thing', '--webhook-url', 'http://127.0.0.1:9/x'])).stderr).toContain('no scenario named "no-such-thing"');
+  });
+
+  it('exits 1 naming the event when the receiver never accepts it', async () => {
+    const down = await specReceiver();
+    await down.stop();
+    const { code, stdout } = await cli(['scenario', 'run', 'connection-lifecycle', '--webhook-url', down.url]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^FAIL connection-lifecycle/);
+    expect(stdout).toMatch(/the receiver never accepted STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\): no 2xx answer after 8 attempts; last answer: ECONNREFUSED/);
+  });
+
+  it('exits 1 with what did arrive when an expectation fails', async () => {
+    const receiver = await specReceiver();
+    const file = scenarioFile(
+      'description: wrong guess\nsteps:\n  - create: { type: Contact, fields: { firstName: Ada } }\n  - expect:\n      events:\n        - { status: NEW_CONNECTION }\n        - { objectType: Contact, eventType: CREATE, record: { firstName: Grace } }\n',
+    );
+    const { code, stdout } = await cli(['scenario', 'run', file, '--webhook-url', receiver.url, '--access-token', TOKEN]);
+    expect(code).toBe(1);
+    expect(stdout).toContain(
+      'steps[1] (expect events): event 2 should be Contact CREATE {"firstName":"Grace"}, but record differs in firstName (got "Ada"); events: STATUS_CHANGE NEW_CONNECTION (succeeded), Contact CREATE (succeeded)',
+    );
+  });
+
+  it('sends duplicates under chaos: the same eventId and body, marked in the log', async () => {
+    const receiver = await specReceiver();
+    const file = scenarioFile('description: dup\nsteps:\n  - chaos: { duplicate: 1 }\n  - create: { type: Note, repeat: 3 }\n');
+    const { code, report } = await runJson([file, '--webhook-url', receiver.url]);
+    expect(code).toBe(0);
+    const notes = receiver.received.filter((request) => request.json.type === 'OBJECT_CHANGE');
+    expect(notes).toHaveLength(6);
+    for (let i = 0; i < 6; i += 2) {
+      expect(notes[i + 1]!.body).toBe(notes[i]!.body);
+      expect(notes[i + 1]!.headers['x-service-signature']).toBeTypeOf('string');
+    }
+    expect(receiver.processed.filter((request) => request.json.type === 'OBJECT_CHANGE')).toHaveLength(3);
+    const attempts = report.events.find((event) => event.summary === 'Note CREATE')!.attempts;
+    expect(attempts.map((attempt) => [attempt.trigger, attempt.chaos ?? null])).toEqual([
+      ['schedule', null],
+      ['chaos', { duplicate: true }],
+    ]);
+  });
+
+  it('breaks order under reorder chaos, deterministically', async () => {
+    const receiver = await specReceiver();
+    const file = scenarioFile('description: shuffle\nsteps:\n  - status: READY\n  - chaos: { reorder: true }\n  - create: { type: Task, repeat: 8, fields: { subject: "task ${i}" } }\n  - wait: deliveries\n');
+    const first = await runJson([file, '--webhook-url', receiver.url]);
+    const order = receiver.events().filter((event) => event.type === 'OBJECT_CHANGE').map((event) => event.data.record.subject);
+    expect(order).toHaveLength(8);
+    expect(order).not.toEqual([...order].sort());
+    const again = await runJson([file, '--webhook-url', receiver.url]);
+    expect(JSON.stringify(again.report)).toBe(JSON.stringify(first.report));
+  });
+});
+
+describe('receiver-check', () => {
+  const check = (receiver: Receiver, extra: string[] = []) => cli(['scenario', 'run', 'receiver-check', '--webhook-url', receiver.url, '--access-token', TOKEN, ...extra]);
+
+  it('passes every probe against a receiver that follows the spec', async () => {
+    const receiver = await specReceiver([], 300);
+    const { code, stdout } = await check(receiver);
+    expect(stdout).toMatch(/^PASS receiver-check/);
+    for (const probe of ['valid-signature', 'forged-signature', 'tampered-body', 'missing-signature', 'missing-timestamp', 'stale-timestamp', 'duplicate-event', 'answers-in-time']) {
+      expect(stdout).toMatch(new RegExp(`pass  ${probe}`));
+    }
+    expect(code).toBe(0);
+    // Probes carry real timestamps, though the run is instant.
+    const sent = Number(receiver.received[0]!.headers['x-service-timestamp']);
+    expect(Math.abs(sent - Date.now() / 1000)).toBeLessThan(3600);
+  });
+
+  it.each([
+    ['accepts-forged', ['forged-signature', 'tampered-body']],
+    ['skips-unsigned', ['missing-signature', 'missing-timestamp']],
+    ['no-timestamp-check', ['stale-timestamp']],
+    ['fails-duplicates', ['duplicate-event']],
+  ] as const)('reports a receiver that %s', async (flaw, failing) => {
+    const receiver = await specReceiver([flaw], 300);
+    const { code, stdout } = await check(receiver);
+    expect(code).toBe(1);
+    const failed = [...stdout.matchAll(/FAIL  ([a-z-]+)/g)].map((match) => match[1]);
+    expect(failed).toEqual(failing);
+    for (const probe of failing) expect(stdout).toMatch(new RegExp(`steps\\[0\\] \\(receiverCheck\\): probe ${probe}: .*; fix: `));
+  });
+
+  it('reports a receiver that does not answer in time', async () => {
+    const receiver = await specReceiver(['too-slow'], 300);
+    const { code, report } = await runJson(['receiver-check', '--webhook-url', receiver.url, '--access-token', TOKEN, '--attempt-timeout', '200ms']);
+    expect(code).toBe(1);
+    const inTime = report.probes.find((probe) => probe.probe === 'answers-in-time')!;
+    expect(inTime.ok).toBe(false);
+    expect(inTime.got).toBe('valid-signature: timeout after 200ms');
+    expect(inTime.fix).toContain('acknowledge first');
+  });
+});
+
+describe('scenarios through the control API and in code', () => {
+  async function server() {
+    const sandbox = createSandbox({ apiKeys: ['k'], initialSyncDelay: '50ms', readyDelay: '100ms' });
+    const started = await startDevServer(sandbox, { port: 0 });
+    servers.push(started);
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(started.url + path, {
+        method,
+        headers: { 'service-api-token': 'k', 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    return { sandbox, url: started.url, call };
+  }
+
+  it('lists and runs built-ins, sets chaos, and names bad input', async () => {
+    const { call } = await server();
+    const receiver = await specReceiver();
+    const list = await call('GET', '/sandbox/scenarios');
+    expect(list.body.scenarios.map((item: { name: string }) => item.name)).toContain('deal-won');
+
+    const run = await call('POST', '/sandbox/scenarios/crm-activity/run', { webhookUrl: receiver.url, link: { integrationId: 'pipedrive', accessToken: TOKEN } });
+    expect(run.status).toBe(200);
+    expect(run.body.failures).toEqual([]);
+    expect(run.body.connection.integrationId).toBe('pipedrive');
+    verifiedEvents(receiver, TOKEN);
+
+    expect((await call('POST', '/sandbox/scenarios/nope/run', {})).status).toBe(404);
+    const badDefinition = await call('POST', '/sandbox/scenarios/run', { definition: { description: 'x', steps: [{ advance: 'later' }] } });
+    expect(badDefinition.status).toBe(400);
+    expect(badDefinition.body.metadata.field).toBe('definition.steps[0].advance');
+
+    const { connectionId } = run.body.connection;
+    const chaos = await call('PUT', `/sandbox/connections/${connectionId}/chaos`, { duplicate: 0.5, delay: '10ms-20ms' });
+    expect(chaos.body).toEqual({ chaos: { duplicate: 0.5, delay: '10ms-20ms' } });
+    const refused = await call('PUT', `/sandbox/connections/${connectionId}/chaos`, { delay: '9s-1s' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.metadata.field).toBe('delay');
+    const detail = await call('GET', `/sandbox/connections/${connectionId}`);
+    expect(detail.body.connection).toMatchObject({ connectionId, accessToken: TOKEN, webhook: { webhookUrl: receiver.url }, chaos: { duplicate: 0.5 } });
+  });
+
+  it('drives a running dev server from the CLI, on a connection the app linked itself', async () => {
+    const { call, url } = await server();
+    const receiver = await specReceiver();
+    const { linkToken } = (await call('POST', '/link/token')).body;
+    const { publicToken } = (await call('POST', '/sandbox/public-token', { linkToken, accessToken: TOKEN })).body;
+    const { connectionId } = (await call('POST', '/link/exchange', { publicToken })).body;
+    await call('POST', '/connection/webhook', { accessToken: TOKEN, webhook: { webhookUrl: receiver.url } });
+    const before = receiver.received.length;
+
+    const file = scenarioFile('description: remote\nsteps:\n  - create: { type: Contact, as: c, fields: { firstName: Remote } }\n  - delete: { record: c }\n  - expect:\n      events:\n        - { objectType: Contact, eventType: CREATE }\n        - { objectType: Contact, eventType: DELETE }\n');
+    const { code, stdout } = await cli(['scenario', 'run', file, '--server', url, '--api-key', 'k', '--connection-id', connectionId, '--json']);
+    const report = JSON.parse(stdout) as ScenarioReport;
+    expect(report.failures).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.connection.connectionId).toBe(connectionId);
+    expect(report.speed).toBe('server');
+    expect(receiver.received.length).toBeGreaterThan(before);
+    verifiedEvents(receiver, TOKEN);
+    expect((await cli(['scenario', 'run', file, '--connection-id', connectionId])).stderr).toContain('--connection-id needs --server');
+  });
+
+  it('runs a definition from code with sandbox.runScenario, typed and instant', async () => {
+    const sandbox = createSandbox({ clock: 'virtual', seed: 3 });
+    const receiver = await specReceiver();
+    const report = await sandbox.runScenario(
+      {
+        description: 'a deal is won',
+        steps: [
+          { create: { type: 'Deal', as: 'deal', fields: { amount: 1000, probability: '0.5' } } },
+          { advance: '1h' },
+          { update: { record: 'deal', fields: { probability: '1', isWon: true, isClosed: true } } },
+          {
+            expect: {
+              events: [{ status: 'NEW_CONNECTION' }, { objectType: 'Deal', eventType: 'CREATE', record: { expectedRevenue: 500 } }, { status: 'INITIAL_SYNCED' }, { status: 'READY' }, { objectType: 'Deal', record: { expectedRevenue: 1000 } }],
+            },
+          },
+        ],
+      },
+      { webhookUrl: receiver.url, accessToken: TOKEN },
+    );
+    sandbox.close();
+    expect(report.failures).toEqual([]);
+    expect(report.speed).toBe('instant');
+    expect(sandbox.now().toISOString()).toBe('2025-01-01T01:00:00.000Z');
+    await expect(sandbox.runScenario({ description: 'x', steps: [{ advance: 'later' } as never] })).rejects.toThrow('steps[0] (advance)');
+  });
+});
