@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../core/errors.js';
-import { ScenarioError } from '../scenarios/load.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
 
@@ -36,8 +35,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       })
       .parseAsync();
   } catch (error) {
-    if (error instanceof SandboxConfigError || error instanceof ScenarioError) {
-      console.error(`crm-sandbox: ${error.message}`);
+    // A ScenarioError is matched by name: its module is loaded only when a scenario command runs.
+    if (error instanceof SandboxConfigError || (error as Error)?.name === 'ScenarioError') {
+      console.error(`crm-sandbox: ${(error as Error).message}`);
       process.exit(2);
     }
     const code = (error as NodeJS.ErrnoException).code;

@@ -4,11 +4,18 @@ import { SandboxConfigError } from '../core/errors.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_START_TIME } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
-import { sandboxTarget, serverTarget } from '../scenarios/api-target.js';
-import { findScenario, listBuiltIns, loadScenarioFile } from '../scenarios/load.js';
-import { DEFAULT_MAX_WAIT, runScenarioOn } from '../scenarios/runner.js';
 import { createHttpTransport } from '../webhooks/http-transport.js';
-import { formatSummary, progressPrinter } from './scenario-output.js';
+
+/** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
+const engine = async () => ({
+  ...(await import('../scenarios/api-target.js')),
+  ...(await import('../scenarios/load.js')),
+  ...(await import('../scenarios/runner.js')),
+  ...(await import('./scenario-output.js')),
+});
+
+/** How long the end of a run waits for deliveries unless told (sandbox time): past the default retry schedule. */
+const DEFAULT_MAX_WAIT = '25h';
 
 /** Finished deliveries an in-process run keeps: all of them, so the report sees every event (bulk-import makes 10,000). */
 const RUN_LOG_LIMIT = 10_000_000;
@@ -61,6 +68,7 @@ function checkUrl(text: string | undefined, name: string): string | undefined {
 }
 
 async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
+  const { findScenario, sandboxTarget, serverTarget, runScenarioOn, progressPrinter, formatSummary } = await engine();
   const scenario = findScenario(args.scenario);
   const speed = parseSpeed(args.speed);
   const webhookUrl = checkUrl(args.webhookUrl, '--webhook-url');
@@ -136,7 +144,7 @@ export const scenarioCommand: CommandModule = {
         command: 'list',
         describe: 'The built-in scenarios and what each shows',
         handler: async () => {
-          const builtIns = listBuiltIns();
+          const builtIns = (await engine()).listBuiltIns();
           const width = Math.max(...builtIns.map((item) => item.name.length));
           await write(process.stdout, `${builtIns.map((item) => `${item.name.padEnd(width)}  ${item.description}`).join('\n')}\n`);
         },
@@ -146,7 +154,7 @@ export const scenarioCommand: CommandModule = {
         describe: 'Check a scenario file without running it (exit 2 naming the step and field when it is invalid)',
         builder: (inner) => inner.positional('file', { type: 'string', demandOption: true }),
         handler: async (args) => {
-          const scenario = loadScenarioFile(String(args.file));
+          const scenario = (await engine()).loadScenarioFile(String(args.file));
           await write(process.stdout, `${scenario.source}: valid, ${scenario.definition.steps.length} step(s): ${scenario.description}\n`);
         },
       })

@@ -5,6 +5,7 @@ import { formatDuration } from '../core/duration.js';
 import { SandboxConfigError } from '../core/errors.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
+import { parseChaosFlag } from '../webhooks/chaos.js';
 
 const builder = (yargs: Argv) =>
   yargs
@@ -32,6 +33,11 @@ const builder = (yargs: Argv) =>
     })
     .option('connection-limit', { type: 'number', describe: 'Most connections per API token (the original capped development tokens at 5)' })
     .option('delivery-log-limit', { type: 'number', default: 10_000, describe: 'Most finished deliveries kept in the log' })
+    .option('delivery-chaos', {
+      type: 'string',
+      describe: 'Delivery chaos for every connection: duplicate=0.2,delay=100ms-2s,reorder,outage=5m (per connection: PUT /sandbox/connections/{id}/chaos)',
+      coerce: (text: string) => parseChaosFlag(text),
+    })
     .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
@@ -55,6 +61,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       ...fixturesOption(args.fixtures),
       ...(args.connectionLimit === undefined ? {} : { connectionLimit: args.connectionLimit }),
       deliveryLogLimit: args.deliveryLogLimit,
+      ...(args.deliveryChaos === undefined ? {} : { deliveryChaos: args.deliveryChaos }),
     });
     const server = await startDevServer(sandbox, {
       port: args.port,
@@ -69,7 +76,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         `crm-sandbox listening on ${server.url}`,
         `API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send as the service-api-token header)`,
         `seed ${options.seed}; initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
-          `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}`,
+          `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
+          (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),
     );
