@@ -91,7 +91,7 @@ function startFrontend(sandboxUrl: string): Promise<Server> {
 async function shoot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: `${SCREENSHOTS}/${name}.png` });
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
 }
 
 /** The text of a delivery row's cell, once the row exists. */
@@ -202,7 +202,8 @@ describe('in a real browser', () => {
     const got = receiver.received.find((request) => request.json.eventId === eventId)!;
     expect(await detail.locator('pre.event-body').textContent()).toBe(got.body);
     expect(await detail.textContent()).toContain(`x-service-signature: ${got.headers['x-service-signature']}`);
-    await shoot(inspector, 'inspector');
+    await inspector.locator(`#details-${eventId}`).click();
+    await detail.waitFor({ state: 'detached' });
   });
 
   it('redelivers a failed delivery from the page', async () => {
@@ -226,6 +227,12 @@ describe('in a real browser', () => {
     for (const attempt of attempts) {
       expect(verifySignature({ accessToken, body: attempt.body, timestamp: attempt.headers['x-service-timestamp'] as string, signature: attempt.headers['x-service-signature'] as string })).toBe(true);
     }
+    // The log shows both attempts: the receiver's 500, then the 204 of the redelivery.
+    await inspector.locator(`#details-${eventId}`).click();
+    const rows = inspector.locator(`#detail-${eventId} table.attempts-table tbody tr`);
+    await rows.nth(1).waitFor();
+    expect(await rows.locator('td.attempt-status').allTextContents()).toEqual(['500', '204']);
+    await shoot(inspector, 'inspector');
   });
 
   it('shows a used or unknown link token as an error in the widget, and ignores messages from elsewhere', async () => {

@@ -215,15 +215,15 @@
         },
       }, [el('label', { for: 'status-select', text: 'Move status to' }), statusSelect, el('button', { type: 'submit', text: 'Set status' })]),
     ]));
+    detail.appendChild(el('section', { class: 'card', 'aria-labelledby': 'deliveries-title' }, [
+      el('h2', { id: 'deliveries-title', text: 'Events and deliveries' }),
+      el('div', { id: 'deliveries' }),
+    ]));
     detail.appendChild(el('section', { class: 'card', 'aria-labelledby': 'records-title' }, [
       el('h2', { id: 'records-title', text: 'Records' }),
       el('div', { class: 'row' }, [el('label', { for: 'record-type', text: 'Type' }), typeSelect]),
       el('div', { id: 'records' }),
       el('div', { id: 'editor' }),
-    ]));
-    detail.appendChild(el('section', { class: 'card', 'aria-labelledby': 'deliveries-title' }, [
-      el('h2', { id: 'deliveries-title', text: 'Events and deliveries' }),
-      el('div', { id: 'deliveries' }),
     ]));
     drawEditor();
   }
@@ -343,7 +343,7 @@
           el('td', { text: c.integrationId }),
           el('td', {}, [el('div', { text: c.orgName }), el('div', { class: 'muted mono', text: c.nativeOrgId })]),
           el('td', { class: 'status-' + c.status, text: c.status }),
-          el('td', { class: 'mono', text: time(c.createdTime) }),
+          el('td', { class: 'mono time', text: time(c.createdTime) }),
         ]);
       })),
     ]));
@@ -375,7 +375,7 @@
         return el('tr', { 'data-record-id': record.id }, [el('td', { class: 'mono', text: record.id })].concat(
           columns.map(function (column) { return el('td', { text: record[column] === null || record[column] === undefined ? '' : String(record[column]) }); }),
           [
-            el('td', { class: 'mono', text: time(record.modifiedTime) }),
+            el('td', { class: 'mono time', text: time(record.modifiedTime) }),
             el('td', {}, [el('div', { class: 'row' }, [
               el('button', { type: 'button', id: 'edit-' + record.id, 'aria-label': 'Edit ' + record.id, onclick: function () { edit(record); }, text: 'Edit' }),
               el('button', {
@@ -478,7 +478,7 @@
       var open = !!state.expanded[d.eventId];
       var canRedeliver = d.state !== 'pending' && d.state !== 'delivering';
       rows.push(el('tr', { 'data-event-id': d.eventId }, [
-        el('td', { class: 'mono', text: time(d.createdTime) }),
+        el('td', { class: 'mono time', text: time(d.createdTime) }),
         el('td', { class: 'what', text: what(d) }),
         el('td', { class: 'state state-' + d.state, text: d.state }),
         el('td', { class: 'attempts', text: String(d.attempts.length) }),
@@ -527,13 +527,13 @@
         el('tbody', {}, detail.attempts.map(function (a) {
           return el('tr', {}, [
             el('td', { text: String(a.attempt) }),
-            el('td', { class: 'mono', text: time(a.time) }),
+            el('td', { class: 'mono time', text: time(a.time) }),
             el('td', { class: 'mono', text: a.webhookUrl }),
             el('td', { class: 'mono attempt-status', text: a.status === null ? '—' : String(a.status) }),
             el('td', { text: a.durationMs + ' ms' }),
             el('td', { text: a.error || '' }),
             el('td', { text: a.trigger }),
-            el('td', {}, [el('pre', { text: Object.keys(a.headers).map(function (name) { return name + ': ' + a.headers[name]; }).join('\n') })]),
+            el('td', {}, [el('pre', { class: 'headers', text: Object.keys(a.headers).map(function (name) { return name + ': ' + a.headers[name]; }).join('\n') })]),
           ]);
         })),
       ]));
