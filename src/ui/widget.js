@@ -13,11 +13,15 @@
   var announce = document.getElementById('announce');
   var state = { integrations: [], integration: null, orgName: 'Sandbox Org', nativeOrgId: '' };
 
-  /** Posts to the opening page, and only to the origin it said it has. */
+  /**
+   * Posts to the opening page, and only to the origin it said it has. A page without an origin
+   * of its own (file://, about:blank reports "null") cannot be targeted by name: then only the
+   * parent window itself can receive it.
+   */
   function tell(message) {
     if (window.parent === window || !parentOrigin) return;
     message.source = 'crm-sandbox-link';
-    window.parent.postMessage(message, parentOrigin);
+    window.parent.postMessage(message, parentOrigin === 'null' ? '*' : parentOrigin);
   }
 
   function close() {
