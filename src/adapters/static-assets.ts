@@ -71,8 +71,9 @@ export function serveStaticAssets(req: IncomingMessage, res: ServerResponse, nex
     'content-length': content.length,
     'cache-control': 'no-cache',
     'x-content-type-options': 'nosniff',
-    // The widget opens inside the customer's page; the inspector is never framed.
-    'content-security-policy': `default-src 'self'; style-src 'self'; frame-ancestors ${asset.framable ? '*' : "'none'"}`,
+    // The widget opens inside the customer's page, whatever its origin (also file:// and
+    // about:blank, which `frame-ancestors *` would refuse); the inspector is never framed.
+    'content-security-policy': `default-src 'self'; style-src 'self'${asset.framable ? '' : "; frame-ancestors 'none'"}`,
   });
   res.end(req.method === 'HEAD' ? undefined : content);
 }
