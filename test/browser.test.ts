@@ -178,6 +178,19 @@ describe('in a real browser', () => {
     expect(await row.textContent()).toContain('Globex Test Org');
     // The token is kept for the tab: a reload does not ask again.
     expect(await inspector.evaluate(() => sessionStorage.getItem('crm-sandbox.apiToken'))).toBe(API_KEY);
+    await inspector.reload();
+    await row.waitFor();
+
+    // Scenarios and the request journal: "not available" exactly when their endpoint is a 404.
+    for (const [tab, path] of [['Scenarios', '/sandbox/scenarios'], ['Requests', '/sandbox/requests']] as const) {
+      const exists = (await fetch(sandboxServer.url + path, { headers: { 'service-api-token': API_KEY } })).status !== 404;
+      await inspector.getByRole('tab', { name: tab }).click();
+      await inspector.locator('#optional-view > *').first().waitFor();
+      expect(await inspector.locator('#optional-view').textContent()).toContain(exists ? '' : `Not available in this sandbox: GET ${path} answered 404.`);
+      if (exists) expect(await inspector.locator('#optional-view').textContent()).not.toContain('Not available');
+    }
+    await inspector.getByRole('tab', { name: 'Connections' }).click();
+    await row.waitFor();
     await page.close();
   });
 
@@ -258,6 +271,32 @@ describe('in a real browser', () => {
     await widget.getByRole('heading', { name: 'Something went wrong' }).press('Escape');
     await page.locator('#result', { hasText: 'closed' }).waitFor();
     expect(backend.exchanged).toHaveLength(1);
+    await page.close();
+  });
+
+  it('links an account with the keyboard alone', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(appUrl);
+    await page.waitForFunction(() => document.body.dataset.linkLoaded === 'yes');
+    await page.getByRole('button', { name: 'Connect your CRM' }).focus();
+    await page.keyboard.press('Enter');
+    const widget = page.frameLocator('iframe[title="Link your account"]');
+    await widget.getByRole('heading', { name: 'Choose your system' }).waitFor();
+    // Each step's title has the focus: Tab goes to its first control.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab'); // Salesforce → HubSpot
+    await page.keyboard.press('Enter');
+    await widget.getByRole('heading', { name: 'Sign in to HubSpot' }).waitFor();
+    await page.keyboard.press('Tab'); // Organisation name, prefilled
+    await page.keyboard.press('Enter'); // submits the sign-in step
+    await widget.getByRole('heading', { name: 'Allow access' }).waitFor();
+    await page.keyboard.press('Tab'); // Back
+    await page.keyboard.press('Tab'); // Connect
+    await page.keyboard.press('Enter');
+    await page.locator('#result', { hasText: '(hubspot)' }).waitFor();
+    expect(backend.exchanged.map((connection) => connection.integrationId)).toEqual(['salesforce', 'hubspot']);
+    // Focus goes back to the button that opened the widget.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('connect');
     await page.close();
   });
 });

@@ -180,6 +180,7 @@
       var title = state.tab === 'scenarios' ? 'Scenarios' : 'Request journal';
       app.appendChild(el('section', { id: 'view-' + state.tab, role: 'tabpanel', 'aria-labelledby': 'tab-' + state.tab, class: 'page' }, [
         el('div', { class: 'card' }, [el('h2', { text: title }), el('p', { class: 'muted mono', text: 'GET ' + path }), el('div', { id: 'optional-view' })]),
+        state.tab === 'scenarios' ? scenarioRunner() : null,
       ]));
     }
   }
@@ -557,6 +558,48 @@
     });
   }
 
+  /**
+   * Runs a scenario (POST /sandbox/scenarios/{name}/run) on the connection picked here, or on a
+   * new link, and shows the report it answers. Drawn once, so its inputs survive the polls.
+   */
+  function scenarioRunner() {
+    var name = el('input', { id: 'scenario-name', type: 'text', autocomplete: 'off', required: true });
+    var connection = el('select', { id: 'scenario-connection' }, [el('option', { value: '', text: 'a new link' })].concat(
+      state.connections.map(function (c) { return el('option', { value: c.connectionId, text: c.connectionId.slice(0, 8) + '… ' + c.integrationId, selected: c.connectionId === state.selectedId }); }),
+    ));
+    var webhook = el('input', { id: 'scenario-webhook', type: 'url', placeholder: 'http://127.0.0.1:3000/webhooks' });
+    var report = el('pre', { id: 'scenario-report', hidden: true });
+    var message = el('p', { id: 'scenario-message', role: 'status', class: 'muted' });
+    return el('form', {
+      class: 'card',
+      'aria-labelledby': 'scenario-run-title',
+      onsubmit: function (event) {
+        event.preventDefault();
+        var body = {};
+        if (connection.value) body.connectionId = connection.value;
+        if (webhook.value) body.webhookUrl = webhook.value;
+        message.textContent = 'Running ' + name.value + '…';
+        message.className = 'muted';
+        api('POST', '/sandbox/scenarios/' + encodeURIComponent(name.value) + '/run', body).then(function (answer) {
+          message.textContent = 'Ran ' + name.value;
+          report.hidden = false;
+          report.textContent = JSON.stringify(answer, null, 2);
+        }, function (error) {
+          message.textContent = describeError(error);
+          message.className = 'error';
+        });
+      },
+    }, [
+      el('h3', { id: 'scenario-run-title', text: 'Run a scenario' }),
+      el('label', { for: 'scenario-name', text: 'Scenario name' }), name,
+      el('label', { for: 'scenario-connection', text: 'Connection' }), connection,
+      el('label', { for: 'scenario-webhook', text: 'Webhook URL (optional)' }), webhook,
+      el('div', { class: 'actions' }, [el('button', { type: 'submit', class: 'primary', text: 'Run' })]),
+      message,
+      report,
+    ]);
+  }
+
   function drawOptional(target, data) {
     if (!data.available) {
       target.appendChild(el('p', { class: 'muted', role: 'status', text: 'Not available in this sandbox: GET ' + data.path + ' answered 404.' }));
@@ -568,8 +611,12 @@
       var keys = Object.keys(list[0]).filter(function (key) { return typeof list[0][key] !== 'object'; }).slice(0, 7);
       target.appendChild(el('table', {}, [
         el('thead', {}, [el('tr', {}, keys.map(function (key) { return el('th', { scope: 'col', text: key }); }))]),
-        el('tbody', {}, list.slice().reverse().map(function (item) {
-          return el('tr', {}, keys.map(function (key) { return el('td', { class: 'mono', text: item[key] === undefined || item[key] === null ? '' : String(item[key]) }); }));
+        el('tbody', {}, list.map(function (item) {
+          return el('tr', {}, keys.map(function (key) { return el('td', { class: 'mono', text: item[key] === undefined || item[key] === null ? '' : String(item[key]) }); }).concat(
+            state.tab === 'scenarios' && typeof item.name === 'string'
+              ? [el('td', {}, [el('button', { type: 'button', onclick: function () { var input = document.getElementById('scenario-name'); input.value = item.name; input.focus(); }, text: 'Pick ' + item.name })])]
+              : [],
+          ));
         })),
       ]));
     } else {

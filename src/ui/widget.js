@@ -141,8 +141,20 @@
   }
 
   document.getElementById('close').addEventListener('click', close);
+  // A modal keeps the keyboard inside: Tab past the last control comes back to the first.
   document.addEventListener('keydown', function (event) {
-    if (event.key === 'Escape') close();
+    if (event.key === 'Escape') return close();
+    if (event.key !== 'Tab') return;
+    var controls = Array.prototype.filter.call(document.querySelectorAll('button, input, [tabindex="0"]'), function (node) { return !node.disabled; });
+    var first = controls[0];
+    var last = controls[controls.length - 1];
+    if (event.shiftKey && (document.activeElement === first || document.activeElement.id === 'step-title')) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
   });
 
   if (!linkToken) {
