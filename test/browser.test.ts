@@ -94,6 +94,9 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
 }
 
+/** Record ids contain dots, which a CSS id selector must escape. */
+const CSS_ESCAPE = (id: string) => id.replace(/\./g, '\\.');
+
 /** The text of a delivery row's cell, once the row exists. */
 async function deliveryCell(page: Page, eventId: string, cell: 'state' | 'answer' | 'attempts' | 'what'): Promise<string> {
   return (await page.locator(`#deliveries tr[data-event-id="${eventId}"] td.${cell}`).textContent()) ?? '';
@@ -121,8 +124,8 @@ async function eventIdOfRecord(recordId: string): Promise<string> {
 
 beforeAll(async () => {
   await receiver.start();
-  // Retries an hour apart: the automatic schedule never runs during the test, redelivery does.
-  const sandbox = createSandbox({ apiKeys: [API_KEY], retrySchedule: ['1h'], seed: 10 });
+  // Retries and status moves hours away: during the test only the page's actions make them.
+  const sandbox = createSandbox({ apiKeys: [API_KEY], retrySchedule: ['1h'], initialSyncDelay: '1h', readyDelay: '2h', seed: 10 });
   sandboxServer = await startDevServer(sandbox, { port: 0 });
   app = await startFrontend(sandboxServer.url);
   appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
@@ -246,6 +249,37 @@ describe('in a real browser', () => {
     await rows.nth(1).waitFor();
     expect(await rows.locator('td.attempt-status').allTextContents()).toEqual(['500', '204']);
     await shoot(inspector, 'inspector');
+  });
+
+  it('edits and deletes a record and moves the status from the page, each change showing its event', async () => {
+    const first = inspector.locator('#records-table tbody tr').first();
+    const recordId = (await first.getAttribute('data-record-id'))!;
+    await inspector.locator(`#edit-${CSS_ESCAPE(recordId)}`).click();
+    await inspector.getByRole('heading', { name: `Edit ${recordId}` }).waitFor();
+    const fields = JSON.parse(await inspector.getByLabel('Fields to change (JSON)').inputValue());
+    expect(fields.id).toBeUndefined();
+    await inspector.getByLabel('Fields to change (JSON)').fill('{"jobTitle":"Chief Inspector"}');
+    await inspector.getByRole('button', { name: 'Save changes' }).click();
+    await inspector.locator(`#records-table tr[data-record-id="${recordId}"]`).waitFor();
+    await inspector.locator('#deliveries td.what', { hasText: 'Contact UPDATE' }).waitFor();
+    const stored = await fetch(`${sandboxServer.url}/sandbox/connections/${connectionId}/records/Contact/${recordId}`, { headers: { 'service-api-token': API_KEY } });
+    expect((await stored.json()).record.jobTitle).toBe('Chief Inspector');
+
+    // A bad field is refused with the field named, and nothing is lost from the form.
+    await inspector.getByLabel(/^Fields \(JSON/).fill('{"firstName":42}');
+    await inspector.getByRole('button', { name: 'Create record' }).click();
+    await inspector.locator('#editor-message.error', { hasText: 'field: firstName' }).waitFor();
+    expect(await inspector.getByLabel(/^Fields \(JSON/).inputValue()).toBe('{"firstName":42}');
+
+    inspector.once('dialog', (dialog) => void dialog.accept());
+    await inspector.getByRole('button', { name: `Delete ${recordId}` }).click();
+    await inspector.locator(`#records-table tr[data-record-id="${recordId}"]`).waitFor({ state: 'detached' });
+    await inspector.locator('#deliveries td.what', { hasText: 'Contact DELETE' }).waitFor();
+
+    await inspector.getByLabel('Move status to').selectOption('READY');
+    await inspector.getByRole('button', { name: 'Set status' }).click();
+    await inspector.locator(`#connections tr[data-connection-id="${connectionId}"] td.status-READY`).waitFor();
+    await inspector.locator('#deliveries td.what', { hasText: 'STATUS_CHANGE READY' }).waitFor();
   });
 
   it('shows a used or unknown link token as an error in the widget, and ignores messages from elsewhere', async () => {

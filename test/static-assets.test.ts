@@ -7,8 +7,9 @@ import { createSandbox } from '../src/core/sandbox.js';
 
 /** The widget's and the inspector's files, served by the dev server beside the API. */
 let server: DevServer;
+const logged: string[] = [];
 beforeAll(async () => {
-  server = await startDevServer(createSandbox({ clock: 'virtual' }), { port: 0 });
+  server = await startDevServer(createSandbox({ clock: 'virtual' }), { port: 0, log: (line) => logged.push(line) });
 });
 afterAll(() => server.close());
 
@@ -33,6 +34,10 @@ describe('static assets of the dev server', () => {
     const head = await fetch(`${server.url}/sandbox/ui/inspector.js`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
+    expect(await head.text()).toBe('');
+    // Logged like the API's requests.
+    expect(logged.some((line) => /^GET \/link\/init\.js 200 \d+\.\dms$/.test(line))).toBe(true);
+    expect(logged.some((line) => line.startsWith('HEAD /sandbox/ui/inspector.js 200 '))).toBe(true);
   });
 
   it('leaves every other request to the API: its routes, its 404s and its 405s', async () => {

@@ -46,20 +46,29 @@ function read(file: string): Buffer | undefined {
 /**
  * Express-style middleware: answers GET and HEAD of the widget's and the inspector's files and
  * passes every other request on (to `sandbox.handle`). The API routes under `/link/widget/…`
- * and `/sandbox/…` are not assets and pass through.
+ * and `/sandbox/…` are not assets and pass through. `log` gets one line per file served, as
+ * the dev server logs its API requests.
  *
  * @example
- * app.use(serveStaticAssets);
+ * app.use(staticAssets({ log: console.log }));
  * app.use((req, res) => … sandbox.handle(…));
  */
-export function serveStaticAssets(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-  const url = req.url ?? '/';
-  const queryAt = url.indexOf('?');
-  const asset = ASSETS[queryAt === -1 ? url : url.slice(0, queryAt)];
-  if (!asset || (req.method !== 'GET' && req.method !== 'HEAD')) {
-    next();
-    return;
-  }
+export function staticAssets(options: { log?: ((line: string) => void) | undefined } = {}) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const asset = ASSETS[queryAt === -1 ? url : url.slice(0, queryAt)];
+    if (!asset || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      next();
+      return;
+    }
+    const started = performance.now();
+    send(req, res, asset);
+    options.log?.(`${req.method} ${url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+  };
+}
+
+function send(req: IncomingMessage, res: ServerResponse, asset: { file: string; framable: boolean }): void {
   const content = read(asset.file);
   if (!content) {
     const body = JSON.stringify({ message: `${asset.file} is missing: build the package first (npm run build)`, errorCode: 'INTERNAL_ERROR' });
