@@ -10,6 +10,7 @@
   var TOKEN_KEY = 'crm-sandbox.apiToken';
   var POLL_MS = 1000;
   var PAGE_SIZE = 10;
+  var MAX_ROWS = 100;
   var OBJECT_TYPES = ['Contact', 'Account', 'Deal', 'Lead', 'User', 'Note', 'Task', 'Event', 'EventAttendee'];
   var STATUSES = ['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY'];
   /** The columns shown per record type, beside the id. */
@@ -468,7 +469,11 @@
   }
 
   function drawDeliveries(target) {
-    var deliveries = state.deliveries.slice().reverse();
+    // Newest first, and at most MAX_ROWS of them: a long log stays quick to draw.
+    var deliveries = state.deliveries.slice(-MAX_ROWS).reverse();
+    if (state.deliveries.length > MAX_ROWS) {
+      target.appendChild(el('p', { class: 'muted', text: 'The newest ' + MAX_ROWS + ' of ' + state.deliveries.length + ' events.' }));
+    }
     if (!deliveries.length) {
       target.appendChild(el('p', { class: 'muted', text: 'No events yet.' }));
       return;
