@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import { MAX_BODY_BYTES, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
+import { staticAssets } from './static-assets.js';
 
 export interface DevServerOptions {
   /** Default 4010; 0 picks a free port. */
@@ -33,6 +34,7 @@ export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  app.use(staticAssets(options)); // the link widget and the inspector: files, before the API
   app.use((req, res) => {
     const started = performance.now();
     serve(sandbox, req, res).then(

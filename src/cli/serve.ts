@@ -41,7 +41,8 @@ const builder = (yargs: Argv) =>
     .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
-    .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries');
+    .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
+    .epilogue('The server also serves the inspector at /sandbox/ui and the link widget at /link/init.js (see the README).');
 
 type ServeArgs = ReturnType<typeof builder> extends Argv<infer T> ? T : never;
 
@@ -78,6 +79,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         `seed ${options.seed}; initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
+        `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),
     );

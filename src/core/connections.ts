@@ -17,6 +17,8 @@ export interface ConnectionState {
   readonly apiKey: string;
   readonly integrationId: IntegrationId;
   readonly org: NativeOrg;
+  /** The organisation's name (the one given in the link widget, else generated). */
+  readonly orgName: string;
   readonly nativeOrgURL: string;
   readonly createdTime: number;
   /** The connection's own random stream: its data, ids and values are forks of it. */
@@ -36,6 +38,8 @@ export interface ConnectionState {
 interface LinkToken {
   apiKey: string;
   expiresAt: number;
+  /** Set once the link widget made a public token with it: a widget session links one account. */
+  used: boolean;
 }
 
 interface PublicToken {
@@ -44,12 +48,24 @@ interface PublicToken {
   nativeOrgId: string | undefined;
   /** The accessToken the exchange will give, when the caller fixed it. */
   accessToken: string | undefined;
+  orgName: string | undefined;
   expiresAt: number;
   used: boolean;
 }
 
 /** What a real access token looks like; a fixed one must look the same. */
 const ACCESS_TOKEN = /^access_[0-9a-f]{40}$/;
+
+/** What a public token stands for: the account the user linked. */
+export interface PublicTokenRequest {
+  integrationId: IntegrationId;
+  linkToken?: string;
+  nativeOrgId?: string;
+  /** The organisation's name as typed in the widget's sign-in step; generated when absent. */
+  orgName?: string;
+  /** The accessToken the exchange will give (`access_` + 40 hex), so a receiver can know it ahead. */
+  accessToken?: string;
+}
 
 export interface ConnectionRegistryOptions {
   clock: Clock;
@@ -87,18 +103,46 @@ export class ConnectionRegistry {
 
   createLinkToken(apiKey: string): string {
     const linkToken = `link_${this.tokens.hex(32)}`;
-    this.linkTokens.set(linkToken, { apiKey, expiresAt: this.options.clock.now() + this.options.tokenTtlMs });
+    this.linkTokens.set(linkToken, { apiKey, expiresAt: this.options.clock.now() + this.options.tokenTtlMs, used: false });
     return linkToken;
   }
 
   /** Stands in for the browser widget: a public token for an integration, as if a user had linked an account. */
-  createPublicToken(apiKey: string, request: { integrationId: IntegrationId; linkToken?: string; nativeOrgId?: string; accessToken?: string }): string {
+  createPublicToken(apiKey: string, request: PublicTokenRequest): string {
     if (request.linkToken !== undefined) {
       const link = this.linkTokens.get(request.linkToken);
-      if (!link || link.apiKey !== apiKey || link.expiresAt <= this.options.clock.now()) {
+      if (!link || link.apiKey !== apiKey || link.expiresAt <= this.options.clock.now() || link.used) {
         throw new ApiError(401, ErrorCode.INVALID_LINK_TOKEN, 'linkToken is invalid or expired', { field: 'linkToken' });
       }
     }
+    return this.mintPublicToken(apiKey, request);
+  }
+
+  /**
+   * What the link widget does when the user confirms: the link token alone authenticates it
+   * (the end user's browser holds no API token), the public token belongs to the link token's
+   * API token, and the link token is used up.
+   */
+  createPublicTokenForLink(linkToken: string, request: Omit<PublicTokenRequest, 'linkToken'>): string {
+    const link = this.checkLinkToken(linkToken);
+    link.used = true;
+    return this.mintPublicToken(link.apiKey, { ...request, linkToken });
+  }
+
+  /** A link token the widget may still use; else a 401 that says why (unknown, used, expired). */
+  checkLinkToken(linkToken: string): LinkToken {
+    const link = this.linkTokens.get(linkToken);
+    if (!link) throw new ApiError(401, ErrorCode.INVALID_LINK_TOKEN, 'linkToken is not a valid link token', { field: 'linkToken' });
+    if (link.used) {
+      throw new ApiError(401, ErrorCode.LINK_TOKEN_USED, 'linkToken has already been used to link an account; ask for a new one', { field: 'linkToken' });
+    }
+    if (link.expiresAt <= this.options.clock.now()) {
+      throw new ApiError(401, ErrorCode.LINK_TOKEN_EXPIRED, 'linkToken has expired; ask for a new one', { field: 'linkToken' });
+    }
+    return link;
+  }
+
+  private mintPublicToken(apiKey: string, request: PublicTokenRequest): string {
     if (request.accessToken !== undefined) this.checkFreeAccessToken(request.accessToken);
     const publicToken = `public_${this.tokens.hex(32)}`;
     this.publicTokens.set(publicToken, {
@@ -106,6 +150,7 @@ export class ConnectionRegistry {
       integrationId: request.integrationId,
       nativeOrgId: request.nativeOrgId,
       accessToken: request.accessToken,
+      orgName: request.orgName,
       expiresAt: this.options.clock.now() + this.options.tokenTtlMs,
       used: false,
     });
@@ -131,7 +176,7 @@ export class ConnectionRegistry {
     }
     if (token.accessToken !== undefined) this.checkFreeAccessToken(token.accessToken);
     token.used = true;
-    return this.add(apiKey, token.integrationId, token.nativeOrgId, token.accessToken);
+    return this.add(apiKey, token);
   }
 
   /** A fixed accessToken (for receivers configured ahead of a run) must look real and be free. */
@@ -142,15 +187,18 @@ export class ConnectionRegistry {
     if (this.byAccessToken.has(accessToken)) throw ApiError.invalidField('accessToken', 'accessToken is already the token of another connection');
   }
 
-  private add(apiKey: string, integrationId: IntegrationId, nativeOrgId: string | undefined, fixedAccessToken?: string): ConnectionState {
+  private add(apiKey: string, { integrationId, nativeOrgId, orgName: givenName, accessToken: fixedAccessToken }: PublicToken): ConnectionState {
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
     const seedFaker = newFaker(random.fork('seed'));
-    const orgName = seedFaker.company.name();
+    // Drawn even when a name was given, so the connection's random stream stays the same.
+    const generatedName = seedFaker.company.name();
+    const givenSlug = givenName === undefined ? '' : companyDomain(seedFaker, givenName).replace(/\.com$/, '');
+    const orgName = givenSlug === '' ? generatedName : givenName!;
     const org: NativeOrg = {
       nativeOrgId: nativeOrgId ?? facts.newOrgId(random),
       nativeUserId: facts.newUserId(random),
-      slug: companyDomain(seedFaker, orgName).replace(/\.com$/, ''),
+      slug: givenSlug || companyDomain(seedFaker, generatedName).replace(/\.com$/, ''),
     };
     const now = this.options.clock.now();
     const connectionId = random.hex(32);
@@ -162,6 +210,7 @@ export class ConnectionRegistry {
       apiKey,
       integrationId,
       org,
+      orgName,
       nativeOrgURL: facts.orgUrl(org),
       createdTime: now,
       random,

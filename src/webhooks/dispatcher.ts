@@ -1,12 +1,12 @@
 import type { Clock, Timer } from '../clock/clock.js';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Webhook } from '../model/connection.js';
-import { EVENT_HEADERS, type ServiceEvent } from '../model/events.js';
+import type { ServiceEvent } from '../model/events.js';
 import type { EmittedEvent } from '../events/event-factory.js';
 import type { Random } from '../core/random.js';
 import { chaosDelay, chaosDuplicates, resolveChaos, type AttemptChaos, type Chaos, type ChaosSettings } from './chaos.js';
 import type { HttpTransport } from './http-transport.js';
-import { signPayload } from './signature.js';
+import { signedHeaders } from './signed-headers.js';
 
 /**
  * pending → delivering → succeeded | retrying (→ delivering …) | failed.
@@ -205,6 +205,11 @@ export class Dispatcher {
     return entry && snapshot(entry);
   }
 
+  /** The exact JSON text sent (and signed) for an event still in the log. */
+  bodyOf(eventId: string): string | undefined {
+    return this.log.get(eventId)?.emitted.body;
+  }
+
   /**
    * Sends an event again now, as a new attempt of the same event. A retrying event has its next
    * attempt brought forward; a succeeded or failed one gets one extra attempt. Resolves once
@@ -295,12 +300,7 @@ export class Dispatcher {
 
     const startedAt = this.options.clock.now();
     const timestamp = String(Math.floor(startedAt / 1000));
-    const headers = {
-      'content-type': 'application/json',
-      [EVENT_HEADERS.timestamp]: timestamp,
-      [EVENT_HEADERS.signature]: signPayload(target.accessToken, entry.emitted.body, timestamp),
-      [EVENT_HEADERS.connectionId]: connectionId,
-    };
+    const headers = signedHeaders(target.accessToken, connectionId, entry.emitted.body, timestamp);
     const outageUntil = this.activeChaos(connectionId)?.outageUntil;
     const outage = outageUntil != null && startedAt < outageUntil;
     if (outage) chaos = { ...chaos, outage: true };

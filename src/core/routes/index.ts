@@ -3,6 +3,8 @@ import { connectionRoutes } from './connections.js';
 import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
 import { engagementRoutes } from './engagement.js';
+import { inspectorRoutes } from './inspector.js';
+import { linkWidgetRoutes } from './link-widget.js';
 import { linkRoutes } from './link.js';
 import { passthroughRoutes } from './passthrough.js';
 import { scenarioRoutes } from './scenarios.js';
@@ -13,6 +15,7 @@ export type { Route, RouteContext, RouteHandler } from './context.js';
 /** Every route of the service, then the sandbox's own control API. */
 export const ROUTES: Route[] = [
   ...linkRoutes,
+  ...linkWidgetRoutes,
   ...connectionRoutes,
   ...engagementRoutes,
   ...webhookRoutes,
@@ -20,4 +23,5 @@ export const ROUTES: Route[] = [
   ...controlRoutes,
   ...chaosRoutes,
   ...scenarioRoutes,
+  ...inspectorRoutes,
 ];

@@ -1,0 +1,96 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
+import { verifySignature } from '../src/webhooks/signature.js';
+import { Receiver } from './helpers/receiver.js';
+
+/** The control-API routes the inspector reads: a connection with org and webhook, a delivery with its signed headers. */
+const KEY = 'inspector-key';
+const OTHER_KEY = 'other-key';
+let sandbox: Sandbox;
+let receiver: Receiver;
+
+beforeEach(async () => {
+  sandbox = createSandbox({ clock: 'virtual', apiKeys: [KEY, OTHER_KEY] });
+  receiver = await new Receiver().start();
+});
+afterEach(async () => {
+  sandbox.close();
+  await receiver.stop();
+});
+
+async function call(method: string, path: string, apiKey: string | null = KEY, json?: unknown) {
+  const response = await sandbox.handle({
+    method,
+    path,
+    query: '',
+    headers: { ...(apiKey ? { 'service-api-token': apiKey } : {}), ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: response.status, body: JSON.parse(response.body) as any };
+}
+
+describe('GET /sandbox/connections and /sandbox/connections/{id}', () => {
+  it('shows the caller\'s connections with their org and webhook; another API token sees none', async () => {
+    const { connectionId, accessToken, nativeOrgId, nativeUserId } = sandbox.connect({ apiKey: KEY, integrationId: 'zoho' });
+    const listed = await call('GET', '/sandbox/connections');
+    expect(listed.status).toBe(200);
+    expect(listed.body.connections).toHaveLength(1);
+    const [connection] = listed.body.connections;
+    expect(connection).toMatchObject({ connectionId, integrationId: 'zoho', status: 'NEW_CONNECTION', nativeOrgId, nativeUserId, webhook: null });
+    expect(typeof connection.orgName).toBe('string');
+    expect(await call('GET', '/sandbox/connections', OTHER_KEY)).toEqual({ status: 200, body: { connections: [] } });
+    expect(await call('GET', '/sandbox/connections', null)).toMatchObject({ status: 401, body: { errorCode: 'INVALID_API_TOKEN' } });
+
+    const created = await call('POST', '/connection/webhook', KEY, { accessToken, webhook: { webhookUrl: receiver.url } });
+    const one = await call('GET', `/sandbox/connections/${connectionId}`);
+    expect(one.body.connection).toEqual({ ...connection, webhook: created.body.webhook, lastActivityDate: one.body.connection.lastActivityDate, accessToken, chaos: {} });
+    expect(await call('GET', `/sandbox/connections/${connectionId}`, OTHER_KEY)).toMatchObject({ status: 404, body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'connectionId' } } });
+  });
+});
+
+describe('GET /sandbox/connections/{id}/webhook', () => {
+  it('answers null before a webhook exists and the webhook after', async () => {
+    const { connectionId, accessToken } = sandbox.connect({ apiKey: KEY });
+    expect(await call('GET', `/sandbox/connections/${connectionId}/webhook`)).toEqual({ status: 200, body: { webhook: null } });
+    const created = await call('POST', '/connection/webhook', KEY, { accessToken, webhook: { webhookUrl: receiver.url } });
+    expect(await call('GET', `/sandbox/connections/${connectionId}/webhook`)).toEqual({ status: 200, body: { webhook: created.body.webhook } });
+    expect((await call('GET', `/sandbox/connections/${connectionId}/webhook`, OTHER_KEY)).status).toBe(404);
+    expect((await call('GET', '/sandbox/connections/nope/webhook')).status).toBe(404);
+  });
+});
+
+describe('GET /sandbox/deliveries/{eventId}', () => {
+  it('gives the exact body and, per attempt, the signed headers the receiver got', async () => {
+    const { connectionId, accessToken } = sandbox.connect({ apiKey: KEY });
+    await call('POST', '/connection/webhook', KEY, { accessToken, webhook: { webhookUrl: receiver.url } });
+    receiver.behaviour = (_request, index) => (index === 0 ? 503 : 200);
+    await sandbox.settle();
+    await sandbox.advance('10s');
+    const [first] = sandbox.deliveries(connectionId);
+    const { status, body } = await call('GET', `/sandbox/deliveries/${first!.eventId}`);
+    expect(status).toBe(200);
+    const got = receiver.received.filter((request) => request.json.eventId === first!.eventId);
+    expect(got).toHaveLength(2);
+    expect(body.delivery.body).toBe(got[0]!.body);
+    expect(body.delivery.attempts.map((attempt: { status: number }) => attempt.status)).toEqual([503, 200]);
+    body.delivery.attempts.forEach((attempt: { headers: Record<string, string> }, index: number) => {
+      const sent = got[index]!.headers;
+      expect(attempt.headers).toEqual({
+        'content-type': 'application/json',
+        'x-service-timestamp': sent['x-service-timestamp'],
+        'x-service-signature': sent['x-service-signature'],
+        'x-service-connection-id': connectionId,
+      });
+      expect(verifySignature({ accessToken, body: body.delivery.body, timestamp: attempt.headers['x-service-timestamp'], signature: attempt.headers['x-service-signature'] })).toBe(true);
+    });
+  });
+
+  it('is a 404 for an unknown event or another API token\'s', async () => {
+    const { connectionId } = sandbox.connect({ apiKey: KEY });
+    const [first] = sandbox.deliveries(connectionId);
+    expect((await call('GET', `/sandbox/deliveries/${first!.eventId}`)).status).toBe(200);
+    expect(await call('GET', `/sandbox/deliveries/${first!.eventId}`, OTHER_KEY)).toMatchObject({ status: 404, body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'eventId' } } });
+    expect((await call('GET', '/sandbox/deliveries/0000')).status).toBe(404);
+  });
+});
