@@ -184,8 +184,22 @@ describe('in a real browser', () => {
     await inspector.reload();
     await row.waitFor();
 
-    // Scenarios and the request journal: "not available" exactly when their endpoint is a 404.
-    for (const [tab, path] of [['Scenarios', '/sandbox/scenarios'], ['Requests', '/sandbox/requests']] as const) {
+    // Scenarios: listed, and one runs on the linked connection with its report shown.
+    await inspector.getByRole('tab', { name: 'Scenarios' }).click();
+    await inspector.getByRole('button', { name: 'Pick crm-activity' }).click();
+    expect(await inspector.locator('#optional-view').textContent()).toContain('A deal through its stages to Closed Won');
+    // On a new link, so the connection the next tests inspect keeps only its own events.
+    await inspector.locator('#scenario-connection').selectOption('');
+    await inspector.locator('#scenario-webhook').fill(receiver.url);
+    await inspector.getByRole('button', { name: /^Run/ }).click();
+    await inspector.locator('#scenario-report', { hasText: '"scenario": "crm-activity"' }).waitFor({ timeout: 20_000 });
+    const report = JSON.parse((await inspector.locator('#scenario-report').textContent()) ?? '{}');
+    expect(report.failures).toEqual([]);
+    expect(report.connection.webhookUrl).toBe(receiver.url);
+    expect(report.events.filter((event: { state: string }) => event.state === 'succeeded')).toHaveLength(29);
+
+    // The request journal: "not available" exactly when its endpoint is a 404.
+    for (const [tab, path] of [['Requests', '/sandbox/requests']] as const) {
       const exists = (await fetch(sandboxServer.url + path, { headers: { 'service-api-token': API_KEY } })).status !== 404;
       await inspector.getByRole('tab', { name: tab }).click();
       await inspector.locator('#optional-view > *').first().waitFor();

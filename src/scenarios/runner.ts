@@ -280,7 +280,8 @@ class Run {
     if (step.events) {
       const from = this.eventCursor.get(connection.connectionId) ?? 0;
       const since = deliveries.slice(from);
-      this.verdict(index, checkEvents(this.resolve(step.events), since));
+      const counted = step.of === undefined ? since : since.filter((delivery) => delivery.type === step.of);
+      this.verdict(index, checkEvents(this.resolve(step.events), counted));
       this.eventCursor.set(connection.connectionId, from + since.length);
     }
     if (step.deliveries) this.verdict(index, checkDeliveries(step.deliveries, deliveries));

@@ -111,6 +111,7 @@ export const STEP_SCHEMAS = {
     .strictObject({
       connection: connection.optional(),
       events: z.array(matcher).optional().describe("The connection's events since the last expect with events: exactly these, in order"),
+      of: z.enum(['OBJECT_CHANGE', 'STATUS_CHANGE']).optional().describe('Count only events of this type in the events check (the others are passed over)'),
       deliveries: z
         .strictObject({
           state: z.enum(['pending', 'delivering', 'succeeded', 'retrying', 'failed']),
