@@ -361,3 +361,102 @@ describe('scenarios through the control API and in code', () => {
     await expect(sandbox.runScenario({ description: 'x', steps: [{ advance: 'later' } as never] })).rejects.toThrow('steps[0] (advance)');
   });
 });
+
+describe('more of the scenario format, as users write it', () => {
+  it('runs the file the README writes from scratch, as documented', async () => {
+    const readme = (await import('node:fs')).readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const story = /```yaml\n(# yaml-language-server: \$schema=node_modules[\s\S]*?)```/.exec(readme)![1]!;
+    const receiver = await specReceiver();
+    const file = scenarioFile(story, 'my-story.yaml');
+    expect((await cli(['scenario', 'validate', file])).code).toBe(0);
+    const { code, report } = await runJson([file, '--webhook-url', receiver.url]);
+    expect(report.failures).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.connection.integrationId).toBe('salesforce');
+    expect(receiver.events().map((event) => event.data.status ?? `${event.data.objectType} ${event.data.eventType}`)).toEqual([
+      'NEW_CONNECTION', 'INITIAL_SYNCED', 'READY', 'User CREATE', 'Contact CREATE', 'Task CREATE', 'Contact UPDATE', 'Contact DELETE',
+    ]);
+  });
+
+  it('makes native calls through the passthrough: a write emits its event, a wrong status fails the run', async () => {
+    const receiver = await specReceiver();
+    const good = scenarioFile(`description: native
+steps:
+  - passthrough: { method: POST, path: crm/v3/objects/contacts, body: { properties: { firstname: Native, lastname: Writer } }, as: created, expectStatus: 201 }
+  - passthrough: { method: GET, path: "crm/v3/objects/contacts/\${created.body.id}", expectStatus: 200 }
+  - expect:
+      of: OBJECT_CHANGE
+      events:
+        - { objectType: Contact, eventType: CREATE, record: { firstName: Native, lastName: Writer, nativeId: $created.body.id } }
+`);
+    const { code, report } = await runJson([good, '--webhook-url', receiver.url]);
+    expect(report.failures).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.checks[1]!.message).toMatch(/^GET crm\/v3\/objects\/contacts\/\d+ answered 200$/);
+
+    const bad = scenarioFile('description: wrong\nsteps:\n  - passthrough: { method: GET, path: crm/v3/objects/contacts/424242424242, expectStatus: 200 }\n');
+    const failed = await runJson([bad, '--webhook-url', receiver.url]);
+    expect(failed.code).toBe(1);
+    expect(failed.report.failures[0]).toMatch(/^steps\[0\] \(expect passthrough\): GET crm\/v3\/objects\/contacts\/424242424242 answered 404, expected 200: /);
+  });
+
+  it('passes when failed deliveries are what the scenario expects', async () => {
+    const down = await specReceiver();
+    await down.stop();
+    const file = scenarioFile('description: a dead receiver, on purpose\nsteps:\n  - wait: deliveries\n  - expect:\n      deliveries: { state: failed }\n');
+    const { code, report } = await runJson([file, '--webhook-url', down.url, '--retry-schedule', '1s,1m']);
+    expect(report.failures).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.events[0]!.attempts.map((attempt) => attempt.time.slice(11, 19))).toEqual(['00:00:00', '00:00:01', '00:01:01']);
+  });
+
+  it('starts an instant clock at --start-time, and a realtime one now', async () => {
+    const receiver = await specReceiver();
+    const moved = await runJson(['connection-lifecycle', '--webhook-url', receiver.url, '--start-time', '2030-06-01T12:00:00.000Z']);
+    expect(moved.report.events.map((event) => event.attempts[0]!.time)).toEqual(['2030-06-01T12:00:00.000Z', '2030-06-01T12:00:03.000Z', '2030-06-01T12:00:10.000Z']);
+    const quick = scenarioFile('description: a moment\nsteps:\n  - advance: 300ms\n');
+    const realtime = await runJson([quick, '--webhook-url', receiver.url, '--speed', 'realtime']);
+    expect(realtime.report.speed).toBe('realtime');
+    expect(Math.abs(Date.parse(realtime.report.startTime) - Date.now())).toBeLessThan(10 * 60_000);
+  });
+
+  it('draws a progress line in place on a terminal', async () => {
+    const receiver = await specReceiver();
+    // `script` gives the CLI a pseudo-terminal, as a person's shell would.
+    const command = `${process.execPath} ${BIN} scenario run crm-activity --webhook-url ${receiver.url} --access-token ${TOKEN}`;
+    const { stdout } = await new Promise<{ stdout: string }>((resolve) => {
+      const child = spawn('script', ['-qec', command, '/dev/null']);
+      let out = '';
+      child.stdout.on('data', (chunk) => (out += chunk));
+      child.on('exit', () => resolve({ stdout: out }));
+    });
+    expect(stdout).toContain('\r\x1b[2K[1/31] status READY');
+    expect(stdout).toContain('PASS crm-activity');
+  });
+
+  it('serve --delivery-chaos duplicates every event of every connection', async () => {
+    const receiver = await specReceiver();
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', '--delivery-chaos', 'duplicate=1']);
+    try {
+      let banner = '';
+      const url = await new Promise<string>((resolve) => {
+        child.stdout.on('data', (chunk) => {
+          banner += chunk;
+          const match = /listening on (\S+)[\s\S]*Try:/.exec(banner);
+          if (match) resolve(match[1]!);
+        });
+      });
+      expect(banner).toContain('delivery chaos {"duplicate":1}');
+      const call = async (path: string, body?: unknown) =>
+        (await fetch(url + path, { method: 'POST', headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })).json() as Promise<any>;
+      const { publicToken } = await call('/sandbox/public-token', { accessToken: TOKEN });
+      await call('/link/exchange', { publicToken });
+      await call('/connection/webhook', { accessToken: TOKEN, webhook: { webhookUrl: receiver.url } });
+      for (let tries = 0; tries < 100 && receiver.received.length < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(receiver.received.map((request) => request.body)).toEqual([receiver.received[0]!.body, receiver.received[0]!.body]);
+      expect(receiver.processed).toHaveLength(1);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});

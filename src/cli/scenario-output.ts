@@ -13,7 +13,7 @@ export function progressPrinter(stream: NodeJS.WriteStream): { update: (progress
       const line = `[${progress.step}/${progress.steps}] ${progress.detail}`;
       if (line === last) return;
       last = line;
-      if (tty) stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 100) - 1)}`);
+      if (tty) stream.write(`\r\x1b[2K${line.slice(0, (stream.columns || 100) - 1)}`);
       else stream.write(`${line}\n`);
     },
     end() {

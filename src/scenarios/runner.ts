@@ -218,11 +218,12 @@ class Run {
       }
       case 'passthrough': {
         const { connection } = this.on(step.connection);
-        const answer = await target.passthrough(connection, this.resolve({ method: step.method, path: step.path, body: step.body, query: step.query }));
+        const call = this.resolve({ method: step.method, path: step.path, body: step.body, query: step.query });
+        const answer = await target.passthrough(connection, call);
         if (step.as) this.scope[step.as] = answer;
         if (step.expectStatus !== undefined) {
           const ok = answer.statusCode === step.expectStatus;
-          this.verdict(index, { kind: 'passthrough', ok, message: `${step.method} ${step.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}` });
+          this.verdict(index, { kind: 'passthrough', ok, message: `${call.method} ${call.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}` });
         }
         return;
       }
