@@ -1,19 +1,16 @@
-import { RealClock, VirtualClock, type Clock } from '../clock/clock.js';
-import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
-import { Lifecycle } from '../events/lifecycle.js';
+import type { EmittedEvent } from '../events/event-factory.js';
 import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, type ExchangeResult } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
-import { Dispatcher, type Delivery } from '../webhooks/dispatcher.js';
-import { createHttpTransport } from '../webhooks/http-transport.js';
-import { ConnectionRegistry, connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
+import type { Delivery } from '../webhooks/dispatcher.js';
+import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseDuration, type Duration } from './duration.js';
 import { ApiError, ErrorCode } from './errors.js';
 import { MAX_BODY_BYTES, bodyBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
-import { PageCache } from './page-cache.js';
-import { Random } from './random.js';
+import { buildParts, type SandboxParts } from './sandbox-parts.js';
+import { loadSnapshot, parseSnapshot, takeSnapshot, type SandboxSnapshot } from './snapshot.js';
 import { Router } from './router.js';
 import { parseObjectType, parseOrThrow } from './validation.js';
 import { ROUTES, type RouteHandler } from './routes/index.js';
@@ -32,50 +29,18 @@ export type EventListener = (event: ServiceEvent, meta: { connectionId: string }
  */
 export class Sandbox {
   readonly options: ResolvedOptions;
-  /** @internal The sandbox's parts, for the routes. */
-  readonly parts: {
-    readonly clock: Clock;
-    readonly registry: ConnectionRegistry;
-    readonly lifecycle: Lifecycle;
-    readonly dispatcher: Dispatcher;
-    readonly pages: PageCache;
-  };
-  private readonly events: EventFactory;
+  /** @internal The sandbox's parts, for the routes. Replaced as a whole by a reset or a restore. */
+  parts: SandboxParts;
   private readonly router = new Router<RouteHandler>(ROUTES);
   private readonly listeners = new Set<EventListener>();
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
-    const { onError } = this.options;
-    const clock: Clock = this.options.clock === 'virtual' ? new VirtualClock(this.options.startTime, onError) : new RealClock(onError);
-    const random = new Random(this.options.seed);
-    this.events = new EventFactory(random.fork('events'), clock);
-    const registry = new ConnectionRegistry({
-      clock,
-      random,
-      tokenTtlMs: this.options.tokenTtlMs,
-      connectionLimit: this.options.connectionLimit,
-      dataset: this.options.dataset,
-      fixtures: this.options.fixtures,
-      onRecordChange: (connection, change) => {
-        connection.lastActivity = clock.now();
-        this.emit(this.events.objectChange(connection.connectionId, change));
-      },
-    });
-    const lifecycle = new Lifecycle(
-      clock,
-      { initialSyncMs: this.options.initialSyncDelayMs, readyMs: this.options.readyDelayMs },
-      (connection, status) => this.emit(this.events.statusChange(connection.connectionId, status)),
-    );
-    const dispatcher = new Dispatcher({
-      clock,
-      transport: createHttpTransport({ ca: this.options.webhookCa }),
-      retryScheduleMs: this.options.retryScheduleMs,
-      attemptTimeoutMs: this.options.attemptTimeoutMs,
-      logLimit: this.options.deliveryLogLimit,
-      target: (connectionId) => registry.find(connectionId),
-    });
-    this.parts = { clock, registry, lifecycle, dispatcher, pages: new PageCache() };
+    this.parts = this.freshParts(this.options.startTime);
+  }
+
+  private freshParts(startTime: number): SandboxParts {
+    return buildParts(this.options, startTime, (parts, emitted) => this.emit(parts, emitted));
   }
 
   /** Every route (method and path pattern), the service's first, then the control API's. */
@@ -257,9 +222,59 @@ export class Sandbox {
     return () => this.listeners.delete(listener);
   }
 
-  private emit(emitted: EmittedEvent): void {
-    this.parts.dispatcher.enqueue(emitted);
+  private emit(parts: SandboxParts, emitted: EmittedEvent): void {
+    parts.dispatcher.enqueue(emitted);
     for (const listener of this.listeners) listener(emitted.event, { connectionId: emitted.connectionId });
+  }
+
+  // --- Reset and snapshots -------------------------------------------------------------------
+
+  /**
+   * Back to the seeded state: no connections, tokens or deliveries; the virtual clock back at
+   * `startTime`; ids again as in a fresh sandbox. With `apiKey`, only that API token's tenancy
+   * is emptied (its connections, their deliveries, its tokens) and the rest goes on untouched.
+   * Event listeners stay.
+   *
+   * @example afterEach(() => sandbox.reset());
+   */
+  reset(options: { apiKey?: string } = {}): void {
+    if (options.apiKey === undefined) {
+      this.install(this.freshParts(this.options.startTime));
+      return;
+    }
+    for (const connection of this.parts.registry.list(options.apiKey)) this.removeConnection(connection);
+    this.parts.registry.forgetTokens(options.apiKey);
+  }
+
+  /**
+   * The whole state as versioned JSON (connections, tokens, records, the delivery log with its
+   * pending retries, the positions of every random stream and the clock's time). Restoring it
+   * goes on exactly as this sandbox would have.
+   *
+   * @example const saved = sandbox.snapshot(); … sandbox.restore(saved);
+   */
+  snapshot(): SandboxSnapshot {
+    return takeSnapshot(this.parts, this.options.seed);
+  }
+
+  /**
+   * Replaces the whole state with a snapshot's. A bad snapshot throws a 400 `ApiError` naming
+   * the field, and the state stays as it was. On a virtual clock, time goes to the snapshot's;
+   * on a real clock, retries and status moves whose time has passed run at once.
+   */
+  restore(snapshot: unknown): void {
+    const parsed = parseSnapshot(snapshot, this.options.seed);
+    const parts = this.freshParts(this.options.clock === 'virtual' ? parsed.time : Date.now());
+    loadSnapshot(parts, parsed);
+    this.install(parts);
+  }
+
+  /** Swaps in new parts; the old ones stop (timers cancelled, attempts in flight aborted). */
+  private install(parts: SandboxParts): void {
+    const old = this.parts;
+    this.parts = parts;
+    old.clock.close();
+    old.dispatcher.close();
   }
 
   /** Stops every timer and aborts deliveries in flight. The sandbox still answers requests, but nothing more happens by itself. */

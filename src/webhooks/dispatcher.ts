@@ -80,6 +80,22 @@ export interface DispatcherOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** One delivery as a snapshot keeps it: enough to go on with its schedule after a restore. */
+export interface DeliveryRecord {
+  eventId: string;
+  connectionId: string;
+  createdAt: number;
+  /** The exact JSON text sent and signed. */
+  body: string;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  scheduledAttempts: number;
+  nextAttemptAt: number | null;
+  failureReason: string | null;
+  /** Still in its connection's queue (not yet succeeded or failed). */
+  queued: boolean;
+}
+
 /**
  * Delivers events to webhooks: one connection's events strictly in order (a failing event
  * holds back later ones until it succeeds or is marked failed), each attempt signed afresh,
@@ -185,6 +201,70 @@ export class Dispatcher {
       await this.options.clock.track(this.attempt(entry, 'manual', 'redeliver'));
     }
     return snapshot(entry);
+  }
+
+  /** The whole log in order, for a snapshot. */
+  exportState(): DeliveryRecord[] {
+    const queued = new Set<Entry>();
+    for (const queue of this.queues.values()) for (const entry of queue.items) queued.add(entry);
+    return [...this.log.values()].map((entry) => ({
+      eventId: entry.emitted.eventId,
+      connectionId: entry.emitted.connectionId,
+      createdAt: entry.emitted.createdAt,
+      body: entry.emitted.body,
+      state: entry.state,
+      attempts: entry.attempts.map((attempt) => ({ ...attempt })),
+      scheduledAttempts: entry.scheduledAttempts,
+      nextAttemptAt: entry.nextAttemptAt,
+      failureReason: entry.failureReason,
+      queued: queued.has(entry),
+    }));
+  }
+
+  /**
+   * Rebuilds the log and queues of a snapshot (on a fresh dispatcher) and goes on: retries at
+   * their scheduled time (at once if it has passed), queues pumped. An attempt that was in
+   * flight when the snapshot was taken never finished: it is made again.
+   */
+  importState(records: readonly DeliveryRecord[]): void {
+    for (const record of records) {
+      const entry: Entry = {
+        emitted: {
+          eventId: record.eventId,
+          connectionId: record.connectionId,
+          createdAt: record.createdAt,
+          event: JSON.parse(record.body) as ServiceEvent,
+          body: record.body,
+        },
+        state: record.state,
+        attempts: record.attempts.map((attempt) => ({ ...attempt })),
+        scheduledAttempts: record.scheduledAttempts,
+        nextAttemptAt: record.nextAttemptAt,
+        failureReason: record.failureReason,
+        timer: undefined,
+      };
+      if (entry.state === 'delivering') {
+        if (record.queued) {
+          entry.state = 'pending';
+          entry.scheduledAttempts = Math.max(0, entry.scheduledAttempts - 1);
+        } else {
+          entry.state = 'failed';
+          entry.failureReason = 'redelivery interrupted by a restart';
+        }
+      }
+      if (isFinished(entry.state)) this.finished++;
+      this.log.set(entry.emitted.eventId, entry);
+      if (!record.queued) continue;
+      this.queueOf(record.connectionId).items.push(entry);
+      if (entry.state === 'retrying') {
+        const at = entry.nextAttemptAt ?? this.options.clock.now();
+        entry.timer = this.options.clock.setTimer(at - this.options.clock.now(), () => {
+          entry.timer = undefined;
+          return this.attempt(entry, 'schedule', 'schedule');
+        });
+      }
+    }
+    for (const connectionId of this.queues.keys()) this.pump(connectionId);
   }
 
   private queueOf(connectionId: string): Queue {

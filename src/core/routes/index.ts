@@ -4,6 +4,7 @@ import { controlRoutes } from './control.js';
 import { engagementRoutes } from './engagement.js';
 import { linkRoutes } from './link.js';
 import { passthroughRoutes } from './passthrough.js';
+import { stateRoutes } from './state.js';
 import { webhookRoutes } from './webhook.js';
 
 export type { Route, RouteContext, RouteHandler } from './context.js';
@@ -16,4 +17,5 @@ export const ROUTES: Route[] = [
   ...webhookRoutes,
   ...passthroughRoutes,
   ...controlRoutes,
+  ...stateRoutes,
 ];
