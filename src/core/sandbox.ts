@@ -6,7 +6,9 @@ import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.j
 import type { Delivery } from '../webhooks/dispatcher.js';
 import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseDuration, type Duration } from './duration.js';
-import { ApiError, ErrorCode } from './errors.js';
+import { ApiError, ErrorCode, SandboxConfigError } from './errors.js';
+import { FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
+import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
 import { MAX_BODY_BYTES, bodyBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { buildParts, type SandboxParts } from './sandbox-parts.js';
@@ -14,6 +16,7 @@ import { loadSnapshot, parseSnapshot, takeSnapshot, type SandboxSnapshot } from 
 import { Router } from './router.js';
 import { parseObjectType, parseOrThrow } from './validation.js';
 import { ROUTES, type RouteHandler } from './routes/index.js';
+import type { RequestNote } from './routes/context.js';
 
 /** Called for every event the sandbox emits, as it is emitted. */
 export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
@@ -33,9 +36,21 @@ export class Sandbox {
   parts: SandboxParts;
   private readonly router = new Router<RouteHandler>(ROUTES);
   private readonly listeners = new Set<EventListener>();
+  private readonly journal: RequestJournal;
+  private readonly faults: FaultInjector;
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
+    this.journal = new RequestJournal(options.journal);
+    this.faults = new FaultInjector(this.options.seed);
+    if (options.faults !== undefined) {
+      try {
+        this.faults.set(options.faults);
+      } catch (error) {
+        if (error instanceof ApiError) throw new SandboxConfigError(`faults: ${error.message}`);
+        throw error;
+      }
+    }
     this.parts = this.freshParts(this.options.startTime);
   }
 
@@ -51,12 +66,42 @@ export class Sandbox {
   /** Answers one request. Never throws: every failure is an error body with its status. */
   async handle(request: SandboxRequest): Promise<SandboxResponse> {
     const method = request.method.toUpperCase();
-    const response = await this.answer(method, request);
+    const clock = this.parts.clock;
+    const at = clock.now();
+    const note: RequestNote = { connectionId: undefined };
+    const apiKey = request.headers['service-api-token'] ?? '';
+    let fault: FaultDecision | undefined;
+    let response: SandboxResponse | undefined;
+    if (!request.path.startsWith('/sandbox/')) {
+      try {
+        fault = this.faults.decide(request, apiKey, at, () => this.connectionNamed(request, apiKey));
+      } catch (error) {
+        response = respondError(error as ApiError);
+      }
+      // On a virtual clock latency is only reported (journal), never waited: a test must not hang on it.
+      if (fault && fault.latencyMs > 0 && clock.kind === 'real') await new Promise<void>((resolve) => clock.setTimer(fault!.latencyMs, () => resolve()));
+    }
+    response ??= fault?.error ? respondError(fault.error) : await this.answer(method, request, note);
+    if (!request.path.startsWith('/sandbox/requests')) {
+      const virtualLatency = clock.kind === 'virtual' ? (fault?.latencyMs ?? 0) : 0;
+      this.journal.record({
+        apiKey,
+        at,
+        method,
+        path: request.path,
+        query: request.query,
+        status: response.status,
+        durationMs: clock.now() - at + virtualLatency,
+        connectionId: note.connectionId,
+        body: request.body,
+        fault: fault?.label,
+      });
+    }
     // HEAD is GET without the body, wherever GET is served.
     return method === 'HEAD' ? { ...response, body: '' } : response;
   }
 
-  private async answer(method: string, request: SandboxRequest): Promise<SandboxResponse> {
+  private async answer(method: string, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
     try {
       const match = this.router.match(method === 'HEAD' ? 'GET' : method, request.path);
       if (match.kind === 'not-found') {
@@ -68,6 +113,7 @@ export class Sandbox {
       }
       if (request.body !== undefined && bodyBytes(request.body) > MAX_BODY_BYTES) throw payloadTooLarge();
       const apiKey = match.route.public ? '' : this.authenticate(request);
+      note.connectionId = match.params.connectionId;
       let parsed: Record<string, unknown> | undefined;
       const reply = await match.route.handler({
         sandbox: this,
@@ -76,6 +122,7 @@ export class Sandbox {
         apiKey,
         query: new URLSearchParams(request.query),
         body: () => (parsed ??= parseJsonBody(request)),
+        note,
       });
       return respond(reply);
     } catch (error) {
@@ -83,6 +130,65 @@ export class Sandbox {
       this.options.onError(error);
       return respondError(ApiError.internal());
     }
+  }
+
+  /** The connection a request names (accessToken or connectionId, in the query or the JSON body), for connection-scoped faults. */
+  private connectionNamed(request: SandboxRequest, apiKey: string): string | undefined {
+    const query = new URLSearchParams(request.query);
+    let accessToken = query.get('accessToken') ?? undefined;
+    let connectionId = query.get('connectionId') ?? undefined;
+    if (accessToken === undefined && connectionId === undefined && request.body) {
+      try {
+        const body = JSON.parse(request.body) as { accessToken?: unknown; connectionId?: unknown };
+        if (typeof body.accessToken === 'string') accessToken = body.accessToken;
+        if (typeof body.connectionId === 'string') connectionId = body.connectionId;
+      } catch {
+        return undefined;
+      }
+    }
+    if (connectionId !== undefined) return connectionId;
+    if (accessToken === undefined) return undefined;
+    try {
+      return this.parts.registry.byToken(apiKey, accessToken).connectionId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // --- Journal and faults -------------------------------------------------------------------
+
+  /**
+   * The request journal of an API token (default: the first accepted one), oldest first:
+   * method, path, query, status, duration, time, connection, body (cut at the body limit) and
+   * the fault injected, if any. Bounded: the newest are kept.
+   *
+   * @example sandbox.requests({ method: 'POST', path: '/crm/passthrough', status: 200 })
+   */
+  requests(filter: JournalFilter & { apiKey?: string } = {}): JournalEntry[] {
+    const { apiKey = this.options.apiKeys[0]!, ...rest } = filter;
+    return this.journal.list(apiKey, rest);
+  }
+
+  /** Empties the request journal of an API token, or of everyone with no argument. */
+  clearRequests(apiKey?: string): void {
+    this.journal.clear(apiKey);
+  }
+
+  /**
+   * Replaces the fault rules of the service's endpoints (not the control API): latency, errors at
+   * a rate, a rate limit per API token, each optionally scoped by route and connection. Seeded:
+   * the same rules and calls give the same faults. `setFaults([])` clears them. A bad rule throws
+   * a 400 `ApiError` naming the field.
+   *
+   * @example sandbox.setFaults({ route: '/engagement', latency: '50ms-400ms', errorRate: 0.05 });
+   */
+  setFaults(rules: FaultRule | readonly FaultRule[]): FaultRule[] {
+    return this.faults.set(rules);
+  }
+
+  /** The fault rules in force. */
+  faultRules(): FaultRule[] {
+    return this.faults.current;
   }
 
   private authenticate(request: SandboxRequest): string {
@@ -232,18 +338,21 @@ export class Sandbox {
   /**
    * Back to the seeded state: no connections, tokens or deliveries; the virtual clock back at
    * `startTime`; ids again as in a fresh sandbox. With `apiKey`, only that API token's tenancy
-   * is emptied (its connections, their deliveries, its tokens) and the rest goes on untouched.
-   * Event listeners stay.
+   * is emptied (its connections, their deliveries, its tokens, its request journal) and the rest
+   * goes on untouched. A full reset empties the request journal too; event listeners and fault
+   * rules stay.
    *
    * @example afterEach(() => sandbox.reset());
    */
   reset(options: { apiKey?: string } = {}): void {
     if (options.apiKey === undefined) {
       this.install(this.freshParts(this.options.startTime));
+      this.journal.clear();
       return;
     }
     for (const connection of this.parts.registry.list(options.apiKey)) this.removeConnection(connection);
     this.parts.registry.forgetTokens(options.apiKey);
+    this.journal.clear(options.apiKey);
   }
 
   /**

@@ -5,6 +5,8 @@ import { engagementRoutes } from './engagement.js';
 import { linkRoutes } from './link.js';
 import { passthroughRoutes } from './passthrough.js';
 import { stateRoutes } from './state.js';
+import { journalRoutes } from './journal.js';
+import { faultRoutes } from './faults.js';
 import { webhookRoutes } from './webhook.js';
 
 export type { Route, RouteContext, RouteHandler } from './context.js';
@@ -18,4 +20,6 @@ export const ROUTES: Route[] = [
   ...passthroughRoutes,
   ...controlRoutes,
   ...stateRoutes,
+  ...journalRoutes,
+  ...faultRoutes,
 ];
