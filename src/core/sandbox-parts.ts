@@ -20,9 +20,14 @@ export interface SandboxParts {
 
 /**
  * Builds the parts of a fresh sandbox, its clock standing at `startTime` (virtual) or now
- * (real). `emit` receives every event, in order.
+ * (real). `emit` receives every event, in order; `onAttempt` hears of every delivery attempt.
  */
-export function buildParts(options: ResolvedOptions, startTime: number, emit: (parts: SandboxParts, emitted: EmittedEvent) => void): SandboxParts {
+export function buildParts(
+  options: ResolvedOptions,
+  startTime: number,
+  emit: (parts: SandboxParts, emitted: EmittedEvent) => void,
+  onAttempt?: () => void,
+): SandboxParts {
   const { onError } = options;
   const clock: Clock = options.clock === 'virtual' ? new VirtualClock(startTime, onError) : new RealClock(onError);
   const random = new Random(options.seed);
@@ -51,6 +56,7 @@ export function buildParts(options: ResolvedOptions, startTime: number, emit: (p
     attemptTimeoutMs: options.attemptTimeoutMs,
     logLimit: options.deliveryLogLimit,
     target: (connectionId) => registry.find(connectionId),
+    ...(onAttempt ? { onAttempt } : {}),
   });
   const parts: SandboxParts = { clock, registry, lifecycle, dispatcher, pages: new PageCache(), events };
   return parts;

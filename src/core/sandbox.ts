@@ -37,6 +37,7 @@ export class Sandbox {
   private readonly router = new Router<RouteHandler>(ROUTES);
   private readonly listeners = new Set<EventListener>();
   private readonly journal: RequestJournal;
+  private revision = 0;
   private readonly faults: FaultInjector;
 
   constructor(options: SandboxOptions = {}) {
@@ -55,7 +56,12 @@ export class Sandbox {
   }
 
   private freshParts(startTime: number): SandboxParts {
-    return buildParts(this.options, startTime, (parts, emitted) => this.emit(parts, emitted));
+    return buildParts(
+      this.options,
+      startTime,
+      (parts, emitted) => this.emit(parts, emitted),
+      () => this.revision++,
+    );
   }
 
   /** Every route (method and path pattern), the service's first, then the control API's. */
@@ -65,6 +71,7 @@ export class Sandbox {
 
   /** Answers one request. Never throws: every failure is an error body with its status. */
   async handle(request: SandboxRequest): Promise<SandboxResponse> {
+    this.revision++;
     const method = request.method.toUpperCase();
     const clock = this.parts.clock;
     const at = clock.now();
@@ -329,6 +336,7 @@ export class Sandbox {
   }
 
   private emit(parts: SandboxParts, emitted: EmittedEvent): void {
+    this.revision++;
     parts.dispatcher.enqueue(emitted);
     for (const listener of this.listeners) listener(emitted.event, { connectionId: emitted.connectionId });
   }
@@ -378,8 +386,17 @@ export class Sandbox {
     this.install(parts);
   }
 
+  /**
+   * Changes whenever the state may have changed (a request, an event, a delivery attempt, a
+   * reset or restore): cheap to read, for whoever saves snapshots when something happened.
+   */
+  get stateRevision(): number {
+    return this.revision;
+  }
+
   /** Swaps in new parts; the old ones stop (timers cancelled, attempts in flight aborted). */
   private install(parts: SandboxParts): void {
+    this.revision++;
     const old = this.parts;
     this.parts = parts;
     old.clock.close();

@@ -76,6 +76,8 @@ export interface DispatcherOptions {
   logLimit: number;
   /** The connection's accessToken and current webhook, if it still exists. */
   target: (connectionId: string) => { accessToken: string; webhook: Webhook | undefined } | undefined;
+  /** Called after each attempt is recorded (state persistence watches it). */
+  onAttempt?: () => void;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -347,6 +349,7 @@ export class Dispatcher {
       if (isHead) queue.items.shift();
     }
     this.evict();
+    this.options.onAttempt?.();
     this.pump(connectionId);
   }
 
