@@ -115,7 +115,7 @@ export class TestSandbox {
       };
       return this;
     }
-    const [{ setupServer }, { http }, { createHandlers }] = await Promise.all([import('msw/node'), import('msw'), import('../adapters/msw.js')]);
+    const [{ setupServer }, { http }, { createHandlers, onUnhandled }] = await Promise.all([import('msw/node'), import('msw'), import('../adapters/msw.js')]);
     const receive = http.post(MSW_RECEIVER_URL, async ({ request }) => {
       const headers: Record<string, string> = {};
       request.headers.forEach((value, name) => {
@@ -124,7 +124,7 @@ export class TestSandbox {
       return new Response(null, { status: this.receiver.accept(headers, await request.text()) });
     });
     const server = setupServer(...createHandlers(this.sandbox, { baseUrl: this.url }), receive);
-    server.listen({ onUnhandledRequest: 'bypass' });
+    server.listen(onUnhandled('bypass'));
     this.mswServer = server as unknown as TestSandbox['mswServer'];
     this.stopTransport = async () => {
       server.close();
