@@ -117,3 +117,46 @@ describe('snapshot and restore', () => {
     }
   });
 });
+
+describe('snapshot and restore of deliveries', () => {
+  it('a retrying delivery goes on with its schedule after a restore, sending what the original would', async () => {
+    const { Receiver } = await import('../../test/helpers/receiver.js');
+    const receiver = await new Receiver().start();
+    receiver.behaviour = (_request, index) => (index < 2 ? 500 : 200);
+    try {
+      const original = createSandbox({ ...options, retrySchedule: '1m,1m,1m' });
+      const { accessToken, connectionId } = original.connect();
+      await call(original, 'POST', '/connection/webhook', { accessToken, webhook: { webhookUrl: receiver.url } });
+      original.createRecord(connectionId, 'Contact', { firstName: 'Ada' });
+      await original.settle();
+      expect(original.deliveries()[0]).toMatchObject({ state: 'retrying', nextAttemptTime: '2025-01-01T00:01:00.000Z' });
+      const saved = JSON.parse(JSON.stringify(original.snapshot()));
+
+      const run = async (sandbox: Sandbox) => {
+        const from = receiver.received.length;
+        receiver.behaviour = (_request, index) => (index - from < 1 ? 500 : 200);
+        await sandbox.advance('5m');
+        // durationMs measures the real network (decision 0003): everything else must repeat.
+        const log = sandbox.deliveries().map((d) => ({ ...d, attempts: d.attempts.map(({ durationMs: _, ...attempt }) => attempt) }));
+        return { sent: receiver.received.slice(from).map((r) => [r.body, r.headers['x-service-timestamp'], r.headers['x-service-signature']]), log };
+      };
+      const copy = createSandbox({ ...options, retrySchedule: '1m,1m,1m' });
+      copy.restore(saved);
+      const restored = await run(copy);
+      original.close();
+      const again = createSandbox({ ...options, retrySchedule: '1m,1m,1m' });
+      again.restore(saved);
+      expect(await run(again)).toEqual(restored);
+      expect(restored.log.map((d) => d.state)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']); // NEW_CONNECTION, the CREATE, INITIAL_SYNCED, READY
+      expect(restored.log[0]!.attempts.map((a) => [a.time, a.status])).toEqual([
+        ['2025-01-01T00:00:00.000Z', 500],
+        ['2025-01-01T00:01:00.000Z', 500],
+        ['2025-01-01T00:02:00.000Z', 200],
+      ]);
+      copy.close();
+      again.close();
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
