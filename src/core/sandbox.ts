@@ -7,7 +7,7 @@ import type { Delivery } from '../webhooks/dispatcher.js';
 import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseDuration, type Duration } from './duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from './errors.js';
-import { FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
+import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
 import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
 import { MAX_BODY_BYTES, bodyBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
@@ -79,7 +79,9 @@ export class Sandbox {
     const apiKey = request.headers['service-api-token'] ?? '';
     let fault: FaultDecision | undefined;
     let response: SandboxResponse | undefined;
-    if (!request.path.startsWith('/sandbox/')) {
+    // Most requests meet no fault: skip the fault code (and its closure) unless a rule or an override header is there.
+    const faulty = this.faults.active || request.headers[FAULT_HEADERS.forceStatus] !== undefined || request.headers[FAULT_HEADERS.latency] !== undefined;
+    if (faulty && !request.path.startsWith('/sandbox/')) {
       try {
         fault = this.faults.decide(request, apiKey, at, () => this.connectionNamed(request, apiKey));
       } catch (error) {
