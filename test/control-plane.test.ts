@@ -113,6 +113,9 @@ describe('serve --state-file', () => {
       expect(cli.errors()).toMatch(why);
       expect(readFileSync(file, 'utf8')).toBe(content);
     }
+    const nowhere = runCli(['serve', '--port', '0', '--state-file', join(dir, 'missing-dir', 'state.json')], spawned);
+    expect(await nowhere.exited).toBe(2);
+    expect(nowhere.errors()).toMatch(/cannot write to its directory \(ENOENT\)/);
     const seeded = join(dir, 'seed.json');
     const first = await serveCli(['--quiet', '--state-file', seeded, '--seed', '5'], spawned);
     await link(first.url);

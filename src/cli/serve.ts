@@ -6,7 +6,7 @@ import { SandboxConfigError } from '../core/errors.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
 import { faultRuleFromFlags } from './fault-flags.js';
-import { StateSaver, loadStateFile } from './state-file.js';
+import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.js';
 
 const builder = (yargs: Argv) =>
   yargs
@@ -65,6 +65,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       deliveryLogLimit: args.deliveryLogLimit,
       faults: faultRuleFromFlags({ latency: args.latency, errorRate: args.errorRate, rateLimit: args.rateLimit }),
     });
+    if (args.stateFile) checkStateFileWritable(args.stateFile);
     const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
     const saver = stateFile && new StateSaver(sandbox, stateFile.path);
     const server = await startDevServer(sandbox, {

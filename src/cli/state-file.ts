@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ApiError, SandboxConfigError } from '../core/errors.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -34,6 +34,15 @@ export function loadStateFile(sandbox: Sandbox, path: string): boolean {
     throw error;
   }
   return true;
+}
+
+/** Refuses to start with a state file that could never be saved (its directory missing or read-only). */
+export function checkStateFileWritable(path: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    throw new SandboxConfigError(`--state-file ${path}: cannot write to its directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
 }
 
 /**
