@@ -191,7 +191,7 @@ export class Sandbox {
    *
    * @example sandbox.setFaults({ route: '/engagement', latency: '50ms-400ms', errorRate: 0.05 });
    */
-  setFaults(rules: FaultRule | readonly FaultRule[]): FaultRule[] {
+  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }): FaultRule[] {
     return this.faults.set(rules);
   }
 
