@@ -16,6 +16,9 @@ export {
 export { ApiError, ErrorCode, SandboxConfigError, type ErrorBody } from './core/errors.js';
 export { parseDuration, type Duration } from './core/duration.js';
 export type { SandboxRequest, SandboxResponse } from './core/http.js';
+export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SandboxSnapshot } from './core/snapshot.js';
+export { FAULT_HEADERS, type FaultRule } from './core/faults.js';
+export type { JournalEntry, JournalFilter, JournalOptions } from './core/journal.js';
 export { signPayload, verifySignature, type VerifySignatureInput } from './webhooks/signature.js';
 export type { Delivery, DeliveryAttempt, DeliveryState } from './webhooks/dispatcher.js';
 export type { AttemptChaos, ChaosSettings } from './webhooks/chaos.js';

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { onUnhandled } from '../src/adapters/msw.js';
 import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
 import type { SandboxOptions } from '../src/core/options.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType } from '../src/model/crm.js';
@@ -280,7 +281,7 @@ describe('webhook delivery', () => {
         return HttpResponse.json({ ok: true });
       }),
     );
-    server.listen({ onUnhandledRequest: 'error' });
+    server.listen(onUnhandled('error'));
     stoppers.push(() => server.close());
     const sandbox = sandboxWith();
     const connection = sandbox.connect();

@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../core/sandbox.js';
-import { DEFAULT_BASE_URL, createHandlers } from './msw.js';
+import { DEFAULT_BASE_URL, createHandlers, onUnhandled } from './msw.js';
 
 const servers: Array<ReturnType<typeof setupServer>> = [];
 afterEach(() => {
@@ -10,7 +10,7 @@ afterEach(() => {
 
 function listen(handlers: ReturnType<typeof createHandlers>) {
   const server = setupServer(...handlers);
-  server.listen({ onUnhandledRequest: 'error' });
+  server.listen(onUnhandled('error'));
   servers.push(server);
 }
 

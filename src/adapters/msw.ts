@@ -41,6 +41,16 @@ export function createHandlers(sandbox: Sandbox, options: CreateHandlersOptions 
   return handlers;
 }
 
+/**
+ * `setupServer().listen()` options that mean the same on msw 2 (`onUnhandledRequest`) and msw 3
+ * (which renamed it `onUnhandledFrame`): what to do with a request no handler answers.
+ *
+ * @example server.listen(onUnhandled('error'));
+ */
+export function onUnhandled(strategy: 'bypass' | 'warn' | 'error'): { onUnhandledRequest: typeof strategy; onUnhandledFrame: typeof strategy } {
+  return { onUnhandledRequest: strategy, onUnhandledFrame: strategy };
+}
+
 async function toSandboxRequest(request: Request, basePath: string): Promise<SandboxRequest> {
   const url = new URL(request.url);
   const headers: Record<string, string> = {};

@@ -6,6 +6,8 @@ import { SandboxConfigError } from '../core/errors.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
+import { faultRuleFromFlags } from './fault-flags.js';
+import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.js';
 
 const builder = (yargs: Argv) =>
   yargs
@@ -39,9 +41,16 @@ const builder = (yargs: Argv) =>
       coerce: (text: string) => parseChaosFlag(text),
     })
     .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
+    .option('state-file', { type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
+    .option('latency', { type: 'string', describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms" })
+    .option('error-rate', { type: 'number', describe: "Share of the service's requests answered 503, 0 to 1 (seeded)" })
+    .option('rate-limit', { type: 'string', describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After' })
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
     .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
+    .example('$0 serve --state-file .crm-sandbox.json', 'Keep connections, records and pending deliveries across restarts')
+    .example('$0 serve --latency 50ms-400ms --error-rate 0.05 --rate-limit 100/min', 'A slow, flaky, rate-limited service (seeded: --seed replays it)')
+
     .epilogue('The server also serves the inspector at /sandbox/ui and the link widget at /link/init.js (see the README).');
 
 type ServeArgs = ReturnType<typeof builder> extends Argv<infer T> ? T : never;
@@ -63,7 +72,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       ...(args.connectionLimit === undefined ? {} : { connectionLimit: args.connectionLimit }),
       deliveryLogLimit: args.deliveryLogLimit,
       ...(args.deliveryChaos === undefined ? {} : { deliveryChaos: args.deliveryChaos }),
+      faults: faultRuleFromFlags({ latency: args.latency, errorRate: args.errorRate, rateLimit: args.rateLimit }),
     });
+    if (args.stateFile) checkStateFileWritable(args.stateFile);
+    const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
+    const saver = stateFile && new StateSaver(sandbox, stateFile.path);
     const server = await startDevServer(sandbox, {
       port: args.port,
       host: args.host,
@@ -80,12 +93,16 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
+          `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}`,
+        ...(stateFile ? [`state file ${stateFile.path} (${stateFile.loaded ? 'loaded' : 'new'}), saved on change`] : []),
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),
     );
+    saver?.start();
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         console.log(`${signal}: stopping`);
+        saver?.flush();
         void server.close().then(resolve);
       };
       process.once('SIGINT', () => stop('SIGINT'));

@@ -1,4 +1,4 @@
-import { Faker, base, en } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
 import type { Clock, Timer } from '../clock/clock.js';
 import type { ConnectionStatus, ConnectionSummary, ExchangeResult, Webhook } from '../model/connection.js';
 import { INTEGRATIONS, type IntegrationId, type NativeOrg } from '../model/integrations.js';
@@ -7,7 +7,8 @@ import type { FixtureSet } from '../store/fixtures.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
 import { ApiError, ErrorCode } from './errors.js';
-import type { Random } from './random.js';
+import { Random, type RandomState } from './random.js';
+import { seededFaker } from './seeded-faker.js';
 
 /** Everything the sandbox knows about one connection. */
 export interface ConnectionState {
@@ -80,9 +81,15 @@ export interface ConnectionRegistryOptions {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function newFaker(random: Random): Faker {
-  const faker = new Faker({ locale: [en, base] });
-  faker.seed(random.uint32());
-  return faker;
+  return seededFaker(random.uint32());
+}
+
+/** The registry's own state beyond its connections, as a snapshot holds it. */
+export interface RegistryState {
+  tokens: RandomState;
+  created: number;
+  linkTokens: Array<{ token: string } & LinkToken>;
+  publicTokens: Array<{ token: string } & PublicToken>;
 }
 
 /** Link tokens, public tokens and connections, and who may see which. */
@@ -91,7 +98,7 @@ export class ConnectionRegistry {
   private readonly publicTokens = new Map<string, PublicToken>();
   private readonly byId = new Map<string, ConnectionState>();
   private readonly byAccessToken = new Map<string, ConnectionState>();
-  private readonly tokens: Random;
+  private tokens: Random;
   /** How many connections were ever created: the n-th gets the stream `connection:n`. */
   private created = 0;
   private readonly options: ConnectionRegistryOptions;
@@ -227,6 +234,36 @@ export class ConnectionRegistry {
     return connection;
   }
 
+  /** Tokens and counters, for a snapshot. */
+  exportState(): RegistryState {
+    return {
+      tokens: this.tokens.state(),
+      created: this.created,
+      linkTokens: [...this.linkTokens].map(([token, link]) => ({ token, ...link })),
+      publicTokens: [...this.publicTokens].map(([token, publicToken]) => ({ token, ...publicToken })),
+    };
+  }
+
+  /** Takes over a snapshot's tokens and counters (on a fresh registry). */
+  importState(state: RegistryState): void {
+    this.tokens = Random.fromState(state.tokens);
+    this.created = state.created;
+    for (const { token, ...link } of state.linkTokens) this.linkTokens.set(token, link);
+    for (const { token, ...publicToken } of state.publicTokens) this.publicTokens.set(token, publicToken);
+  }
+
+  /** Adds a connection rebuilt from a snapshot, as it was. */
+  adopt(connection: ConnectionState): void {
+    this.byId.set(connection.connectionId, connection);
+    this.byAccessToken.set(connection.accessToken, connection);
+  }
+
+  /** Forgets an API token's link and public tokens (a reset of its tenancy). */
+  forgetTokens(apiKey: string): void {
+    for (const [token, link] of this.linkTokens) if (link.apiKey === apiKey) this.linkTokens.delete(token);
+    for (const [token, publicToken] of this.publicTokens) if (publicToken.apiKey === apiKey) this.publicTokens.delete(token);
+  }
+
   remove(connection: ConnectionState): void {
     this.byId.delete(connection.connectionId);
     this.byAccessToken.delete(connection.accessToken);
@@ -253,6 +290,11 @@ export class ConnectionRegistry {
     return this.byId.get(connectionId);
   }
 
+  /** Every connection, oldest first. */
+  all(): ConnectionState[] {
+    return [...this.byId.values()];
+  }
+
   /** The API token's connections, oldest first. */
   list(apiKey: string): ConnectionState[] {
     return [...this.byId.values()].filter((connection) => connection.apiKey === apiKey);
@@ -262,14 +304,7 @@ export class ConnectionRegistry {
   dataOf(connection: ConnectionState): ConnectionData {
     if (connection.data) return connection.data;
     const { random } = connection;
-    const data = new ConnectionData({
-      connectionId: connection.connectionId,
-      integrationId: connection.integrationId,
-      clock: this.options.clock,
-      random: random.fork('writes'),
-      faker: newFaker(random.fork('write-values')),
-      onChange: (change) => this.options.onRecordChange(connection, change),
-    });
+    const data = this.emptyData(connection, random.fork('writes'), newFaker(random.fork('write-values')));
     seedConnection({
       data,
       integrationId: connection.integrationId,
@@ -282,6 +317,18 @@ export class ConnectionRegistry {
     });
     connection.data = data;
     return data;
+  }
+
+  /** A connection's store with no records yet, writing with the streams given (a snapshot's, on restore). */
+  emptyData(connection: ConnectionState, random: Random, faker: Faker): ConnectionData {
+    return new ConnectionData({
+      connectionId: connection.connectionId,
+      integrationId: connection.integrationId,
+      clock: this.options.clock,
+      random,
+      faker,
+      onChange: (change) => this.options.onRecordChange(connection, change),
+    });
   }
 }
 

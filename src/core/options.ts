@@ -4,6 +4,8 @@ import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection
 import { chaosSettingsSchema, resolveChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { parseDuration, parseDurationList, type Duration } from './duration.js';
 import { SandboxConfigError } from './errors.js';
+import type { FaultRule } from './faults.js';
+import type { JournalOptions } from './journal.js';
 
 /** The API token accepted when none is configured. Send it as the `service-api-token` header. */
 export const DEFAULT_API_KEY = 'sandbox-api-key';
@@ -47,6 +49,10 @@ export interface SandboxOptions {
   deliveryChaos?: ChaosSettings;
   /** Called with unexpected internal errors (a bug). Default: printed to stderr. */
   onError?: (error: unknown) => void;
+  /** Faults to inject into the service's endpoints from the start; see `sandbox.setFaults()`. */
+  faults?: FaultRule | readonly FaultRule[];
+  /** Size of the request journal: `{ limit: 1000, bodyLimit: 4096 }` by default. */
+  journal?: JournalOptions;
 }
 
 /** Options with every default applied and every value checked. */

@@ -31,6 +31,18 @@ export class Random {
     for (let i = 0; i < 12; i++) this.uint32();
   }
 
+  /** Where the stream stands: its seed and position, enough to continue it exactly (snapshots). */
+  state(): RandomState {
+    return { seed: this.seed, position: [this.a, this.b, this.c, this.d] };
+  }
+
+  /** A stream that continues exactly where `state()` was taken. */
+  static fromState(state: RandomState): Random {
+    const random = new Random(state.seed);
+    [random.a, random.b, random.c, random.d] = state.position;
+    return random;
+  }
+
   /** A new independent stream, the same for the same seed and label. */
   fork(label: string): Random {
     return new Random(hash32(`${this.seed}:${label}`));
@@ -68,6 +80,12 @@ export class Random {
     for (let i = 0; i < length; i++) out += alphabet[this.uint32() % alphabet.length];
     return out;
   }
+}
+
+/** A stream's seed and its sfc32 position (four 32-bit words). */
+export interface RandomState {
+  seed: number;
+  position: [number, number, number, number];
 }
 
 /** FNV-1a, 32 bits: a stable hash of a label into a seed. */

@@ -1,26 +1,26 @@
-import { RealClock, VirtualClock, type Clock } from '../clock/clock.js';
-import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
-import { Lifecycle } from '../events/lifecycle.js';
+import type { EmittedEvent } from '../events/event-factory.js';
 import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, type ExchangeResult } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
-import { Dispatcher, type Delivery } from '../webhooks/dispatcher.js';
+import type { Delivery } from '../webhooks/dispatcher.js';
+import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
-import { createHttpTransport } from '../webhooks/http-transport.js';
-import { ConnectionRegistry, connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseDuration, type Duration } from './duration.js';
-import { ApiError, ErrorCode } from './errors.js';
+import { ApiError, ErrorCode, SandboxConfigError } from './errors.js';
+import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
+import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
 import { MAX_BODY_BYTES, bodyBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
-import { PageCache } from './page-cache.js';
-import { Random } from './random.js';
+import { buildParts, type SandboxParts } from './sandbox-parts.js';
+import { loadSnapshot, parseSnapshot, takeSnapshot, type SandboxSnapshot } from './snapshot.js';
 import { Router } from './router.js';
 import { parseObjectType, parseOrThrow } from './validation.js';
 import { ROUTES, type RouteHandler } from './routes/index.js';
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
+import type { RequestNote } from './routes/context.js';
 
 /** Called for every event the sandbox emits, as it is emitted. */
 export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
@@ -36,52 +36,36 @@ export type EventListener = (event: ServiceEvent, meta: { connectionId: string }
  */
 export class Sandbox {
   readonly options: ResolvedOptions;
-  /** @internal The sandbox's parts, for the routes. */
-  readonly parts: {
-    readonly clock: Clock;
-    readonly registry: ConnectionRegistry;
-    readonly lifecycle: Lifecycle;
-    readonly dispatcher: Dispatcher;
-    readonly pages: PageCache;
-  };
-  private readonly events: EventFactory;
+  /** @internal The sandbox's parts, for the routes. Replaced as a whole by a reset or a restore. */
+  parts: SandboxParts;
   private readonly router = new Router<RouteHandler>(ROUTES);
   private readonly listeners = new Set<EventListener>();
+  private readonly journal: RequestJournal;
+  private revision = 0;
+  private readonly faults: FaultInjector;
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
-    const { onError } = this.options;
-    const clock: Clock = this.options.clock === 'virtual' ? new VirtualClock(this.options.startTime, onError) : new RealClock(onError);
-    const random = new Random(this.options.seed);
-    this.events = new EventFactory(random.fork('events'), clock);
-    const registry = new ConnectionRegistry({
-      clock,
-      random,
-      tokenTtlMs: this.options.tokenTtlMs,
-      connectionLimit: this.options.connectionLimit,
-      dataset: this.options.dataset,
-      fixtures: this.options.fixtures,
-      onRecordChange: (connection, change) => {
-        connection.lastActivity = clock.now();
-        this.emit(this.events.objectChange(connection.connectionId, change));
-      },
-    });
-    const lifecycle = new Lifecycle(
-      clock,
-      { initialSyncMs: this.options.initialSyncDelayMs, readyMs: this.options.readyDelayMs },
-      (connection, status) => this.emit(this.events.statusChange(connection.connectionId, status)),
+    this.journal = new RequestJournal(options.journal);
+    this.faults = new FaultInjector(this.options.seed);
+    if (options.faults !== undefined) {
+      try {
+        this.faults.set(options.faults);
+      } catch (error) {
+        if (error instanceof ApiError) throw new SandboxConfigError(`faults: ${error.message}`);
+        throw error;
+      }
+    }
+    this.parts = this.freshParts(this.options.startTime);
+  }
+
+  private freshParts(startTime: number): SandboxParts {
+    return buildParts(
+      this.options,
+      startTime,
+      (parts, emitted) => this.emit(parts, emitted),
+      () => this.revision++,
     );
-    const dispatcher = new Dispatcher({
-      clock,
-      transport: createHttpTransport({ ca: this.options.webhookCa }),
-      retryScheduleMs: this.options.retryScheduleMs,
-      attemptTimeoutMs: this.options.attemptTimeoutMs,
-      logLimit: this.options.deliveryLogLimit,
-      target: (connectionId) => registry.find(connectionId),
-      random: random.fork('chaos'),
-      defaultChaos: this.options.deliveryChaos,
-    });
-    this.parts = { clock, registry, lifecycle, dispatcher, pages: new PageCache() };
   }
 
   /** Every route (method and path pattern), the service's first, then the control API's. */
@@ -91,13 +75,46 @@ export class Sandbox {
 
   /** Answers one request. Never throws: every failure is an error body with its status. */
   async handle(request: SandboxRequest): Promise<SandboxResponse> {
+    this.revision++;
     const method = request.method.toUpperCase();
-    const response = await this.answer(method, request);
+    const clock = this.parts.clock;
+    const at = clock.now();
+    const note: RequestNote = { connectionId: undefined };
+    const apiKey = request.headers['service-api-token'] ?? '';
+    let fault: FaultDecision | undefined;
+    let response: SandboxResponse | undefined;
+    // Most requests meet no fault: skip the fault code (and its closure) unless a rule or an override header is there.
+    const faulty = this.faults.active || request.headers[FAULT_HEADERS.forceStatus] !== undefined || request.headers[FAULT_HEADERS.latency] !== undefined;
+    if (faulty && !request.path.startsWith('/sandbox/')) {
+      try {
+        fault = this.faults.decide(request, apiKey, at, () => this.connectionNamed(request, apiKey));
+      } catch (error) {
+        response = respondError(error as ApiError);
+      }
+      // On a virtual clock latency is only reported (journal), never waited: a test must not hang on it.
+      if (fault && fault.latencyMs > 0 && clock.kind === 'real') await new Promise<void>((resolve) => clock.setTimer(fault!.latencyMs, () => resolve()));
+    }
+    response ??= fault?.error ? respondError(fault.error) : await this.answer(method, request, note);
+    if (!request.path.startsWith('/sandbox/requests')) {
+      const virtualLatency = clock.kind === 'virtual' ? (fault?.latencyMs ?? 0) : 0;
+      this.journal.record({
+        apiKey,
+        at,
+        method,
+        path: request.path,
+        query: request.query,
+        status: response.status,
+        durationMs: clock.now() - at + virtualLatency,
+        connectionId: note.connectionId,
+        body: request.body,
+        fault: fault?.label,
+      });
+    }
     // HEAD is GET without the body, wherever GET is served.
     return method === 'HEAD' ? { ...response, body: '' } : response;
   }
 
-  private async answer(method: string, request: SandboxRequest): Promise<SandboxResponse> {
+  private async answer(method: string, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
     try {
       const match = this.router.match(method === 'HEAD' ? 'GET' : method, request.path);
       if (match.kind === 'not-found') {
@@ -109,6 +126,7 @@ export class Sandbox {
       }
       if (request.body !== undefined && bodyBytes(request.body) > MAX_BODY_BYTES) throw payloadTooLarge();
       const apiKey = match.route.public ? '' : this.authenticate(request);
+      note.connectionId = match.params.connectionId;
       let parsed: Record<string, unknown> | undefined;
       const reply = await match.route.handler({
         sandbox: this,
@@ -117,6 +135,7 @@ export class Sandbox {
         apiKey,
         query: new URLSearchParams(request.query),
         body: () => (parsed ??= parseJsonBody(request)),
+        note,
       });
       return respond(reply);
     } catch (error) {
@@ -124,6 +143,65 @@ export class Sandbox {
       this.options.onError(error);
       return respondError(ApiError.internal());
     }
+  }
+
+  /** The connection a request names (accessToken or connectionId, in the query or the JSON body), for connection-scoped faults. */
+  private connectionNamed(request: SandboxRequest, apiKey: string): string | undefined {
+    const query = new URLSearchParams(request.query);
+    let accessToken = query.get('accessToken') ?? undefined;
+    let connectionId = query.get('connectionId') ?? undefined;
+    if (accessToken === undefined && connectionId === undefined && request.body) {
+      try {
+        const body = JSON.parse(request.body) as { accessToken?: unknown; connectionId?: unknown };
+        if (typeof body.accessToken === 'string') accessToken = body.accessToken;
+        if (typeof body.connectionId === 'string') connectionId = body.connectionId;
+      } catch {
+        return undefined;
+      }
+    }
+    if (connectionId !== undefined) return connectionId;
+    if (accessToken === undefined) return undefined;
+    try {
+      return this.parts.registry.byToken(apiKey, accessToken).connectionId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // --- Journal and faults -------------------------------------------------------------------
+
+  /**
+   * The request journal of an API token (default: the first accepted one), oldest first:
+   * method, path, query, status, duration, time, connection, body (cut at the body limit) and
+   * the fault injected, if any. Bounded: the newest are kept.
+   *
+   * @example sandbox.requests({ method: 'POST', path: '/crm/passthrough', status: 200 })
+   */
+  requests(filter: JournalFilter & { apiKey?: string } = {}): JournalEntry[] {
+    const { apiKey = this.options.apiKeys[0]!, ...rest } = filter;
+    return this.journal.list(apiKey, rest);
+  }
+
+  /** Empties the request journal of an API token, or of everyone with no argument. */
+  clearRequests(apiKey?: string): void {
+    this.journal.clear(apiKey);
+  }
+
+  /**
+   * Replaces the fault rules of the service's endpoints (not the control API): latency, errors at
+   * a rate, a rate limit per API token, each optionally scoped by route and connection. Seeded:
+   * the same rules and calls give the same faults. `setFaults([])` clears them. A bad rule throws
+   * a 400 `ApiError` naming the field.
+   *
+   * @example sandbox.setFaults({ route: '/engagement', latency: '50ms-400ms', errorRate: 0.05 });
+   */
+  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }): FaultRule[] {
+    return this.faults.set(rules);
+  }
+
+  /** The fault rules in force. */
+  faultRules(): FaultRule[] {
+    return this.faults.current;
   }
 
   private authenticate(request: SandboxRequest): string {
@@ -281,8 +359,9 @@ export class Sandbox {
     return () => this.listeners.delete(listener);
   }
 
-  private emit(emitted: EmittedEvent): void {
-    this.parts.dispatcher.enqueue(emitted);
+  private emit(parts: SandboxParts, emitted: EmittedEvent): void {
+    this.revision++;
+    parts.dispatcher.enqueue(emitted);
     for (const listener of this.listeners) listener(emitted.event, { connectionId: emitted.connectionId });
   }
 
@@ -301,6 +380,68 @@ export class Sandbox {
     // Loaded on first use: a sandbox that plays no scenario never pays for the engine or YAML.
     const { runScenario } = await import('../scenarios/index.js');
     return runScenario(this, scenario, options);
+  }
+
+  // --- Reset and snapshots -------------------------------------------------------------------
+
+  /**
+   * Back to the seeded state: no connections, tokens or deliveries; the virtual clock back at
+   * `startTime`; ids again as in a fresh sandbox. With `apiKey`, only that API token's tenancy
+   * is emptied (its connections, their deliveries, its tokens, its request journal) and the rest
+   * goes on untouched. A full reset empties the request journal too; event listeners and fault
+   * rules stay.
+   *
+   * @example afterEach(() => sandbox.reset());
+   */
+  reset(options: { apiKey?: string } = {}): void {
+    if (options.apiKey === undefined) {
+      this.install(this.freshParts(this.options.startTime));
+      this.journal.clear();
+      return;
+    }
+    for (const connection of this.parts.registry.list(options.apiKey)) this.removeConnection(connection);
+    this.parts.registry.forgetTokens(options.apiKey);
+    this.journal.clear(options.apiKey);
+  }
+
+  /**
+   * The whole state as versioned JSON (connections, tokens, records, the delivery log with its
+   * pending retries, the positions of every random stream and the clock's time). Restoring it
+   * goes on exactly as this sandbox would have.
+   *
+   * @example const saved = sandbox.snapshot(); … sandbox.restore(saved);
+   */
+  snapshot(): SandboxSnapshot {
+    return takeSnapshot(this.parts, this.options.seed);
+  }
+
+  /**
+   * Replaces the whole state with a snapshot's. A bad snapshot throws a 400 `ApiError` naming
+   * the field, and the state stays as it was. On a virtual clock, time goes to the snapshot's;
+   * on a real clock, retries and status moves whose time has passed run at once.
+   */
+  restore(snapshot: unknown): void {
+    const parsed = parseSnapshot(snapshot, this.options.seed);
+    const parts = this.freshParts(this.options.clock === 'virtual' ? parsed.time : Date.now());
+    loadSnapshot(parts, parsed);
+    this.install(parts);
+  }
+
+  /**
+   * Changes whenever the state may have changed (a request, an event, a delivery attempt, a
+   * reset or restore): cheap to read, for whoever saves snapshots when something happened.
+   */
+  get stateRevision(): number {
+    return this.revision;
+  }
+
+  /** Swaps in new parts; the old ones stop (timers cancelled, attempts in flight aborted). */
+  private install(parts: SandboxParts): void {
+    this.revision++;
+    const old = this.parts;
+    this.parts = parts;
+    old.clock.close();
+    old.dispatcher.close();
   }
 
   /** Stops every timer and aborts deliveries in flight. The sandbox still answers requests, but nothing more happens by itself. */

@@ -18,7 +18,8 @@ export interface EmittedEvent {
 
 /** Turns store changes and status moves into events with seeded ids. */
 export class EventFactory {
-  private readonly random: Random;
+  /** @internal The stream of event ids (its position is part of a snapshot). */
+  random: Random;
   private readonly clock: Clock;
 
   constructor(random: Random, clock: Clock) {

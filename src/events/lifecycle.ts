@@ -9,6 +9,12 @@ export interface LifecycleDelays {
   readyMs: number;
 }
 
+/** An automatic status move still to come, and when (ms). */
+export interface PendingMove {
+  status: ConnectionStatus;
+  at: number;
+}
+
 /**
  * Moves connections NEW_CONNECTION → INITIAL_SYNCED → READY on the sandbox clock, and reports
  * each move (a STATUS_CHANGE event). A forced move stops the automatic ones for that connection.
@@ -17,6 +23,8 @@ export class Lifecycle {
   private readonly clock: Clock;
   private readonly delays: LifecycleDelays;
   private readonly onStatus: (connection: ConnectionState, status: ConnectionStatus) => void;
+  /** The moves each connection still has to come, for snapshots. */
+  private readonly due = new WeakMap<ConnectionState, PendingMove[]>();
 
   constructor(clock: Clock, delays: LifecycleDelays, onStatus: (connection: ConnectionState, status: ConnectionStatus) => void) {
     this.clock = clock;
@@ -27,10 +35,28 @@ export class Lifecycle {
   /** A new connection: report NEW_CONNECTION now and schedule the rest. */
   start(connection: ConnectionState): void {
     this.onStatus(connection, 'NEW_CONNECTION');
-    connection.lifecycle = [
-      this.clock.setTimer(this.delays.initialSyncMs, () => this.move(connection, 'INITIAL_SYNCED')),
-      this.clock.setTimer(this.delays.readyMs, () => this.move(connection, 'READY')),
-    ];
+    const now = this.clock.now();
+    this.resume(connection, [
+      { status: 'INITIAL_SYNCED', at: now + this.delays.initialSyncMs },
+      { status: 'READY', at: now + this.delays.readyMs },
+    ]);
+  }
+
+  /** The automatic moves a connection still has to come. */
+  pending(connection: ConnectionState): PendingMove[] {
+    return [...(this.due.get(connection) ?? [])];
+  }
+
+  /** Schedules moves (a new connection's, or a restored one's still to come). */
+  resume(connection: ConnectionState, moves: readonly PendingMove[]): void {
+    const due = [...moves];
+    this.due.set(connection, due);
+    connection.lifecycle = moves.map((move) =>
+      this.clock.setTimer(move.at - this.clock.now(), () => {
+        due.splice(due.indexOf(move), 1);
+        this.move(connection, move.status);
+      }),
+    );
   }
 
   /** Sets a status by hand (the control API): always reported, and the automatic moves stop. */
@@ -42,6 +68,7 @@ export class Lifecycle {
   stop(connection: ConnectionState): void {
     for (const timer of connection.lifecycle) timer.cancel();
     connection.lifecycle = [];
+    this.due.delete(connection);
   }
 
   private move(connection: ConnectionState, status: ConnectionStatus): void {

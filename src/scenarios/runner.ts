@@ -234,7 +234,7 @@ class Run {
       case 'expect':
         return this.expect(index, step);
       case 'receiverCheck': {
-        await target.settle();
+        await this.settle();
         const { connection } = this.on(step.connection);
         const webhookUrl = connection.webhookUrl ?? this.options.webhookUrl;
         if (webhookUrl === undefined) throw new RefError('the connection has no webhook and the run has no webhook URL (--webhook-url) to probe');
@@ -274,8 +274,27 @@ class Run {
     return [step.type, this.resolve(step.id as string)];
   }
 
-  private async expect(index: number, step: Record<string, any>): Promise<void> {
+  /**
+   * Lets due work finish before a check. In process that is the clock's settle; a remote server
+   * runs its own clock, so the run polls until none of its deliveries is in flight (or queued
+   * with nothing holding it back), for at most the attempt timeout.
+   */
+  private async settle(): Promise<void> {
     await this.target.settle();
+    if (this.target.kind !== 'server') return;
+    const settled = async () => {
+      for (const connection of new Set(this.connections.values())) {
+        if (connection.webhookUrl === null) continue;
+        const states = new Set((await this.runDeliveries(connection)).map((delivery) => delivery.state));
+        if (states.has('delivering') || (states.has('pending') && !states.has('retrying'))) return false;
+      }
+      return true;
+    };
+    await this.target.passUntil(settled, this.options.probeTimeoutMs ?? 10_000);
+  }
+
+  private async expect(index: number, step: Record<string, any>): Promise<void> {
+    await this.settle();
     const { connection } = this.on(step.connection);
     const deliveries = await this.runDeliveries(connection);
     if (step.events) {

@@ -65,6 +65,11 @@ export class ConnectionData {
     ) as ConnectionData['crm'];
   }
 
+  /** The streams new records draw from, for a snapshot. */
+  get streams(): { random: Random; faker: Faker } {
+    return { random: this.options.random, faker: this.options.faker };
+  }
+
   get connectionId(): string {
     return this.options.connectionId;
   }

@@ -115,6 +115,20 @@ export class OrderedCollection<T extends { id: string }> {
     return this.ordered;
   }
 
+  /** The entries and the next sequence number, for a snapshot. */
+  dump(): { nextSeq: number; entries: Array<{ seq: number; record: T; extra: Record<string, unknown> }> } {
+    return { nextSeq: this.nextSeq, entries: this.ordered.map(({ seq, record, extra }) => ({ seq, record, extra })) };
+  }
+
+  /** Fills an empty collection from {@link dump}'s output (sequences ascending). */
+  load(dumped: { nextSeq: number; entries: ReadonlyArray<{ seq: number; record: T; extra: Record<string, unknown> }> }): void {
+    for (const { seq, record, extra } of dumped.entries) {
+      this.nextSeq = seq;
+      this.insert(record, extra);
+    }
+    this.nextSeq = dumped.nextSeq;
+  }
+
   /** Index of the first entry whose seq is greater than `seq` (binary search). */
   private indexAfter(seq: number): number {
     let low = 0;

@@ -3,7 +3,7 @@ import { ApiError, ErrorCode } from '../core/errors.js';
 import type { Webhook } from '../model/connection.js';
 import type { ServiceEvent } from '../model/events.js';
 import type { EmittedEvent } from '../events/event-factory.js';
-import type { Random } from '../core/random.js';
+import { Random, type RandomState } from '../core/random.js';
 import { chaosDelay, chaosDuplicates, resolveChaos, type AttemptChaos, type Chaos, type ChaosSettings } from './chaos.js';
 import type { HttpTransport } from './http-transport.js';
 import { signedHeaders } from './signed-headers.js';
@@ -58,6 +58,8 @@ interface Entry {
   nextAttemptAt: number | null;
   failureReason: string | null;
   timer: Timer | undefined;
+  /** What chaos did to the automatic attempt the timer will make (kept for snapshots). */
+  nextChaos?: AttemptChaos | undefined;
 }
 
 interface Queue {
@@ -84,12 +86,40 @@ export interface DispatcherOptions {
   random: Random;
   /** Chaos for every connection that has none of its own (`serve --delivery-chaos`). */
   defaultChaos?: ChaosSettings | undefined;
+  /** Called after each attempt is recorded (state persistence watches it). */
+  onAttempt?: () => void;
+}
+
+/** A connection's chaos as a snapshot keeps it. */
+export interface ChaosRecord {
+  connectionId: string;
+  settings: ChaosSettings;
+  outageUntil: number | null;
+  stream: RandomState | null;
 }
 
 /** How an attempt relates to its delivery: it decides the queue's next step, only records, or repeats an accepted one. */
 type AttemptKind = 'schedule' | 'manual' | 'duplicate';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** One delivery as a snapshot keeps it: enough to go on with its schedule after a restore. */
+export interface DeliveryRecord {
+  eventId: string;
+  connectionId: string;
+  createdAt: number;
+  /** The exact JSON text sent and signed. */
+  body: string;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  scheduledAttempts: number;
+  nextAttemptAt: number | null;
+  failureReason: string | null;
+  /** Still in its connection's queue (not yet succeeded or failed). */
+  queued: boolean;
+  /** What chaos did to the automatic attempt already scheduled. */
+  nextChaos?: AttemptChaos | undefined;
+}
 
 /**
  * Delivers events to webhooks: one connection's events strictly in order (a failing event
@@ -125,6 +155,26 @@ export class Dispatcher {
   /** The chaos a connection's deliveries are under (its own, else the default). */
   chaosOf(connectionId: string): ChaosSettings {
     return (this.chaos.get(connectionId) ?? this.defaultChaos)?.settings ?? {};
+  }
+
+  /** Per-connection chaos and where each chaos stream stands, for snapshots. */
+  exportChaos(): ChaosRecord[] {
+    return [...this.chaos].map(([connectionId, chaos]) => ({
+      connectionId,
+      settings: chaos.settings,
+      outageUntil: chaos.outageUntil,
+      stream: this.chaosStreams.get(connectionId)?.state() ?? null,
+    }));
+  }
+
+  /** Takes over a snapshot's chaos (on a fresh dispatcher, before its deliveries). */
+  importChaos(records: readonly ChaosRecord[]): void {
+    for (const record of records) {
+      const chaos = resolveChaos(record.settings, this.options.clock.now());
+      if (!chaos) continue;
+      this.chaos.set(record.connectionId, { ...chaos, outageUntil: record.outageUntil });
+      if (record.stream) this.chaosStreams.set(record.connectionId, Random.fromState(record.stream));
+    }
   }
 
   private activeChaos(connectionId: string): Chaos | null {
@@ -236,6 +286,72 @@ export class Dispatcher {
     return snapshot(entry);
   }
 
+  /** The whole log in order, for a snapshot. */
+  exportState(): DeliveryRecord[] {
+    const queued = new Set<Entry>();
+    for (const queue of this.queues.values()) for (const entry of queue.items) queued.add(entry);
+    return [...this.log.values()].map((entry) => ({
+      eventId: entry.emitted.eventId,
+      connectionId: entry.emitted.connectionId,
+      createdAt: entry.emitted.createdAt,
+      body: entry.emitted.body,
+      state: entry.state,
+      attempts: entry.attempts.map((attempt) => ({ ...attempt })),
+      scheduledAttempts: entry.scheduledAttempts,
+      nextAttemptAt: entry.nextAttemptAt,
+      failureReason: entry.failureReason,
+      queued: queued.has(entry),
+      ...(entry.nextChaos ? { nextChaos: entry.nextChaos } : {}),
+    }));
+  }
+
+  /**
+   * Rebuilds the log and queues of a snapshot (on a fresh dispatcher) and goes on: retries at
+   * their scheduled time (at once if it has passed), queues pumped. An attempt that was in
+   * flight when the snapshot was taken never finished: it is made again.
+   */
+  importState(records: readonly DeliveryRecord[]): void {
+    for (const record of records) {
+      const entry: Entry = {
+        emitted: {
+          eventId: record.eventId,
+          connectionId: record.connectionId,
+          createdAt: record.createdAt,
+          event: JSON.parse(record.body) as ServiceEvent,
+          body: record.body,
+        },
+        state: record.state,
+        attempts: record.attempts.map((attempt) => ({ ...attempt })),
+        scheduledAttempts: record.scheduledAttempts,
+        nextAttemptAt: record.nextAttemptAt,
+        failureReason: record.failureReason,
+        timer: undefined,
+        nextChaos: record.nextChaos,
+      };
+      if (entry.state === 'delivering') {
+        if (record.queued) {
+          entry.state = 'pending';
+          entry.scheduledAttempts = Math.max(0, entry.scheduledAttempts - 1);
+        } else {
+          entry.state = 'failed';
+          entry.failureReason = 'redelivery interrupted by a restart';
+        }
+      }
+      if (isFinished(entry.state)) this.finished++;
+      this.log.set(entry.emitted.eventId, entry);
+      if (!record.queued) continue;
+      this.queueOf(record.connectionId).items.push(entry);
+      if (entry.state === 'retrying') {
+        const at = entry.nextAttemptAt ?? this.options.clock.now();
+        entry.timer = this.options.clock.setTimer(at - this.options.clock.now(), () => {
+          entry.timer = undefined;
+          return this.attempt(entry, 'schedule', 'schedule', entry.nextChaos);
+        });
+      }
+    }
+    for (const connectionId of this.queues.keys()) this.pump(connectionId);
+  }
+
   private queueOf(connectionId: string): Queue {
     let queue = this.queues.get(connectionId);
     if (!queue) {
@@ -275,9 +391,10 @@ export class Dispatcher {
   /** An automatic attempt `delayMs` from now. */
   private later(entry: Entry, delayMs: number, chaos: AttemptChaos): void {
     entry.nextAttemptAt = this.options.clock.now() + delayMs;
+    entry.nextChaos = Object.keys(chaos).length > 0 ? chaos : undefined;
     entry.timer = this.options.clock.setTimer(delayMs, () => {
       entry.timer = undefined;
-      return this.attempt(entry, 'schedule', 'schedule', chaos);
+      return this.attempt(entry, 'schedule', 'schedule', entry.nextChaos);
     });
   }
 
@@ -297,6 +414,7 @@ export class Dispatcher {
     }
     this.setState(entry, 'delivering');
     entry.nextAttemptAt = null;
+    entry.nextChaos = undefined;
 
     const startedAt = this.options.clock.now();
     const timestamp = String(Math.floor(startedAt / 1000));
@@ -352,6 +470,7 @@ export class Dispatcher {
       if (queued) removeFrom(queue.items, entry);
     }
     this.evict();
+    this.options.onAttempt?.();
     this.pump(connectionId);
   }
 

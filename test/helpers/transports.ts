@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node';
 import { startDevServer, type DevServer } from '../../src/adapters/express.js';
-import { createHandlers } from '../../src/adapters/msw.js';
+import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
 import type { Sandbox } from '../../src/core/sandbox.js';
 
 export interface CallOptions {
@@ -64,7 +64,7 @@ export function mswTransport(baseUrl = 'https://api.service.test'): Transport {
     async use(sandbox) {
       if (!server) {
         server = setupServer(...createHandlers(sandbox, { baseUrl }));
-        server.listen({ onUnhandledRequest: 'error' });
+        server.listen(onUnhandled('error'));
       } else {
         server.resetHandlers(...createHandlers(sandbox, { baseUrl }));
       }

@@ -14,6 +14,13 @@ export interface RouteContext {
   readonly query: URLSearchParams;
   /** The JSON body as an object; 415/400 if it is not one. Parsed once, on first call. */
   body(): Record<string, unknown>;
+  /** What the route found out about the request, for the journal. */
+  readonly note: RequestNote;
+}
+
+/** Filled in while a request is answered: the connection it acted on. */
+export interface RequestNote {
+  connectionId: string | undefined;
 }
 
 export type RouteHandler = (ctx: RouteContext) => Reply | Promise<Reply>;
@@ -23,6 +30,7 @@ export type Route = RouteDefinition<RouteHandler>;
 export function connectionByToken(ctx: RouteContext, accessToken: string) {
   const connection = ctx.sandbox.parts.registry.byToken(ctx.apiKey, accessToken);
   connection.lastActivity = ctx.sandbox.parts.clock.now();
+  ctx.note.connectionId = connection.connectionId;
   return connection;
 }
 

@@ -8,6 +8,9 @@ import { linkWidgetRoutes } from './link-widget.js';
 import { linkRoutes } from './link.js';
 import { passthroughRoutes } from './passthrough.js';
 import { scenarioRoutes } from './scenarios.js';
+import { stateRoutes } from './state.js';
+import { journalRoutes } from './journal.js';
+import { faultRoutes } from './faults.js';
 import { webhookRoutes } from './webhook.js';
 
 export type { Route, RouteContext, RouteHandler } from './context.js';
@@ -24,4 +27,7 @@ export const ROUTES: Route[] = [
   ...chaosRoutes,
   ...scenarioRoutes,
   ...inspectorRoutes,
+  ...stateRoutes,
+  ...journalRoutes,
+  ...faultRoutes,
 ];

@@ -1,0 +1,124 @@
+import { accessSync, closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ApiError, SandboxConfigError } from '../core/errors.js';
+import type { Sandbox } from '../core/sandbox.js';
+
+/**
+ * Loads a state file into the sandbox. A missing file is a fresh start (false). A file that is
+ * not JSON, not a crm-sandbox state or not valid throws a SandboxConfigError naming the file and
+ * what is wrong; the file is left untouched.
+ */
+export function loadStateFile(sandbox: Sandbox, path: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new SandboxConfigError(`--state-file ${path}: cannot read it: ${(error as Error).message}`);
+  }
+  const refuse = (why: string) => new SandboxConfigError(`--state-file ${path}: ${why}; the file was left as it is`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw refuse(`not valid JSON (${(error as Error).message})`);
+  }
+  const format = (value as { format?: unknown } | null)?.format;
+  if (typeof value !== 'object' || value === null || format !== 'crm-sandbox-state') {
+    throw refuse(`not a crm-sandbox state file (its "format" is ${JSON.stringify(format)}, expected "crm-sandbox-state")`);
+  }
+  try {
+    sandbox.restore(value);
+  } catch (error) {
+    if (error instanceof ApiError) throw refuse(error.message);
+    throw error;
+  }
+  return true;
+}
+
+/** Refuses to start with a state file that could never be saved (its directory missing or read-only). */
+export function checkStateFileWritable(path: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    throw new SandboxConfigError(`--state-file ${path}: cannot write to its directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/**
+ * Writes a file so that a crash at any moment leaves either the old content or the new one:
+ * a temporary file beside it, fsynced, renamed over it, and the directory fsynced.
+ */
+export function writeFileAtomic(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    unlinkSync(temporary);
+    throw error;
+  }
+  try {
+    const dir = openSync(dirname(path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+  } catch {
+    // Some file systems cannot fsync a directory; the rename is still atomic.
+  }
+}
+
+/**
+ * Saves the sandbox's state to a file when it changes: at most once per `intervalMs` (debounced
+ * on the sandbox's state revision), and once more by `flush()` at shutdown.
+ *
+ * @example const saver = new StateSaver(sandbox, 'state.json'); saver.start(); … saver.flush();
+ */
+export class StateSaver {
+  private readonly sandbox: Sandbox;
+  private readonly path: string;
+  private readonly intervalMs: number;
+  private saved: number;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onError: (error: unknown) => void;
+
+  constructor(sandbox: Sandbox, path: string, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}) {
+    this.sandbox = sandbox;
+    this.path = path;
+    this.intervalMs = options.intervalMs ?? 250;
+    this.saved = sandbox.stateRevision;
+    this.onError = options.onError ?? ((error) => console.error(`crm-sandbox: cannot save ${path}: ${(error as Error).message}`));
+  }
+
+  start(): void {
+    // A real-time timer, not the sandbox clock: saving is about the process, not the simulation.
+    this.timer = setInterval(() => this.saveIfChanged(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Saves now if anything changed since the last save, and stops the timer. */
+  flush(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.saveIfChanged();
+  }
+
+  private saveIfChanged(): void {
+    const revision = this.sandbox.stateRevision;
+    if (revision === this.saved) return;
+    try {
+      writeFileAtomic(this.path, JSON.stringify(this.sandbox.snapshot()));
+      this.saved = revision;
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from './sandbox.js';
+
+function call(sandbox: Sandbox, method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
+  const [pathname, query = ''] = path.split('?');
+  return sandbox
+    .handle({
+      method,
+      path: pathname!,
+      query,
+      headers: { 'service-api-token': options.key ?? 'a', 'content-type': 'application/json', ...options.headers },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    })
+    .then((response) => ({ status: response.status, headers: response.headers, body: JSON.parse(response.body || 'null') }));
+}
+
+async function statuses(sandbox: Sandbox, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await call(sandbox, 'GET', '/connection/connections')).status);
+  return out;
+}
+
+describe('faults', () => {
+  it('an error rate is seeded: the same run fails the same requests, and the journal says which', async () => {
+    const run = async () => {
+      const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'], faults: { errorRate: 0.3 } });
+      return { statuses: await statuses(sandbox, 40), faults: sandbox.requests({ apiKey: 'a', status: 503 }).map((r) => r.fault) };
+    };
+    const first = await run();
+    expect(first.statuses.filter((s) => s === 503).length).toBeGreaterThan(3);
+    expect(first.statuses.filter((s) => s === 200).length).toBeGreaterThan(20);
+    expect(first.faults.every((fault) => fault === 'error-rate 503')).toBe(true);
+    expect(await run()).toEqual(first);
+  });
+
+  it('a rate limit per API token answers 429 with Retry-After and the error body, until the window passes', async () => {
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'] });
+    sandbox.setFaults({ rateLimit: '3/min' });
+    expect(await statuses(sandbox, 4)).toEqual([200, 200, 200, 429]);
+    const limited = await call(sandbox, 'GET', '/connection/connections');
+    expect(limited).toMatchObject({ status: 429, headers: { 'retry-after': '60' }, body: { errorCode: 'RATE_LIMITED', metadata: { limit: 3, retryAfter: 60 } } });
+    expect((await call(sandbox, 'GET', '/connection/connections', { key: 'b' })).status).toBe(200);
+    expect((await call(sandbox, 'GET', '/sandbox/requests')).status).toBe(200); // the control API is never limited
+    await sandbox.advance('45s');
+    expect((await call(sandbox, 'GET', '/connection/connections')).headers['retry-after']).toBe('15');
+    await sandbox.advance('15s');
+    expect(await statuses(sandbox, 1)).toEqual([200]);
+  });
+
+  it('scopes by route and connection', async () => {
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
+    const one = sandbox.connect({ apiKey: 'a' });
+    const two = sandbox.connect({ apiKey: 'a' });
+    await sandbox.advance('3s');
+    sandbox.setFaults([{ route: 'GET /engagement', connectionId: one.connectionId, errorRate: 1, errorStatus: 502 }]);
+    expect((await call(sandbox, 'GET', `/engagement/users?accessToken=${one.accessToken}`)).status).toBe(502);
+    expect((await call(sandbox, 'GET', `/engagement/users?accessToken=${two.accessToken}`)).status).toBe(200);
+    expect((await call(sandbox, 'GET', '/connection/connections')).status).toBe(200);
+    const passthrough = await call(sandbox, 'POST', '/crm/passthrough', { body: { accessToken: one.accessToken, method: 'GET', path: 'crm/v3/objects/contacts' } });
+    expect(passthrough.status).toBe(200);
+  });
+
+  it('per-request headers force a status or add latency; bad values are 400s naming the header', async () => {
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
+    const forced = await call(sandbox, 'GET', '/connection/connections', { headers: { 'x-sandbox-force-status': '503' } });
+    expect(forced).toMatchObject({ status: 503, body: { errorCode: 'INJECTED_FAULT' } });
+    const slow = await call(sandbox, 'GET', '/connection/connections', { headers: { 'x-sandbox-latency': '2s' } });
+    expect(slow.status).toBe(200);
+    expect(sandbox.requests({ apiKey: 'a' }).map((r) => [r.status, r.fault, r.durationMs])).toEqual([
+      [503, 'forced 503', 0],
+      [200, 'latency 2000ms', 2000],
+    ]);
+    expect((await call(sandbox, 'GET', '/connection/connections', { headers: { 'x-sandbox-force-status': '200' } })).body.metadata.field).toBe('x-sandbox-force-status');
+    expect((await call(sandbox, 'GET', '/connection/connections', { headers: { 'x-sandbox-latency': 'slow' } })).body.metadata.field).toBe('x-sandbox-latency');
+  });
+
+  it('latency ranges are drawn from the seed; PUT /sandbox/faults checks every field', async () => {
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
+    const put = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rules: [{ latency: '50ms-400ms' }] } });
+    expect(put).toEqual({ status: 200, headers: expect.anything(), body: { rules: [{ latency: '50ms-400ms' }] } });
+    await statuses(sandbox, 20);
+    const latencies = sandbox.requests({ apiKey: 'a', path: '/connection' }).map((r) => r.durationMs);
+    expect(new Set(latencies).size).toBeGreaterThan(5);
+    expect(latencies.every((ms) => ms >= 50 && ms <= 400)).toBe(true);
+    for (const [rules, field] of [
+      [{ rules: [{ errorRate: 2 }] }, 'rules[0].errorRate'],
+      [{ rules: [{}, { latency: '400ms-50ms' }] }, 'rules[1].latency'],
+      [{ rateLimit: 'lots' }, 'rateLimit'],
+      [{ route: 'engagement' }, 'route'],
+      [{ errorStatus: 200 }, 'errorStatus'],
+      [{ retries: 1 }, 'retries'],
+    ] as const) {
+      const response = await call(sandbox, 'PUT', '/sandbox/faults', { body: rules });
+      expect(response.status, field).toBe(400);
+      expect(response.body.metadata.field).toBe(field);
+    }
+    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [{ latency: '50ms-400ms' }] });
+    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [] });
+    expect(() => createSandbox({ faults: { errorRate: -1 } })).toThrow(/faults: errorRate/);
+  });
+});

@@ -1,0 +1,237 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { ApiError, ErrorCode } from './errors.js';
+import type { SandboxRequest } from './http.js';
+import { Random } from './random.js';
+import { parseOrThrow } from './validation.js';
+
+/**
+ * One fault rule: what to inject into the service's own endpoints, and where. Every knob is
+ * optional; `route` and `connectionId` narrow where it applies (both: where both hold).
+ *
+ * @example { route: '/engagement', latency: '50ms-400ms', errorRate: 0.05 }
+ */
+export interface FaultRule {
+  /** Path prefix (`/engagement`), optionally after a method (`POST /crm/passthrough`). Default: every service endpoint. */
+  route?: string;
+  /** Only requests that act on this connection (by accessToken or connectionId). */
+  connectionId?: string;
+  /** Added latency: `200ms`, or a range `50ms-400ms` drawn uniformly (seeded). */
+  latency?: string | number;
+  /** Share of requests answered with `errorStatus` instead, 0 to 1 (seeded). */
+  errorRate?: number;
+  /** The status of injected errors. Default 503. */
+  errorStatus?: number;
+  /** Per API token: `100/min` (also `/s`, `/h`); over it, a 429 with `Retry-After`. */
+  rateLimit?: string;
+}
+
+/** The override headers a single request may carry (like Prism's `Prefer`). */
+export const FAULT_HEADERS = { forceStatus: 'x-sandbox-force-status', latency: 'x-sandbox-latency' } as const;
+
+const errorStatus = z.number().int().min(400).max(599);
+const ruleSchema = z
+  .object({
+    route: z.string().regex(/^(?:(GET|HEAD|POST|PUT|PATCH|DELETE) )?\//, 'must be a path prefix such as /engagement, optionally after a method: POST /crm/passthrough').optional(),
+    connectionId: z.string().min(1).optional(),
+    latency: z.union([z.string(), z.number().nonnegative()]).optional(),
+    errorRate: z.number().min(0).max(1).optional(),
+    errorStatus: errorStatus.optional(),
+    rateLimit: z.string().optional(),
+  })
+  .strict();
+const rulesSchema = z.object({ rules: z.array(ruleSchema) }).strict();
+
+interface ParsedRule {
+  rule: FaultRule;
+  method: string | undefined;
+  pathPrefix: string;
+  connectionId: string | undefined;
+  latency: [number, number] | undefined;
+  errorRate: number;
+  errorStatus: number;
+  rateLimit: { count: number; windowMs: number } | undefined;
+}
+
+/** What the faults decided for one request. */
+export interface FaultDecision {
+  /** Milliseconds to hold the answer back. */
+  latencyMs: number;
+  /** An error to answer instead of running the request. */
+  error: ApiError | undefined;
+  /** What was injected, for the journal: `latency 120ms, error-rate 503`. */
+  label: string | undefined;
+}
+
+const WINDOWS: Record<string, number> = { s: 1000, sec: 1000, second: 1000, m: 60_000, min: 60_000, minute: 60_000, h: 3_600_000, hour: 3_600_000 };
+
+/** `100/min` → 100 requests per 60 000 ms; else a 400 naming `field`. */
+export function parseRateLimit(text: string, field: string): { count: number; windowMs: number } {
+  const match = /^\s*(\d+)\s*\/\s*([a-z]+)\s*$/.exec(text);
+  const windowMs = match ? WINDOWS[match[2]!] : undefined;
+  const count = match ? Number(match[1]) : 0;
+  if (!match || windowMs === undefined || count < 1) {
+    throw ApiError.invalidField(field, `${field} must be a count per s, min or h, such as 100/min; got ${JSON.stringify(text)}`);
+  }
+  return { count, windowMs };
+}
+
+/** `200ms` → [200, 200]; `50ms-400ms` → [50, 400]; else a 400 naming `field`. */
+export function parseLatency(value: string | number, field: string): [number, number] {
+  const wrap = <T>(work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw ApiError.invalidField(field, `${(error as Error).message} (or a range such as 50ms-400ms)`);
+    }
+  };
+  if (typeof value === 'number') return [value, value];
+  const [low, high, ...rest] = value.split('-');
+  if (rest.length > 0 || low === undefined) throw ApiError.invalidField(field, `${field} must be a duration or a range such as 50ms-400ms, got ${JSON.stringify(value)}`);
+  const min = wrap(() => parseDuration(low.trim(), field));
+  const max = high === undefined ? min : wrap(() => parseDuration(high.trim(), field));
+  if (max < min) throw ApiError.invalidField(field, `${field} range must go from low to high, got ${JSON.stringify(value)}`);
+  return [min, max];
+}
+
+/**
+ * Parses fault rules (one rule, `{ rules: [...] }` or a list); a bad one is a 400 naming the
+ * field (`rules[1].errorRate`).
+ */
+export function parseFaultRules(value: unknown): FaultRule[] {
+  const body = Array.isArray(value) ? { rules: value } : value;
+  const listed = typeof body === 'object' && body !== null && 'rules' in body;
+  // Two shapes, checked apart: a union would report its issues without the field's path.
+  const rules = listed ? parseOrThrow(rulesSchema, body).rules : [parseOrThrow(ruleSchema, body)].filter((rule) => Object.keys(rule).length > 0);
+  const prefix = (i: number) => (listed ? `rules[${i}].` : '');
+  rules.forEach((rule, i) => {
+    if (rule.latency !== undefined) parseLatency(rule.latency, `${prefix(i)}latency`);
+    if (rule.rateLimit !== undefined) parseRateLimit(rule.rateLimit, `${prefix(i)}rateLimit`);
+  });
+  return rules as FaultRule[];
+}
+
+function compile(rule: FaultRule): ParsedRule {
+  const [first, second] = (rule.route ?? '/').split(' ');
+  return {
+    rule,
+    method: second === undefined ? undefined : first,
+    pathPrefix: second ?? first ?? '/',
+    connectionId: rule.connectionId,
+    latency: rule.latency === undefined ? undefined : parseLatency(rule.latency, 'latency'),
+    errorRate: rule.errorRate ?? 0,
+    errorStatus: rule.errorStatus ?? 503,
+    rateLimit: rule.rateLimit === undefined ? undefined : parseRateLimit(rule.rateLimit, 'rateLimit'),
+  };
+}
+
+/**
+ * Injects faults into the service's own endpoints: latency, errors at a rate, a rate limit per
+ * API token, and the per-request override headers. Draws come from a seeded stream that starts
+ * over at every `set()`, so the same rules and the same calls give the same faults.
+ */
+export class FaultInjector {
+  private rules: ParsedRule[] = [];
+  private random: Random;
+  private readonly seed: number;
+  /** Requests counted per rule and API token in the current window. */
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(seed: number) {
+    this.seed = seed;
+    this.random = new Random(seed).fork('faults');
+  }
+
+  /** The rules in force. */
+  get current(): FaultRule[] {
+    return this.rules.map((parsed) => ({ ...parsed.rule }));
+  }
+
+  get active(): boolean {
+    return this.rules.length > 0;
+  }
+
+  /** Replaces the rules (checked: a bad one throws a 400 naming it) and starts the random stream and rate windows over. */
+  set(rules: unknown): FaultRule[] {
+    this.rules = parseFaultRules(rules).map(compile);
+    this.random = new Random(this.seed).fork('faults');
+    this.windows.clear();
+    return this.current;
+  }
+
+  /**
+   * Decides one request's faults. `connectionOf` finds the connection the request names, asked
+   * only when a rule is scoped to one. Undefined when nothing applies (the common, cheap case).
+   */
+  decide(request: SandboxRequest, apiKey: string, now: number, connectionOf: () => string | undefined): FaultDecision | undefined {
+    const forced = request.headers[FAULT_HEADERS.forceStatus];
+    const latencyHeader = request.headers[FAULT_HEADERS.latency];
+    if (this.rules.length === 0 && forced === undefined && latencyHeader === undefined) return undefined;
+    const labels: string[] = [];
+    let latencyMs = 0;
+    let error: ApiError | undefined;
+    if (latencyHeader !== undefined) {
+      const [min, max] = parseLatency(latencyHeader, FAULT_HEADERS.latency);
+      latencyMs += this.between(min, max);
+    }
+    if (forced !== undefined) {
+      const status = Number(forced);
+      if (!/^\d{3}$/.test(forced) || status < 400 || status > 599) {
+        throw ApiError.invalidField(FAULT_HEADERS.forceStatus, `${FAULT_HEADERS.forceStatus} must be a status from 400 to 599, got ${JSON.stringify(forced)}`);
+      }
+      error = injected(status, 'forced');
+      labels.push(`forced ${status}`);
+    }
+    let connectionId: string | undefined | null = null;
+    for (const [index, rule] of this.rules.entries()) {
+      if (rule.method !== undefined && rule.method !== request.method.toUpperCase()) continue;
+      if (!request.path.startsWith(rule.pathPrefix)) continue;
+      if (rule.connectionId !== undefined) {
+        if (connectionId === null) connectionId = connectionOf();
+        if (connectionId !== rule.connectionId) continue;
+      }
+      if (rule.latency) latencyMs += this.between(rule.latency[0], rule.latency[1]);
+      if (error) continue;
+      if (rule.rateLimit) error = this.countRate(index, rule.rateLimit, apiKey, now);
+      if (error) {
+        labels.push('rate-limit 429');
+        continue;
+      }
+      if (rule.errorRate > 0 && this.random.uint32() / 0x1_0000_0000 < rule.errorRate) {
+        error = injected(rule.errorStatus, 'error-rate');
+        labels.push(`error-rate ${rule.errorStatus}`);
+      }
+    }
+    if (latencyMs > 0) labels.unshift(`latency ${latencyMs}ms`);
+    return labels.length === 0 ? undefined : { latencyMs, error, label: labels.join(', ') };
+  }
+
+  private between(min: number, max: number): number {
+    return min === max ? min : min + Math.floor((this.random.uint32() / 0x1_0000_0000) * (max - min + 1));
+  }
+
+  private countRate(index: number, limit: { count: number; windowMs: number }, apiKey: string, now: number): ApiError | undefined {
+    const key = `${index}\u0000${apiKey}`;
+    const start = now - (now % limit.windowMs);
+    let window = this.windows.get(key);
+    if (!window || window.start !== start) {
+      window = { start, count: 0 };
+      this.windows.set(key, window);
+    }
+    window.count++;
+    if (window.count <= limit.count) return undefined;
+    const retryAfter = Math.max(1, Math.ceil((start + limit.windowMs - now) / 1000));
+    return new ApiError(
+      429,
+      ErrorCode.RATE_LIMITED,
+      `rate limit of ${limit.count} requests per ${limit.windowMs / 1000}s exceeded for this API token; retry after ${retryAfter}s`,
+      { limit: limit.count, windowMs: limit.windowMs, retryAfter },
+      { 'retry-after': String(retryAfter) },
+    );
+  }
+}
+
+function injected(status: number, cause: 'forced' | 'error-rate'): ApiError {
+  return new ApiError(status, ErrorCode.INJECTED_FAULT, `injected fault: ${status} (${cause === 'forced' ? FAULT_HEADERS.forceStatus : 'errorRate'})`, { fault: cause });
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { RequestJournal } from './journal.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
+
+function call(sandbox: Sandbox, method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
+  const [pathname, query = ''] = path.split('?');
+  return sandbox
+    .handle({
+      method,
+      path: pathname!,
+      query,
+      headers: { 'service-api-token': options.key ?? 'a', 'content-type': 'application/json', ...options.headers },
+      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    })
+    .then((response) => ({ status: response.status, headers: response.headers, body: JSON.parse(response.body || 'null') }));
+}
+
+describe('request journal', () => {
+  it('records each request with its connection, per API token, and filters', async () => {
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'] });
+    const { accessToken, connectionId } = sandbox.connect({ apiKey: 'a' });
+    await call(sandbox, 'GET', `/engagement/users?accessToken=${accessToken}`);
+    await sandbox.advance('3s');
+    await call(sandbox, 'GET', `/engagement/users?accessToken=${accessToken}&limit=1`);
+    await call(sandbox, 'POST', '/connection/webhook', { body: { accessToken, webhook: { webhookUrl: 'nope' } } });
+    await call(sandbox, 'GET', '/connection/connections', { key: 'b' });
+
+    const all = sandbox.requests({ apiKey: 'a' });
+    expect(all.map((r) => [r.method, r.path, r.status, r.connectionId])).toEqual([
+      ['GET', '/engagement/users', 409, connectionId],
+      ['GET', '/engagement/users', 200, connectionId],
+      ['POST', '/connection/webhook', 400, connectionId],
+    ]);
+    expect(all[0]).toMatchObject({ id: 1, time: '2025-01-01T00:00:00.000Z', query: `accessToken=${accessToken}`, durationMs: 0, body: null, fault: null });
+    expect(all[2]!.body).toContain('"webhookUrl":"nope"');
+    expect(sandbox.requests({ apiKey: 'a', status: 200 })).toHaveLength(1);
+    expect(sandbox.requests({ apiKey: 'a', method: 'post', path: '/connection' })).toHaveLength(1);
+    expect(sandbox.requests({ apiKey: 'a', since: '2025-01-01T00:00:01Z' })).toHaveLength(2);
+    expect(sandbox.requests({ apiKey: 'a', connectionId: 'other' })).toHaveLength(0);
+
+    // Over HTTP: the caller's tenancy only; the journal's own requests are not journaled.
+    const listed = await call(sandbox, 'GET', '/sandbox/requests?status=409', { key: 'a' });
+    expect(listed.body.requests.map((r: { status: number }) => r.status)).toEqual([409]);
+    expect((await call(sandbox, 'GET', '/sandbox/requests', { key: 'b' })).body.requests).toHaveLength(1);
+    expect((await call(sandbox, 'GET', '/sandbox/requests?since=yesterday')).body.metadata.field).toBe('since');
+    expect((await call(sandbox, 'GET', '/sandbox/requests?status=ok')).body.metadata.field).toBe('status');
+    expect((await call(sandbox, 'DELETE', '/sandbox/requests', { key: 'a' })).status).toBe(200);
+    expect(sandbox.requests({ apiKey: 'a' })).toEqual([]);
+    expect(sandbox.requests({ apiKey: 'b' })).toHaveLength(1);
+  });
+
+  it('is bounded, keeps the newest, and cuts bodies at its limit', () => {
+    const journal = new RequestJournal({ limit: 3, bodyLimit: 5 });
+    for (let i = 1; i <= 5; i++) {
+      journal.record({ apiKey: 'k', at: i, method: 'POST', path: `/p${i}`, query: '', status: 200, durationMs: 0, connectionId: undefined, body: 'x'.repeat(i * 2), fault: undefined });
+    }
+    const entries = journal.list('k');
+    expect(entries.map((e) => e.path)).toEqual(['/p3', '/p4', '/p5']);
+    expect(entries.map((e) => [e.body, e.bodyTruncated])).toEqual([['xxxxx', true], ['xxxxx', true], ['xxxxx', true]]);
+    expect(journal.list('k', { limit: 1 }).map((e) => e.id)).toEqual([5]);
+    expect(() => new RequestJournal({ limit: 0 })).toThrow(/journal.limit/);
+  });
+});

@@ -1,0 +1,137 @@
+import { SandboxConfigError } from './errors.js';
+
+/** One request as the journal shows it. */
+export interface JournalEntry {
+  /** Increasing from 1 over the sandbox's life. */
+  id: number;
+  /** Sandbox time the request arrived (ISO-8601). */
+  time: string;
+  method: string;
+  path: string;
+  /** The query string without its `?` ('' when none). */
+  query: string;
+  status: number;
+  /** Sandbox-clock milliseconds from arrival to answer, injected latency included (0 on a virtual clock without latency). */
+  durationMs: number;
+  /** The connection the request acted on, when it named one (by accessToken or connectionId). */
+  connectionId: string | null;
+  /** The request body, cut at the journal's body limit; null when there was none. */
+  body: string | null;
+  /** True when `body` was cut. */
+  bodyTruncated: boolean;
+  /** The fault injected into this request, if any: `latency 200ms`, `error-rate 503`, `rate-limit 429`, `forced 503`. */
+  fault: string | null;
+}
+
+/** Filters of {@link RequestJournal.list}; every one given must hold. */
+export interface JournalFilter {
+  method?: string;
+  /** Path prefix: `/engagement` matches `/engagement/users`. */
+  path?: string;
+  status?: number;
+  connectionId?: string;
+  /** Only requests at or after this time (ISO-8601 or ms). */
+  since?: string | number | Date;
+  /** At most this many, the newest. */
+  limit?: number;
+}
+
+export interface JournalOptions {
+  /** Most requests kept; the oldest go first. Default 1000. */
+  limit?: number;
+  /** Most characters of a request body kept. Default 4096. */
+  bodyLimit?: number;
+}
+
+/** What the core knows of a request when it records it: primitives only, nothing copied deeply. */
+export interface JournalRecord {
+  apiKey: string;
+  at: number;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  durationMs: number;
+  connectionId: string | undefined;
+  body: string | undefined;
+  fault: string | undefined;
+}
+
+interface Slot extends JournalRecord {
+  id: number;
+  truncated: boolean;
+}
+
+/**
+ * The request journal: a bounded ring of the latest requests, newest kept, each tagged with the
+ * API token that sent it so that a tenancy sees only its own. Recording is one small object and
+ * one array write: the hot path pays nothing more; entries are shaped only when listed.
+ */
+export class RequestJournal {
+  readonly limit: number;
+  readonly bodyLimit: number;
+  private readonly ring: Array<Slot | undefined>;
+  private next = 0;
+  private lastId = 0;
+
+  constructor(options: JournalOptions = {}) {
+    this.limit = options.limit ?? 1000;
+    this.bodyLimit = options.bodyLimit ?? 4096;
+    if (!Number.isSafeInteger(this.limit) || this.limit < 1) throw new SandboxConfigError(`journal.limit must be a positive integer, got ${this.limit}`);
+    if (!Number.isSafeInteger(this.bodyLimit) || this.bodyLimit < 0) {
+      throw new SandboxConfigError(`journal.bodyLimit must be a non-negative integer, got ${this.bodyLimit}`);
+    }
+    this.ring = new Array<Slot | undefined>(this.limit);
+  }
+
+  record(record: JournalRecord): void {
+    const slot = record as Slot;
+    slot.id = ++this.lastId;
+    slot.truncated = record.body !== undefined && record.body.length > this.bodyLimit;
+    // A copy, not a slice: a slice would keep the whole (up to 1 MiB) body alive in the ring.
+    if (slot.truncated) slot.body = Buffer.from(record.body!.slice(0, this.bodyLimit)).toString();
+    this.ring[this.next] = slot;
+    this.next = (this.next + 1) % this.limit;
+  }
+
+  /** An API token's requests, oldest first, filtered. */
+  list(apiKey: string, filter: JournalFilter = {}): JournalEntry[] {
+    const since = filter.since === undefined ? undefined : new Date(filter.since).getTime();
+    const method = filter.method?.toUpperCase();
+    const out: JournalEntry[] = [];
+    for (let i = 0; i < this.limit; i++) {
+      const slot = this.ring[(this.next + i) % this.limit];
+      if (!slot || slot.apiKey !== apiKey) continue;
+      if (method !== undefined && slot.method !== method) continue;
+      if (filter.path !== undefined && !slot.path.startsWith(filter.path)) continue;
+      if (filter.status !== undefined && slot.status !== filter.status) continue;
+      if (filter.connectionId !== undefined && slot.connectionId !== filter.connectionId) continue;
+      if (since !== undefined && slot.at < since) continue;
+      out.push(this.entry(slot));
+    }
+    return filter.limit === undefined ? out : out.slice(Math.max(0, out.length - filter.limit));
+  }
+
+  /** Forgets an API token's requests (or everyone's). */
+  clear(apiKey?: string): void {
+    for (let i = 0; i < this.limit; i++) {
+      if (apiKey === undefined || this.ring[i]?.apiKey === apiKey) this.ring[i] = undefined;
+    }
+  }
+
+  private entry(slot: Slot): JournalEntry {
+    return {
+      id: slot.id,
+      time: new Date(slot.at).toISOString(),
+      method: slot.method,
+      path: slot.path,
+      query: slot.query,
+      status: slot.status,
+      durationMs: slot.durationMs,
+      connectionId: slot.connectionId ?? null,
+      body: slot.body ?? null,
+      bodyTruncated: slot.truncated,
+      fault: slot.fault ?? null,
+    };
+  }
+}

@@ -1,0 +1,65 @@
+import { RealClock, VirtualClock, type Clock } from '../clock/clock.js';
+import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
+import { Lifecycle } from '../events/lifecycle.js';
+import { Dispatcher } from '../webhooks/dispatcher.js';
+import { createHttpTransport } from '../webhooks/http-transport.js';
+import { ConnectionRegistry } from './connections.js';
+import type { ResolvedOptions } from './options.js';
+import { PageCache } from './page-cache.js';
+import { Random } from './random.js';
+
+/** The stateful parts of a sandbox. A reset or a restore swaps them all at once for new ones. */
+export interface SandboxParts {
+  readonly clock: Clock;
+  readonly registry: ConnectionRegistry;
+  readonly lifecycle: Lifecycle;
+  readonly dispatcher: Dispatcher;
+  readonly pages: PageCache;
+  readonly events: EventFactory;
+}
+
+/**
+ * Builds the parts of a fresh sandbox, its clock standing at `startTime` (virtual) or now
+ * (real). `emit` receives every event, in order; `onAttempt` hears of every delivery attempt.
+ */
+export function buildParts(
+  options: ResolvedOptions,
+  startTime: number,
+  emit: (parts: SandboxParts, emitted: EmittedEvent) => void,
+  onAttempt?: () => void,
+): SandboxParts {
+  const { onError } = options;
+  const clock: Clock = options.clock === 'virtual' ? new VirtualClock(startTime, onError) : new RealClock(onError);
+  const random = new Random(options.seed);
+  const events = new EventFactory(random.fork('events'), clock);
+  const registry = new ConnectionRegistry({
+    clock,
+    random,
+    tokenTtlMs: options.tokenTtlMs,
+    connectionLimit: options.connectionLimit,
+    dataset: options.dataset,
+    fixtures: options.fixtures,
+    onRecordChange: (connection, change) => {
+      connection.lastActivity = clock.now();
+      emit(parts, events.objectChange(connection.connectionId, change));
+    },
+  });
+  const lifecycle = new Lifecycle(
+    clock,
+    { initialSyncMs: options.initialSyncDelayMs, readyMs: options.readyDelayMs },
+    (connection, status) => emit(parts, events.statusChange(connection.connectionId, status)),
+  );
+  const dispatcher = new Dispatcher({
+    clock,
+    transport: createHttpTransport({ ca: options.webhookCa }),
+    retryScheduleMs: options.retryScheduleMs,
+    attemptTimeoutMs: options.attemptTimeoutMs,
+    logLimit: options.deliveryLogLimit,
+    target: (connectionId) => registry.find(connectionId),
+    random: random.fork('chaos'),
+    defaultChaos: options.deliveryChaos,
+    ...(onAttempt ? { onAttempt } : {}),
+  });
+  const parts: SandboxParts = { clock, registry, lifecycle, dispatcher, pages: new PageCache(), events };
+  return parts;
+}

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from './sandbox.js';
+
+const options = { clock: 'virtual' as const, dataset: { engagement: { users: 3, mailboxes: 3 }, crm: { Contact: 5, Account: 3 } } };
+const API_KEY = 'sandbox-api-key';
+
+async function call(sandbox: Sandbox, method: string, path: string, body?: unknown) {
+  const [pathname, query = ''] = path.split('?');
+  const response = await sandbox.handle({
+    method,
+    path: pathname!,
+    query,
+    headers: { 'service-api-token': API_KEY, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: JSON.parse(response.body || 'null') };
+}
+
+/** The same run of calls, returning everything it saw. */
+async function script(sandbox: Sandbox) {
+  const seen: unknown[] = [];
+  const { connectionId } = sandbox.connect({ integrationId: 'salesforce' });
+  seen.push(sandbox.createRecord(connectionId, 'Contact', { firstName: 'Ada' }));
+  seen.push(sandbox.connect({ integrationId: 'hubspot' }));
+  await sandbox.advance('10s');
+  seen.push(sandbox.listRecords(connectionId, 'Account').map((record) => record.id));
+  seen.push(sandbox.emittedEvents());
+  return seen;
+}
+
+describe('reset', () => {
+  it('gives the same ids and events as a fresh sandbox', async () => {
+    const fresh = await script(createSandbox(options));
+    const sandbox = createSandbox(options);
+    await script(sandbox);
+    sandbox.reset();
+    expect(sandbox.connections()).toEqual([]);
+    expect(sandbox.now().toISOString()).toBe('2025-01-01T00:00:00.000Z');
+    expect(await script(sandbox)).toEqual(fresh);
+  });
+
+  it('of one tenancy leaves the others alone', async () => {
+    const sandbox = createSandbox({ ...options, apiKeys: ['a', 'b'] });
+    sandbox.connect({ apiKey: 'a' });
+    const kept = sandbox.connect({ apiKey: 'b' });
+    sandbox.reset({ apiKey: 'a' });
+    expect(sandbox.connections('a')).toEqual([]);
+    expect(sandbox.connections('b').map((c) => c.connectionId)).toEqual([kept.connectionId]);
+  });
+
+  it('over HTTP: POST /sandbox/reset empties the tenancy; ?all=true everything; a bad flag is a 400', async () => {
+    const sandbox = createSandbox(options);
+    sandbox.connect();
+    expect(await call(sandbox, 'POST', '/sandbox/reset?all=maybe')).toMatchObject({ status: 400, body: { metadata: { field: 'all' } } });
+    expect(await call(sandbox, 'POST', '/sandbox/reset')).toEqual({ status: 200, body: { reset: 'tenancy' } });
+    expect(sandbox.connections()).toEqual([]);
+    expect(await call(sandbox, 'POST', '/sandbox/reset?all=true')).toEqual({ status: 200, body: { reset: 'all' } });
+  });
+});
+
+describe('snapshot and restore', () => {
+  it('a restored sandbox goes on exactly as the original (ids, faker values, events, retries)', async () => {
+    const original = createSandbox(options);
+    const { connectionId } = original.connect({ integrationId: 'pipedrive' });
+    original.createRecord(connectionId, 'Contact', { firstName: 'Grace' });
+    await original.advance('3s');
+    const saved = JSON.parse(JSON.stringify(original.snapshot()));
+
+    const copy = createSandbox(options);
+    copy.restore(saved);
+    expect(copy.now()).toEqual(original.now());
+    expect(copy.snapshot()).toEqual(original.snapshot());
+
+    const next = async (sandbox: Sandbox) => {
+      const record = sandbox.createRecord(connectionId, 'Deal', {});
+      const other = sandbox.connect({ integrationId: 'zoho' });
+      await sandbox.advance('1h');
+      return { record, other, events: sandbox.emittedEvents(), status: sandbox.connections() };
+    };
+    expect(await next(copy)).toEqual(await next(original));
+  });
+
+  it('over HTTP: GET then PUT /sandbox/snapshot round-trips', async () => {
+    const sandbox = createSandbox(options);
+    sandbox.connect();
+    const { body: saved } = await call(sandbox, 'GET', '/sandbox/snapshot');
+    expect(saved).toMatchObject({ format: 'crm-sandbox-state', version: 1, seed: 1 });
+    sandbox.reset();
+    expect(await call(sandbox, 'PUT', '/sandbox/snapshot', saved)).toEqual({ status: 200, body: { restored: { connections: 1, deliveries: 1 } } });
+    expect(sandbox.connections()).toHaveLength(1);
+  });
+
+  it('a bad snapshot is a 400 naming the field, and the state stays as it was', async () => {
+    const sandbox = createSandbox(options);
+    const { connectionId } = sandbox.connect();
+    sandbox.listRecords(connectionId, 'Contact');
+    const good = JSON.parse(JSON.stringify(sandbox.snapshot()));
+    const before = JSON.stringify(sandbox.snapshot());
+    const cases: Array<[unknown, string]> = [
+      [{ ...good, version: 2 }, 'version'],
+      [{ ...good, format: 'something-else' }, 'format'],
+      [{ ...good, seed: 9 }, 'seed'],
+      [{ ...good, connections: [{ ...good.connections[0], status: 'DONE' }] }, 'connections[0].status'],
+      [{ ...good, connections: [good.connections[0], good.connections[0]] }, 'connections[1].connectionId'],
+      [{ ...good, deliveries: [{ ...good.deliveries[0], connectionId: 'nope' }] }, 'deliveries[0].connectionId'],
+      [{ ...good, surprise: 1 }, 'surprise'],
+    ];
+    const contact = good.connections[0].data.crm.Contact.entries[0];
+    const badContact = structuredClone(good);
+    badContact.connections[0].data.crm.Contact.entries[0] = { ...contact, record: { ...contact.record, email: 7 } };
+    cases.push([badContact, 'connections[0].data.crm.Contact.entries[0].record.email']);
+    for (const [snapshot, field] of cases) {
+      const response = await call(sandbox, 'PUT', '/sandbox/snapshot', snapshot);
+      expect(response.status, field).toBe(400);
+      expect(response.body.metadata.field, field).toBe(field);
+      expect(JSON.stringify(sandbox.snapshot())).toBe(before);
+    }
+  });
+});
+
+describe('snapshot and restore of deliveries', () => {
+  it('a retrying delivery goes on with its schedule after a restore, sending what the original would', async () => {
+    const { Receiver } = await import('../../test/helpers/receiver.js');
+    const receiver = await new Receiver().start();
+    receiver.behaviour = (_request, index) => (index < 2 ? 500 : 200);
+    try {
+      const original = createSandbox({ ...options, retrySchedule: '1m,1m,1m' });
+      const { accessToken, connectionId } = original.connect();
+      await call(original, 'POST', '/connection/webhook', { accessToken, webhook: { webhookUrl: receiver.url } });
+      original.createRecord(connectionId, 'Contact', { firstName: 'Ada' });
+      await original.settle();
+      expect(original.deliveries()[0]).toMatchObject({ state: 'retrying', nextAttemptTime: '2025-01-01T00:01:00.000Z' });
+      const saved = JSON.parse(JSON.stringify(original.snapshot()));
+
+      const run = async (sandbox: Sandbox) => {
+        const from = receiver.received.length;
+        receiver.behaviour = (_request, index) => (index - from < 1 ? 500 : 200);
+        await sandbox.advance('5m');
+        // durationMs measures the real network (decision 0003): everything else must repeat.
+        const log = sandbox.deliveries().map((d) => ({ ...d, attempts: d.attempts.map(({ durationMs: _, ...attempt }) => attempt) }));
+        return { sent: receiver.received.slice(from).map((r) => [r.body, r.headers['x-service-timestamp'], r.headers['x-service-signature']]), log };
+      };
+      const copy = createSandbox({ ...options, retrySchedule: '1m,1m,1m' });
+      copy.restore(saved);
+      const restored = await run(copy);
+      original.close();
+      const again = createSandbox({ ...options, retrySchedule: '1m,1m,1m' });
+      again.restore(saved);
+      expect(await run(again)).toEqual(restored);
+      expect(restored.log.map((d) => d.state)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']); // NEW_CONNECTION, the CREATE, INITIAL_SYNCED, READY
+      expect(restored.log[0]!.attempts.map((a) => [a.time, a.status])).toEqual([
+        ['2025-01-01T00:00:00.000Z', 500],
+        ['2025-01-01T00:01:00.000Z', 500],
+        ['2025-01-01T00:02:00.000Z', 200],
+      ]);
+      copy.close();
+      again.close();
+    } finally {
+      await receiver.stop();
+    }
+  });
+});

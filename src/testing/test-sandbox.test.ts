@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signPayload } from '../webhooks/signature.js';
+import { createTestSandbox } from './test-sandbox.js';
+
+describe('TestSandbox (MSW)', () => {
+  const crm = createTestSandbox({ seed: 3 });
+  beforeAll(() => crm.start());
+  afterAll(() => crm.close());
+
+  it('waits through the lifecycle on the virtual clock only when told to advance, and says what arrived', async () => {
+    const { connectionId } = await crm.linkConnection({ integrationId: 'zoho' });
+    await expect(crm.waitForEvent({ status: 'READY', connectionId })).rejects.toThrow(
+      /no event matched \{"status":"READY".*1 event arrived:\n  1\. STATUS_CHANGE NEW_CONNECTION/s,
+    );
+    const ready = await crm.waitForEvent({ status: 'READY', connectionId }, { advance: '1m' });
+    expect(ready.event.type).toBe('STATUS_CHANGE');
+    // It stopped soon after the event, not at the end of the window.
+    expect(crm.sandbox.now().getTime() - Date.parse('2025-01-01T00:00:00.000Z')).toBeLessThan(60_000);
+    await crm.expectEvents([{ status: 'NEW_CONNECTION' }, { status: 'INITIAL_SYNCED' }, { status: 'READY' }], { connectionId });
+    await expect(crm.expectEvents([{ status: 'READY' }, { status: 'NEW_CONNECTION' }], { connectionId })).rejects.toThrow(/expected event 2 of 2/);
+    crm.reset();
+  });
+
+  it('keeps only deliveries whose signature checks out', async () => {
+    const { connectionId, accessToken } = await crm.linkConnection({ webhook: false });
+    const body = '{"eventId":"x","type":"STATUS_CHANGE","data":{"status":"READY"}}';
+    const headers = { 'x-service-connection-id': connectionId, 'x-service-timestamp': '1735689600' };
+    expect(crm.receiver.accept({ ...headers, 'x-service-signature': signPayload('access_wrong', body, '1735689600') }, body)).toBe(401);
+    expect(crm.receiver.accept({ ...headers, 'x-service-signature': signPayload(accessToken, body, '1735689600') }, body)).toBe(200);
+    expect(crm.receiver.rejected.map((r) => r.reason)).toEqual(['signature does not match']);
+    expect(crm.events).toHaveLength(1);
+    crm.reset();
+    expect(crm.events).toHaveLength(0);
+    expect(crm.receiver.rejected).toHaveLength(0);
+  });
+
+  it('links at any status, with events delivered to the receiver', async () => {
+    const { connectionId } = await crm.linkConnection({ integrationId: 'salesforce', status: 'INITIAL_SYNCED' });
+    expect(crm.sandbox.connections()[0]).toMatchObject({ connectionId, status: 'INITIAL_SYNCED' });
+    expect(crm.events.map((e) => (e.event.data as { status: string }).status)).toEqual(['NEW_CONNECTION', 'INITIAL_SYNCED']);
+  });
+});

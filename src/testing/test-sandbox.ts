@@ -1,0 +1,242 @@
+import type { ConnectionStatus, ExchangeResult } from '../model/connection.js';
+import type { IntegrationId } from '../model/integrations.js';
+import { parseDuration, type Duration } from '../core/duration.js';
+import { createSandbox, type Sandbox } from '../core/sandbox.js';
+import type { SandboxOptions } from '../core/options.js';
+import { arrivedList, describeMatch, matches, type EventMatch } from './event-match.js';
+import { EventReceiver, listenReceiver, type CapturedEvent } from './receiver.js';
+
+/** Where the MSW handlers answer when no `baseUrl` is given (the dev server's default address). */
+export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';
+/** The webhook URL of the test receiver under MSW: never on the network, MSW answers it. */
+export const MSW_RECEIVER_URL = 'http://receiver.crm-sandbox.test/webhooks';
+
+export interface TestSandboxOptions extends SandboxOptions {
+  /**
+   * `'msw'` (default): MSW's `setupServer` answers `baseUrl` in this process (needs `msw`).
+   * `'server'`: a real dev server on 127.0.0.1 and a free port; `baseUrl` is its address.
+   */
+  transport?: 'msw' | 'server';
+  /** The base URL your code calls, under MSW. Default {@link DEFAULT_TEST_BASE_URL}. */
+  baseUrl?: string;
+}
+
+export interface LinkConnectionOptions {
+  integrationId?: IntegrationId;
+  /** Status to bring the connection to (forced, as `POST /sandbox/connections/{id}/status` does). Default `NEW_CONNECTION`. */
+  status?: ConnectionStatus;
+  /** Create its webhook to the test receiver. Default true. */
+  webhook?: boolean;
+  /** API token owning it. Default the first of `apiKeys`. */
+  apiKey?: string;
+}
+
+export interface WaitOptions {
+  /** Virtual clock: move time forward by up to this much while waiting (say `'1h'` to wait through retries). Default: no move. */
+  advance?: Duration;
+  /** Real clock: how long to wait, in real ms. Default 5000. */
+  timeoutMs?: number;
+}
+
+/**
+ * A sandbox made for a test suite: a virtual clock, MSW handlers (or a dev server on a free
+ * port), a webhook receiver that keeps every delivery whose signature checks out, and helpers
+ * to link connections and wait for events. Runner-neutral: call `start()` before the tests,
+ * `reset()` between them and `close()` after (or use `crm-sandbox/testing/vitest`).
+ *
+ * @example
+ * const crm = createTestSandbox();
+ * await crm.start();
+ * const { connectionId } = await crm.linkConnection({ integrationId: 'salesforce', status: 'READY' });
+ * await crm.waitForEvent({ type: 'STATUS_CHANGE', status: 'READY', connectionId });
+ * await crm.close();
+ */
+export class TestSandbox {
+  readonly sandbox: Sandbox;
+  readonly receiver: EventReceiver;
+  private readonly transport: 'msw' | 'server';
+  private url: string;
+  private receiverUrl = MSW_RECEIVER_URL;
+  private stopTransport: (() => Promise<void>) | undefined;
+  private mswServer: { resetHandlers(): void; use(...handlers: never[]): void } | undefined;
+  private readonly initialFaults: NonNullable<SandboxOptions['faults']>;
+
+  constructor(options: TestSandboxOptions = {}) {
+    const { transport = 'msw', baseUrl = DEFAULT_TEST_BASE_URL, ...sandboxOptions } = options;
+    this.transport = transport;
+    this.url = baseUrl.replace(/\/+$/, '');
+    this.sandbox = createSandbox({ clock: 'virtual', ...sandboxOptions });
+    this.initialFaults = sandboxOptions.faults ?? [];
+    this.receiver = new EventReceiver((connectionId) => this.sandbox.parts.registry.find(connectionId)?.accessToken);
+  }
+
+  /** The base URL your code should call. */
+  get baseUrl(): string {
+    return this.url;
+  }
+
+  /** The API token the helpers use: the first of `apiKeys`. */
+  get apiKey(): string {
+    return this.sandbox.options.apiKeys[0]!;
+  }
+
+  /** Headers for a JSON call to the service: `service-api-token` and `content-type`. */
+  get headers(): Record<string, string> {
+    return { 'service-api-token': this.apiKey, 'content-type': 'application/json' };
+  }
+
+  /** The webhook URL of the test receiver (give it to your own webhook set-up code). */
+  get webhookUrl(): string {
+    return this.receiverUrl;
+  }
+
+  /** The events received so far, in arrival order, signatures checked. */
+  get events(): readonly CapturedEvent[] {
+    return this.receiver.events;
+  }
+
+  /** MSW's server (transport `'msw'`), for your own `server.use(...)` handlers. */
+  get server(): unknown {
+    return this.mswServer;
+  }
+
+  /** Starts MSW (or the dev server) and the receiver. */
+  async start(): Promise<this> {
+    if (this.stopTransport) return this;
+    if (this.transport === 'server') {
+      const { startDevServer } = await import('../adapters/express.js');
+      const server = await startDevServer(this.sandbox, { port: 0, host: '127.0.0.1' });
+      const receiver = await listenReceiver(this.receiver);
+      this.url = server.url;
+      this.receiverUrl = receiver.url;
+      this.stopTransport = async () => {
+        await receiver.close();
+        await server.close();
+      };
+      return this;
+    }
+    const [{ setupServer }, { http }, { createHandlers, onUnhandled }] = await Promise.all([import('msw/node'), import('msw'), import('../adapters/msw.js')]);
+    const receive = http.post(MSW_RECEIVER_URL, async ({ request }) => {
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return new Response(null, { status: this.receiver.accept(headers, await request.text()) });
+    });
+    const server = setupServer(...createHandlers(this.sandbox, { baseUrl: this.url }), receive);
+    server.listen(onUnhandled('bypass'));
+    this.mswServer = server as unknown as TestSandbox['mswServer'];
+    this.stopTransport = async () => {
+      server.close();
+      this.sandbox.close();
+    };
+    return this;
+  }
+
+  /**
+   * A connection in one call: link and exchange, its webhook to the test receiver, brought to
+   * `status`, and what that emitted delivered. Resolves with the exchange result.
+   *
+   * @example const { connectionId, accessToken } = await crm.linkConnection({ integrationId: 'hubspot', status: 'READY' });
+   */
+  async linkConnection(options: LinkConnectionOptions = {}): Promise<ExchangeResult> {
+    const apiKey = options.apiKey ?? this.apiKey;
+    const result = this.sandbox.connect({ apiKey, ...(options.integrationId ? { integrationId: options.integrationId } : {}) });
+    if (options.webhook !== false) {
+      const response = await this.sandbox.handle({
+        method: 'POST',
+        path: '/connection/webhook',
+        query: '',
+        headers: { 'service-api-token': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ accessToken: result.accessToken, webhook: { webhookUrl: this.receiverUrl } }),
+      });
+      if (response.status !== 200) throw new Error(`linkConnection: creating the webhook failed: ${response.status} ${response.body}`);
+    }
+    if (options.status !== undefined && options.status !== 'NEW_CONNECTION') this.sandbox.setStatus(result.connectionId, options.status);
+    await this.sandbox.settle();
+    return result;
+  }
+
+  /**
+   * The first received event that matches, waiting for it: on a virtual clock it runs what is
+   * due (and moves time by up to `advance`); on a real clock it waits up to `timeoutMs`. Fails
+   * with the list of what did arrive.
+   */
+  async waitForEvent(match: EventMatch, options: WaitOptions = {}): Promise<CapturedEvent> {
+    const find = () => this.receiver.events.find((captured) => matches(captured, match));
+    await this.sandbox.settle();
+    let found = find();
+    if (!found && this.sandbox.options.clock === 'virtual' && options.advance !== undefined) {
+      // Step through the window a due task at a time, so the wait ends as soon as the event arrives.
+      const end = this.sandbox.now().getTime() + parseDuration(options.advance, 'advance');
+      while (!found && this.sandbox.now().getTime() < end) {
+        const step = Math.min(end - this.sandbox.now().getTime(), Math.max(1000, Math.ceil(parseDuration(options.advance, 'advance') / 100)));
+        await this.sandbox.advance(step);
+        found = find();
+      }
+    } else if (!found && this.sandbox.options.clock === 'real') {
+      const deadline = performance.now() + (options.timeoutMs ?? 5000);
+      while (!found && performance.now() < deadline) {
+        await this.receiver.nextArrival(Math.max(1, deadline - performance.now()));
+        found = find();
+      }
+    }
+    if (!found) throw new Error(`waitForEvent: no event matched ${describeMatch(match)}; ${arrivedList(this.receiver.events)}`);
+    return found;
+  }
+
+  /**
+   * Asserts that events matching `expected` arrived, in this order (others may come between).
+   * Runs what is due first. Fails with what was missing and the list of what did arrive.
+   *
+   * @example await crm.expectEvents([{ status: 'NEW_CONNECTION' }, { objectType: 'Contact', eventType: 'CREATE' }]);
+   */
+  async expectEvents(expected: readonly EventMatch[], options: { connectionId?: string } = {}): Promise<CapturedEvent[]> {
+    await this.sandbox.settle();
+    const events = this.receiver.events.filter((captured) => options.connectionId === undefined || captured.connectionId === options.connectionId);
+    const found: CapturedEvent[] = [];
+    let from = 0;
+    for (const [index, match] of expected.entries()) {
+      const at = events.findIndex((captured, i) => i >= from && matches(captured, match));
+      if (at === -1) {
+        throw new Error(
+          `expectEvents: expected event ${index + 1} of ${expected.length}, ${describeMatch(match)}, ` +
+            `${found.length ? `after ${found.length} matched, ` : ''}but it did not arrive; ${arrivedList(events)}` +
+            (this.receiver.rejected.length ? `\n${this.receiver.rejected.length} deliveries were rejected: ${this.receiver.rejected.map((r) => r.reason).join('; ')}` : ''),
+        );
+      }
+      found.push(events[at]!);
+      from = at + 1;
+    }
+    return found;
+  }
+
+  /**
+   * Back to a fresh sandbox between tests: state (ids as in a fresh one, the clock at its
+   * start), received events, the request journal, faults (back to the options'), and MSW
+   * handlers added with `use`.
+   */
+  reset(): void {
+    this.sandbox.reset();
+    this.sandbox.setFaults(this.initialFaults);
+    this.receiver.clear();
+    this.mswServer?.resetHandlers();
+  }
+
+  /** Stops MSW (or the dev server), the receiver and the sandbox. */
+  async close(): Promise<void> {
+    const stop = this.stopTransport;
+    this.stopTransport = undefined;
+    if (stop) await stop();
+    else this.sandbox.close();
+  }
+}
+
+/**
+ * A {@link TestSandbox} (not started yet: call `start()`).
+ *
+ * @example const crm = await createTestSandbox({ seed: 7 }).start();
+ */
+export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox {
+  return new TestSandbox(options);
+}
