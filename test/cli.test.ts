@@ -1,61 +1,20 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/webhooks/signature.js';
+import { callApi, killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
 import { Receiver } from './helpers/receiver.js';
 
-/** The CLI as a user runs it: `node bin/crm-sandbox.js …` (the build is made by `npm test`). */
-const BIN = fileURLToPath(new URL('../bin/crm-sandbox.js', import.meta.url));
-const running: ChildProcessWithoutNullStreams[] = [];
+const running: Cli[] = [];
 const receivers: Receiver[] = [];
 
 afterEach(async () => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  killAll(running);
   for (const receiver of receivers.splice(0)) await receiver.stop();
 });
 
-interface Cli {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-  errors: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => stdout, errors: () => stderr, exited };
-}
-
-/** Starts `serve` and waits for the line that gives its URL. */
-async function serve(args: string[] = [], env: Record<string, string> = {}): Promise<Cli & { url: string }> {
-  const cli = run(['serve', '--port', '0', ...args], env);
-  const url = await new Promise<string>((resolve, reject) => {
-    const check = () => {
-      // The banner ends with the "Try:" line; wait for all of it.
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Try: curl/.exec(cli.output());
-      if (match) resolve(match[1]!);
-    };
-    cli.child.stdout.on('data', check);
-    cli.exited.then((code) => reject(new Error(`serve exited with ${code}: ${cli.errors()}`)));
-  });
-  return { ...cli, url };
-}
-
-async function api(url: string, key: string, method: string, path: string, json?: unknown) {
-  const response = await fetch(url + path, {
-    method,
-    headers: { 'service-api-token': key, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-  });
-  return { status: response.status, body: await response.json() };
-}
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, running, env);
+const serve = (args: string[] = [], env: Record<string, string> = {}) => serveCli(args, running, env);
+const api = callApi;
 
 describe('crm-sandbox serve', () => {
   it('starts on a free port, prints its URL and API key, serves the whole flow, logs requests and stops on SIGTERM', async () => {

@@ -2,35 +2,31 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDevServer, type DevServer } from '../src/adapters/express.js';
 import { createSandbox } from '../src/core/sandbox.js';
 import type { ScenarioReport } from '../src/scenarios/report.js';
 import { verifySignature } from '../src/webhooks/signature.js';
+import { BIN, callApi, killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
 import { Receiver } from './helpers/receiver.js';
 import { SpecReceiver, type Flaw } from './helpers/spec-receiver.js';
 
-const BIN = fileURLToPath(new URL('../bin/crm-sandbox.js', import.meta.url));
 const TOKEN = `access_${'0123456789abcdef'.repeat(3).slice(0, 40)}`;
 const receivers: Receiver[] = [];
 const servers: DevServer[] = [];
+const spawned: Cli[] = [];
 
 afterEach(async () => {
+  killAll(spawned);
   for (const receiver of receivers.splice(0)) await receiver.stop();
   for (const server of servers.splice(0)) await server.close();
 });
 
-/** Runs the CLI as a user would and collects what it prints. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs the CLI as a user would, to its end, and collects what it printed. */
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = runCli(args, spawned);
+  const code = await run.exited;
+  return { code, stdout: run.output(), stderr: run.errors() };
 }
 
 /** A receiver that verifies every signature but (virtual timestamps are in 2025) no tolerance. */
@@ -436,27 +432,14 @@ steps:
 
   it('serve --delivery-chaos duplicates every event of every connection', async () => {
     const receiver = await specReceiver();
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', '--delivery-chaos', 'duplicate=1']);
-    try {
-      let banner = '';
-      const url = await new Promise<string>((resolve) => {
-        child.stdout.on('data', (chunk) => {
-          banner += chunk;
-          const match = /listening on (\S+)[\s\S]*Try:/.exec(banner);
-          if (match) resolve(match[1]!);
-        });
-      });
-      expect(banner).toContain('delivery chaos {"duplicate":1}');
-      const call = async (path: string, body?: unknown) =>
-        (await fetch(url + path, { method: 'POST', headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })).json() as Promise<any>;
-      const { publicToken } = await call('/sandbox/public-token', { accessToken: TOKEN });
-      await call('/link/exchange', { publicToken });
-      await call('/connection/webhook', { accessToken: TOKEN, webhook: { webhookUrl: receiver.url } });
-      for (let tries = 0; tries < 100 && receiver.received.length < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(receiver.received.map((request) => request.body)).toEqual([receiver.received[0]!.body, receiver.received[0]!.body]);
-      expect(receiver.processed).toHaveLength(1);
-    } finally {
-      child.kill('SIGTERM');
-    }
+    const { url, output } = await serveCli(['--quiet', '--delivery-chaos', 'duplicate=1'], spawned);
+    expect(output()).toContain('delivery chaos {"duplicate":1}');
+    const call = async (path: string, body: unknown) => (await callApi(url, 'sandbox-api-key', 'POST', path, body)).body;
+    const { publicToken } = await call('/sandbox/public-token', { accessToken: TOKEN });
+    await call('/link/exchange', { publicToken });
+    await call('/connection/webhook', { accessToken: TOKEN, webhook: { webhookUrl: receiver.url } });
+    for (let tries = 0; tries < 100 && receiver.received.length < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(receiver.received.map((request) => request.body)).toEqual([receiver.received[0]!.body, receiver.received[0]!.body]);
+    expect(receiver.processed).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { SandboxConfigError } from '../core/errors.js';
+import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_START_TIME } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
@@ -126,13 +126,6 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   }
 }
 
-function readCa(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new SandboxConfigError(`--webhook-ca: cannot read ${path}: ${(error as Error).message}`);
-  }
-}
 
 /** `crm-sandbox scenario list | validate | run`. */
 export const scenarioCommand: CommandModule = {

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { startDevServer } from '../adapters/express.js';
 import { formatDuration } from '../core/duration.js';
 import { SandboxConfigError } from '../core/errors.js';
+import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
@@ -123,10 +123,3 @@ function fixturesOption(values: ReadonlyArray<string | number | boolean> | undef
   return { fixtures: values.map(String) };
 }
 
-function readCa(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new SandboxConfigError(`--webhook-ca: cannot read ${path}: ${(error as Error).message}`);
-  }
-}

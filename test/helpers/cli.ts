@@ -22,15 +22,16 @@ export function runCli(args: string[], spawned: Cli[], env: Record<string, strin
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': only then has all of stdout and stderr been read (a report can be megabytes).
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const cli = { child, output: () => stdout, errors: () => stderr, exited };
   spawned.push(cli);
   return cli;
 }
 
 /** Starts `serve --port 0 …` and waits for its whole banner. */
-export async function serveCli(args: string[], spawned: Cli[]): Promise<Cli & { url: string }> {
-  const cli = runCli(['serve', '--port', '0', ...args], spawned);
+export async function serveCli(args: string[], spawned: Cli[], env: Record<string, string> = {}): Promise<Cli & { url: string }> {
+  const cli = runCli(['serve', '--port', '0', ...args], spawned, env);
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*Try: curl/.exec(cli.output());
