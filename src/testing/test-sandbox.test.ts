@@ -21,6 +21,16 @@ describe('TestSandbox (MSW)', () => {
     crm.reset();
   });
 
+  it('plays a scenario with its events going to the test receiver, signatures checked', async () => {
+    const report = await crm.runScenario('deal-won');
+    expect(report.failures).toEqual([]);
+    expect(crm.receiver.rejected).toEqual([]);
+    expect(crm.events.map((captured) => captured.event.eventId)).toEqual(report.events.map((event) => event.eventId));
+    const won = await crm.expectEvents([{ objectType: 'Deal', eventType: 'CREATE' }, { objectType: 'Deal', eventType: 'UPDATE', where: ({ body }) => body.includes('"isWon":true') }]);
+    expect(won[1]!.connectionId).toBe(report.connection.connectionId);
+    crm.reset();
+  });
+
   it('keeps only deliveries whose signature checks out', async () => {
     const { connectionId, accessToken } = await crm.linkConnection({ webhook: false });
     const body = '{"eventId":"x","type":"STATUS_CHANGE","data":{"status":"READY"}}';

@@ -5,6 +5,9 @@ import { createSandbox, type Sandbox } from '../core/sandbox.js';
 import type { SandboxOptions } from '../core/options.js';
 import { arrivedList, describeMatch, matches, type EventMatch } from './event-match.js';
 import { EventReceiver, listenReceiver, type CapturedEvent } from './receiver.js';
+import type { RunScenarioOptions } from '../scenarios/index.js';
+import type { ScenarioReport } from '../scenarios/report.js';
+import type { ScenarioDefinition } from '../scenarios/schema.js';
 
 /** Where the MSW handlers answer when no `baseUrl` is given (the dev server's default address). */
 export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';
@@ -209,6 +212,19 @@ export class TestSandbox {
       from = at + 1;
     }
     return found;
+  }
+
+  /**
+   * Plays a scenario (a built-in's name, a file, or a definition) with its events going to the
+   * test receiver, and resolves with the report (see the README's Scenarios).
+   *
+   * @example
+   * const report = await crm.runScenario('deal-won');
+   * expect(report.failures).toEqual([]);
+   * await crm.expectEvents([{ objectType: 'Deal', eventType: 'UPDATE', where: ({ event }) => JSON.stringify(event).includes('"isWon":true') }]);
+   */
+  runScenario(scenario: string | ScenarioDefinition, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
+    return this.sandbox.runScenario(scenario, { webhookUrl: this.receiverUrl, ...options });
   }
 
   /**
