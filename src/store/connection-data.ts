@@ -30,6 +30,14 @@ export interface RecordChange {
   record: CrmRecord;
 }
 
+/** A deleted record, kept for native `archived` reads. */
+export interface ArchivedRecord {
+  type: CrmObjectType;
+  record: CrmRecord;
+  extra: Record<string, unknown>;
+  archivedAt: string;
+}
+
 export interface ConnectionDataOptions {
   connectionId: string;
   integrationId: IntegrationId;
@@ -56,6 +64,11 @@ export class ConnectionData {
   readonly crm: { [T in CrmObjectType]: OrderedCollection<CrmRecord> };
   readonly mailboxes = new OrderedCollection<Mailbox>();
   readonly users = new OrderedCollection<EngagementUser>();
+  /**
+   * Deleted CRM records as they were, oldest first: plain data, for the downstream systems that
+   * keep deleted records readable (HubSpot's `archived=true`).
+   */
+  readonly archived: ArchivedRecord[] = [];
   private readonly options: ConnectionDataOptions;
 
   constructor(options: ConnectionDataOptions) {
@@ -157,6 +170,7 @@ export class ConnectionData {
     const current = this.get(type, id);
     this.relink(id, edgesOf(type, current), []);
     if (type === 'User') this.clearOwner(id);
+    this.archived.push({ type, record: current, extra: this.crm[type].entry(id)?.extra ?? {}, archivedAt: iso(this.options.clock.now()) });
     this.crm[type].delete(id);
     this.options.onChange({ objectType: type, eventType: 'DELETE', record: current });
   }
