@@ -17,7 +17,7 @@ function makeData() {
   return { data, changes, context, call, q };
 }
 
-const all = <T extends CrmObjectType>(data: ConnectionData, type: T) => [...data.crm[type].values()] as CrmRecord<T>[];
+const all = <T extends CrmObjectType>(data: ConnectionData, type: T) => [...data.crm[type].values()] as unknown as CrmRecord<T>[];
 const ids = (body: any) => body.records.map((row: any) => row.Id);
 
 describe('salesforce SOQL', () => {
