@@ -5,6 +5,7 @@ import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, 
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
+import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
 import { Dispatcher, type Delivery } from '../webhooks/dispatcher.js';
 import { createHttpTransport } from '../webhooks/http-transport.js';
 import { ConnectionRegistry, connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
@@ -232,6 +233,27 @@ export class Sandbox {
     const connection = this.parts.registry.find(connectionId);
     if (!connection) throw ApiError.notFound('Connection', connectionId, 'connectionId');
     return connection;
+  }
+
+  // --- Downstream faults --------------------------------------------------------------------
+
+  /**
+   * Replaces the connection's pending downstream faults: the next passthrough calls hit the
+   * system's rate limit, fail with a 5xx, or take longer, each in the system's own shape.
+   * Returns the faults now pending.
+   *
+   * @example sandbox.setDownstreamFaults(connectionId, [{ kind: 'rate-limit', count: 2 }, { kind: 'server-error', status: 503 }]);
+   */
+  setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[] {
+    const { faults: parsed } = parseOrThrow(downstreamFaultsBody, { faults });
+    const connection = this.connection(connectionId);
+    connection.downstreamFaults = parsed.map(toFault);
+    return this.downstreamFaults(connectionId);
+  }
+
+  /** The connection's pending downstream faults, with the calls each still takes. */
+  downstreamFaults(connectionId: string): DownstreamFault[] {
+    return this.connection(connectionId).downstreamFaults.map((fault) => ({ ...fault }));
   }
 
   // --- Events and deliveries ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { connectionRoutes } from './connections.js';
 import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
+import { downstreamFaultRoutes } from './downstream-faults.js';
 import { engagementRoutes } from './engagement.js';
 import { linkRoutes } from './link.js';
 import { passthroughRoutes } from './passthrough.js';
@@ -16,4 +17,5 @@ export const ROUTES: Route[] = [
   ...webhookRoutes,
   ...passthroughRoutes,
   ...controlRoutes,
+  ...downstreamFaultRoutes,
 ];
