@@ -17,6 +17,7 @@ import {
   type CrmRecord,
 } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
+import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { derivedAssociationHint, edgeKey, edgesOf, isManyField, linkOf, type Edge } from './associations.js';
 import { OrderedCollection } from './ordered-collection.js';
@@ -64,6 +65,9 @@ export class ConnectionData {
   readonly crm: { [T in CrmObjectType]: OrderedCollection<CrmRecord> };
   readonly mailboxes = new OrderedCollection<Mailbox>();
   readonly users = new OrderedCollection<EngagementUser>();
+  /** Engagement tasks and actions (Outreach, Salesloft, Apollo), named by their users' taskIds and actionIds. */
+  readonly engagementTasks = new OrderedCollection<EngagementTask>();
+  readonly engagementActions = new OrderedCollection<EngagementAction>();
   /**
    * Deleted CRM records as they were, oldest first: plain data, for the downstream systems that
    * keep deleted records readable (HubSpot's `archived=true`).
