@@ -2,6 +2,7 @@ import { hash32 } from '../core/random.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { collectionHandlers, type CollectionApi } from './collection-api.js';
+import { apolloEngagementRoutes } from './apollo-engagement.js';
 import { nestedCustom } from './custom-fields.js';
 import { engagementHex24, fullName, isMailbox } from './engagement-native.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat } from './fields.js';
@@ -53,7 +54,7 @@ const object = (type: CrmObjectType, singular: string, fields: FieldMap[], more:
   ...more,
 });
 
-const COLLECTIONS: Record<string, NativeObject> = {
+export const COLLECTIONS: Record<string, NativeObject> = {
   contacts: object('Contact', 'contact', [
     field('first_name', 'firstName'),
     field('last_name', 'lastName'),
@@ -169,8 +170,9 @@ function renderMailbox(mailbox: Mailbox, extra: Record<string, unknown>) {
 
 /** Every collection: search first (so `search` is never taken for an id), then create and the item routes. */
 function routes(): Route[] {
-  const out: Route[] = [];
-  for (const name of Object.keys(COLLECTIONS)) {
+  // Users and tasks are the engagement users and tasks (apollo-engagement.ts).
+  const out: Route[] = apolloEngagementRoutes();
+  for (const name of Object.keys(COLLECTIONS).filter((candidate) => candidate !== 'users')) {
     const handlers = collectionHandlers(api, name);
     out.push({ method: ['GET', 'POST'], pattern: `${name}/search`, run: handlers.list });
     if (COLLECTIONS[name]!.readOnly) continue;

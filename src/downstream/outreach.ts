@@ -3,6 +3,7 @@ import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
 import { collectionRoutes, type CollectionApi, type Window } from './collection-api.js';
 import { outreachCustom } from './custom-fields.js';
+import { OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes } from './outreach-engagement.js';
 import { engagementSeq, engagementTimes, fullName, isMailbox } from './engagement-native.js';
 import {
   computed,
@@ -212,7 +213,12 @@ function listBody(items: unknown[], page: Window, request: DownstreamRequest, co
 
 const api: CollectionApi = {
   prefix: '',
-  collections: Object.fromEntries(Object.entries(COLLECTIONS).map(([name, target]) => [name, [target]])),
+  // `users` and `tasks` are the engagement users and tasks (outreach-engagement.ts), not CRM records.
+  collections: Object.fromEntries(
+    Object.entries(COLLECTIONS)
+      .filter(([name]) => !OUTREACH_ENGAGEMENT_PATHS.includes(name))
+      .map(([name, target]) => [name, [target]]),
+  ),
   updateMethod: 'PATCH',
   // Outreach rejects unknown and read-only attributes.
   policy: { unknown: 'reject', readOnly: 'reject' },
@@ -260,7 +266,7 @@ const MAILBOX_ROUTES: Route[] = [
   },
 ];
 
-const ROUTES = [...collectionRoutes(api), ...MAILBOX_ROUTES];
+const ROUTES = [...outreachEngagementRoutes(), ...collectionRoutes(api), ...MAILBOX_ROUTES];
 
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',

@@ -3,6 +3,7 @@ import type { EngagementUser } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
 import { collectionRoutes, type CollectionApi } from './collection-api.js';
 import { nestedCustom } from './custom-fields.js';
+import { SALESLOFT_ENGAGEMENT_PATHS, salesloftEngagementRoutes } from './salesloft-engagement.js';
 import { engagementSeq, engagementTimes, fullName, isMailbox } from './engagement-native.js';
 import {
   asNumber,
@@ -165,7 +166,12 @@ const errors: RouteErrors = {
 
 const api: CollectionApi = {
   prefix: '',
-  collections: Object.fromEntries(Object.entries(COLLECTIONS).map(([name, target]) => [name, [target]])),
+  // `users` and `tasks` are the engagement users and tasks (salesloft-engagement.ts), not CRM records.
+  collections: Object.fromEntries(
+    Object.entries(COLLECTIONS)
+      .filter(([name]) => !SALESLOFT_ENGAGEMENT_PATHS.includes(name))
+      .map(([name, target]) => [name, [target]]),
+  ),
   updateMethod: 'PUT',
   // Salesloft drops parameters it does not permit.
   policy: { unknown: 'ignore', readOnly: 'ignore' },
@@ -193,7 +199,7 @@ const api: CollectionApi = {
   missing: notFound,
 };
 
-const ROUTES = collectionRoutes(api);
+const ROUTES = [...salesloftEngagementRoutes(), ...collectionRoutes(api)];
 
 export const salesloft: DownstreamSystem = {
   integrationId: 'salesloft',

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { seededData } from '../../test/helpers/seeded-data.js';
+import type { IntegrationId } from '../model/integrations.js';
+import { downstreamFor } from './index.js';
+import type { DownstreamRequest } from './types.js';
+
+/**
+ * The engagement platforms' own objects: engagement users, their tasks and actions (sequence
+ * states, cadence actions), consistent both ways and served as each platform's docs describe.
+ */
+
+function makeData(integrationId: IntegrationId) {
+  const { data, context } = seededData(integrationId);
+  const call = (method: DownstreamRequest['method'], path: string, body?: unknown, query: Record<string, string> = {}) =>
+    downstreamFor(integrationId).handle({ method, path, query, body }, context) as { statusCode: number; headers: Record<string, string>; body: any };
+  return { data, context, call };
+}
+
+describe('engagement tasks and actions in the store', () => {
+  it.each(['outreach', 'salesloft', 'apollo'] as const)('%s: every user’s taskIds and actionIds name records that name the user back', (integrationId) => {
+    const { data } = makeData(integrationId);
+    let tasks = 0;
+    let actions = 0;
+    for (const user of data.users.values()) {
+      for (const id of user.associations.taskIds) expect(data.engagementTasks.get(id)?.associations.userId).toBe(user.id);
+      for (const id of user.associations.actionIds) expect(data.engagementActions.get(id)?.associations.userId).toBe(user.id);
+      tasks += user.associations.taskIds.length;
+      actions += user.associations.actionIds.length;
+    }
+    expect(tasks).toBe(data.engagementTasks.size);
+    expect(actions).toBe(data.engagementActions.size);
+    expect(tasks).toBeGreaterThan(0);
+    expect(actions).toBeGreaterThan(0);
+  });
+
+  it('leaves CRM integrations without engagement tasks or actions', () => {
+    const { data } = makeData('hubspot');
+    expect(data.engagementTasks.size + data.engagementActions.size).toBe(0);
+    for (const user of data.users.values()) expect(user.associations).toEqual({ taskIds: [], actionIds: [] });
+  });
+});
+
+describe('outreach engagement resources', () => {
+  it('serves the engagement users at users, numbered as mailboxes name them, paged by links.next to the end', () => {
+    const { data, call } = makeData('outreach');
+    const seen: number[] = [];
+    let query: Record<string, string> = { 'page[size]': '10' };
+    for (let guard = 0; guard < 20; guard++) {
+      const body = call('GET', 'users', undefined, query).body;
+      seen.push(...body.data.map((user: any) => user.id));
+      expect(body.meta.count).toBe(data.users.size);
+      if (!body.links.next) break;
+      query = Object.fromEntries(new URL(body.links.next).searchParams);
+    }
+    expect(seen).toEqual(data.users.entries().map((entry) => entry.seq));
+    const mailbox = call('GET', 'mailboxes', undefined, { 'page[size]': '1' }).body.data[0];
+    const owner = call('GET', `users/${mailbox.relationships.user.data.id}`).body.data;
+    expect(owner.attributes.email).toBe(data.users.get(data.mailboxes.values().next().value!.associations.ownerUserId!)!.email);
+  });
+
+  it('filters tasks by owner and state, and includes their owner and prospect', () => {
+    const { data, call } = makeData('outreach');
+    const user = data.users.entries().find((entry) => entry.record.associations.taskIds.length > 1)!;
+    const answer = call('GET', 'tasks', undefined, { 'filter[owner][id]': String(user.seq), include: 'owner,prospect' }).body;
+    expect(answer.data.map((task: any) => task.id).sort()).toEqual(user.record.associations.taskIds.map((id) => data.engagementTasks.entry(id)!.seq).sort());
+    for (const task of answer.data) expect(task.relationships.owner.data).toEqual({ type: 'user', id: user.seq });
+    expect(answer.included.find((item: any) => item.type === 'user')).toMatchObject({ id: user.seq, attributes: { email: user.record.email } });
+    const prospects = answer.included.filter((item: any) => item.type === 'prospect');
+    for (const prospect of prospects) expect(data.crm.Contact.getByNativeId(String(prospect.id))).toBeDefined();
+    const incomplete = call('GET', 'tasks', undefined, { 'filter[state]': 'incomplete', 'page[size]': '1000' }).body;
+    expect(incomplete.meta.count).toBe([...data.engagementTasks.values()].filter((task) => task.state === 'incomplete').length);
+    expect(call('GET', 'tasks', undefined, { 'filter[colour]': 'red' })).toMatchObject({ statusCode: 400, body: { errors: [{ id: 'invalidParameter' }] } });
+    expect(call('GET', 'tasks/99999')).toMatchObject({ statusCode: 404, body: { errors: [{ id: 'resourceNotFound' }] } });
+  });
+
+  it('serves actions as sequenceStates in the org’s sequences', () => {
+    const { data, call } = makeData('outreach');
+    const sequences = call('GET', 'sequences').body.data;
+    expect(sequences.map((sequence: any) => sequence.attributes.name)).toEqual(['Outbound - New Leads', 'Re-engage Closed Lost', 'Event Follow-up', 'Inbound Demo Request']);
+    const states = call('GET', 'sequenceStates', undefined, { 'filter[sequence][id]': '2', 'page[size]': '1000' }).body.data;
+    expect(states.length).toBe([...data.engagementActions.values()].filter((action) => action.sequence === 2).length);
+    for (const state of states) expect(state.relationships.sequence.data).toEqual({ type: 'sequence', id: 2 });
+  });
+});
+
+describe('salesloft engagement resources', () => {
+  it('serves users, tasks, actions and cadences with page/per_page and their filters', () => {
+    const { data, call } = makeData('salesloft');
+    const users = call('GET', 'users', undefined, { per_page: '100', include_paging_counts: 'true' }).body;
+    expect(users.metadata.paging.total_count).toBe(data.users.size);
+    const user = data.users.entries().find((entry) => entry.record.associations.taskIds.length > 0)!;
+    const tasks = call('GET', 'tasks', undefined, { user_id: String(user.seq), per_page: '100' }).body.data;
+    expect(tasks).toHaveLength(user.record.associations.taskIds.length);
+    expect(tasks[0].user).toEqual({ id: user.seq, _href: expect.stringContaining(`/users/${user.seq}`) });
+    const scheduled = call('GET', 'tasks', undefined, { current_state: 'scheduled', per_page: '100', include_paging_counts: 'true' }).body;
+    expect(scheduled.metadata.paging.total_count).toBe([...data.engagementTasks.values()].filter((task) => task.state === 'incomplete').length);
+    const actions = call('GET', 'actions', undefined, { per_page: '100', include_paging_counts: 'true' }).body;
+    expect(actions.metadata.paging.total_count).toBe(data.engagementActions.size);
+    expect(actions.data[0]).toMatchObject({ cadence: { id: expect.any(Number) }, status: expect.stringMatching(/^(pending|completed)$/) });
+    expect(call('GET', 'cadences').body.data).toHaveLength(4);
+    expect(call('GET', 'tasks/99999')).toMatchObject({ statusCode: 404, body: { status: 404, error: 'Not Found' } });
+  });
+});
+
+describe('apollo engagement resources', () => {
+  it('searches tasks by user and status, and people by keywords', () => {
+    const { data, call } = makeData('apollo');
+    const user = data.users.entries().find((entry) => entry.record.associations.taskIds.length > 0)!;
+    const tasks = call('POST', 'tasks/search', { user_ids: [user.record.id.slice(0, 24)], per_page: 100 }).body;
+    expect(tasks.tasks).toHaveLength(user.record.associations.taskIds.length);
+    expect(tasks.pagination).toMatchObject({ page: 1, total_entries: user.record.associations.taskIds.length });
+    const users = call('POST', 'users/search', { per_page: 100 }).body.users;
+    expect(users.map((item: any) => item.id)).toContain(tasks.tasks[0].user_id);
+    const contact = [...data.crm.Contact.values()][5] as { lastName: string; nativeId: string };
+    const people = call('POST', 'mixed_people/search', { q_keywords: contact.lastName, per_page: 100 }).body.people;
+    expect(people.map((person: any) => person.id)).toContain(contact.nativeId);
+    expect(call('POST', 'tasks/search', { user_ids: 'x', per_page: 'many' })).toMatchObject({ statusCode: 422 });
+  });
+});
