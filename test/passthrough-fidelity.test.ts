@@ -71,6 +71,31 @@ describe('native writes through the passthrough', () => {
   });
 });
 
+describe('engagement users on both sides', () => {
+  it.each(['outreach', 'salesloft', 'apollo'] as const)('%s: /engagement/users shows the native user as additional, and taskIds the user’s native tasks', async (integrationId) => {
+    const { accessToken, passthrough } = start(integrationId);
+    await sandbox!.advance('10s');
+    const res = await sandbox!.handle({ method: 'GET', path: '/engagement/users', query: `accessToken=${accessToken}&allFields=true&limit=100`, headers: { 'service-api-token': KEY } });
+    expect(res.status).toBe(200);
+    const users = JSON.parse(res.body).users as Array<{ id: string; associations: { taskIds: string[]; actionIds: string[] }; additional: any }>;
+    const user = users.find((candidate) => candidate.associations.taskIds.length > 0)!;
+    const nativeId = user.additional.id;
+    if (integrationId === 'apollo') {
+      const native = (await passthrough('POST', 'users/search', { per_page: 100 })).body.users.find((item: any) => item.id === nativeId);
+      expect(native).toEqual(user.additional);
+      const tasks = (await passthrough('POST', 'tasks/search', { user_ids: [nativeId], per_page: 100 })).body.tasks;
+      expect(tasks).toHaveLength(user.associations.taskIds.length);
+      expect(tasks.map((task: any) => task.id).sort()).toEqual(user.associations.taskIds.map((id) => id.slice(0, 24)).sort());
+    } else {
+      const native = (await passthrough('GET', `users/${nativeId}`)).body.data;
+      expect(native).toEqual(user.additional);
+      const query: Record<string, string> = integrationId === 'outreach' ? { 'filter[owner][id]': String(nativeId), 'page[size]': '100' } : { user_id: String(nativeId), per_page: '100' };
+      const tasks = (await passthrough('GET', 'tasks', undefined, query)).body.data;
+      expect(tasks).toHaveLength(user.associations.taskIds.length);
+    }
+  });
+});
+
 describe('downstream faults', () => {
   it('answers the next N calls with HubSpot’s 429 and rate-limit headers, then normally again', async () => {
     const { connectionId, passthrough } = start('hubspot');

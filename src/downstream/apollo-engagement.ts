@@ -17,7 +17,8 @@ import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '.
 const HEADERS = { 'x-rate-limit-minute': '200', 'x-minute-requests-left': '199' };
 const customFields = nestedCustom('typed_custom_fields');
 
-function renderUser(user: EngagementUser, extra: Flat): Flat {
+/** An engagement user as Apollo's users/search lists it (and `additional` too). */
+export function renderUser(user: EngagementUser, extra: Flat): Flat {
   return {
     id: engagementHex24(user.id),
     first_name: user.firstName,

@@ -2,9 +2,9 @@ import { hash32 } from '../core/random.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { collectionHandlers, type CollectionApi } from './collection-api.js';
-import { apolloEngagementRoutes } from './apollo-engagement.js';
+import { apolloEngagementRoutes, renderUser as renderEngagementUser } from './apollo-engagement.js';
 import { nestedCustom } from './custom-fields.js';
-import { engagementHex24, fullName, isMailbox } from './engagement-native.js';
+import { engagementHex24, isMailbox } from './engagement-native.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat } from './fields.js';
 import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from './rest-engine.js';
 import { dispatch, intParam, reply, type Route, type RouteErrors } from './router.js';
@@ -203,15 +203,7 @@ export const apollo: DownstreamSystem = {
   },
   nativeEngagement: (collection, record, extra) => {
     if (isMailbox(collection, record)) return renderMailbox(record, extra);
-    const user = record as EngagementUser;
-    return {
-      id: engagementHex24(user.id),
-      first_name: user.firstName,
-      last_name: user.lastName,
-      name: fullName(user),
-      email: user.email,
-      created_at: user.createdTime ?? null,
-      ...customFields.read(customOf(extra)),
-    };
+    // The same object as users/search lists.
+    return renderEngagementUser(record as EngagementUser, extra);
   },
 };

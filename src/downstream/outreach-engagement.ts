@@ -49,7 +49,8 @@ const prospectRef = (context: DownstreamContext, record: EngagementTask | Engage
   return contact ? { type: 'prospect', id: Number(contact.nativeId) } : null;
 };
 
-function renderUser(user: EngagementUser, seq: number, extra: Flat, context: DownstreamContext): Flat {
+/** An engagement user as Outreach's users endpoint shows it (and `additional` too). */
+export function renderUser(user: EngagementUser, seq: number, extra: Flat, context: DownstreamContext): Flat {
   return resourceObject(
     'user',
     'users',

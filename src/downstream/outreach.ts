@@ -3,8 +3,8 @@ import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
 import { collectionRoutes, type CollectionApi, type Window } from './collection-api.js';
 import { outreachCustom } from './custom-fields.js';
-import { OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes } from './outreach-engagement.js';
-import { engagementSeq, engagementTimes, fullName, isMailbox } from './engagement-native.js';
+import { OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes, renderUser as renderEngagementUser } from './outreach-engagement.js';
+import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
 import {
   computed,
   custom,
@@ -275,22 +275,9 @@ export const outreach: DownstreamSystem = {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);
     return target ? renderResource(target, record, extra, context) : { id: Number(record.nativeId), attributes: outreachCustom.read(customOf(extra)) };
   },
+  // The same resource objects as GET mailboxes/{id} and users/{id} answer under `data`.
   nativeEngagement: (collection, record, extra, context) => {
-    if (isMailbox(collection, record)) {
-      const { type, id, attributes } = renderMailbox(record, extra, context) as { type: string; id: number; attributes: Flat };
-      return { type, id, ...attributes };
-    }
-    const user = record as EngagementUser;
-    return {
-      type: 'user',
-      id: engagementSeq('users', user.id, context.data),
-      firstName: user.firstName,
-      lastName: user.lastName,
-      name: fullName(user),
-      email: user.email,
-      locked: false,
-      ...engagementTimes(user, ['createdAt', 'updatedAt']),
-      ...outreachCustom.read(customOf(extra)),
-    };
+    if (isMailbox(collection, record)) return renderMailbox(record, extra, context);
+    return renderEngagementUser(record as EngagementUser, engagementSeq('users', record.id, context.data) ?? 0, extra, context);
   },
 };

@@ -26,7 +26,8 @@ const personHref = (context: DownstreamContext, record: EngagementTask | Engagem
   return contact ? hrefTo(context, 'people', Number(contact.nativeId)) : null;
 };
 
-function renderUser(user: EngagementUser, seq: number, extra: Flat): Flat {
+/** An engagement user as Salesloft's users endpoint shows it (and `additional` too). */
+export function renderUser(user: EngagementUser, seq: number, extra: Flat): Flat {
   const hex = user.id;
   return {
     id: seq,
