@@ -83,6 +83,27 @@ describe('outreach engagement resources', () => {
   });
 });
 
+describe('outreach CRM resources: filter, sort and include', () => {
+  it('filters prospects by email and by account, sorts them, and includes their account', () => {
+    const { data, call } = makeData('outreach');
+    const contacts = [...data.crm.Contact.values()] as Array<{ email: string; nativeId: string; associations: { accountIds: string[] } }>;
+    const c = contacts[7]!;
+    const byEmail = call('GET', 'prospects', undefined, { 'filter[emails]': c.email }).body;
+    expect(byEmail.data.map((prospect: any) => prospect.id)).toEqual([Number(c.nativeId)]);
+    const withAccount = contacts.find((contact) => contact.associations.accountIds.length > 0)!;
+    const account = data.crm.Account.get(withAccount.associations.accountIds[0]!)!;
+    const inAccount = call('GET', 'prospects', undefined, { 'filter[account][id]': account.nativeId, include: 'account', 'page[size]': '1000' }).body;
+    expect(inAccount.data.map((prospect: any) => prospect.id)).toContain(Number(withAccount.nativeId));
+    for (const prospect of inAccount.data) expect(prospect.relationships.account.data.id).toBe(Number(account.nativeId));
+    expect(inAccount.included).toEqual([expect.objectContaining({ type: 'account', id: Number(account.nativeId) })]);
+    const sorted = call('GET', 'prospects', undefined, { sort: '-lastName', 'page[size]': '1000' }).body.data.map((prospect: any) => prospect.attributes.lastName);
+    expect(sorted).toEqual([...sorted].sort((a: string, b: string) => b.localeCompare(a)));
+    expect(call('GET', 'prospects', undefined, { sort: 'shoeSize' })).toMatchObject({ statusCode: 400, body: { errors: [{ id: 'invalidParameter' }] } });
+    // A plain list pages the store as before.
+    expect(call('GET', 'prospects', undefined, { 'page[size]': '5' }).body.data).toHaveLength(5);
+  });
+});
+
 describe('salesloft engagement resources', () => {
   it('serves users, tasks, actions and cadences with page/per_page and their filters', () => {
     const { data, call } = makeData('salesloft');

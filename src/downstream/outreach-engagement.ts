@@ -19,7 +19,8 @@ const HEADERS = { 'x-ratelimit-limit': '10000', 'x-ratelimit-remaining': '9999' 
 const base = (context: DownstreamContext) => INTEGRATIONS.outreach.apiBaseUrl(context.org);
 type Ref = { type: string; id: number } | null;
 
-interface Resource {
+/** A listable JSON:API resource: its records as resource objects. */
+export interface Resource {
   type: string;
   path: string;
   /** Where its records live; undefined for the static sequences. */
@@ -186,8 +187,11 @@ function filtersOf(request: DownstreamRequest, sample: Flat | undefined): Array<
   return out;
 }
 
+/** Resolves a relationship's target for `include` when it is not an engagement resource (a CRM record). */
+export type Resolver = (ref: { type: string; id: number }, context: DownstreamContext) => Flat | undefined;
+
 /** The resources named by `include` (relationship names), each once. */
-function included(items: Flat[], request: DownstreamRequest, context: DownstreamContext): Flat[] | undefined {
+function included(items: Flat[], request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): Flat[] | undefined {
   const names = request.query.include?.split(',').map((name) => name.trim()).filter(Boolean);
   if (!names || names.length === 0) return undefined;
   const seen = new Set<string>();
@@ -197,7 +201,7 @@ function included(items: Flat[], request: DownstreamRequest, context: Downstream
       const data = ((item.relationships as Record<string, { data: Ref }>)[name]?.data ?? null) as Ref;
       if (!data || seen.has(`${data.type}:${data.id}`)) continue;
       seen.add(`${data.type}:${data.id}`);
-      const found = resolve(data, context);
+      const found = resolver?.(data, context) ?? resolve(data, context);
       if (found) out.push(found);
     }
   }
@@ -220,16 +224,43 @@ function resolve(ref: { type: string; id: number }, context: DownstreamContext):
   return resource?.one(String(ref.id), context);
 }
 
-function list(resource: Resource, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+/** `sort=name,-updatedAt`: attributes (or `id`), `-` for descending; nulls last. */
+function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
+  const keys = request.query.sort?.split(',').map((key) => key.trim()).filter(Boolean);
+  if (!keys || keys.length === 0) return items;
+  const sample = items[0];
+  const fields = keys.map((key) => ({ name: key.replace(/^-/, ''), sign: key.startsWith('-') ? -1 : 1 }));
+  for (const { name } of fields) {
+    if (sample && name !== 'id' && !(name in (sample.attributes as Flat))) throw new FieldError('sort', `sort: '${name}' is not a sortable attribute of this resource.`, 'param');
+  }
+  const valueOf = (item: Flat, name: string) => (name === 'id' ? item.id : (item.attributes as Flat)[name]);
+  return items
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => {
+      for (const { name, sign } of fields) {
+        const x = valueOf(a.item, name);
+        const y = valueOf(b.item, name);
+        if (x === y) continue;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return sign * (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y)));
+      }
+      return a.index - b.index;
+    })
+    .map(({ item }) => item);
+}
+
+/** A page of a resource, filtered (`filter[...]`), sorted (`sort`) and with `include`d resources. */
+export function list(resource: Resource, request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): DownstreamResponse {
   const offset = intParam(request.query['page[offset]'], 'page[offset]', 0, 0);
   const limit = intParam(request.query['page[size]'], 'page[size]', 50, 1, 1000);
   const all = resource.all(context);
   const tests = filtersOf(request, all[0]);
-  const matching = all.filter((item) => tests.every((test) => test(item)));
+  const matching = sorted(all.filter((item) => tests.every((test) => test(item))), request);
   const page = matching.slice(offset, offset + limit);
   const link = (at: number) => `${base(context)}/${resource.path}?${new URLSearchParams({ ...request.query, 'page[offset]': String(at), 'page[size]': String(limit) })}`;
   const next = offset + limit;
-  const extra = included(page, request, context);
+  const extra = included(page, request, context, resolver);
   return reply(
     200,
     {

@@ -1,9 +1,9 @@
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
-import { collectionRoutes, type CollectionApi, type Window } from './collection-api.js';
+import { collectionHandlers, collectionRoutes, type CollectionApi, type Window } from './collection-api.js';
 import { outreachCustom } from './custom-fields.js';
-import { OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes, renderUser as renderEngagementUser } from './outreach-engagement.js';
+import { list, OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes, renderUser as renderEngagementUser, type Resolver, type Resource } from './outreach-engagement.js';
 import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
 import {
   computed,
@@ -31,7 +31,7 @@ import {
   type Flat,
   type NativeObject,
 } from './rest-engine.js';
-import { dispatch, intParam, reply, type Route, type RouteErrors } from './router.js';
+import { dispatch, intParam, reply, type Params, type Route, type RouteErrors } from './router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './types.js';
 
 /** Outreach API v2, JSON:API: `{ data: { type, id, attributes, relationships } }`, numeric ids, PATCH to update. */
@@ -266,7 +266,44 @@ const MAILBOX_ROUTES: Route[] = [
   },
 ];
 
-const ROUTES = [...outreachEngagementRoutes(), ...collectionRoutes(api), ...MAILBOX_ROUTES];
+/** A CRM collection as a listable resource, for lists that filter, sort or include. */
+function crmResource(name: string): Resource {
+  const target = COLLECTIONS[name]!;
+  const render = (entry: { record: CrmRecord; extra: Record<string, unknown> }, context: DownstreamContext) => renderResource(target, entry.record, entry.extra, context);
+  return {
+    type: target.resource,
+    path: name,
+    count: (context) => context.data.crm[target.type].size,
+    all: (context) => context.data.crm[target.type].entries().map((entry) => render(entry, context)),
+    one: (id, context) => {
+      const entry = context.data.crm[target.type].getByNativeId(id);
+      return entry ? render(entry, context) : undefined;
+    },
+  };
+}
+
+/** `include` of a CRM relationship (account, opportunity…): the record as its own resource. */
+const includeCrm: Resolver = (ref, context) => {
+  const name = Object.keys(COLLECTIONS).find((candidate) => COLLECTIONS[candidate]!.resource === ref.type && !OUTREACH_ENGAGEMENT_PATHS.includes(candidate));
+  return name ? crmResource(name).one(String(ref.id), context) : undefined;
+};
+
+/**
+ * GET of a CRM collection with `filter[...]`, `sort` or `include`: filtered over the rendered
+ * resources; a plain list pages the store directly (cheaper, same answer).
+ */
+const QUERYING = /^(filter\[|sort$|include$)/;
+const crmListRoutes: Route[] = Object.keys(api.collections).map((name) => {
+  const plain = collectionHandlers(api, name).list;
+  return {
+    method: 'GET' as const,
+    pattern: name,
+    run: (params: Params, request: DownstreamRequest, context: DownstreamContext) =>
+      Object.keys(request.query).some((key) => QUERYING.test(key)) ? list(crmResource(name), request, context, includeCrm) : plain(params, request, context),
+  };
+});
+
+const ROUTES = [...outreachEngagementRoutes(), ...crmListRoutes, ...collectionRoutes(api), ...MAILBOX_ROUTES];
 
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',
