@@ -99,6 +99,11 @@ describe('outreach CRM resources: filter, sort and include', () => {
     const sorted = call('GET', 'prospects', undefined, { sort: '-lastName', 'page[size]': '1000' }).body.data.map((prospect: any) => prospect.attributes.lastName);
     expect(sorted).toEqual([...sorted].sort((a: string, b: string) => b.localeCompare(a)));
     expect(call('GET', 'prospects', undefined, { sort: 'shoeSize' })).toMatchObject({ statusCode: 400, body: { errors: [{ id: 'invalidParameter' }] } });
+    // A prospect's owner is a CRM user: found by id and by include, though users lists the engagement users.
+    const owned = call('GET', 'prospects', undefined, { include: 'owner', 'page[size]': '50' }).body;
+    const ownerRef = owned.data.find((prospect: any) => prospect.relationships.owner.data)!.relationships.owner.data;
+    expect(call('GET', `users/${ownerRef.id}`).body.data).toMatchObject({ type: 'user', id: ownerRef.id });
+    expect(owned.included).toContainEqual(expect.objectContaining({ type: 'user', id: ownerRef.id }));
     // A plain list pages the store as before.
     expect(call('GET', 'prospects', undefined, { 'page[size]': '5' }).body.data).toHaveLength(5);
   });
@@ -119,6 +124,9 @@ describe('salesloft engagement resources', () => {
     expect(actions.metadata.paging.total_count).toBe(data.engagementActions.size);
     expect(actions.data[0]).toMatchObject({ cadence: { id: expect.any(Number) }, status: expect.stringMatching(/^(pending|completed)$/) });
     expect(call('GET', 'cadences').body.data).toHaveLength(4);
+    // A note's user is a CRM user, still readable at users/{id}.
+    const note = call('GET', 'notes', undefined, { per_page: '100' }).body.data.find((item: any) => item.user)!;
+    expect(call('GET', `users/${note.user.id}`).body.data).toMatchObject({ id: note.user.id });
     expect(call('GET', 'tasks/99999')).toMatchObject({ statusCode: 404, body: { status: 404, error: 'Not Found' } });
   });
 });

@@ -276,8 +276,11 @@ export function list(resource: Resource, request: DownstreamRequest, context: Do
 const missing = (resource: Resource, id: string) =>
   outreachError(404, 'resourceNotFound', 'Resource Not Found', `Could not find '${resource.type}' with ID '${id}'.`);
 
-/** The engagement routes; they take `users` and `tasks` from the CRM collections of the same names. */
-export function outreachEngagementRoutes(): Route[] {
+/**
+ * The engagement routes; they take `users` and `tasks` from the CRM collections of the same
+ * names. `fallback` reads an id these do not know (a CRM user that owns a prospect, say).
+ */
+export function outreachEngagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
   const routes: Route[] = [];
   for (const resource of Object.values(RESOURCES)) {
     routes.push(
@@ -286,7 +289,7 @@ export function outreachEngagementRoutes(): Route[] {
         method: 'GET',
         pattern: `${resource.path}/:id`,
         run: (params, request, context) => {
-          const item = resource.one(params.id!, context);
+          const item = resource.one(params.id!, context) ?? fallback[resource.path]?.(params.id!, context);
           if (!item) return missing(resource, params.id!);
           const extra = included([item], request, context);
           return reply(200, { data: item, ...(extra ? { included: extra } : {}) }, HEADERS);

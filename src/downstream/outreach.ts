@@ -282,8 +282,15 @@ function crmResource(name: string): Resource {
   };
 }
 
-/** `include` of a CRM relationship (account, opportunity…): the record as its own resource. */
+/**
+ * A CRM record's owner is a CRM user: `users/{id}` and `include=owner` still find it by its
+ * id, though `users` lists the engagement users.
+ */
+const crmUser = (id: string, context: DownstreamContext) => crmResource('users').one(id, context);
+
+/** `include` of a CRM relationship (account, opportunity, owner…): the record as its own resource. */
 const includeCrm: Resolver = (ref, context) => {
+  if (ref.type === 'user') return crmUser(String(ref.id), context);
   const name = Object.keys(COLLECTIONS).find((candidate) => COLLECTIONS[candidate]!.resource === ref.type && !OUTREACH_ENGAGEMENT_PATHS.includes(candidate));
   return name ? crmResource(name).one(String(ref.id), context) : undefined;
 };
@@ -303,7 +310,7 @@ const crmListRoutes: Route[] = Object.keys(api.collections).map((name) => {
   };
 });
 
-const ROUTES = [...outreachEngagementRoutes(), ...crmListRoutes, ...collectionRoutes(api), ...MAILBOX_ROUTES];
+const ROUTES = [...outreachEngagementRoutes({ users: crmUser }), ...crmListRoutes, ...collectionRoutes(api), ...MAILBOX_ROUTES];
 
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',

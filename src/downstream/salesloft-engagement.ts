@@ -172,14 +172,18 @@ function list(resource: Resource, request: DownstreamRequest, context: Downstrea
   return reply(200, { metadata: { filtering, paging, sorting: { sort_by: 'id', sort_direction: 'ASC' } }, data: matching.slice(offset, offset + perPage) }, HEADERS);
 }
 
-export function salesloftEngagementRoutes(): Route[] {
+/**
+ * The engagement routes. `fallback` reads an id they do not know: a CRM user that owns a note or
+ * meeting is still found at `users/{id}`, though `users` lists the engagement users.
+ */
+export function salesloftEngagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
   return Object.values(RESOURCES).flatMap((resource): Route[] => [
     { method: 'GET', pattern: resource.path, run: (_params, request, context) => list(resource, request, context) },
     {
       method: 'GET',
       pattern: `${resource.path}/:id`,
       run: (params, _request, context) => {
-        const item = resource.one(params.id!, context);
+        const item = resource.one(params.id!, context) ?? fallback[resource.path]?.(params.id!, context);
         return item ? reply(200, { data: item }, HEADERS) : reply(404, { status: 404, error: 'Not Found' }, HEADERS);
       },
     },

@@ -199,7 +199,11 @@ const api: CollectionApi = {
   missing: notFound,
 };
 
-const ROUTES = [...salesloftEngagementRoutes(), ...collectionRoutes(api)];
+const crmUser = (id: string, context: DownstreamContext) => {
+  const entry = context.data.crm.User.getByNativeId(id);
+  return entry ? renderFields(COLLECTIONS.users!, entry.record, entry.extra, context) : undefined;
+};
+const ROUTES = [...salesloftEngagementRoutes({ users: crmUser }), ...collectionRoutes(api)];
 
 export const salesloft: DownstreamSystem = {
   integrationId: 'salesloft',
