@@ -240,7 +240,7 @@ function propertyDefinition(target: HubspotObject, name: string, context: Downst
     type,
     fieldType: type === 'datetime' ? 'date' : type === 'number' ? 'number' : type === 'enumeration' ? 'select' : type === 'bool' ? 'booleancheckbox' : 'text',
     description: '',
-    groupName: isCustom ? `${target.name}information` : `${target.name}information`,
+    groupName: `${target.name}information`,
     options: [],
     displayOrder: -1,
     calculated: !writable && !/date$|^hs_object_id$/.test(name),

@@ -40,8 +40,8 @@ export interface SearchRequest {
   after: number;
 }
 
-/** The documented limits: 5 groups, 6 filters a group, 18 in all; 200 results a page. */
-export const SEARCH_LIMITS = { groups: 5, filtersPerGroup: 6, filters: 18, pageSize: 200, defaultPageSize: 10 } as const;
+/** The documented limits: 5 groups, 6 filters a group, 18 in all; 200 results a page; no paging past 10,000 results. */
+export const SEARCH_LIMITS = { groups: 5, filtersPerGroup: 6, filters: 18, pageSize: 200, defaultPageSize: 10, results: 10_000 } as const;
 
 const bad = (field: string, message: string) => new FieldError(field, message, 'body');
 const asText = (value: unknown): string | undefined =>
@@ -121,6 +121,7 @@ export function parseSearch(body: unknown, isProperty: (name: string) => boolean
   out.limit = pageNumber(input.limit, 'limit', SEARCH_LIMITS.defaultPageSize, 1);
   out.limit = Math.min(out.limit, SEARCH_LIMITS.pageSize);
   out.after = pageNumber(input.after, 'after', 0, 0);
+  if (out.after >= SEARCH_LIMITS.results) throw bad('after', `a search cannot page beyond ${SEARCH_LIMITS.results} results, got after=${out.after}`);
   return out;
 }
 

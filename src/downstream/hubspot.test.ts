@@ -131,6 +131,7 @@ describe('hubspot search', () => {
     expect(search(call, 'contacts', { filterGroups: groups }).body.message).toContain('at most 5 filterGroups');
     expect(search(call, 'contacts', { filterGroups: [{ filters: [{ propertyName: 'email', operator: 'IN' }] }] }).statusCode).toBe(400);
     expect(search(call, 'contacts', { limit: 'ten' }).statusCode).toBe(400);
+    expect(search(call, 'contacts', { after: '10000' })).toMatchObject({ statusCode: 400, body: { message: expect.stringContaining('10000') } });
     expect(search(call, 'widgets', {}).statusCode).toBe(404);
   });
 });
