@@ -227,6 +227,18 @@ function listArchived(collection: string, request: DownstreamRequest, context: D
   return api.list(items, { offset, limit, total: all.length }, collection, request, context);
 }
 
+/** `GET …/{value}?idProperty=email`: the record whose unique property has that value. */
+function byIdProperty(collection: string, idProperty: string, value: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+  const target = COLLECTIONS[collection]!;
+  if (!propertyNames(target).includes(idProperty)) {
+    return hubspotError(400, 'VALIDATION_ERROR', `Property "${idProperty}" does not exist or is not a unique property`, request);
+  }
+  const entry = context.data.crm[target.type]
+    .entries()
+    .find((candidate) => String(propertiesOf(target, candidate.record, candidate.extra, context)[idProperty] ?? '').toLowerCase() === value.toLowerCase());
+  return entry ? reply(200, renderObject(target, entry.record, entry.extra, context, request), HEADERS) : api.missing(collection, value, request);
+}
+
 /** HubSpot's property definition of one of an object's properties. */
 function propertyDefinition(target: HubspotObject, name: string, context: DownstreamContext): Flat {
   const field = target.fields.find((candidate) => candidate.native === name);
@@ -304,6 +316,8 @@ export function hubspotMoreRoutes(): Route[] {
       method: 'GET',
       pattern: `${PREFIX}/:collection/:id`,
       run: guard((collection, params, request, context) => {
+        const idProperty = request.query.idProperty;
+        if (idProperty !== undefined && request.query.archived !== 'true') return byIdProperty(collection, idProperty, params.id!, request, context);
         if (request.query.archived !== 'true') return collectionHandlers(api, collection).get(params, request, context);
         const target = COLLECTIONS[collection]!;
         const item = archivedOf(target, context).filter((candidate) => candidate.record.nativeId === params.id).at(-1);

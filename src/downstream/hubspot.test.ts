@@ -145,6 +145,9 @@ describe('hubspot batch', () => {
     expect(read.body.results[0].properties.email).toBe(a.email);
     const byEmail = call('POST', 'crm/v3/objects/contacts/batch/read', { idProperty: 'email', inputs: [{ id: b.email }], properties: [] });
     expect(byEmail.body.results.map((row: any) => row.id)).toEqual([b.nativeId]);
+    expect(call('GET', `crm/v3/objects/contacts/${encodeURIComponent(b.email!)}`, undefined, { idProperty: 'email' }).body.id).toBe(b.nativeId);
+    expect(call('GET', 'crm/v3/objects/contacts/nobody@nowhere.test', undefined, { idProperty: 'email' }).statusCode).toBe(404);
+    expect(call('GET', `crm/v3/objects/contacts/x`, undefined, { idProperty: 'shoe' }).statusCode).toBe(400);
     const partial = call('POST', 'crm/v3/objects/contacts/batch/read', { inputs: [{ id: a.nativeId }, { id: '1' }] });
     expect(partial).toMatchObject({ statusCode: 207, body: { numErrors: 1, errors: [{ category: 'OBJECT_NOT_FOUND', context: { ids: ['1'] } }] } });
   });
