@@ -82,10 +82,11 @@ function listParam(params: Flat, name: string): string[] | undefined {
 }
 
 /**
- * `mixed_people/search`: Apollo searches its people database; the sandbox's people are the
- * connection's contacts, filtered by `q_keywords` (name, email, title) and `person_titles`.
+ * People filtered as Apollo's searches take them: `q_keywords` (every word in the name, email or
+ * title) and `person_titles`. `mixed_people/search` searches Apollo's people database; the
+ * sandbox's people are the connection's contacts.
  */
-function peopleSearch(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+export function peopleSearch(key: 'people' | 'contacts', request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
   const params = paramsOf(request);
   const keywords = typeof params.q_keywords === 'string' ? params.q_keywords.trim().toLowerCase() : '';
   const titles = listParam(params, 'person_titles')?.map((title) => title.toLowerCase());
@@ -97,12 +98,23 @@ function peopleSearch(request: DownstreamRequest, context: DownstreamContext): D
       if (keywords && !keywords.split(/\s+/).every((word) => text.includes(word))) return false;
       return !titles || titles.some((title) => typeof person.title === 'string' && person.title.toLowerCase().includes(title));
     });
-  return page('people', people, params);
+  return page(key, people, params);
+}
+
+/** Accounts whose name contains `q_organization_name`. */
+export function accountSearch(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+  const params = paramsOf(request);
+  const name = typeof params.q_organization_name === 'string' ? params.q_organization_name.trim().toLowerCase() : '';
+  const target = COLLECTIONS.accounts!;
+  const accounts = context.data.crm.Account.entries()
+    .map((entry) => renderFields(target, entry.record, entry.extra, context))
+    .filter((account) => typeof account.name === 'string' && account.name.toLowerCase().includes(name));
+  return page('accounts', accounts, params);
 }
 
 export function apolloEngagementRoutes(): Route[] {
   return [
-    { method: 'POST', pattern: 'mixed_people/search', run: (_params, request, context) => peopleSearch(request, context) },
+    { method: 'POST', pattern: 'mixed_people/search', run: (_params, request, context) => peopleSearch('people', request, context) },
     {
       method: ['GET', 'POST'],
       pattern: 'users/search',

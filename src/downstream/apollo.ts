@@ -2,7 +2,7 @@ import { hash32 } from '../core/random.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { collectionHandlers, type CollectionApi } from './collection-api.js';
-import { apolloEngagementRoutes, renderUser as renderEngagementUser } from './apollo-engagement.js';
+import { accountSearch, apolloEngagementRoutes, peopleSearch, renderUser as renderEngagementUser } from './apollo-engagement.js';
 import { nestedCustom } from './custom-fields.js';
 import { engagementHex24, isMailbox } from './engagement-native.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat } from './fields.js';
@@ -168,13 +168,24 @@ function renderMailbox(mailbox: Mailbox, extra: Record<string, unknown>) {
   };
 }
 
+/** A search that filters (`q_keywords`, `person_titles`, `q_organization_name`) over rendered rows; a plain one pages the store. */
+function searchOf(name: string, plain: Route['run']): Route['run'] {
+  return (params, request, context) => {
+    const source = request.method === 'POST' ? request.body : request.query;
+    const asks = (key: string) => isPlainObject(source) && source[key] !== undefined && source[key] !== '';
+    if (name === 'contacts' && (asks('q_keywords') || asks('person_titles'))) return peopleSearch('contacts', request, context);
+    if (name === 'accounts' && asks('q_organization_name')) return accountSearch(request, context);
+    return plain(params, request, context);
+  };
+}
+
 /** Every collection: search first (so `search` is never taken for an id), then create and the item routes. */
 function routes(): Route[] {
   // Users and tasks are the engagement users and tasks (apollo-engagement.ts).
   const out: Route[] = apolloEngagementRoutes();
   for (const name of Object.keys(COLLECTIONS).filter((candidate) => candidate !== 'users')) {
     const handlers = collectionHandlers(api, name);
-    out.push({ method: ['GET', 'POST'], pattern: `${name}/search`, run: handlers.list });
+    out.push({ method: ['GET', 'POST'], pattern: `${name}/search`, run: searchOf(name, handlers.list) });
     if (COLLECTIONS[name]!.readOnly) continue;
     out.push(
       { method: 'POST', pattern: name, run: handlers.create },

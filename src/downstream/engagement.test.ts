@@ -144,5 +144,10 @@ describe('apollo engagement resources', () => {
     const people = call('POST', 'mixed_people/search', { q_keywords: contact.lastName, per_page: 100 }).body.people;
     expect(people.map((person: any) => person.id)).toContain(contact.nativeId);
     expect(call('POST', 'tasks/search', { user_ids: 'x', per_page: 'many' })).toMatchObject({ statusCode: 422 });
+    const mine = call('POST', 'contacts/search', { q_keywords: contact.lastName, per_page: 100 }).body;
+    expect(mine.contacts.map((person: any) => person.id)).toContain(contact.nativeId);
+    expect(mine.pagination.total_entries).toBeLessThan(data.crm.Contact.size);
+    const account = [...data.crm.Account.values()][3] as { name: string; nativeId: string };
+    expect(call('POST', 'accounts/search', { q_organization_name: account.name }).body.accounts.map((item: any) => item.id)).toContain(account.nativeId);
   });
 });
