@@ -17,8 +17,10 @@ export interface QuerySchema {
   ofId(nativeId: string, context: DownstreamContext): { name: string; row: Flat } | undefined;
   /** The columns of an sObject, custom fields included. */
   columns(name: string): string[];
-  /** Every record of an sObject, rendered (with `attributes`). */
-  rows(name: string, context: DownstreamContext): Flat[];
+  /** Records `start` to `end` of an sObject, in store order, rendered (with `attributes`); all of them without bounds. */
+  rows(name: string, context: DownstreamContext, start?: number, end?: number): Flat[];
+  /** How many records an sObject has. */
+  count(name: string, context: DownstreamContext): number;
 }
 
 /** The largest batch the query resource hands out at once. */
@@ -174,10 +176,10 @@ function compareTo(actual: unknown, literal: SoqlValue, now: number): number {
   return a === b ? 0 : a < b ? -1 : 1;
 }
 
-function like(actual: unknown, pattern: string): boolean {
-  if (typeof actual !== 'string') return false;
+/** A LIKE pattern (`%` any run, `_` one character) as a case-insensitive RegExp. */
+function likePattern(pattern: string): RegExp {
   const source = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.');
-  return new RegExp(`^${source}$`, 'is').test(actual);
+  return new RegExp(`^${source}$`, 'is');
 }
 
 /** Salesforce refuses a literal of the wrong kind for the field (a number for a text field, say). */
@@ -219,6 +221,7 @@ function compile(schema: QuerySchema, from: string, condition: Condition, contex
   for (const literal of literals) checkLiteral(path.column, literal);
   const { op } = condition;
   const now = context.now;
+  const pattern = op === 'LIKE' ? likePattern((literals[0] as { value: string }).value) : undefined;
   return (row) => {
     const actual = follow(schema, row, path, context);
     const isNull = actual === null || actual === undefined;
@@ -230,7 +233,7 @@ function compile(schema: QuerySchema, from: string, condition: Condition, contex
     if (literal.kind === 'null') return op === '=' ? isNull : op === '!=' ? !isNull : false;
     if (op === '!=') return isNull || compareTo(actual, literal, now) !== 0;
     if (isNull) return false;
-    if (op === 'LIKE') return like(actual, (literal as { value: string }).value);
+    if (op === 'LIKE') return typeof actual === 'string' && pattern!.test(actual);
     const c = compareTo(actual, literal, now);
     if (Number.isNaN(c)) return false;
     return op === '=' ? c === 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
@@ -259,6 +262,16 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
   if (!object) throw new FieldError('q', `sObject type '${soql.from}' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name.`, 'unknown', 'INVALID_TYPE');
   for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
   const selected = soql.fields.map((written) => resolvePath(schema, object.name, written));
+  const offset = soql.offset ?? 0;
+  const end = soql.limit === undefined ? undefined : offset + soql.limit;
+  if (!soql.where && soql.orderBy.length === 0) {
+    // No filter and no sort: the answer is a window of the store, so only that window is rendered.
+    const total = Math.max(0, Math.min(end ?? Number.MAX_SAFE_INTEGER, schema.count(object.name, context)) - offset);
+    if (soql.count) return { totalSize: total, done: true, records: [] };
+    const batch = schema.rows(object.name, context, offset + skip, offset + Math.min(total, skip + QUERY_BATCH));
+    const done = skip + batch.length >= total;
+    return { totalSize: total, done, ...(done ? {} : { next: skip + QUERY_BATCH }), records: batch.map((row) => select(schema, row, selected, context)) };
+  }
   let rows = schema.rows(object.name, context);
   if (soql.where) {
     const test = compile(schema, object.name, soql.where, context);
@@ -284,8 +297,7 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
     });
     rows = decorated.map(({ row }) => row);
   }
-  const offset = soql.offset ?? 0;
-  rows = rows.slice(offset, soql.limit === undefined ? undefined : offset + soql.limit);
+  rows = rows.slice(offset, end);
   if (soql.count) return { totalSize: rows.length, done: true, records: [] };
   const batch = rows.slice(skip, skip + QUERY_BATCH);
   const done = skip + batch.length >= rows.length;

@@ -23,7 +23,6 @@ import {
   type Target,
 } from './fields.js';
 import {
-  allOf,
   createRecord,
   customOf,
   deleteRecord,
@@ -299,10 +298,13 @@ const SCHEMA: QuerySchema = {
     return object && found ? { name: object.name, row: render(object, found.entry.record, found.entry.extra, context) } : undefined;
   },
   columns: (name) => columnsOf(sobjectNamed(name)!),
-  rows: (name, context) => {
+  rows: (name, context, start = 0, end) => {
     const object = sobjectNamed(name)!;
-    return allOf([object], context.data).map(({ entry }) => render(object, entry.record, entry.extra, context));
+    const collection = context.data.crm[object.type];
+    const entries = end === undefined && start === 0 ? collection.entries() : collection.slice(start, Math.max(0, (end ?? collection.size) - start));
+    return entries.map((entry) => render(object, entry.record, entry.extra, context));
   },
+  count: (name, context) => context.data.crm[sobjectNamed(name)!.type].size,
 };
 
 function runQuery(query: string, version: string, context: DownstreamContext, skip: number): DownstreamResponse {
