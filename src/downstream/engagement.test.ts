@@ -73,6 +73,52 @@ describe('outreach engagement resources', () => {
     expect(call('GET', 'tasks/99999')).toMatchObject({ statusCode: 404, body: { errors: [{ id: 'resourceNotFound' }] } });
   });
 
+  it('creates, updates and deletes tasks, keeping the owners’ taskIds in step', () => {
+    const { data, call } = makeData('outreach');
+    const [first, second] = data.users.entries();
+    const contact = [...data.crm.Contact.values()][2]!;
+    const created = call('POST', 'tasks', {
+      data: {
+        type: 'task',
+        attributes: { action: 'call', note: 'Ring them', dueAt: '2025-02-01T10:00:00Z' },
+        relationships: { owner: { data: { type: 'user', id: first!.seq } }, prospect: { data: { type: 'prospect', id: Number(contact.nativeId) } } },
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.body.data).toMatchObject({
+      type: 'task',
+      attributes: { action: 'call', note: 'Ring them', dueAt: '2025-02-01T10:00:00.000Z', state: 'incomplete' },
+      relationships: { owner: { data: { type: 'user', id: first!.seq } }, prospect: { data: { type: 'prospect', id: Number(contact.nativeId) } } },
+    });
+    const id = created.body.data.id;
+    const task = data.engagementTasks.entries().find((entry) => entry.seq === id)!.record;
+    expect(data.users.get(first!.record.id)!.associations.taskIds).toContain(task.id);
+    expect(call('GET', `tasks/${id}`).body.data.attributes.note).toBe('Ring them');
+
+    const moved = call('PATCH', `tasks/${id}`, { data: { type: 'task', attributes: { note: 'Email instead' }, relationships: { owner: { data: { type: 'user', id: second!.seq } } } } });
+    expect(moved.body.data).toMatchObject({ attributes: { note: 'Email instead' }, relationships: { owner: { data: { id: second!.seq } } } });
+    expect(data.users.get(first!.record.id)!.associations.taskIds).not.toContain(task.id);
+    expect(data.users.get(second!.record.id)!.associations.taskIds).toContain(task.id);
+
+    expect(call('DELETE', `tasks/${id}`).statusCode).toBe(204);
+    expect(call('GET', `tasks/${id}`).statusCode).toBe(404);
+    expect(data.users.get(second!.record.id)!.associations.taskIds).not.toContain(task.id);
+  });
+
+  it('refuses bad task writes in JSON:API errors, changing nothing', () => {
+    const { data, call } = makeData('outreach');
+    const size = data.engagementTasks.size;
+    const owner = { owner: { data: { type: 'user', id: 1 } } };
+    expect(call('POST', 'tasks', { data: { type: 'prospect', attributes: { action: 'call' }, relationships: owner } }).statusCode).toBe(409);
+    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call' } } })).toMatchObject({ statusCode: 422, body: { errors: [{ source: { pointer: '/data/relationships/owner' } }] } });
+    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'dance' }, relationships: owner } })).toMatchObject({ statusCode: 422, body: { errors: [{ source: { pointer: '/data/attributes/action' } }] } });
+    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call', dueAt: 'soon' }, relationships: owner } }).statusCode).toBe(422);
+    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call', colour: 'red' }, relationships: owner } }).statusCode).toBe(422);
+    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call' }, relationships: { ...owner, prospect: { data: { type: 'prospect', id: 1 } } } } }).statusCode).toBe(422);
+    expect(call('POST', 'tasks', { nope: true }).statusCode).toBe(400);
+    expect(data.engagementTasks.size).toBe(size);
+  });
+
   it('serves actions as sequenceStates in the org’s sequences', () => {
     const { data, call } = makeData('outreach');
     const sequences = call('GET', 'sequences').body.data;

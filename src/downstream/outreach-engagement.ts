@@ -2,9 +2,10 @@ import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type Engag
 import type { EngagementUser } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
 import { outreachCustom } from './custom-fields.js';
-import { bySeq, completeTask, contactOf, entriesOf, seqOf, type ActivityCollection } from './engagement-activity.js';
+import { bySeq, completeTask, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from './engagement-activity.js';
 import { engagementTimes, fullName } from './engagement-native.js';
-import { customOf, FieldError, type Flat } from './rest-engine.js';
+import { parseTime } from './fields.js';
+import { customOf, FieldError, isPlainObject, type Flat } from './rest-engine.js';
 import { intParam, reply, type Route } from './router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
 
@@ -297,7 +298,7 @@ export function outreachEngagementRoutes(fallback: Partial<Record<string, (id: s
       },
     );
   }
-  routes.push({
+  routes.push(...taskWriteRoutes(), {
     method: 'POST',
     pattern: 'tasks/:id/actions/markComplete',
     run: (params, _request, context) => {
@@ -309,6 +310,101 @@ export function outreachEngagementRoutes(fallback: Partial<Record<string, (id: s
   });
   return routes;
 }
+
+const ACTION_KIND: Record<string, EngagementTask['kind']> = { call: 'call', email: 'email', action_item: 'action_item', in_person: 'linkedin' };
+const TASK_ATTRIBUTES = ['action', 'subject', 'note', 'dueAt'];
+
+const invalid = (detail: string, pointer: string) =>
+  outreachError(422, 'validationError', 'Validation Error', detail, { source: { pointer } });
+
+/** A task write from a JSON:API document: `attributes` and the `owner` and `prospect` (or `subject`) relationships. */
+function taskWrite(body: unknown, context: DownstreamContext, creating: boolean): TaskWrite | DownstreamResponse {
+  const data = isPlainObject(body) ? body.data : undefined;
+  if (!isPlainObject(data)) return outreachError(400, 'badRequest', 'Bad Request', 'The request body must be a JSON:API document with a data object.');
+  if (data.type !== 'task') return outreachError(409, 'typeMismatch', 'Type Mismatch', `Expected resource type "task", got ${JSON.stringify(data.type)}.`);
+  const attributes = data.attributes ?? {};
+  const relationships = data.relationships ?? {};
+  if (!isPlainObject(attributes) || !isPlainObject(relationships)) return outreachError(400, 'badRequest', 'Bad Request', 'data.attributes and data.relationships must be objects.');
+  const write: TaskWrite = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    const pointer = `/data/attributes/${name}`;
+    if (!TASK_ATTRIBUTES.includes(name)) return invalid(name === 'state' ? 'state is read-only: complete a task with POST tasks/{id}/actions/markComplete.' : `${name} is not a writable attribute of task.`, pointer);
+    if (name === 'action') {
+      if (typeof value !== 'string' || !ACTION_KIND[value]) return invalid(`action must be one of ${Object.keys(ACTION_KIND).join(', ')}.`, pointer);
+      write.kind = ACTION_KIND[value];
+    } else if (name === 'dueAt') {
+      try {
+        const at = parseTime(value, 'dueAt');
+        if (at === null) return invalid('dueAt cannot be blank.', pointer);
+        write.dueAt = at;
+      } catch (error) {
+        if (error instanceof FieldError) return invalid(error.message, pointer);
+        throw error;
+      }
+    } else if (name === 'note') {
+      if (value !== null && typeof value !== 'string') return invalid('note must be a string.', pointer);
+      write.note = value as string | null;
+    } else {
+      if (typeof value !== 'string') return invalid(`${name} must be a string.`, pointer);
+      write.subject = value;
+    }
+  }
+  const owner = relationships.owner;
+  if (owner !== undefined) {
+    const id = isPlainObject(owner) && isPlainObject(owner.data) ? String(owner.data.id) : '';
+    const user = bySeq<EngagementUser>(context.data, 'users', id);
+    if (!user) return invalid(`owner must name a user, got ${JSON.stringify(isPlainObject(owner) ? owner.data : owner)}.`, '/data/relationships/owner');
+    write.userId = user.record.id;
+  } else if (creating) {
+    return invalid('owner cannot be blank.', '/data/relationships/owner');
+  }
+  const prospect = relationships.prospect ?? relationships.subject;
+  if (prospect !== undefined) {
+    const pointer = `/data/relationships/${relationships.prospect !== undefined ? 'prospect' : 'subject'}`;
+    const ref = isPlainObject(prospect) ? prospect.data : undefined;
+    if (ref === null) write.contactId = null;
+    else {
+      const contact = isPlainObject(ref) && (ref.type === undefined || ref.type === 'prospect') ? context.data.crm.Contact.getByNativeId(String(ref.id)) : undefined;
+      if (!contact) return invalid(`prospect must name a prospect, got ${JSON.stringify(ref)}.`, pointer);
+      write.contactId = contact.record.id;
+    }
+  }
+  if (creating && write.kind === undefined) return invalid('action cannot be blank.', '/data/attributes/action');
+  return write;
+}
+
+function taskWriteRoutes(): Route[] {
+  return [
+    {
+      method: 'POST',
+      pattern: 'tasks',
+      run: (_params, request, context) => {
+        const write = taskWrite(request.body, context, true);
+        if (isResponse(write)) return write;
+        const entry = createTask(context.data, write as TaskWrite & { userId: string }, context.now);
+        return reply(201, { data: renderTask(entry.record, entry.seq, context) }, HEADERS);
+      },
+    },
+    {
+      method: ['PATCH', 'DELETE'],
+      pattern: 'tasks/:id',
+      run: (params, request, context) => {
+        const entry = bySeq<EngagementTask>(context.data, 'tasks', params.id!);
+        if (!entry) return missing(RESOURCES.tasks!, params.id!);
+        if (request.method === 'DELETE') {
+          deleteTask(context.data, entry);
+          return reply(204, null, HEADERS);
+        }
+        const write = taskWrite(request.body, context, false);
+        if (isResponse(write)) return write;
+        const task = updateTask(context.data, entry, write, context.now);
+        return reply(200, { data: renderTask(task, entry.seq, context) }, HEADERS);
+      },
+    },
+  ];
+}
+
+const isResponse = (value: unknown): value is DownstreamResponse => isPlainObject(value) && 'statusCode' in value && 'headers' in value;
 
 /** Paths these routes own, so the CRM collections of the same names step aside. */
 export const OUTREACH_ENGAGEMENT_PATHS = Object.keys(RESOURCES);

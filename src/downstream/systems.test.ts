@@ -357,7 +357,10 @@ describe('outreach', () => {
     expect(answer.body.data.relationships.stage).toEqual({ data: { type: 'opportunityStage', id: 7 } });
     expect(data.crm.Deal.get(opportunity.id)).toMatchObject({ stage: 'Closed Lost', isClosed: true, isWon: false });
     const task = data.engagementTasks.entries().find((entry) => entry.record.state === 'incomplete')!;
-    expect(call('PATCH', `tasks/${task.seq}`, { data: { type: 'task', attributes: { state: 'complete' } } }).statusCode).toBe(405);
+    expect(call('PATCH', `tasks/${task.seq}`, { data: { type: 'task', attributes: { state: 'complete' } } })).toMatchObject({
+      statusCode: 422,
+      body: { errors: [{ id: 'validationError', source: { pointer: '/data/attributes/state' } }] },
+    });
     const done = call('POST', `tasks/${task.seq}/actions/markComplete`);
     expect(done.body.data.attributes).toMatchObject({ state: 'complete', completedAt: '2025-01-01T00:00:00.000Z' });
     expect(data.engagementTasks.get(task.record.id)).toMatchObject({ state: 'complete' });
