@@ -177,6 +177,31 @@ describe('salesloft engagement resources', () => {
   });
 });
 
+describe('salesloft task writes', () => {
+  it('creates, completes, reassigns and deletes a task; users’ taskIds follow; bad fields are 422 naming them', () => {
+    const { data, call } = makeData('salesloft');
+    const [first, second] = data.users.entries();
+    const person = [...data.crm.Contact.values()][4]!;
+    const created = call('POST', 'tasks', { subject: 'Call back', person_id: Number(person.nativeId), user_id: first!.seq, task_type: 'call', due_date: '2025-02-03' });
+    expect(created.statusCode).toBe(200);
+    expect(created.body.data).toMatchObject({ subject: 'Call back', task_type: 'call', current_state: 'scheduled', due_date: '2025-02-03', person: { id: Number(person.nativeId) }, user: { id: first!.seq } });
+    const id = created.body.data.id;
+    const taskId = data.engagementTasks.entries().find((entry) => entry.seq === id)!.record.id;
+    expect(data.users.get(first!.record.id)!.associations.taskIds).toContain(taskId);
+    const done = call('PUT', `tasks/${id}`, { current_state: 'completed', user_id: second!.seq });
+    expect(done.body.data).toMatchObject({ current_state: 'completed', completed_at: '2025-01-01T00:00:00.000Z', user: { id: second!.seq } });
+    expect(data.users.get(second!.record.id)!.associations.taskIds).toContain(taskId);
+    expect(data.users.get(first!.record.id)!.associations.taskIds).not.toContain(taskId);
+    expect(call('DELETE', `tasks/${id}`).statusCode).toBe(204);
+    expect(data.users.get(second!.record.id)!.associations.taskIds).not.toContain(taskId);
+    const size = data.engagementTasks.size;
+    expect(call('POST', 'tasks', { subject: 'x', person_id: Number(person.nativeId), user_id: first!.seq, task_type: 'call' })).toMatchObject({ statusCode: 422, body: { errors: { due_date: ["can't be blank"] } } });
+    expect(call('POST', 'tasks', { subject: 'x', person_id: 1, user_id: first!.seq, task_type: 'call', due_date: '2025-02-03' })).toMatchObject({ statusCode: 422, body: { errors: { person_id: expect.any(Array) } } });
+    expect(call('PUT', 'tasks/99999', { subject: 'x' }).statusCode).toBe(404);
+    expect(data.engagementTasks.size).toBe(size);
+  });
+});
+
 describe('apollo engagement resources', () => {
   it('searches tasks by user and status, and people by keywords', () => {
     const { data, call } = makeData('apollo');

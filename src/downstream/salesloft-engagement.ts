@@ -2,9 +2,9 @@ import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type Engag
 import type { EngagementUser } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
 import { nestedCustom } from './custom-fields.js';
-import { bySeq, contactOf, entriesOf, seqOf, type ActivityCollection } from './engagement-activity.js';
+import { bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from './engagement-activity.js';
 import { engagementTimes, fullName } from './engagement-native.js';
-import { customOf, type Flat } from './rest-engine.js';
+import { customOf, isPlainObject, type Flat } from './rest-engine.js';
 import { intParam, reply, type Route } from './router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
 
@@ -172,12 +172,92 @@ function list(resource: Resource, request: DownstreamRequest, context: Downstrea
   return reply(200, { metadata: { filtering, paging, sorting: { sort_by: 'id', sort_direction: 'ASC' } }, data: matching.slice(offset, offset + perPage) }, HEADERS);
 }
 
+const KIND_OF: Record<string, EngagementTask['kind']> = { call: 'call', email: 'email', general: 'action_item' };
+const unprocessable = (field: string, message: string) => reply(422, { errors: { [field]: [message] } }, HEADERS);
+const isResponse = (value: unknown): value is DownstreamResponse => isPlainObject(value) && 'statusCode' in value && 'headers' in value;
+
+/** A task write as Salesloft takes it (flat fields; `user_id`, `person_id`); a 422 naming the field when bad. */
+function taskWrite(body: unknown, context: DownstreamContext, creating: boolean): TaskWrite | DownstreamResponse {
+  if (!isPlainObject(body)) return unprocessable('base', 'the request body must be a JSON object');
+  const write: TaskWrite = {};
+  if (creating) {
+    for (const name of ['subject', 'person_id', 'user_id', 'task_type', 'due_date']) {
+      if (body[name] === undefined || body[name] === null || body[name] === '') return unprocessable(name, "can't be blank");
+    }
+  }
+  if (body.subject !== undefined) {
+    if (typeof body.subject !== 'string') return unprocessable('subject', 'must be a string');
+    write.subject = body.subject;
+  }
+  if (body.description !== undefined) {
+    if (body.description !== null && typeof body.description !== 'string') return unprocessable('description', 'must be a string');
+    write.note = body.description as string | null;
+  }
+  if (body.task_type !== undefined) {
+    const kind = typeof body.task_type === 'string' ? KIND_OF[body.task_type] : undefined;
+    if (!kind) return unprocessable('task_type', `must be one of ${Object.keys(KIND_OF).join(', ')}`);
+    write.kind = kind;
+  }
+  if (body.due_date !== undefined) {
+    if (typeof body.due_date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(body.due_date) || Number.isNaN(Date.parse(body.due_date))) {
+      return unprocessable('due_date', 'must be a date as YYYY-MM-DD');
+    }
+    write.dueAt = new Date(`${body.due_date}T00:00:00Z`).toISOString();
+  }
+  if (body.current_state !== undefined) {
+    if (body.current_state !== 'scheduled' && body.current_state !== 'completed') return unprocessable('current_state', 'must be scheduled or completed');
+    write.state = body.current_state === 'completed' ? 'complete' : 'incomplete';
+  }
+  if (body.user_id !== undefined) {
+    const user = bySeq<EngagementUser>(context.data, 'users', String(body.user_id));
+    if (!user) return unprocessable('user_id', 'must name a user');
+    write.userId = user.record.id;
+  }
+  if (body.person_id !== undefined) {
+    const person = context.data.crm.Contact.getByNativeId(String(body.person_id));
+    if (!person) return unprocessable('person_id', 'must name a person');
+    write.contactId = person.record.id;
+  }
+  return write;
+}
+
+function taskWriteRoutes(): Route[] {
+  const notFound = reply(404, { status: 404, error: 'Not Found' }, HEADERS);
+  return [
+    {
+      method: 'POST',
+      pattern: 'tasks',
+      run: (_params, request, context) => {
+        const write = taskWrite(request.body, context, true);
+        if (isResponse(write)) return write;
+        const entry = createTask(context.data, write as TaskWrite & { userId: string }, context.now);
+        return reply(200, { data: renderTask(entry.record, entry.seq, context) }, HEADERS);
+      },
+    },
+    {
+      method: ['PUT', 'DELETE'],
+      pattern: 'tasks/:id',
+      run: (params, request, context) => {
+        const entry = bySeq<EngagementTask>(context.data, 'tasks', params.id!);
+        if (!entry) return notFound;
+        if (request.method === 'DELETE') {
+          deleteTask(context.data, entry);
+          return reply(204, null, HEADERS);
+        }
+        const write = taskWrite(request.body, context, false);
+        if (isResponse(write)) return write;
+        return reply(200, { data: renderTask(updateTask(context.data, entry, write, context.now), entry.seq, context) }, HEADERS);
+      },
+    },
+  ];
+}
+
 /**
  * The engagement routes. `fallback` reads an id they do not know: a CRM user that owns a note or
  * meeting is still found at `users/{id}`, though `users` lists the engagement users.
  */
 export function salesloftEngagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
-  return Object.values(RESOURCES).flatMap((resource): Route[] => [
+  return [...taskWriteRoutes(), ...Object.values(RESOURCES).flatMap((resource): Route[] => [
     { method: 'GET', pattern: resource.path, run: (_params, request, context) => list(resource, request, context) },
     {
       method: 'GET',
@@ -187,7 +267,7 @@ export function salesloftEngagementRoutes(fallback: Partial<Record<string, (id: 
         return item ? reply(200, { data: item }, HEADERS) : reply(404, { status: 404, error: 'Not Found' }, HEADERS);
       },
     },
-  ]);
+  ])];
 }
 
 /** Paths these routes own, so the CRM collections of the same names step aside. */
