@@ -22,6 +22,40 @@ export const REFERENCES: Record<string, readonly string[]> = {
   RelationId: ['Contact', 'Lead', 'User'],
 };
 
+/** Child relationships by parent sObject: name → the child sObject and its field that points at the parent. */
+export const CHILD_RELATIONSHIPS: Record<string, Record<string, { childSObject: string; field: string }>> = {
+  Account: {
+    Contacts: { childSObject: 'Contact', field: 'AccountId' },
+    Opportunities: { childSObject: 'Opportunity', field: 'AccountId' },
+    Tasks: { childSObject: 'Task', field: 'WhatId' },
+    Events: { childSObject: 'Event', field: 'WhatId' },
+    Notes: { childSObject: 'Note', field: 'ParentId' },
+  },
+  Contact: {
+    Tasks: { childSObject: 'Task', field: 'WhoId' },
+    Events: { childSObject: 'Event', field: 'WhoId' },
+    Notes: { childSObject: 'Note', field: 'ParentId' },
+  },
+  Opportunity: {
+    Tasks: { childSObject: 'Task', field: 'WhatId' },
+    Events: { childSObject: 'Event', field: 'WhatId' },
+    Notes: { childSObject: 'Note', field: 'ParentId' },
+  },
+  Lead: {
+    Tasks: { childSObject: 'Task', field: 'WhoId' },
+    Events: { childSObject: 'Event', field: 'WhoId' },
+    Notes: { childSObject: 'Note', field: 'ParentId' },
+  },
+  Event: { EventRelations: { childSObject: 'EventRelation', field: 'EventId' } },
+};
+
+/** A child relationship of an sObject by name, case-insensitively. */
+export function childRelationship(parent: string, name: string): { name: string; childSObject: string; field: string } | undefined {
+  const children = CHILD_RELATIONSHIPS[parent] ?? {};
+  const key = Object.keys(children).find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+  return key ? { name: key, ...children[key]! } : undefined;
+}
+
 /** The reference field behind a relationship name (`Account` → `AccountId`), case-insensitively. */
 export function referenceField(relationship: string): string | undefined {
   return Object.keys(REFERENCES).find((name) => name.slice(0, -2).toLowerCase() === relationship.toLowerCase());

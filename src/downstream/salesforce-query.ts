@@ -1,4 +1,4 @@
-import { fieldType, isNumberType, isPolymorphic, isStringType, referenceField, REFERENCES } from './salesforce-describe.js';
+import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, referenceField, REFERENCES } from './salesforce-describe.js';
 import { fieldsOf, type Condition, type Soql, type SoqlValue } from './salesforce-soql.js';
 import { FieldError, type Flat } from './rest-engine.js';
 import type { DownstreamContext } from './types.js';
@@ -254,10 +254,86 @@ export interface QueryAnswer {
   /** Where the next batch starts, when not done. */
   next?: number;
   records: Flat[];
+  /** The Id of each record's row, whether selected or not (for child subqueries). */
+  ids?: unknown[];
 }
 
-/** Runs a query and answers the batch starting at `skip`. */
+/**
+ * Runs a query and answers the batch starting at `skip`. Child subqueries
+ * (`(SELECT LastName FROM Contacts)`) answer under the relationship name, per parent record, as
+ * `{ totalSize, done, records }`, or null when it has no children.
+ */
 export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): QueryAnswer {
+  const object = schema.object(soql.from);
+  if (!object || !soql.subqueries) return runParent(schema, soql, context, skip);
+  const children = soql.subqueries.map((sub) => {
+    const relation = childRelationship(object.name, sub.relationship);
+    if (!relation) {
+      throw new FieldError('q', `Didn't understand relationship '${sub.relationship}' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name.`, 'unknown', 'INVALID_TYPE');
+    }
+    // All the children at once, grouped by parent: one scan per subquery, not per parent.
+    const answer = runRows(schema, { ...sub.query, from: relation.childSObject, limit: undefined, offset: undefined }, context);
+    const byParent = new Map<string, Flat[]>();
+    for (const { row, selected } of answer) {
+      const parentId = row[relation.field];
+      if (typeof parentId !== 'string') continue;
+      const list = byParent.get(parentId) ?? [];
+      list.push(selected);
+      byParent.set(parentId, list);
+    }
+    return { name: relation.name, byParent, limit: sub.query.limit };
+  });
+  const answer = runParent(schema, soql, context, skip);
+  if (children.length === 0) return answer;
+  return {
+    ...answer,
+    records: answer.records.map((record, i) => {
+      const out = { ...record };
+      const id = answer.ids?.[i];
+      for (const child of children) {
+        const list = (typeof id === 'string' ? child.byParent.get(id) : undefined) ?? [];
+        const records = child.limit === undefined ? list : list.slice(0, child.limit);
+        out[child.name] = records.length === 0 ? null : { totalSize: records.length, done: true, records };
+      }
+      return out;
+    }),
+  };
+}
+
+/** Every row of a (child) query, filtered and sorted, with its selected form. */
+function runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): Array<{ row: Flat; selected: Flat }> {
+  const object = schema.object(soql.from)!;
+  const selected = soql.fields.map((written) => resolvePath(schema, object.name, written));
+  for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
+  let rows = schema.rows(object.name, context);
+  if (soql.where) rows = rows.filter(compile(schema, object.name, soql.where, context));
+  rows = orderRows(schema, object.name, rows, soql, context);
+  return rows.map((row) => ({ row, selected: select(schema, row, selected, context) }));
+}
+
+function orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, context: DownstreamContext): Flat[] {
+  if (soql.orderBy.length === 0) return rows;
+  const keys = soql.orderBy.map((item) => ({ item, path: resolvePath(schema, from, item.field) }));
+  const decorated = rows.map((row, index) => ({ row, index, values: keys.map(({ path }) => follow(schema, row, path, context)) }));
+  decorated.sort((a, b) => {
+    for (const [i, { item }] of keys.entries()) {
+      const x = a.values[i];
+      const y = b.values[i];
+      const xNull = x === null || x === undefined;
+      const yNull = y === null || y === undefined;
+      if (xNull || yNull) {
+        if (xNull && yNull) continue;
+        return (xNull ? -1 : 1) * (item.nullsLast ? -1 : 1);
+      }
+      const c = sortValue(x, y);
+      if (c !== 0) return item.descending ? -c : c;
+    }
+    return a.index - b.index;
+  });
+  return decorated.map(({ row }) => row);
+}
+
+function runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): QueryAnswer {
   const object = schema.object(soql.from);
   if (!object) throw new FieldError('q', `sObject type '${soql.from}' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name.`, 'unknown', 'INVALID_TYPE');
   for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
@@ -270,33 +346,20 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
     if (soql.count) return { totalSize: total, done: true, records: [] };
     const batch = schema.rows(object.name, context, offset + skip, offset + Math.min(total, skip + QUERY_BATCH));
     const done = skip + batch.length >= total;
-    return { totalSize: total, done, ...(done ? {} : { next: skip + QUERY_BATCH }), records: batch.map((row) => select(schema, row, selected, context)) };
+    return {
+      totalSize: total,
+      done,
+      ...(done ? {} : { next: skip + QUERY_BATCH }),
+      records: batch.map((row) => select(schema, row, selected, context)),
+      ids: batch.map((row) => row.Id),
+    };
   }
   let rows = schema.rows(object.name, context);
   if (soql.where) {
     const test = compile(schema, object.name, soql.where, context);
     rows = rows.filter(test);
   }
-  if (soql.orderBy.length > 0) {
-    const keys = soql.orderBy.map((item) => ({ item, path: resolvePath(schema, object.name, item.field) }));
-    const decorated = rows.map((row, index) => ({ row, index, values: keys.map(({ path }) => follow(schema, row, path, context)) }));
-    decorated.sort((a, b) => {
-      for (const [i, { item }] of keys.entries()) {
-        const x = a.values[i];
-        const y = b.values[i];
-        const xNull = x === null || x === undefined;
-        const yNull = y === null || y === undefined;
-        if (xNull || yNull) {
-          if (xNull && yNull) continue;
-          return (xNull ? -1 : 1) * (item.nullsLast ? -1 : 1);
-        }
-        const c = sortValue(x, y);
-        if (c !== 0) return item.descending ? -c : c;
-      }
-      return a.index - b.index;
-    });
-    rows = decorated.map(({ row }) => row);
-  }
+  rows = orderRows(schema, object.name, rows, soql, context);
   rows = rows.slice(offset, end);
   if (soql.count) return { totalSize: rows.length, done: true, records: [] };
   const batch = rows.slice(skip, skip + QUERY_BATCH);
@@ -306,5 +369,6 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
     done,
     ...(done ? {} : { next: skip + QUERY_BATCH }),
     records: batch.map((row) => select(schema, row, selected, context)),
+    ids: batch.map((row) => row.Id),
   };
 }

@@ -1,7 +1,7 @@
 import { CUSTOM_FIELD_KEYS, salesforceCustom } from './custom-fields.js';
 import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, translate, updateRecord, type Flat } from './rest-engine.js';
 import { reply, type Route } from './router.js';
-import { describeField } from './salesforce-describe.js';
+import { CHILD_RELATIONSHIPS, describeField } from './salesforce-describe.js';
 import {
   columnsOf,
   describe,
@@ -35,7 +35,14 @@ function describeFull(object: SObject, version: string): Flat {
     .filter((field) => field.read)
     .map((field) => describeField(field.native, field, { writable, required: object.required?.includes(field.native) ?? false, custom: false }));
   const custom = customColumns().map((name) => describeField(name, undefined, { writable, required: false, custom: true }));
-  return { ...describe(object, version), fields: [...own, ...custom], childRelationships: [], recordTypeInfos: [], searchable: true, retrieveable: true };
+  const childRelationships = Object.entries(CHILD_RELATIONSHIPS[object.name] ?? {}).map(([relationshipName, { childSObject, field }]) => ({
+    childSObject,
+    field,
+    relationshipName,
+    cascadeDelete: false,
+    deprecatedAndHidden: false,
+  }));
+  return { ...describe(object, version), fields: [...own, ...custom], childRelationships, recordTypeInfos: [], searchable: true, retrieveable: true };
 }
 
 /** One collections result: `{ id, success, errors }`. */

@@ -35,9 +35,18 @@ export interface OrderItem {
   nullsLast: boolean;
 }
 
+/** A child relationship subquery in the select list: `(SELECT LastName FROM Contacts)`. */
+export interface SubQuery {
+  /** The child relationship name as written (`Contacts`). */
+  relationship: string;
+  query: Soql;
+}
+
 export interface Soql {
   /** Field paths as written (`Name`, `Account.Name`); empty for `COUNT()`. */
   fields: string[];
+  /** Child relationship subqueries, in the order written (top-level queries only). */
+  subqueries?: SubQuery[];
   count: boolean;
   from: string;
   where?: Condition;
@@ -228,20 +237,35 @@ class Parser {
 export function parseSoql(query: string | undefined): Soql {
   if (!query || query.trim() === '') throw malformed('unexpected token: <EOF>');
   const p = new Parser(tokenize(query));
+  const out = parseQuery(p, false);
+  if (!p.done()) throw malformed(`unexpected token: '${p.peek()!.text}'`);
+  return out;
+}
+
+/** One SELECT; `nested` for a subquery, which ends at its closing parenthesis. */
+function parseQuery(p: Parser, nested: boolean): Soql {
   p.expectWord('SELECT');
   const out: Soql = { fields: [], count: false, from: '', orderBy: [] };
+  const subqueries: SubQuery[] = [];
   if (p.isWord('COUNT') && p.peek(1)?.text === '(') {
     p.next();
     p.expectPunct('(');
     p.expectPunct(')');
     out.count = true;
   } else {
-    out.fields.push(p.field());
-    while (p.peek()?.text === ',') {
-      p.next();
-      out.fields.push(p.field());
-    }
+    do {
+      if (out.fields.length > 0 || subqueries.length > 0) p.next();
+      if (!nested && p.peek()?.type === 'punct' && p.peek()?.text === '(') {
+        p.next();
+        const query = parseQuery(p, true);
+        p.expectPunct(')');
+        subqueries.push({ relationship: query.from, query });
+      } else {
+        out.fields.push(p.field());
+      }
+    } while (p.peek()?.text === ',');
   }
+  if (subqueries.length > 0) out.subqueries = subqueries;
   p.expectWord('FROM');
   const from = p.next();
   if (from.type !== 'word' || !/^\w+$/.test(from.text)) throw malformed(`unexpected token: '${from.text}'`);
@@ -276,7 +300,6 @@ export function parseSoql(query: string | undefined): Soql {
     p.next();
     out.offset = p.integer('OFFSET');
   }
-  if (!p.done()) throw malformed(`unexpected token: '${p.peek()!.text}'`);
   return out;
 }
 

@@ -83,6 +83,30 @@ describe('salesforce SOQL', () => {
     expect(q('SELECT Acount.Name FROM Contact')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD' }] });
   });
 
+  it('answers child relationship subqueries per parent, filtered, sorted and limited, null without children', () => {
+    const { data, q } = makeData();
+    const account = all(data, 'Account').find((a) => a.associations.contactIds.length > 1)!;
+    const answer = q(`SELECT Name, (SELECT LastName, Email FROM Contacts ORDER BY LastName DESC LIMIT 5) FROM Account WHERE Id = '${account.nativeId}'`);
+    expect(answer.statusCode).toBe(200);
+    const row = answer.body.records[0];
+    expect(row.Name).toBe(account.name);
+    const expected = account.associations.contactIds
+      .map((id) => data.crm.Contact.get(id) as CrmRecord<'Contact'>)
+      .filter((contact) => contact.associations.accountIds[0] === account.id);
+    expect(row.Contacts).toMatchObject({ totalSize: Math.min(5, expected.length), done: true });
+    const names = row.Contacts.records.map((record: any) => record.LastName);
+    expect(names).toEqual([...names].sort((a: string, b: string) => b.toLowerCase().localeCompare(a.toLowerCase())));
+    expect(row.Contacts.records[0]).toEqual({ attributes: expect.objectContaining({ type: 'Contact' }), LastName: expect.any(String), Email: expect.anything() });
+    const lonely = all(data, 'Account').find((a) => a.associations.contactIds.length === 0);
+    if (lonely) expect(q(`SELECT Id, (SELECT Id FROM Contacts) FROM Account WHERE Id = '${lonely.nativeId}'`).body.records[0].Contacts).toBeNull();
+    // The subquery needs no Id in the outer select list.
+    const withoutId = q(`SELECT Name, (SELECT Id FROM Opportunities) FROM Account WHERE Id = '${account.nativeId}'`).body.records[0];
+    expect(Object.keys(withoutId)).toEqual(['attributes', 'Name', 'Opportunities']);
+    expect(q('SELECT Id, (SELECT Id FROM Widgets) FROM Account')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_TYPE' }] });
+    expect(q('SELECT Id, (SELECT Nickname FROM Contacts) FROM Account')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD' }] });
+    expect(q('SELECT Id, (SELECT Id FROM Contacts FROM Account')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
+  });
+
   it('refuses a literal of the wrong type for the field, as INVALID_FIELD', () => {
     const { q } = makeData();
     expect(q('SELECT Id FROM Opportunity WHERE Name = 5')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD', message: expect.stringContaining('enclosed in quotes') }] });
@@ -126,6 +150,9 @@ describe('salesforce describe', () => {
     expect(fields.Name).toMatchObject({ createable: false, updateable: false });
     expect(fields.CreatedDate).toMatchObject({ type: 'datetime', createable: false });
     expect(fields.Region__c).toMatchObject({ custom: true, createable: true });
+    expect(call('GET', `${V}/sobjects/Account/describe`).body.childRelationships).toContainEqual(
+      expect.objectContaining({ childSObject: 'Contact', field: 'AccountId', relationshipName: 'Contacts' }),
+    );
     expect(call('GET', `${V}/sobjects/User/describe`).body.fields.every((field: any) => !field.createable)).toBe(true);
     expect(call('GET', `${V}/sobjects/Widget__c/describe`)).toMatchObject({ statusCode: 404, body: [{ errorCode: 'NOT_FOUND' }] });
   });
