@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-for (const bench of ['page-cost.mjs', 'dev-server.mjs', 'memory.mjs', 'scenario-bulk-import.mjs']) {
+for (const bench of ['page-cost.mjs', 'dev-server.mjs', 'memory.mjs', 'scenario-bulk-import.mjs', 'passthrough-queries.mjs']) {
   console.log(`\n== ${bench}`);
   execFileSync(process.execPath, [...process.execArgv, fileURLToPath(new URL(bench, import.meta.url)), ...process.argv.slice(2)], { stdio: "inherit" });
 }

@@ -3,6 +3,7 @@ import type { Clock, Timer } from '../clock/clock.js';
 import type { ConnectionStatus, ConnectionSummary, ExchangeResult, Webhook } from '../model/connection.js';
 import { INTEGRATIONS, type IntegrationId, type NativeOrg } from '../model/integrations.js';
 import { ConnectionData, type RecordChange } from '../store/connection-data.js';
+import type { DownstreamFault } from '../downstream/faults.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
@@ -34,6 +35,8 @@ export interface ConnectionState {
   readonly seedFaker: Faker;
   /** Ids minted for this connection after its creation (webhook ids). */
   readonly ids: Random;
+  /** Pending downstream faults, in order (plain data): the next passthrough calls take them. */
+  downstreamFaults: DownstreamFault[];
 }
 
 interface LinkToken {
@@ -226,6 +229,7 @@ export class ConnectionRegistry {
       webhook: undefined,
       lifecycle: [],
       data: undefined,
+      downstreamFaults: [],
       seedFaker,
       ids: random.fork('ids'),
     };

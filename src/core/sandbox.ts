@@ -6,6 +6,7 @@ import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.j
 import type { Delivery } from '../webhooks/dispatcher.js';
 import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
+import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
 import { parseDuration, type Duration } from './duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from './errors.js';
 import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
@@ -317,6 +318,27 @@ export class Sandbox {
     const connection = this.parts.registry.find(connectionId);
     if (!connection) throw ApiError.notFound('Connection', connectionId, 'connectionId');
     return connection;
+  }
+
+  // --- Downstream faults --------------------------------------------------------------------
+
+  /**
+   * Replaces the connection's pending downstream faults: the next passthrough calls hit the
+   * system's rate limit, fail with a 5xx, or take longer, each in the system's own shape.
+   * Returns the faults now pending.
+   *
+   * @example sandbox.setDownstreamFaults(connectionId, [{ kind: 'rate-limit', count: 2 }, { kind: 'server-error', status: 503 }]);
+   */
+  setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[] {
+    const { faults: parsed } = parseOrThrow(downstreamFaultsBody, { faults });
+    const connection = this.connection(connectionId);
+    connection.downstreamFaults = parsed.map(toFault);
+    return this.downstreamFaults(connectionId);
+  }
+
+  /** The connection's pending downstream faults, with the calls each still takes. */
+  downstreamFaults(connectionId: string): DownstreamFault[] {
+    return this.connection(connectionId).downstreamFaults.map((fault) => ({ ...fault }));
   }
 
   // --- Events and deliveries ----------------------------------------------------------------

@@ -38,4 +38,25 @@ describe('a snapshot keeps what chaos, the link widget and fixed tokens added', 
     original.close();
     restored.close();
   });
+
+  it('round-trips a state that uses every feature: restored, it snapshots to the very same JSON', async () => {
+    const original = createSandbox({ clock: 'virtual', seed: 5 });
+    const outreach = original.connect({ integrationId: 'outreach' });
+    const hubspot = original.connect({ integrationId: 'hubspot', accessToken: TOKEN });
+    const contact = original.listRecords(hubspot.connectionId, 'Contact')[0]!; // builds the data sets
+    original.listRecords(outreach.connectionId, 'Contact');
+    original.deleteRecord(hubspot.connectionId, 'Contact', contact.id); // kept for archived reads
+    original.setDownstreamFaults(hubspot.connectionId, [{ kind: 'rate-limit', count: 2 }]);
+    original.setChaos(outreach.connectionId, { duplicate: 0.5, reorder: true });
+    await original.advance('5s');
+
+    const saved = JSON.stringify(original.snapshot());
+    const restored = createSandbox({ clock: 'virtual', seed: 5 });
+    restored.restore(JSON.parse(saved));
+    expect(JSON.stringify(restored.snapshot())).toBe(saved);
+    expect(JSON.parse(saved).connections[0].data.engagementTasks.entries.length).toBeGreaterThan(0);
+    expect(restored.downstreamFaults(hubspot.connectionId)).toEqual(original.downstreamFaults(hubspot.connectionId));
+    original.close();
+    restored.close();
+  });
 });

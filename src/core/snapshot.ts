@@ -7,6 +7,7 @@ import type { ConnectionState, RegistryState } from './connections.js';
 import type { PendingMove } from '../events/lifecycle.js';
 import type { DeliveryRecord } from '../webhooks/dispatcher.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
+import { DOWNSTREAM_FAULT_KINDS } from '../downstream/faults.js';
 import { ApiError } from './errors.js';
 import { Random } from './random.js';
 import { fakerState, restoreFaker } from './seeded-faker.js';
@@ -39,6 +40,12 @@ const dataSchema = z
       .strict(),
     mailboxes: collection(mailboxSchema),
     users: collection(engagementUserSchema),
+    // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
+    engagementTasks: collection(z.record(z.string(), z.unknown())).optional(),
+    engagementActions: collection(z.record(z.string(), z.unknown())).optional(),
+    archived: z
+      .array(z.object({ type: z.enum(CRM_OBJECT_TYPES), record: z.record(z.string(), z.unknown()), extra, archivedAt: z.string() }).strict())
+      .optional(),
   })
   .strict();
 
@@ -56,6 +63,19 @@ const connectionSchema = z
     lastActivity: time,
     webhook: webhookSchema.nullable(),
     pendingMoves: z.array(z.object({ status: z.enum(CONNECTION_STATUSES), at: time }).strict()),
+    downstreamFaults: z
+      .array(
+        z
+          .object({
+            kind: z.enum(DOWNSTREAM_FAULT_KINDS),
+            remaining: z.number().int().positive(),
+            status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+            delayMs: z.number().int().nonnegative(),
+            retryAfterSeconds: z.number().int().nonnegative(),
+          })
+          .strict(),
+      )
+      .optional(),
     random: randomState,
     ids: randomState,
     seedFaker: fakerStateSchema,
@@ -172,8 +192,12 @@ export function takeSnapshot(parts: SandboxParts, seed: number): SandboxSnapshot
           crm: Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, connection.data!.crm[type].dump()])),
           mailboxes: connection.data.mailboxes.dump(),
           users: connection.data.users.dump(),
+          engagementTasks: connection.data.engagementTasks.dump(),
+          engagementActions: connection.data.engagementActions.dump(),
+          archived: connection.data.archived.map((item) => ({ ...item })),
         }
       : null,
+    downstreamFaults: connection.downstreamFaults.map((fault) => ({ ...fault })),
   }));
   return {
     format: SNAPSHOT_FORMAT,
@@ -266,12 +290,16 @@ export function loadSnapshot(parts: SandboxParts, snapshot: SandboxSnapshot): vo
       data: undefined,
       seedFaker: restoreFaker(saved.seedFaker),
       ids: Random.fromState(saved.ids),
+      downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
     };
     if (saved.data) {
       const data = registry.emptyData(connection, Random.fromState(saved.data.random), restoreFaker(saved.data.faker));
       for (const type of CRM_OBJECT_TYPES) data.crm[type].load(saved.data.crm[type] as Parameters<typeof data.crm.Contact.load>[0] & { entries: Array<{ record: CrmRecord }> });
       data.mailboxes.load(saved.data.mailboxes as { nextSeq: number; entries: Array<{ seq: number; record: Mailbox; extra: Record<string, unknown> }> });
       data.users.load(saved.data.users as { nextSeq: number; entries: Array<{ seq: number; record: EngagementUser; extra: Record<string, unknown> }> });
+      if (saved.data.engagementTasks) data.engagementTasks.load(saved.data.engagementTasks as unknown as Parameters<typeof data.engagementTasks.load>[0]);
+      if (saved.data.engagementActions) data.engagementActions.load(saved.data.engagementActions as unknown as Parameters<typeof data.engagementActions.load>[0]);
+      data.archived.push(...((saved.data.archived ?? []) as unknown as typeof data.archived));
       connection.data = data;
     }
     registry.adopt(connection);

@@ -2,8 +2,9 @@ import { hash32 } from '../core/random.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { collectionHandlers, type CollectionApi } from './collection-api.js';
+import { accountSearch, apolloEngagementRoutes, peopleSearch, renderUser as renderEngagementUser } from './apollo-engagement.js';
 import { nestedCustom } from './custom-fields.js';
-import { engagementHex24, fullName, isMailbox } from './engagement-native.js';
+import { engagementHex24, isMailbox } from './engagement-native.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat } from './fields.js';
 import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from './rest-engine.js';
 import { dispatch, intParam, reply, type Route, type RouteErrors } from './router.js';
@@ -53,7 +54,7 @@ const object = (type: CrmObjectType, singular: string, fields: FieldMap[], more:
   ...more,
 });
 
-const COLLECTIONS: Record<string, NativeObject> = {
+export const COLLECTIONS: Record<string, NativeObject> = {
   contacts: object('Contact', 'contact', [
     field('first_name', 'firstName'),
     field('last_name', 'lastName'),
@@ -167,12 +168,24 @@ function renderMailbox(mailbox: Mailbox, extra: Record<string, unknown>) {
   };
 }
 
+/** A search that filters (`q_keywords`, `person_titles`, `q_organization_name`) over rendered rows; a plain one pages the store. */
+function searchOf(name: string, plain: Route['run']): Route['run'] {
+  return (params, request, context) => {
+    const source = request.method === 'POST' ? request.body : request.query;
+    const asks = (key: string) => isPlainObject(source) && source[key] !== undefined && source[key] !== '';
+    if (name === 'contacts' && (asks('q_keywords') || asks('person_titles'))) return peopleSearch('contacts', request, context);
+    if (name === 'accounts' && asks('q_organization_name')) return accountSearch(request, context);
+    return plain(params, request, context);
+  };
+}
+
 /** Every collection: search first (so `search` is never taken for an id), then create and the item routes. */
 function routes(): Route[] {
-  const out: Route[] = [];
-  for (const name of Object.keys(COLLECTIONS)) {
+  // Users and tasks are the engagement users and tasks (apollo-engagement.ts).
+  const out: Route[] = apolloEngagementRoutes();
+  for (const name of Object.keys(COLLECTIONS).filter((candidate) => candidate !== 'users')) {
     const handlers = collectionHandlers(api, name);
-    out.push({ method: ['GET', 'POST'], pattern: `${name}/search`, run: handlers.list });
+    out.push({ method: ['GET', 'POST'], pattern: `${name}/search`, run: searchOf(name, handlers.list) });
     if (COLLECTIONS[name]!.readOnly) continue;
     out.push(
       { method: 'POST', pattern: name, run: handlers.create },
@@ -201,15 +214,7 @@ export const apollo: DownstreamSystem = {
   },
   nativeEngagement: (collection, record, extra) => {
     if (isMailbox(collection, record)) return renderMailbox(record, extra);
-    const user = record as EngagementUser;
-    return {
-      id: engagementHex24(user.id),
-      first_name: user.firstName,
-      last_name: user.lastName,
-      name: fullName(user),
-      email: user.email,
-      created_at: user.createdTime ?? null,
-      ...customFields.read(customOf(extra)),
-    };
+    // The same object as users/search lists.
+    return renderEngagementUser(record as EngagementUser, extra);
   },
 };

@@ -161,7 +161,7 @@ const CASES: ContractCase[] = [
     badStatus: 422,
     deleteStatus: 204,
     nativeView: (native) => ({ firstName: native.attributes.firstName, region: native.attributes.custom1, account: native.relationships.account.data?.id }),
-    engagementEmail: (native) => native.email,
+    engagementEmail: (native) => native.attributes.email,
     notFound: { path: 'widgets', check: (body) => expect(body).toMatchObject({ errors: [{ id: 'resourceNotFound', title: 'Resource Not Found' }] }) },
     missing: (body) => expect(body).toMatchObject({ errors: [{ id: 'resourceNotFound', detail: expect.stringContaining("'prospect'") }] }),
   },

@@ -21,10 +21,17 @@ const capitalize = (key: string) => key.replace(/(^|_)([a-z])/g, (_m, sep: strin
  * numbers back from numeric strings.
  */
 export function namedCustom(nameOf: (key: string) => string, stringly = false): CustomScheme {
+  // Names are asked for on every render: worked out once per key.
+  const names = new Map<string, string>();
+  const nameFor = (key: string) => {
+    let name = names.get(key);
+    if (name === undefined) names.set(key, (name = nameOf(key)));
+    return name;
+  };
   return {
-    read: (custom) => Object.fromEntries(Object.entries(custom).map(([key, value]) => [nameOf(key), stringly && value !== null ? String(value) : value])),
+    read: (custom) => Object.fromEntries(Object.entries(custom).map(([key, value]) => [nameFor(key), stringly && value !== null ? String(value) : value])),
     write: (native, value) => {
-      const key = CUSTOM_FIELD_KEYS.find((candidate) => nameOf(candidate) === native);
+      const key = CUSTOM_FIELD_KEYS.find((candidate) => nameFor(candidate) === native);
       return key ? { [key]: scalar(value, native, stringly) } : undefined;
     },
   };

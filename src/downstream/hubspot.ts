@@ -3,6 +3,8 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser } from '../model/engagement.js';
 import { collectionRoutes, type CollectionApi } from './collection-api.js';
 import { hubspotCustom } from './custom-fields.js';
+import { hubspotAssociationRoutes } from './hubspot-associations.js';
+import { hubspotMoreRoutes } from './hubspot-routes.js';
 import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
 import {
   computed,
@@ -29,7 +31,7 @@ import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './t
 
 /** HubSpot CRM v3 (`crm/v3/objects/{object}`): objects with lowercase `properties`, all values strings. */
 
-const HEADERS = { 'x-hubspot-ratelimit-daily': '250000', 'x-hubspot-ratelimit-daily-remaining': '249999' };
+export const HEADERS = { 'x-hubspot-ratelimit-daily': '250000', 'x-hubspot-ratelimit-daily-remaining': '249999' };
 const PREFIX = 'crm/v3/objects';
 
 const iso = time(timeFormat.iso);
@@ -40,14 +42,14 @@ const probability: Conv = {
 };
 
 /** An association HubSpot can write on create (`associationTypeId`) and list on read (`?associations=`). */
-interface Link {
+export interface Link {
   assoc: string;
   target: CrmObjectType;
   typeId: number;
   label: string;
 }
 
-interface HubspotObject extends NativeObject {
+export interface HubspotObject extends NativeObject {
   links: Record<string, Link>;
 }
 
@@ -105,7 +107,23 @@ const TASK_STATUS = table({
 });
 
 const hubspotOwner = owner('hubspot_owner_id');
-const COLLECTIONS: Record<string, HubspotObject> = {
+
+/**
+ * A company's `domain` is a writable property in HubSpot (its properties docs list it as such).
+ * The unified Account keeps one website: `domain` reads as the website's host and writes it as
+ * `https://{domain}`, unless the same body also sets `website`.
+ */
+const domainField = custom(
+  'domain',
+  ['website'],
+  (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '').replace(/\/.*$/, '') || null,
+  (value, { body }) => {
+    const domain = text.in(value, 'domain');
+    if ('website' in body) return {};
+    return { website: domain === null || domain === '' ? null : `https://${String(domain).replace(/^https?:\/\//, '')}` };
+  },
+);
+export const COLLECTIONS: Record<string, HubspotObject> = {
   contacts: object('Contact', 'contact', 'lastmodifieddate', [
     field('email', 'email', text),
     field('firstname', 'firstName', text),
@@ -115,7 +133,13 @@ const COLLECTIONS: Record<string, HubspotObject> = {
     field('mobilephone', 'mobilePhone', text),
     ref('associatedcompanyid', { type: 'Account', assoc: 'accountIds' }),
     hubspotOwner,
-  ], { companies: link('accountIds', 'Account', 279, 'contact_to_company'), deals: link('dealIds', 'Deal', 4, 'contact_to_deal') }),
+  ], {
+    companies: link('accountIds', 'Account', 279, 'contact_to_company'),
+    deals: link('dealIds', 'Deal', 4, 'contact_to_deal'),
+    notes: link('noteIds', 'Note', 201, 'contact_to_note'),
+    tasks: link('taskIds', 'Task', 203, 'contact_to_task'),
+    meetings: link('eventIds', 'Event', 199, 'contact_to_meeting_event'),
+  }),
   companies: object('Account', 'company', 'hs_lastmodifieddate', [
     field('name', 'name', text),
     field('description', 'description', text),
@@ -123,7 +147,7 @@ const COLLECTIONS: Record<string, HubspotObject> = {
     field('annualrevenue', 'annualRevenue', numericString),
     field('numberofemployees', 'numberOfEmployees', numericString),
     field('website', 'website', text),
-    computed('domain', (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '') || null),
+    domainField,
     field('phone', 'phone', text),
     field('address', 'address.street', text),
     field('city', 'address.city', text),
@@ -131,7 +155,13 @@ const COLLECTIONS: Record<string, HubspotObject> = {
     field('zip', 'address.postalCode', text),
     field('country', 'address.country', text),
     hubspotOwner,
-  ], { contacts: link('contactIds', 'Contact', 280, 'company_to_contact'), deals: link('dealIds', 'Deal', 342, 'company_to_deal') }),
+  ], {
+    contacts: link('contactIds', 'Contact', 280, 'company_to_contact'),
+    deals: link('dealIds', 'Deal', 342, 'company_to_deal'),
+    notes: link('noteIds', 'Note', 189, 'company_to_note'),
+    tasks: link('taskIds', 'Task', 191, 'company_to_task'),
+    meetings: link('eventIds', 'Event', 187, 'company_to_meeting_event'),
+  }),
   deals: object('Deal', 'deal', 'hs_lastmodifieddate', [
     field('dealname', 'name', text),
     // The won/closed flags follow the stage, as HubSpot derives them.
@@ -144,7 +174,13 @@ const COLLECTIONS: Record<string, HubspotObject> = {
     readOnly('hs_is_closed', 'isClosed', flagString),
     readOnly('hs_is_closed_won', 'isWon', flagString),
     hubspotOwner,
-  ], { companies: link('accountIds', 'Account', 341, 'deal_to_company'), contacts: link('contactIds', 'Contact', 3, 'deal_to_contact') }),
+  ], {
+    companies: link('accountIds', 'Account', 341, 'deal_to_company'),
+    contacts: link('contactIds', 'Contact', 3, 'deal_to_contact'),
+    notes: link('noteIds', 'Note', 213, 'deal_to_note'),
+    tasks: link('taskIds', 'Task', 215, 'deal_to_task'),
+    meetings: link('eventIds', 'Event', 211, 'deal_to_meeting_event'),
+  }),
   notes: object('Note', 'note', 'hs_lastmodifieddate', [
     field('hs_note_body', 'content', text),
     // A note's timestamp is when it was logged: taken on create, kept as the creation time.
@@ -218,7 +254,7 @@ const OWNERS: NativeObject = {
 
 const isHubspotObject = (candidate: NativeObject): candidate is HubspotObject => 'links' in candidate;
 
-function renderObject(target: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, request?: DownstreamRequest): Flat {
+export function renderObject(target: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, request?: DownstreamRequest): Flat {
   if (!isHubspotObject(target)) return renderFields(target, record, extra, context);
   let properties = renderFields(target, record, extra, context);
   const wanted = request?.query.properties?.split(',').map((name) => name.trim());
@@ -244,7 +280,7 @@ function renderObject(target: NativeObject, record: CrmRecord, extra: Record<str
   return out;
 }
 
-const hubspotError = (statusCode: number, category: string, message: string, request: DownstreamRequest, more: Flat = {}) =>
+export const hubspotError = (statusCode: number, category: string, message: string, request: DownstreamRequest, more: Flat = {}) =>
   reply(statusCode, { status: 'error', message, correlationId: requestUuid(request), ...more, category }, HEADERS);
 
 const PROPERTY_ERROR: Partial<Record<FieldError['kind'], string>> = {
@@ -254,7 +290,7 @@ const PROPERTY_ERROR: Partial<Record<FieldError['kind'], string>> = {
   value: 'INVALID_OPTION',
 };
 
-const errors: RouteErrors = {
+export const errors: RouteErrors = {
   notFound: (request) => {
     const segment = request.path.startsWith(`${PREFIX}/`) ? request.path.split('/')[3] : undefined;
     return hubspotError(404, 'OBJECT_NOT_FOUND', segment && !COLLECTIONS[segment] ? `Unable to infer object type from: ${segment}` : 'Resource not found', request);
@@ -276,7 +312,7 @@ const errors: RouteErrors = {
   },
 };
 
-const api: CollectionApi = {
+export const api: CollectionApi = {
   prefix: PREFIX,
   collections: Object.fromEntries(Object.entries(COLLECTIONS).map(([name, target]) => [name, [target]])),
   updateMethod: 'PATCH',
@@ -308,7 +344,8 @@ const api: CollectionApi = {
 };
 
 const ownersApi: CollectionApi = { ...api, prefix: 'crm/v3', collections: { owners: [OWNERS] } };
-const ROUTES = [...collectionRoutes(api), ...collectionRoutes(ownersApi)];
+// Search, batch, archived reads, properties and v4 associations first: they share path shapes with the plain routes.
+const ROUTES = [...hubspotMoreRoutes(), ...hubspotAssociationRoutes(), ...collectionRoutes(api), ...collectionRoutes(ownersApi)];
 
 export const hubspot: DownstreamSystem = {
   integrationId: 'hubspot',

@@ -1,9 +1,10 @@
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
-import { collectionRoutes, type CollectionApi, type Window } from './collection-api.js';
+import { collectionHandlers, collectionRoutes, type CollectionApi, type Window } from './collection-api.js';
 import { outreachCustom } from './custom-fields.js';
-import { engagementSeq, engagementTimes, fullName, isMailbox } from './engagement-native.js';
+import { list, OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes, renderUser as renderEngagementUser, type Resolver, type Resource } from './outreach-engagement.js';
+import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
 import {
   computed,
   custom,
@@ -30,7 +31,7 @@ import {
   type Flat,
   type NativeObject,
 } from './rest-engine.js';
-import { dispatch, intParam, reply, type Route, type RouteErrors } from './router.js';
+import { dispatch, intParam, reply, type Params, type Route, type RouteErrors } from './router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './types.js';
 
 /** Outreach API v2, JSON:API: `{ data: { type, id, attributes, relationships } }`, numeric ids, PATCH to update. */
@@ -212,7 +213,12 @@ function listBody(items: unknown[], page: Window, request: DownstreamRequest, co
 
 const api: CollectionApi = {
   prefix: '',
-  collections: Object.fromEntries(Object.entries(COLLECTIONS).map(([name, target]) => [name, [target]])),
+  // `users` and `tasks` are the engagement users and tasks (outreach-engagement.ts), not CRM records.
+  collections: Object.fromEntries(
+    Object.entries(COLLECTIONS)
+      .filter(([name]) => !OUTREACH_ENGAGEMENT_PATHS.includes(name))
+      .map(([name, target]) => [name, [target]]),
+  ),
   updateMethod: 'PATCH',
   // Outreach rejects unknown and read-only attributes.
   policy: { unknown: 'reject', readOnly: 'reject' },
@@ -260,7 +266,51 @@ const MAILBOX_ROUTES: Route[] = [
   },
 ];
 
-const ROUTES = [...collectionRoutes(api), ...MAILBOX_ROUTES];
+/** A CRM collection as a listable resource, for lists that filter, sort or include. */
+function crmResource(name: string): Resource {
+  const target = COLLECTIONS[name]!;
+  const render = (entry: { record: CrmRecord; extra: Record<string, unknown> }, context: DownstreamContext) => renderResource(target, entry.record, entry.extra, context);
+  return {
+    type: target.resource,
+    path: name,
+    count: (context) => context.data.crm[target.type].size,
+    all: (context) => context.data.crm[target.type].entries().map((entry) => render(entry, context)),
+    one: (id, context) => {
+      const entry = context.data.crm[target.type].getByNativeId(id);
+      return entry ? render(entry, context) : undefined;
+    },
+  };
+}
+
+/**
+ * A CRM record's owner is a CRM user: `users/{id}` and `include=owner` still find it by its
+ * id, though `users` lists the engagement users.
+ */
+const crmUser = (id: string, context: DownstreamContext) => crmResource('users').one(id, context);
+
+/** `include` of a CRM relationship (account, opportunity, owner…): the record as its own resource. */
+const includeCrm: Resolver = (ref, context) => {
+  if (ref.type === 'user') return crmUser(String(ref.id), context);
+  const name = Object.keys(COLLECTIONS).find((candidate) => COLLECTIONS[candidate]!.resource === ref.type && !OUTREACH_ENGAGEMENT_PATHS.includes(candidate));
+  return name ? crmResource(name).one(String(ref.id), context) : undefined;
+};
+
+/**
+ * GET of a CRM collection with `filter[...]`, `sort` or `include`: filtered over the rendered
+ * resources; a plain list pages the store directly (cheaper, same answer).
+ */
+const QUERYING = /^(filter\[|sort$|include$)/;
+const crmListRoutes: Route[] = Object.keys(api.collections).map((name) => {
+  const plain = collectionHandlers(api, name).list;
+  return {
+    method: 'GET' as const,
+    pattern: name,
+    run: (params: Params, request: DownstreamRequest, context: DownstreamContext) =>
+      Object.keys(request.query).some((key) => QUERYING.test(key)) ? list(crmResource(name), request, context, includeCrm) : plain(params, request, context),
+  };
+});
+
+const ROUTES = [...outreachEngagementRoutes({ users: crmUser }), ...crmListRoutes, ...collectionRoutes(api), ...MAILBOX_ROUTES];
 
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',
@@ -269,22 +319,9 @@ export const outreach: DownstreamSystem = {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);
     return target ? renderResource(target, record, extra, context) : { id: Number(record.nativeId), attributes: outreachCustom.read(customOf(extra)) };
   },
+  // The same resource objects as GET mailboxes/{id} and users/{id} answer under `data`.
   nativeEngagement: (collection, record, extra, context) => {
-    if (isMailbox(collection, record)) {
-      const { type, id, attributes } = renderMailbox(record, extra, context) as { type: string; id: number; attributes: Flat };
-      return { type, id, ...attributes };
-    }
-    const user = record as EngagementUser;
-    return {
-      type: 'user',
-      id: engagementSeq('users', user.id, context.data),
-      firstName: user.firstName,
-      lastName: user.lastName,
-      name: fullName(user),
-      email: user.email,
-      locked: false,
-      ...engagementTimes(user, ['createdAt', 'updatedAt']),
-      ...outreachCustom.read(customOf(extra)),
-    };
+    if (isMailbox(collection, record)) return renderMailbox(record, extra, context);
+    return renderEngagementUser(record as EngagementUser, engagementSeq('users', record.id, context.data) ?? 0, extra, context);
   },
 };

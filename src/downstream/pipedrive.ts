@@ -2,6 +2,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser } from '../model/engagement.js';
 import { collectionRoutes, type CollectionApi } from './collection-api.js';
 import { nestedCustom } from './custom-fields.js';
+import { pipedriveSearchRoutes } from './pipedrive-search.js';
 import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from './engagement-native.js';
 import {
   asNumber,
@@ -38,13 +39,13 @@ import type { DownstreamSystem } from './types.js';
 
 /** Pipedrive API v1 (`v1/persons`…): `{ success, data }` envelopes, numeric ids, PUT to update. */
 
-const HEADERS = { 'x-ratelimit-limit': '80', 'x-ratelimit-remaining': '79', 'x-daily-requests-left': '9999' };
+export const HEADERS = { 'x-ratelimit-limit': '80', 'x-ratelimit-remaining': '79', 'x-daily-requests-left': '9999' };
 const ERROR_INFO = 'Please check developers.pipedrive.com for more information about Pipedrive API.';
 const pdTime = time(timeFormat.pipedrive);
 const customFields = nestedCustom('custom_fields');
 
 /** Stages of the default pipeline; won and lost are a deal's status, not a stage. */
-const PIPELINE = ['Prospecting', 'Qualification', 'Needs Analysis', 'Proposal', 'Negotiation'];
+export const PIPELINE = ['Prospecting', 'Qualification', 'Needs Analysis', 'Proposal', 'Negotiation'];
 
 // How references look in a GET: the linked record summarised, its id under `value`.
 const userRef: RefStyle = (nativeId, user) => {
@@ -178,7 +179,7 @@ const object = (type: CrmObjectType, name: string, fields: FieldMap[], more: Par
 
 const isTask = (body: Flat) => body.type === undefined || body.type === 'task';
 
-const COLLECTIONS: Record<string, NativeObject[]> = {
+export const COLLECTIONS: Record<string, NativeObject[]> = {
   persons: [object('Contact', 'Person', [
     fullName('name'),
     field('first_name', 'firstName'),
@@ -272,10 +273,10 @@ const COLLECTIONS: Record<string, NativeObject[]> = {
   ],
 };
 
-const failure = (statusCode: number, error: string) =>
+export const failure = (statusCode: number, error: string) =>
   reply(statusCode, { success: false, error, error_info: ERROR_INFO, data: null, additional_data: null }, HEADERS);
 
-const errors: RouteErrors = {
+export const errors: RouteErrors = {
   notFound: () => failure(404, 'Unknown method .'),
   methodNotAllowed: () => failure(404, 'Unknown method .'),
   invalid: (error) => {
@@ -284,7 +285,7 @@ const errors: RouteErrors = {
   },
 };
 
-const api: CollectionApi = {
+export const api: CollectionApi = {
   prefix: 'v1',
   collections: COLLECTIONS,
   updateMethod: 'PUT',
@@ -312,7 +313,8 @@ const api: CollectionApi = {
   missing: (collection) => failure(404, `${COLLECTIONS[collection]![0]!.name} not found`),
 };
 
-const ROUTES = collectionRoutes(api);
+// Search first: `v1/persons/search` would otherwise read as the person with id `search`.
+const ROUTES = [...pipedriveSearchRoutes(), ...collectionRoutes(api)];
 
 export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',

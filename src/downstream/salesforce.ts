@@ -23,7 +23,6 @@ import {
   type Target,
 } from './fields.js';
 import {
-  allOf,
   createRecord,
   customOf,
   deleteRecord,
@@ -40,18 +39,19 @@ import {
   type WritePolicy,
 } from './rest-engine.js';
 import { dispatch, reply, type Params, type Route, type RouteErrors } from './router.js';
-import { parseSoql, type Soql } from './salesforce-soql.js';
+import { parseSoql } from './salesforce-soql.js';
+import { runSoql, type QuerySchema } from './salesforce-query.js';
+import { salesforceMoreRoutes } from './salesforce-routes.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse, DownstreamSystem } from './types.js';
 
 /** Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, SOQL queries, errors as arrays. */
 
-const DEFAULT_VERSION = 'v53.0';
-const HEADERS = { 'sforce-limit-info': 'api-usage=25/15000' };
+export const DEFAULT_VERSION = 'v53.0';
+export const HEADERS = { 'sforce-limit-info': 'api-usage=25/15000' };
 // Salesforce rejects what it does not know or may not write.
-const POLICY: WritePolicy = { unknown: 'reject', readOnly: 'reject' };
-const QUERY_BATCH = 2000;
+export const POLICY: WritePolicy = { unknown: 'reject', readOnly: 'reject' };
 
-interface SObject extends NativeObject {
+export interface SObject extends NativeObject {
   keyPrefix: string;
   label: string;
 }
@@ -78,7 +78,7 @@ function sobject(name: string, type: CrmObjectType, keyPrefix: string, fields: F
   return { name, label: name, type, keyPrefix, fields: [...head, ...fields, ...audit], custom: salesforceCustom, ...more };
 }
 
-const SOBJECTS: SObject[] = [
+export const SOBJECTS: SObject[] = [
   sobject('Contact', 'Contact', '003', [
     account,
     field('LastName', 'lastName'),
@@ -193,10 +193,10 @@ const SOBJECTS: SObject[] = [
   ], { required: ['EventId', 'RelationId'], defaults: { status: 'NeedsAction' } }),
 ];
 
-const sobjectNamed = (name: string | undefined) => SOBJECTS.find((candidate) => candidate.name.toLowerCase() === name?.toLowerCase());
+export const sobjectNamed = (name: string | undefined) => SOBJECTS.find((candidate) => candidate.name.toLowerCase() === name?.toLowerCase());
 const byType = (type: CrmObjectType) => SOBJECTS.find((candidate) => candidate.type === type);
 
-function render(object: SObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, version = DEFAULT_VERSION): Flat {
+export function render(object: SObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, version = DEFAULT_VERSION): Flat {
   return {
     attributes: { type: object.name, url: `/services/data/${version}/sobjects/${object.name}/${record.nativeId}` },
     ...renderFields(object, record, extra, context),
@@ -204,12 +204,12 @@ function render(object: SObject, record: CrmRecord, extra: Record<string, unknow
 }
 
 /** Every column a query may select: the fields and the org's custom fields. */
-function columnsOf(object: SObject): string[] {
+export function columnsOf(object: SObject): string[] {
   const customs = Object.keys(salesforceCustom.read(Object.fromEntries(CUSTOM_FIELD_KEYS.map((key) => [key, null]))));
   return [...object.fields.filter((candidate) => candidate.read).map((candidate) => candidate.native), ...customs];
 }
 
-function describe(object: SObject, version: string) {
+export function describe(object: SObject, version: string) {
   const base = `/services/data/${version}/sobjects/${object.name}`;
   const writable = !object.readOnly;
   return {
@@ -225,7 +225,7 @@ function describe(object: SObject, version: string) {
   };
 }
 
-const sfError = (statusCode: number, errorCode: string, message: string, fields?: string[]) =>
+export const sfError = (statusCode: number, errorCode: string, message: string, fields?: string[]) =>
   reply(statusCode, [{ message, errorCode, ...(fields ? { fields } : {}) }], HEADERS);
 
 const ERROR_CODES: Record<FieldError['kind'], string> = {
@@ -239,27 +239,32 @@ const ERROR_CODES: Record<FieldError['kind'], string> = {
   param: 'MALFORMED_QUERY',
 };
 
-const errors: RouteErrors = {
+export const errors: RouteErrors = {
   notFound: () => sfError(404, 'NOT_FOUND', 'The requested resource does not exist'),
   methodNotAllowed: (request, allowed) =>
     sfError(405, 'METHOD_NOT_ALLOWED', `HTTP Method '${request.method}' not allowed. Allowed are ${[...allowed, 'HEAD'].join(',')}`),
   invalid: (error, request) => {
-    const sobjectName = sobjectNamed(request.path.split('/')[4])?.name ?? 'sObject';
-    const message =
-      error.code !== undefined
-        ? error.message
-        : error.kind === 'required'
-          ? `Required fields are missing: [${error.field}]`
-          : error.kind === 'unknown'
-            ? `No such column '${error.field}' on sobject of type ${sobjectName}`
-            : error.kind === 'readOnly'
-              ? `Unable to create/update fields: ${error.field}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`
-              : error.message;
-    return sfError(400, error.code ?? ERROR_CODES[error.kind], message, error.field && error.kind !== 'param' ? [error.field] : []);
+    const body = errorOf(error, sobjectNamed(request.path.split('/')[4])?.name ?? 'sObject');
+    return sfError(400, body.errorCode, body.message, body.fields);
   },
 };
 
-function writeBody(body: unknown, object: SObject): Flat {
+/** A FieldError as one entry of Salesforce's error array. */
+export function errorOf(error: FieldError, sobjectName: string): { message: string; errorCode: string; fields: string[] } {
+  const message =
+    error.code !== undefined
+      ? error.message
+      : error.kind === 'required'
+        ? `Required fields are missing: [${error.field}]`
+        : error.kind === 'unknown'
+          ? `No such column '${error.field}' on sobject of type ${sobjectName}`
+          : error.kind === 'readOnly'
+            ? `Unable to create/update fields: ${error.field}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`
+            : error.message;
+  return { message, errorCode: error.code ?? ERROR_CODES[error.kind], fields: error.field && error.kind !== 'param' ? [error.field] : [] };
+}
+
+export function writeBody(body: unknown, object: SObject): Flat {
   if (isPlainObject(body)) return body;
   const token = Array.isArray(body) ? 'START_ARRAY' : body === undefined || body === null ? 'VALUE_NULL' : 'VALUE_STRING';
   throw new FieldError(undefined, `Cannot deserialize instance of ${object.name} from ${token} value`, 'body');
@@ -284,53 +289,54 @@ function withRecord(
   });
 }
 
-function runQuery(soql: Soql, version: string, context: DownstreamContext, skip: number): DownstreamResponse {
-  const object = sobjectNamed(soql.from);
-  if (!object) {
-    throw new FieldError('q', `sObject type '${soql.from}' is not supported.`, 'unknown', 'INVALID_TYPE');
-  }
-  const columns = columnsOf(object);
-  const column = (name: string) => {
-    const known = columns.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
-    if (!known) throw new FieldError('q', `No such column '${name}' on entity '${object.name}'.`, 'unknown', 'INVALID_FIELD');
-    return known;
-  };
-  const selected = soql.fields.map(column);
-  const where = soql.where && { field: column(soql.where.field), value: soql.where.value };
-  const order = soql.orderBy && { field: column(soql.orderBy.field), sign: soql.orderBy.descending ? -1 : 1 };
-  let rows = allOf([object], context.data).map(({ entry }) => render(object, entry.record, entry.extra, context, version));
-  if (where) rows = rows.filter((row) => row[where.field] !== null && String(row[where.field]) === where.value);
-  if (order) {
-    const key = (row: Flat) => row[order.field] as string | number | boolean | null;
-    // Nulls first ascending, as Salesforce sorts them.
-    rows = [...rows].sort((a, b) => {
-      const x = key(a);
-      const y = key(b);
-      return order.sign * (x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1);
-    });
-  }
-  rows = rows.slice(soql.offset ?? 0, soql.limit === undefined ? undefined : (soql.offset ?? 0) + soql.limit);
-  const batch = rows.slice(skip, skip + QUERY_BATCH);
-  const done = skip + batch.length >= rows.length;
+/** The simulated sObjects as the query engine sees them. */
+const SCHEMA: QuerySchema = {
+  object: (name) => sobjectNamed(name),
+  ofId: (nativeId, context) => {
+    const object = SOBJECTS.find((candidate) => nativeId.startsWith(candidate.keyPrefix));
+    const found = object ? findRecord([object], nativeId, context.data) : undefined;
+    return object && found ? { name: object.name, row: render(object, found.entry.record, found.entry.extra, context) } : undefined;
+  },
+  columns: (name) => columnsOf(sobjectNamed(name)!),
+  rows: (name, context, start = 0, end) => {
+    const object = sobjectNamed(name)!;
+    const collection = context.data.crm[object.type];
+    const entries = end === undefined && start === 0 ? collection.entries() : collection.slice(start, Math.max(0, (end ?? collection.size) - start));
+    return entries.map((entry) => render(object, entry.record, entry.extra, context));
+  },
+  count: (name, context) => context.data.crm[sobjectNamed(name)!.type].size,
+};
+
+function runQuery(query: string, version: string, context: DownstreamContext, skip: number): DownstreamResponse {
+  const answer = runSoql(SCHEMA, parseSoql(query), context, skip);
+  const records = answer.records.map((row) => withVersion(row, version));
   return reply(
     200,
     {
-      totalSize: rows.length,
-      done,
-      ...(done ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator(soql, skip + QUERY_BATCH)}` }),
-      records: batch.map((row) => ({ attributes: row.attributes, ...Object.fromEntries(selected.map((name) => [name, row[name] ?? null])) })),
+      totalSize: answer.totalSize,
+      done: answer.done,
+      ...(answer.next === undefined ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator(query, answer.next)}` }),
+      records,
     },
     HEADERS,
   );
 }
 
+/** Rows render with the default version's urls; a query on another version shows its own. */
+function withVersion(row: Flat, version: string): Flat {
+  if (version === DEFAULT_VERSION) return row;
+  return JSON.parse(JSON.stringify(row).replaceAll(`/services/data/${DEFAULT_VERSION}/`, `/services/data/${version}/`)) as Flat;
+}
+
 // A query locator carries the query and where the next batch starts: no server-side state.
-const locator = (soql: Soql, next: number) => `${Buffer.from(JSON.stringify(soql)).toString('base64url')}-${next}`;
+const locator = (query: string, next: number) => `${Buffer.from(query).toString('base64url')}-${next}`;
 
 const versioned = (run: Route['run']): Route['run'] => (params, request, context) =>
   /^v\d+\.\d+$/.test(params.version!) ? run(params, request, context) : errors.notFound(request, context);
 
+// Describe and sObject Collections first: their paths would match the single-record routes.
 const ROUTES: Route[] = [
+  ...salesforceMoreRoutes(),
   {
     method: 'GET',
     pattern: 'services/data/:version/sobjects',
@@ -376,23 +382,16 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: 'services/data/:version/query',
-    run: versioned((params, request, context) => runQuery(parseSoql(request.query.q), params.version!, context, 0)),
+    run: versioned((params, request, context) => runQuery(request.query.q ?? '', params.version!, context, 0)),
   },
   {
     method: 'GET',
     pattern: 'services/data/:version/query/:locator',
     run: versioned((params, _request, context) => {
       const m = /^([A-Za-z0-9_-]+)-(\d+)$/.exec(params.locator!);
-      let soql: Soql | undefined;
-      try {
-        soql = m ? (JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as Soql) : undefined;
-      } catch {
-        soql = undefined;
-      }
-      if (!soql || typeof soql.from !== 'string' || !Array.isArray(soql.fields)) {
-        return sfError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
-      }
-      return runQuery(soql, params.version!, context, Number(m![2]));
+      const query = m ? Buffer.from(m[1]!, 'base64url').toString('utf8') : '';
+      if (!m || !/^\s*select\s/i.test(query)) return sfError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
+      return runQuery(query, params.version!, context, Number(m[2]));
     }),
   },
 ];

@@ -3,7 +3,8 @@ import type { EngagementUser } from '../model/engagement.js';
 import { INTEGRATIONS } from '../model/integrations.js';
 import { collectionRoutes, type CollectionApi } from './collection-api.js';
 import { nestedCustom } from './custom-fields.js';
-import { engagementSeq, engagementTimes, fullName, isMailbox } from './engagement-native.js';
+import { renderUser as renderEngagementUser, SALESLOFT_ENGAGEMENT_PATHS, salesloftEngagementRoutes } from './salesloft-engagement.js';
+import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
 import {
   asNumber,
   computed,
@@ -165,7 +166,12 @@ const errors: RouteErrors = {
 
 const api: CollectionApi = {
   prefix: '',
-  collections: Object.fromEntries(Object.entries(COLLECTIONS).map(([name, target]) => [name, [target]])),
+  // `users` and `tasks` are the engagement users and tasks (salesloft-engagement.ts), not CRM records.
+  collections: Object.fromEntries(
+    Object.entries(COLLECTIONS)
+      .filter(([name]) => !SALESLOFT_ENGAGEMENT_PATHS.includes(name))
+      .map(([name, target]) => [name, [target]]),
+  ),
   updateMethod: 'PUT',
   // Salesloft drops parameters it does not permit.
   policy: { unknown: 'ignore', readOnly: 'ignore' },
@@ -193,7 +199,11 @@ const api: CollectionApi = {
   missing: notFound,
 };
 
-const ROUTES = collectionRoutes(api);
+const crmUser = (id: string, context: DownstreamContext) => {
+  const entry = context.data.crm.User.getByNativeId(id);
+  return entry ? renderFields(COLLECTIONS.users!, entry.record, entry.extra, context) : undefined;
+};
+const ROUTES = [...salesloftEngagementRoutes({ users: crmUser }), ...collectionRoutes(api)];
 
 export const salesloft: DownstreamSystem = {
   integrationId: 'salesloft',
@@ -212,10 +222,7 @@ export const salesloft: DownstreamSystem = {
       const user = userId === null ? null : { id: userId, _href: `${base}/users/${userId}` };
       return { id, email_address: record.email, default: record.isDefault ?? null, user, ...tail };
     }
-    const user = record as EngagementUser;
-    const hex = user.id;
-    // Salesloft users also have a guid: the 32-hex id as a UUID.
-    const guid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-    return { id, guid, name: fullName(user), first_name: user.firstName, last_name: user.lastName, email: user.email, active: true, ...tail };
+    // The same object as GET users/{id} answers.
+    return renderEngagementUser(record as EngagementUser, id ?? 0, extra);
   },
 };

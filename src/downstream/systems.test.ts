@@ -350,15 +350,20 @@ describe('outreach', () => {
     expect(patch({ attributes: { createdAt: '2020-01-01T00:00:00Z' } }).statusCode).toBe(422);
   });
 
-  it('sets an opportunity stage by relationship and completes tasks by state', () => {
+  it('sets an opportunity stage by relationship; tasks are the engagement tasks, completed by markComplete', () => {
     const { data, call } = makeData('outreach');
     const opportunity = nth(data, 'Deal', 0);
     const answer = call('PATCH', `opportunities/${opportunity.nativeId}`, { data: { type: 'opportunity', relationships: { stage: { data: { type: 'opportunityStage', id: 7 } } } } });
     expect(answer.body.data.relationships.stage).toEqual({ data: { type: 'opportunityStage', id: 7 } });
     expect(data.crm.Deal.get(opportunity.id)).toMatchObject({ stage: 'Closed Lost', isClosed: true, isWon: false });
-    const task = data.crm.Task.entries().find((entry) => !(entry.record as CrmRecord<'Task'>).isDone)!.record;
-    call('PATCH', `tasks/${task.nativeId}`, { data: { type: 'task', attributes: { state: 'complete' } } });
-    expect(data.crm.Task.get(task.id)).toMatchObject({ isDone: true, status: 'Completed' });
+    const task = data.engagementTasks.entries().find((entry) => entry.record.state === 'incomplete')!;
+    expect(call('PATCH', `tasks/${task.seq}`, { data: { type: 'task', attributes: { state: 'complete' } } })).toMatchObject({
+      statusCode: 422,
+      body: { errors: [{ id: 'validationError', source: { pointer: '/data/attributes/state' } }] },
+    });
+    const done = call('POST', `tasks/${task.seq}/actions/markComplete`);
+    expect(done.body.data.attributes).toMatchObject({ state: 'complete', completedAt: '2025-01-01T00:00:00.000Z' });
+    expect(data.engagementTasks.get(task.record.id)).toMatchObject({ state: 'complete' });
   });
 
   it('lists the engagement mailboxes read-only, with JSON:API links', () => {
@@ -419,10 +424,11 @@ describe('apollo', () => {
     expect(accounts[0]).toMatchObject({ id: mailbox.id.slice(0, 24), email: mailbox.email, user_id: mailbox.associations.ownerUserId!.slice(0, 24), active: true });
   });
 
-  it('searches users by GET or POST and has no other user routes', () => {
+  it('searches users (the engagement users) by GET or POST and has no other user routes', () => {
     const { data, call } = makeData('apollo');
-    expect(call('GET', 'users/search', undefined, { per_page: '5' }).body.pagination).toEqual({ page: 1, per_page: 5, total_entries: data.crm.User.size, total_pages: 3 });
-    expect(call('POST', 'users/search', { page: 3, per_page: 5 }).body.users).toHaveLength(data.crm.User.size - 10);
+    const total = data.users.size;
+    expect(call('GET', 'users/search', undefined, { per_page: '5' }).body.pagination).toEqual({ page: 1, per_page: 5, total_entries: total, total_pages: Math.ceil(total / 5) });
+    expect(call('POST', 'users/search', { page: 3, per_page: 5 }).body.users).toHaveLength(5);
     expect(call('POST', 'users', {})).toMatchObject({ statusCode: 404, body: { error: 'Not found' } });
     expect(call('POST', 'contacts/search', { per_page: 'ten' })).toMatchObject({ statusCode: 422, body: { error: expect.stringContaining('per_page') } });
   });

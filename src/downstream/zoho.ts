@@ -2,6 +2,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser } from '../model/engagement.js';
 import { collectionRoutes, type CollectionApi } from './collection-api.js';
 import { zohoCustom } from './custom-fields.js';
+import { zohoSearchRoutes } from './zoho-search.js';
 import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from './engagement-native.js';
 import {
   computed,
@@ -39,7 +40,7 @@ import type { DownstreamContext, DownstreamSystem } from './types.js';
 
 /** Zoho CRM v3 (`{Module}`, `{Module}/{id}`): records wrapped in `data: [...]`, lookups as `{ id, name }`. */
 
-const HEADERS = { 'x-ratelimit-limit': '250', 'x-ratelimit-remaining': '249' };
+export const HEADERS = { 'x-ratelimit-limit': '250', 'x-ratelimit-remaining': '249' };
 const zohoTime = time(timeFormat.zoho);
 
 const lookup: RefStyle = (nativeId, target) => ({ id: nativeId, name: displayName(target) });
@@ -79,7 +80,7 @@ const module = (type: CrmObjectType, name: string, fields: FieldMap[], more: Par
 });
 const fullName = computed('Full_Name', (record) => displayName(record));
 
-const MODULES: Record<string, NativeObject> = {
+export const MODULES: Record<string, NativeObject> = {
   Contacts: module('Contact', 'Contacts', [
     field('First_Name', 'firstName', text),
     field('Last_Name', 'lastName', text),
@@ -213,9 +214,9 @@ function success(found: Found, message: string, context: DownstreamContext, full
   return { data: [{ code: 'SUCCESS', details, message, status: 'success' }] };
 }
 
-const zohoError = (statusCode: number, code: string, message: string, details: Flat = {}) => reply(statusCode, { code, details, message, status: 'error' }, HEADERS);
+export const zohoError = (statusCode: number, code: string, message: string, details: Flat = {}) => reply(statusCode, { code, details, message, status: 'error' }, HEADERS);
 
-const errors: RouteErrors = {
+export const errors: RouteErrors = {
   notFound: () => zohoError(404, 'INVALID_URL_PATTERN', 'Please check if the URL trying to access is a correct one'),
   methodNotAllowed: () => zohoError(405, 'INVALID_REQUEST_METHOD', 'The http request method type is not a valid one'),
   invalid: (error) => {
@@ -230,7 +231,7 @@ const errors: RouteErrors = {
   },
 };
 
-const api: CollectionApi = {
+export const api: CollectionApi = {
   prefix: '',
   collections: { ...Object.fromEntries(Object.entries(MODULES).map(([name, target]) => [name, [target]])), users: [USERS] },
   updateMethod: 'PUT',
@@ -265,7 +266,8 @@ const api: CollectionApi = {
     reply(404, { data: [{ code: 'INVALID_DATA', details: { id }, message: 'the id given seems to be invalid', status: 'error' }] }, HEADERS),
 };
 
-const ROUTES = collectionRoutes(api);
+// Search first: `Contacts/search` would otherwise read as the contact with id `search`.
+const ROUTES = [...zohoSearchRoutes(), ...collectionRoutes(api)];
 
 export const zoho: DownstreamSystem = {
   integrationId: 'zoho',

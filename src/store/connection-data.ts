@@ -17,6 +17,7 @@ import {
   type CrmRecord,
 } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
+import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { derivedAssociationHint, edgeKey, edgesOf, isManyField, linkOf, type Edge } from './associations.js';
 import { OrderedCollection } from './ordered-collection.js';
@@ -28,6 +29,14 @@ export interface RecordChange {
   eventType: 'CREATE' | 'UPDATE' | 'DELETE';
   /** The record after the change; for DELETE, as it was just before. Records are never edited in place. */
   record: CrmRecord;
+}
+
+/** A deleted record, kept for native `archived` reads. */
+export interface ArchivedRecord {
+  type: CrmObjectType;
+  record: CrmRecord;
+  extra: Record<string, unknown>;
+  archivedAt: string;
 }
 
 export interface ConnectionDataOptions {
@@ -56,6 +65,14 @@ export class ConnectionData {
   readonly crm: { [T in CrmObjectType]: OrderedCollection<CrmRecord> };
   readonly mailboxes = new OrderedCollection<Mailbox>();
   readonly users = new OrderedCollection<EngagementUser>();
+  /** Engagement tasks and actions (Outreach, Salesloft, Apollo), named by their users' taskIds and actionIds. */
+  readonly engagementTasks = new OrderedCollection<EngagementTask>();
+  readonly engagementActions = new OrderedCollection<EngagementAction>();
+  /**
+   * Deleted CRM records as they were, oldest first: plain data, for the downstream systems that
+   * keep deleted records readable (HubSpot's `archived=true`).
+   */
+  readonly archived: ArchivedRecord[] = [];
   private readonly options: ConnectionDataOptions;
 
   constructor(options: ConnectionDataOptions) {
@@ -162,6 +179,7 @@ export class ConnectionData {
     const current = this.get(type, id);
     this.relink(id, edgesOf(type, current), []);
     if (type === 'User') this.clearOwner(id);
+    this.archived.push({ type, record: current, extra: this.crm[type].entry(id)?.extra ?? {}, archivedAt: iso(this.options.clock.now()) });
     this.crm[type].delete(id);
     this.options.onChange({ objectType: type, eventType: 'DELETE', record: current });
   }

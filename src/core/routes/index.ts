@@ -2,6 +2,7 @@ import { chaosRoutes } from './chaos.js';
 import { connectionRoutes } from './connections.js';
 import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
+import { downstreamFaultRoutes } from './downstream-faults.js';
 import { engagementRoutes } from './engagement.js';
 import { inspectorRoutes } from './inspector.js';
 import { linkWidgetRoutes } from './link-widget.js';
@@ -30,4 +31,5 @@ export const ROUTES: Route[] = [
   ...stateRoutes,
   ...journalRoutes,
   ...faultRoutes,
+  ...downstreamFaultRoutes,
 ];

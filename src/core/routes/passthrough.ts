@@ -4,6 +4,7 @@ import { PASSTHROUGH_METHODS } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
+import { answerWithFaults } from '../downstream-faults.js';
 import { connectionByToken, type Route } from './context.js';
 
 const passthroughBody = z.object({
@@ -44,7 +45,7 @@ export const passthroughRoutes: Route[] = [
   {
     method: 'POST',
     pattern: '/crm/passthrough',
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const body = parseOrThrow(passthroughBody, ctx.body());
       const connection = connectionByToken(ctx, body.accessToken);
       const { path, query } = normalizePassthroughPath(body.path);
@@ -53,9 +54,9 @@ export const passthroughRoutes: Route[] = [
       const data = registry.dataOf(connection);
       const search = query.toString();
       const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${path}${search ? `?${search}` : ''}`;
-      const answer = downstreamFor(connection.integrationId).handle(
-        { method: body.method, path, query: Object.fromEntries(query), body: body.body },
-        { org: connection.org, data, now: clock.now() },
+      const request = { method: body.method, path, query: Object.fromEntries(query), body: body.body };
+      const answer = await answerWithFaults(connection, request, clock, () =>
+        downstreamFor(connection.integrationId).handle(request, { org: connection.org, data, now: clock.now() }),
       );
       return { body: { headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body } };
     },

@@ -5,6 +5,7 @@ import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { IntegrationId } from '../../model/integrations.js';
 import { assemble, mergeFields, type ConnectionData } from '../connection-data.js';
 import type { FixtureSet } from '../fixtures.js';
+import { seedEngagementActivity } from './seed-engagement-activity.js';
 import { fakeCustomFields, fakeFields, pastTime, type FakeContext } from './fake-fields.js';
 
 /** How many records a new connection starts with. */
@@ -63,6 +64,8 @@ export function seedConnection(ctx: SeedContext): void {
     for (const mailbox of set.engagement.mailboxes) ctx.data.mailboxes.insert(mailboxRecord(ctx, mailbox), customExtra(ctx));
   }
   seedEngagement(ctx);
+  // Its own stream: the records above stay as they were before engagement tasks and actions.
+  seedEngagementActivity(ctx.data, ctx.integrationId, ctx.random.fork('engagement-activity'), ctx.now);
 }
 
 /** Seeded history: created in the last two years, modified since, all before the connection. */

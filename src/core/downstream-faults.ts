@@ -1,0 +1,27 @@
+import type { Clock } from '../clock/clock.js';
+import { FAULT_ANSWERS, takeFault } from '../downstream/faults.js';
+import type { DownstreamRequest, DownstreamResponse } from '../downstream/types.js';
+import type { ConnectionState } from './connections.js';
+
+/**
+ * Answers one passthrough call, unless a downstream fault is pending on the connection: then
+ * the system's own rate-limit or server-error answer instead, or the normal answer after the
+ * fault's delay on the sandbox clock (a virtual clock must be advanced for it to arrive).
+ *
+ * @example const answer = await answerWithFaults(connection, request, clock, () => system.handle(request, context));
+ */
+export async function answerWithFaults(
+  connection: ConnectionState,
+  request: DownstreamRequest,
+  clock: Clock,
+  answer: () => DownstreamResponse,
+): Promise<DownstreamResponse> {
+  const fault = takeFault(connection.downstreamFaults);
+  if (!fault) return answer();
+  const answers = FAULT_ANSWERS[connection.integrationId];
+  if (fault.kind === 'rate-limit') return answers.rateLimited(request, fault, clock.now());
+  if (fault.kind === 'server-error') return answers.serverError(request, fault, clock.now());
+  // Not tracked: advance() waits for tracked work, and this only ends when time moves on.
+  await new Promise<void>((resolve) => clock.setTimer(fault.delayMs, resolve));
+  return answer();
+}
