@@ -1,0 +1,62 @@
+// Bounded soak: alternating segments of page reads and record updates (each update emits an
+// event delivered to a receiver) until a million requests or the time cap; RSS of the server
+// sampled after each segment. Flat after warm-up means no growth from journals, logs, page
+// caches or timers beyond their bounds (the delivery log keeps 10,000 finished entries).
+import { fileURLToPath } from 'node:url';
+import { drive } from './lib/load.mjs';
+import { startNode } from './lib/procs.mjs';
+import { fmt, row } from './lib/report.mjs';
+
+const SANDBOX = fileURLToPath(new URL('./servers/sandbox.mjs', import.meta.url));
+const RECEIVER = fileURLToPath(new URL('./servers/receiver.mjs', import.meta.url));
+const KEY = { 'service-api-token': 'sandbox-api-key' };
+
+export async function soak({ requests: wanted = 1_000_000, deliveries: wantedDeliveries = 100_000, seconds: cap = 90, segment = 5 } = {}) {
+  const receiver = await startNode(RECEIVER, ['0'], { core: 'generator' });
+  const server = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot'] })]);
+  try {
+    const [{ accessToken, connectionId }] = server.connections;
+    const json = { ...KEY, 'content-type': 'application/json' };
+    await fetch(`${server.url}/connection/webhook`, { method: 'POST', headers: json, body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }) });
+    const list = await (await fetch(`${server.url}/sandbox/connections/${connectionId}/records/Contact?limit=1`, { headers: KEY })).json();
+    const contactId = list.records[0].id;
+    const read = { path: `/engagement/users?accessToken=${accessToken}&limit=100`, headers: KEY };
+    const update = { path: `/sandbox/connections/${connectionId}/records/Contact/${contactId}`, method: 'PATCH', headers: json, body: JSON.stringify({ title: 'Soak tester' }) };
+    const delivered = async () => Number(await (await fetch(receiver.url)).text());
+    const samples = [];
+    let total = 0;
+    let errors = 0;
+    let updates = 0;
+    const started = performance.now();
+    while (total < wanted && (performance.now() - started) / 1000 < cap) {
+      const reads = await drive(server.url + read.path, { ...read, seconds: segment, connections: 50 });
+      // Few connections for updates: each becomes a delivery, and deliveries go one at a time.
+      const writes = await drive(server.url + update.path, { ...update, seconds: segment, connections: 2 });
+      total += reads.requests + writes.requests;
+      updates += writes.requests;
+      errors += reads.errors + writes.errors;
+      samples.push(server.rssMiB());
+    }
+    // Let the deliveries catch up (bounded), then a last sample.
+    const deadline = performance.now() + 30_000;
+    while ((await delivered()) < updates && performance.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    samples.push(server.rssMiB());
+    const count = await delivered();
+    const warm = samples[Math.min(1, samples.length - 1)];
+    const last = samples.at(-1);
+    const peak = Math.max(...samples.slice(1));
+    const flat = last <= warm * 1.15 && errors === 0;
+    row({
+      workload: `soak: ${fmt(total)} requests, ${fmt(count)} deliveries in ${fmt((performance.now() - started) / 1000)} s`,
+      sandbox: `RSS ${samples.map((s) => fmt(s)).join(' → ')} MiB`,
+      baseline: `after warm-up ${fmt(warm)} MiB, peak ${fmt(peak)}`,
+      ratio: last / warm,
+      target: `<= 1.15x, ${fmt(wanted)} requests and ${fmt(wantedDeliveries)} deliveries`,
+      pass: () => flat && total >= wanted && count >= wantedDeliveries,
+    });
+    return { total, count, samples, errors };
+  } finally {
+    await server.stop();
+    await receiver.stop();
+  }
+}
