@@ -153,10 +153,12 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
   return response.status;
 }
 
+/** Sends the body as bytes: a cached page's, encoded once, or the text encoded here once (not measured, then encoded again). */
 function writeResponse(res: ServerResponse, response: SandboxResponse): void {
-  const headers: Record<string, string | number> = response.headers;
-  res.writeHead(response.status, { ...headers, 'content-length': Buffer.byteLength(response.body) });
-  res.end(response.body);
+  const bytes = response.encoded ?? Buffer.from(response.body, 'utf8');
+  const headers: Record<string, string | number> = { ...response.headers, 'content-length': bytes.length };
+  res.writeHead(response.status, headers);
+  res.end(bytes);
 }
 
 /**

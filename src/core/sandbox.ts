@@ -88,7 +88,7 @@ export class Sandbox {
     const method = request.method.toUpperCase();
     const response = await this.answer(method, request);
     // HEAD is GET without the body, wherever GET is served.
-    return method === 'HEAD' ? { ...response, body: '' } : response;
+    return method === 'HEAD' ? { status: response.status, headers: response.headers, body: '' } : response;
   }
 
   private async answer(method: string, request: SandboxRequest): Promise<SandboxResponse> {
