@@ -1,11 +1,10 @@
-import { Faker, base, en } from '@faker-js/faker';
 import type { Clock, Timer } from '../clock/clock.js';
 import type { ConnectionStatus, ConnectionSummary, ExchangeResult, Webhook } from '../model/connection.js';
 import { INTEGRATIONS, type IntegrationId, type NativeOrg } from '../model/integrations.js';
 import { ConnectionData, type RecordChange } from '../store/connection-data.js';
 import type { FixtureSet } from '../store/fixtures.js';
-import { companyDomain } from '../store/seed/fake-fields.js';
 import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
+import { orgFaker, seededFaker } from '../store/seed/seeded-faker.js';
 import { ApiError, ErrorCode } from './errors.js';
 import type { Random } from './random.js';
 
@@ -28,7 +27,6 @@ export interface ConnectionState {
   lifecycle: Timer[];
   /** Built on first use: many tests never read a connection's records. */
   data: ConnectionData | undefined;
-  readonly seedFaker: Faker;
   /** Ids minted for this connection after its creation (webhook ids). */
   readonly ids: Random;
 }
@@ -57,12 +55,6 @@ export interface ConnectionRegistryOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function newFaker(random: Random): Faker {
-  const faker = new Faker({ locale: [en, base] });
-  faker.seed(random.uint32());
-  return faker;
-}
 
 /** Link tokens, public tokens and connections, and who may see which. */
 export class ConnectionRegistry {
@@ -129,12 +121,11 @@ export class ConnectionRegistry {
   private add(apiKey: string, integrationId: IntegrationId, nativeOrgId: string | undefined): ConnectionState {
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
-    const seedFaker = newFaker(random.fork('seed'));
-    const orgName = seedFaker.company.name();
+    const { slug } = orgFaker(random);
     const org: NativeOrg = {
       nativeOrgId: nativeOrgId ?? facts.newOrgId(random),
       nativeUserId: facts.newUserId(random),
-      slug: companyDomain(seedFaker, orgName).replace(/\.com$/, ''),
+      slug,
     };
     const now = this.options.clock.now();
     const connection: ConnectionState = {
@@ -151,7 +142,6 @@ export class ConnectionRegistry {
       webhook: undefined,
       lifecycle: [],
       data: undefined,
-      seedFaker,
       ids: random.fork('ids'),
     };
     this.byId.set(connection.connectionId, connection);
@@ -199,13 +189,14 @@ export class ConnectionRegistry {
       integrationId: connection.integrationId,
       clock: this.options.clock,
       random: random.fork('writes'),
-      faker: newFaker(random.fork('write-values')),
+      faker: seededFaker(random.fork('write-values')),
       onChange: (change) => this.options.onRecordChange(connection, change),
     });
     seedConnection({
       data,
       integrationId: connection.integrationId,
-      faker: connection.seedFaker,
+      // The same Faker, at the same point, as the one that drew the org at creation.
+      faker: orgFaker(random).faker,
       random: random.fork('seed-ids'),
       now: connection.createdTime,
       orgDomain: `${connection.org.slug}.com`,
