@@ -1,6 +1,7 @@
 // Cold start: spawn → first 200, of `crm-sandbox serve --port 0 --quiet` against a bare node:http
 // server started the same way; pinned to the server core; alternating; the median counts.
 import { spawn } from 'node:child_process';
+import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { pinned, rssMiB } from './lib/procs.mjs';
 import { fmt, median, row } from './lib/report.mjs';
@@ -23,19 +24,23 @@ async function firstOk(argv, path) {
       });
       child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
     });
-    for (;;) {
-      const res = await fetch(url + path).catch(() => undefined);
-      if (res?.status === 200) {
-        await res.arrayBuffer();
-        break;
-      }
-    }
+    // node:http, not fetch: the first fetch of a process pays for loading undici, which is not the server's time.
+    while ((await status(url + path)) !== 200);
     const ms = performance.now() - started;
     return { ms, rssMiB: rssMiB(child.pid) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((done) => (child.exitCode !== null ? done() : child.once('exit', done)));
   }
+}
+
+function status(url) {
+  return new Promise((resolve) => {
+    get(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    }).on('error', () => resolve(0));
+  });
 }
 
 export async function coldStart({ rounds = 5 } = {}) {
