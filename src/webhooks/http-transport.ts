@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import http from 'node:http';
+import https from 'node:https';
 
 /** What one POST to a webhook came to. */
 export type PostOutcome = { status: number; error?: undefined } | { status?: undefined; error: string };
@@ -13,15 +13,29 @@ export type HttpTransport = (
   signal?: AbortSignal,
 ) => Promise<PostOutcome>;
 
+/** The `fetch` of the process as it started: when `globalThis.fetch` is another, someone (MSW) wants to see requests. */
+const startupFetch = globalThis.fetch;
+
 /**
- * Posts through the global `fetch`, looked up at call time, so a test's MSW `setupServer`
- * (which patches `fetch`) can answer webhooks with its own handlers. `node:http(s)` takes over
+ * Posts plain-http webhooks with `node:http` over keep-alive connections (one agent per sandbox:
+ * a receiver's connection is reused from one delivery to the next, and different connections'
+ * deliveries go out in parallel on their own sockets). Everything else goes through the global
+ * `fetch`, looked up at call time, and so does every delivery while `fetch` is patched: a test's
+ * MSW `setupServer` can answer webhooks with its own handlers. `node:http(s)` also takes over
  * where fetch will not go: https with a CA to trust (local https receivers), and the ports the
  * Fetch standard blocks (6000, 10080…), which a webhook of the real service may well use.
  */
 export function createHttpTransport(options: { ca?: string | undefined } = {}): HttpTransport {
+  const agent = new http.Agent({ keepAlive: true });
+  let closing: AbortSignal | undefined;
   return async (url, headers, body, timeoutMs, signal) => {
+    // The sandbox closing (its signal aborts) also lets go of the idle keep-alive sockets.
+    if (signal && closing !== signal) {
+      closing = signal;
+      signal.addEventListener('abort', () => agent.destroy(), { once: true });
+    }
     if (options.ca !== undefined && url.startsWith('https:')) return postWithNode(url, headers, body, timeoutMs, signal, options.ca);
+    if (url.startsWith('http:') && globalThis.fetch === startupFetch) return postWithNode(url, headers, body, timeoutMs, signal, undefined, agent);
     try {
       const timeout = AbortSignal.timeout(timeoutMs);
       const response = await globalThis.fetch(url, {
@@ -50,21 +64,38 @@ function postWithNode(
   timeoutMs: number,
   signal: AbortSignal | undefined,
   ca: string | undefined,
+  agent?: http.Agent,
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
-    const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+    // Looked up at call time (not imported by name), so request interceptors see the call.
+    const request = url.startsWith('https:') ? https.request : http.request;
+    const bytes = Buffer.from(body, 'utf8');
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
     const req = request(
       url,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(bytes.length) },
+        ...(ca ? { ca } : {}),
+        ...(signal ? { signal } : {}),
+        ...(agent ? { agent } : {}),
+      },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-        res.on('error', (error) => resolve({ error: describeFailure(error, timeoutMs) }));
+        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
+        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
       },
     );
-    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })));
-    req.on('error', (error) => resolve({ error: describeFailure(error, timeoutMs) }));
-    req.end(body);
+    // The whole attempt is bounded, as fetch's timeout signal bounds it, not only a quiet socket.
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
+    req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+    req.end(bytes);
   });
 }
 
