@@ -15,8 +15,8 @@ const run = promisify(execFile);
 async function child(receiverUrl, connections, perConnection, baseline = false) {
   const argv = pinned('server', [process.execPath, CHILD, receiverUrl, String(connections), String(perConnection), ...(baseline ? ['--baseline'] : [])]);
   const { stdout } = await run(argv[0], argv.slice(1), { maxBuffer: 1 << 20 });
-  const { events, seconds } = JSON.parse(stdout);
-  return { events, rate: events / seconds };
+  const { events, seconds, cpuMs } = JSON.parse(stdout);
+  return { events, rate: events / seconds, cpuUs: (cpuMs * 1000) / events };
 }
 
 /** The receiver goes on the generator core: the sandbox has the server core to itself. */
@@ -45,6 +45,16 @@ export async function deliveries({ rounds = 3 } = {}) {
     ratio: rate / loopRate,
     target: '>= 0.5x',
     pass: (r) => r >= 0.5,
+  });
+  // CPU per delivery is steadier than a rate on a shared machine: it shows what each one costs.
+  const cpu = median(sandbox.map((r) => r.cpuUs));
+  const loopCpu = median(loop.map((r) => r.cpuUs));
+  row({
+    workload: 'CPU per delivery (sender process)',
+    sandbox: `${fmt(cpu)} µs`,
+    baseline: `${fmt(loopCpu)} µs (the POST loop)`,
+    ratio: cpu / loopCpu,
+    target: '',
   });
 
   const slow = await receiver(5);
