@@ -11,27 +11,32 @@ const SANDBOX = fileURLToPath(new URL('./servers/sandbox.mjs', import.meta.url))
 const RECEIVER = fileURLToPath(new URL('./servers/receiver.mjs', import.meta.url));
 const KEY = { 'service-api-token': 'sandbox-api-key' };
 
-export async function soak({ requests: wanted = 1_000_000, deliveries: wantedDeliveries = 100_000, seconds: cap = 90, segment = 5 } = {}) {
+export async function soak({ requests: wanted = 1_000_000, deliveries: wantedDeliveries = 100_000, seconds: cap = 150, segment = 5 } = {}) {
   const receiver = await startNode(RECEIVER, ['0'], { core: 'generator' });
-  const server = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot'] })]);
+  // Four connections with webhooks: deliveries of different connections go out in parallel.
+  const server = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot', 'salesforce', 'pipedrive', 'hubspot'] })]);
   try {
-    const [{ accessToken, connectionId }] = server.connections;
     const json = { ...KEY, 'content-type': 'application/json' };
-    await fetch(`${server.url}/connection/webhook`, { method: 'POST', headers: json, body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }) });
-    const list = await (await fetch(`${server.url}/sandbox/connections/${connectionId}/records/Contact?limit=1`, { headers: KEY })).json();
-    const contactId = list.records[0].id;
-    const read = { path: `/engagement/users?accessToken=${accessToken}&limit=100`, headers: KEY };
-    const update = { path: `/sandbox/connections/${connectionId}/records/Contact/${contactId}`, method: 'PATCH', headers: json, body: JSON.stringify({ title: 'Soak tester' }) };
+    const variants = [];
+    for (const { accessToken, connectionId } of server.connections) {
+      await fetch(`${server.url}/connection/webhook`, { method: 'POST', headers: json, body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }) });
+      const list = await (await fetch(`${server.url}/sandbox/connections/${connectionId}/records/Contact?limit=1`, { headers: KEY })).json();
+      const path = `/sandbox/connections/${connectionId}/records/Contact/${list.records[0].id}`;
+      // Alternating values: every update really changes the record, so every one is an event.
+      variants.push({ path, body: JSON.stringify({ jobTitle: 'Soak tester' }) }, { path, body: JSON.stringify({ jobTitle: 'Soak lead' }) });
+    }
+    const read = { path: `/engagement/users?accessToken=${server.connections[0].accessToken}&limit=100`, headers: KEY };
+    const update = { path: variants[0].path, method: 'PATCH', headers: json, variants };
     const delivered = async () => Number(await (await fetch(receiver.url)).text());
     const samples = [];
     let total = 0;
     let errors = 0;
     let updates = 0;
     const started = performance.now();
-    while (total < wanted && (performance.now() - started) / 1000 < cap) {
+    while ((total < wanted || updates < wantedDeliveries) && (performance.now() - started) / 1000 < cap) {
       const reads = await drive(server.url + read.path, { ...read, seconds: segment, connections: 50 });
       // Few connections for updates: each becomes a delivery, and deliveries go one at a time.
-      const writes = await drive(server.url + update.path, { ...update, seconds: segment, connections: 2 });
+      const writes = await drive(server.url + update.path, { ...update, seconds: segment, connections: 4 });
       total += reads.requests + writes.requests;
       updates += writes.requests;
       errors += reads.errors + writes.errors;

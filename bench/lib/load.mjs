@@ -27,11 +27,17 @@ let scripts = 0;
  * Drives `url` for `seconds` with `connections` keep-alive connections.
  * Resolves with { rps, p99Ms, requests, errors }.
  */
-export async function drive(url, { method = 'GET', headers = {}, body, seconds = 3, connections = 50 } = {}) {
-  if (!HAS_WRK) return driveWithNode(url, { method, headers, body, seconds, connections });
+export async function drive(url, { method = 'GET', headers = {}, body, variants, seconds = 3, connections = 50 } = {}) {
+  if (!HAS_WRK) return driveWithNode(url, { method, headers, body: body ?? variants?.[0]?.body, seconds, connections });
   const lua = [`wrk.method = ${JSON.stringify(method)}`];
   for (const [name, value] of Object.entries(headers)) lua.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
   if (body !== undefined) lua.push(`wrk.body = ${JSON.stringify(body)}`);
+  if (variants !== undefined) {
+    // Each request takes the next { path, body } in turn (e.g. updates that really change records).
+    lua.push(`local paths = { ${variants.map((v) => JSON.stringify(v.path)).join(', ')} }`);
+    lua.push(`local bodies = { ${variants.map((v) => JSON.stringify(v.body)).join(', ')} }`, 'local n = 0');
+    lua.push('request = function() n = n % #paths + 1; return wrk.format(nil, paths[n], nil, bodies[n]) end');
+  }
   const script = join(scratch, `s${scripts++}.lua`);
   writeFileSync(script, lua.join('\n') + '\n');
   const argv = pinned('generator', ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url]);
