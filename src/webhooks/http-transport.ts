@@ -26,16 +26,20 @@ const startupFetch = globalThis.fetch;
  * Fetch standard blocks (6000, 10080…), which a webhook of the real service may well use.
  */
 export function createHttpTransport(options: { ca?: string | undefined } = {}): HttpTransport {
-  const agent = new http.Agent({ keepAlive: true });
+  const keepAlive: KeepAlive = { agent: new http.Agent({ keepAlive: true }), inFlight: new Set(), targets: new Map() };
   let closing: AbortSignal | undefined;
   return async (url, headers, body, timeoutMs, signal) => {
-    // The sandbox closing (its signal aborts) also lets go of the idle keep-alive sockets.
+    // One listener on the sandbox's closing signal (not one per request): it aborts the keep-alive
+    // requests in flight and lets go of the idle sockets.
     if (signal && closing !== signal) {
       closing = signal;
-      signal.addEventListener('abort', () => agent.destroy(), { once: true });
+      signal.addEventListener('abort', () => abortAll(keepAlive), { once: true });
     }
     if (options.ca !== undefined && url.startsWith('https:')) return postWithNode(url, headers, body, timeoutMs, signal, options.ca);
-    if (url.startsWith('http:') && globalThis.fetch === startupFetch) return postWithNode(url, headers, body, timeoutMs, signal, undefined, agent);
+    if (url.startsWith('http:') && globalThis.fetch === startupFetch) {
+      if (signal?.aborted) return { error: describeFailure(abortError(), timeoutMs) };
+      return postKeepAlive(keepAlive, url, headers, body, timeoutMs);
+    }
     try {
       const timeout = AbortSignal.timeout(timeoutMs);
       const response = await globalThis.fetch(url, {
@@ -57,6 +61,64 @@ export function createHttpTransport(options: { ca?: string | undefined } = {}): 
   };
 }
 
+/** The keep-alive path's state, one per sandbox. */
+interface KeepAlive {
+  agent: http.Agent;
+  /** Requests in flight, aborted together when the sandbox closes. */
+  inFlight: Set<http.ClientRequest>;
+  /** Parsed webhook URLs: a connection posts to the same one again and again. */
+  targets: Map<string, http.RequestOptions>;
+}
+
+const abortError = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
+
+function abortAll(keepAlive: KeepAlive): void {
+  for (const req of keepAlive.inFlight) req.destroy(abortError());
+  keepAlive.inFlight.clear();
+  keepAlive.agent.destroy();
+}
+
+function targetOf(keepAlive: KeepAlive, url: string): http.RequestOptions {
+  let target = keepAlive.targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { protocol: parsed.protocol, hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port, path: parsed.pathname + parsed.search };
+    if (parsed.username || parsed.password) target.auth = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    if (keepAlive.targets.size >= 1_000) keepAlive.targets.clear();
+    keepAlive.targets.set(url, target);
+  }
+  return target;
+}
+
+/** One POST on the sandbox's keep-alive agent. */
+function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+  return new Promise((resolve) => {
+    const bytes = Buffer.from(body, 'utf8');
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      keepAlive.inFlight.delete(req);
+      resolve(outcome);
+    };
+    // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
+    const req = http.request(
+      { ...targetOf(keepAlive, url), method: 'POST', agent: keepAlive.agent, headers: { ...headers, 'content-length': String(bytes.length) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
+        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+      },
+    );
+    keepAlive.inFlight.add(req);
+    // The whole attempt is bounded, as fetch's timeout signal bounds it, not only a quiet socket.
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
+    req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+    req.end(bytes);
+  });
+}
+
 function postWithNode(
   url: string,
   headers: Record<string, string>,
@@ -64,7 +126,6 @@ function postWithNode(
   timeoutMs: number,
   signal: AbortSignal | undefined,
   ca: string | undefined,
-  agent?: http.Agent,
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
     // Looked up at call time (not imported by name), so request interceptors see the call.
@@ -84,7 +145,6 @@ function postWithNode(
         headers: { ...headers, 'content-length': String(bytes.length) },
         ...(ca ? { ca } : {}),
         ...(signal ? { signal } : {}),
-        ...(agent ? { agent } : {}),
       },
       (res) => {
         res.resume();
