@@ -35,6 +35,12 @@ export function startNode(script, args = [], { nodeArgs = [], core = 'server' } 
     lines.once('line', (line) => {
       const info = JSON.parse(line);
       resolve({
+        /** Asks the child (SIGUSR2) for its live heap after a full GC, in MiB (bench/servers/sandbox.mjs). */
+        heapMiB: () =>
+          new Promise((done) => {
+            lines.once('line', (reply) => done(JSON.parse(reply).heapMiB));
+            child.kill('SIGUSR2');
+          }),
         ...info,
         pid: child.pid,
         child,

@@ -19,3 +19,8 @@ const connections = (config.integrations ?? ['hubspot']).map((integrationId) => 
 const server = await startDevServer(sandbox, { port: 0 });
 console.log(JSON.stringify({ url: server.url, connections }));
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
+// With --expose-gc: SIGUSR2 collects garbage and prints the live heap, for the soak to sample.
+process.on('SIGUSR2', () => {
+  globalThis.gc?.();
+  console.log(JSON.stringify({ heapMiB: process.memoryUsage().heapUsed / 2 ** 20 }));
+});
