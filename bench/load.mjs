@@ -1,22 +1,26 @@
-// A small HTTP load generator (keep-alive, N concurrent loops) run in its own process so it
-// does not share an event loop with the server it measures. Prints { requests, errors, seconds }.
+// Fallback load generator (when wrk is not installed): keep-alive node:http loops in their own
+// process. Prints { requests, errors, seconds, p99Ms }.
+// Usage: node bench/load.mjs URL SECONDS CONNECTIONS '{"method","headers","body"}'
 import http from 'node:http';
 
-const [url, seconds = '5', connections = '50', headerJson = '{}'] = process.argv.slice(2);
-const headers = JSON.parse(headerJson);
+const [url, seconds = '5', connections = '50', requestJson = '{}'] = process.argv.slice(2);
+const { method = 'GET', headers = {}, body } = JSON.parse(requestJson);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number(connections) });
 const target = new URL(url);
 const deadline = performance.now() + Number(seconds) * 1000;
+const latencies = [];
 let requests = 0;
 let errors = 0;
 
 function once() {
+  const started = performance.now();
   return new Promise((resolve) => {
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, agent, headers }, (res) => {
+    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, agent, headers }, (res) => {
       res.resume();
       res.on('end', () => {
-        if (res.statusCode === 200) requests++;
+        if (res.statusCode < 400) requests++;
         else errors++;
+        latencies.push(performance.now() - started);
         resolve();
       });
     });
@@ -24,7 +28,7 @@ function once() {
       errors++;
       resolve();
     });
-    req.end();
+    req.end(body);
   });
 }
 
@@ -34,5 +38,7 @@ async function loop() {
 
 const started = performance.now();
 await Promise.all(Array.from({ length: Number(connections) }, loop));
-console.log(JSON.stringify({ requests, errors, seconds: (performance.now() - started) / 1000 }));
+latencies.sort((a, b) => a - b);
+const p99Ms = latencies[Math.floor(latencies.length * 0.99)] ?? NaN;
+console.log(JSON.stringify({ requests, errors, seconds: (performance.now() - started) / 1000, p99Ms }));
 agent.destroy();

@@ -1,8 +1,152 @@
-// Runs every bench in turn. Needs a build: `npm run build` (or `npm install`) first.
-import { execFileSync } from 'node:child_process';
+// `npm run bench`: the dev server measured from outside against bare node:http serving the same
+// bytes, plus delivery rate, cold start, in-process MSW, memory and a bounded soak. Prints every
+// figure raw, its ratio and PASS/FAIL; writes the table to bench/latest.md. Not part of `npm test`.
+// Options: --quick (short runs, small soak), --only=name[,name] (throughput, pages, deliveries,
+// cold-start, msw, memory, scenarios, passthrough-queries, soak).
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { coldStart } from './cold-start.mjs';
+import { deliveries } from './deliveries.mjs';
+import { GENERATOR } from './lib/load.mjs';
+import { PINNING, startNode } from './lib/procs.mjs';
+import { fmt, row, table } from './lib/report.mjs';
+import { bulkImport } from './scenario-bulk-import.mjs';
+import { soak } from './soak.mjs';
+import { compare } from './throughput.mjs';
 
-for (const bench of ['page-cost.mjs', 'dev-server.mjs', 'memory.mjs', 'scenario-bulk-import.mjs', 'passthrough-queries.mjs']) {
-  console.log(`\n== ${bench}`);
-  execFileSync(process.execPath, [...process.execArgv, fileURLToPath(new URL(bench, import.meta.url)), ...process.argv.slice(2)], { stdio: "inherit" });
+const run = promisify(execFile);
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const wants = (name) => !only || only.includes(name);
+const SANDBOX = fileURLToPath(new URL('./servers/sandbox.mjs', import.meta.url));
+const KEY = { 'service-api-token': 'sandbox-api-key' };
+const JSON_POST = { ...KEY, 'content-type': 'application/json' };
+const timing = quick ? { rounds: 1, seconds: 2 } : { rounds: 2, seconds: 3 };
+const benchStarted = performance.now();
+
+const machine = `${cpus()[0]?.model ?? 'cpu'}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}`;
+console.log(`machine: ${machine}\ngenerator: ${GENERATOR}; pinning: ${PINNING ? 'servers on core 0, generator on core 1 (taskset)' : 'none'}\n`);
+console.log('  workload: sandbox | baseline | ratio | target | verdict');
+
+if (wants('throughput')) {
+  const server = await startNode(SANDBOX, [JSON.stringify({ users: 250, integrations: ['hubspot'] })]);
+  try {
+    const [{ accessToken }] = server.connections;
+    const users = await compare('GET /engagement/users?limit=100', server, { path: `/engagement/users?accessToken=${accessToken}&limit=100`, headers: KEY }, timing);
+    const passthrough = await compare(
+      'POST /crm/passthrough (HubSpot contacts)',
+      server,
+      { path: '/crm/passthrough', method: 'POST', headers: JSON_POST, body: JSON.stringify({ accessToken, method: 'GET', path: 'crm/v3/objects/contacts', query: { limit: 20 } }) },
+      timing,
+    );
+    const latency = (name, result) =>
+      row({
+        workload: `p99 latency, ${name}`,
+        sandbox: `${fmt(result.sandbox.p99Ms, 2)} ms`,
+        baseline: `${fmt(result.ceiling.p99Ms, 2)} ms`,
+        ratio: result.sandbox.p99Ms / result.ceiling.p99Ms,
+        target: '<= 3x',
+        pass: (r) => r <= 3,
+      });
+    latency('GET users', users);
+    latency('POST passthrough', passthrough);
+    // Before the creates below: those add records and (with no webhook) pending events, data not overhead.
+    const afterLoad = server.rssMiB();
+    row({ workload: 'RSS after the read load above', sandbox: `${fmt(afterLoad)} MiB`, baseline: '', target: '<= 120 MiB', pass: () => afterLoad <= 120 });
+    const afterEvents = await rssAfterEvents(server, 2_000);
+    row({ workload: 'RSS after 2,000 more events delivered', sandbox: `${fmt(afterEvents)} MiB`, baseline: '', target: '<= 120 MiB', pass: () => afterEvents <= 120 });
+    await compare('GET /engagement/users?limit=100&allFields=true', server, { path: `/engagement/users?accessToken=${accessToken}&limit=100&allFields=true`, headers: KEY }, { ...timing, target: null });
+    await compare(
+      'native create through POST /crm/passthrough',
+      server,
+      { path: '/crm/passthrough', method: 'POST', headers: JSON_POST, body: JSON.stringify({ accessToken, method: 'POST', path: 'crm/v3/objects/contacts', body: { properties: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } } }) },
+      { ...timing, target: null },
+    );
+  } finally {
+    await server.stop();
+  }
 }
+
+if (wants('pages')) {
+  // A page from the middle of 1k … 1M users: the cost of a page must not grow with the collection.
+  const { encodeCursor } = await import('../dist/core/cursor.js');
+  const sizes = quick ? [1_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000];
+  const rates = new Map();
+  for (const size of sizes) {
+    const server = await startNode(SANDBOX, [JSON.stringify({ users: size, integrations: ['hubspot'] })], { nodeArgs: ['--max-old-space-size=4096'] });
+    try {
+      const [{ accessToken, connectionId }] = server.connections;
+      const cursor = encodeCursor('users', connectionId, Math.floor(size / 2));
+      const result = await compare(`page from the middle of ${fmt(size)} users`, server, { path: `/engagement/users?accessToken=${accessToken}&limit=100&cursor=${cursor}`, headers: KEY }, { ...timing, target: null });
+      rates.set(size, result.sandbox.rps);
+    } finally {
+      await server.stop();
+    }
+  }
+  const largest = sizes.at(-1);
+  const ratio = rates.get(1_000) / rates.get(largest);
+  row({ workload: `page cost, ${fmt(largest)} vs 1k users (time per request)`, sandbox: `${fmt(rates.get(largest))} req/s`, baseline: `${fmt(rates.get(1_000))} req/s`, ratio, target: '<= 1.5x', pass: (r) => r <= 1.5 });
+}
+
+if (wants('cold-start')) await coldStart({ rounds: quick ? 3 : 5 });
+if (wants('deliveries')) await deliveries({ rounds: quick ? 1 : 3 });
+
+if (wants('msw')) {
+  const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./msw-child.mjs', import.meta.url))]);
+  const { sandboxMs, bareMs } = JSON.parse(stdout);
+  row({ workload: 'in-process: createHandlers + setupServer, page GET', sandbox: `${fmt(sandboxMs, 3)} ms`, baseline: `${fmt(bareMs, 3)} ms (bare MSW handler, same body)`, ratio: sandboxMs / bareMs, target: '<= 1.5x', pass: (r) => r <= 1.5 });
+}
+
+if (wants('memory')) {
+  const { stdout } = await run(process.execPath, ['--expose-gc', fileURLToPath(new URL('./memory-child.mjs', import.meta.url)), '10000'], { maxBuffer: 1 << 20 });
+  const { heapKiB, rssKiB } = JSON.parse(stdout);
+  row({ workload: 'memory per idle connection (10,000 connections)', sandbox: `${fmt(heapKiB, 1)} KiB heap`, baseline: `${fmt(rssKiB, 1)} KiB RSS`, target: '' });
+}
+
+/** Creates `count` contacts (each an event) with a webhook to a receiver, waits for them all, and reads the server's RSS. */
+async function rssAfterEvents(server, count) {
+  const receiver = await startNode(fileURLToPath(new URL('./servers/receiver.mjs', import.meta.url)), ['0'], { core: 'generator' });
+  try {
+    const [{ accessToken, connectionId }] = server.connections;
+    await fetch(`${server.url}/connection/webhook`, { method: 'POST', headers: JSON_POST, body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }) });
+    // The events from before the webhook (status changes) go out first; counted from here on, only the creates.
+    await new Promise((r) => setTimeout(r, 500));
+    const already = Number(await (await fetch(receiver.url)).text());
+    for (let i = 0; i < count; i++) {
+      const res = await fetch(`${server.url}/sandbox/connections/${connectionId}/records/Contact`, { method: 'POST', headers: JSON_POST, body: JSON.stringify({ firstName: `Bench${i}` }) });
+      await res.arrayBuffer();
+    }
+    const deadline = performance.now() + 60_000;
+    while (Number(await (await fetch(receiver.url)).text()) - already < count && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    return server.rssMiB();
+  } finally {
+    await receiver.stop();
+  }
+}
+
+if (wants('scenarios')) {
+  // An instant bulk-import scenario: 10,000 creates, signed and delivered in order to a receiver in another process.
+  const { scenario, ceiling, events } = await bulkImport({ rounds: quick ? 1 : 2 });
+  row({
+    workload: `instant bulk-import scenario, ${fmt(events)} events delivered in order`,
+    sandbox: `${fmt(scenario)} events/s`,
+    baseline: `${fmt(ceiling)} events/s (sequential keep-alive POST loop)`,
+    ratio: scenario / ceiling,
+  });
+}
+
+if (wants('passthrough-queries')) {
+  // Native query forms against a plain native page, as the collection grows (its own table).
+  const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./passthrough-queries.mjs', import.meta.url))]);
+  console.log(stdout.trimEnd());
+}
+
+if (wants('soak')) await soak(quick ? { requests: 100_000, deliveries: 10_000, seconds: 20 } : {});
+
+const markdown = `machine: ${machine}; generator: ${GENERATOR}; pinning: ${PINNING ? 'yes' : 'no'}; ${new Date().toISOString()}\n\n${table()}\n`;
+writeFileSync(fileURLToPath(new URL('./latest.md', import.meta.url)), markdown);
+console.log(`\n${markdown}\nbench took ${fmt((performance.now() - benchStarted) / 1000)} s`);

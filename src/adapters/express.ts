@@ -1,11 +1,13 @@
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import { ApiError, ErrorCode } from '../core/errors.js';
 import { MAX_BODY_BYTES, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { staticAssets } from './static-assets.js';
+import { DRAIN_LIMITS, drainThenClose } from './drain.js';
 
 export interface DevServerOptions {
   /** Default 4010; 0 picks a free port. */
@@ -26,19 +28,21 @@ export interface DevServer {
 }
 
 /**
- * The express app of the dev server: one middleware that reads the raw body (up to 1 MiB)
- * and hands a plain request record to the sandbox. No body parser and no Fetch `Request`
- * in between: the dev server pays only for what the core does.
+ * The dev server's request listener for a plain `node:http` server: reads the raw body (up to
+ * 1 MiB) and hands a plain request record to the sandbox. No framework, body parser or Fetch
+ * `Request` in between: the dev server pays only for what the core does.
+ *
+ * @example
+ * const server = http.createServer(createRequestListener(createSandbox()));
  */
-export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log'> = {}): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.use(staticAssets(options)); // the link widget and the inspector: files, before the API
-  app.use((req, res) => {
-    const started = performance.now();
+export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerOptions, 'log'> = {}): RequestListener {
+  const { log } = options;
+  // Answered before the core: the link widget's and the inspector's files.
+  const serveAsset = staticAssets(options);
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = log ? performance.now() : 0;
     serve(sandbox, req, res).then(
-      (status) => options.log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`),
+      (status) => log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`),
       // The core never throws; this guards the socket side, so one bad connection never stops the server.
       (error: unknown) => {
         sandbox.options.onError(error);
@@ -46,12 +50,30 @@ export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log
         else res.destroy();
       },
     );
-  });
+  };
+  return (req, res) => serveAsset(req, res, () => answer(req, res));
+}
+
+/**
+ * The same listener as an express app, to mount the sandbox in an express server of your own
+ * (`app.use('/crm', createApp(sandbox))`). express is loaded only when this is called.
+ *
+ * @example
+ * const app = createApp(createSandbox());
+ * app.listen(4010);
+ */
+export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log'> = {}): Express {
+  const express = createRequire(import.meta.url)('express') as typeof import('express');
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  const listener = createRequestListener(sandbox, options);
+  app.use((req, res) => listener(req, res));
   return app;
 }
 
 /**
- * Starts the dev server.
+ * Starts the dev server (plain `node:http`).
  *
  * @example
  * const server = await startDevServer(createSandbox(), { port: 0 });
@@ -60,9 +82,9 @@ export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log
  */
 export function startDevServer(sandbox: Sandbox, options: DevServerOptions = {}): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
-  const app = createApp(sandbox, options);
+  const server = createServer(createRequestListener(sandbox, options));
   return new Promise((resolve, reject) => {
-    const server = app.listen(options.port ?? 4010, host);
+    server.listen(options.port ?? 4010, host);
     server.on('clientError', answerUnparsable);
     server.once('error', reject);
     server.once('listening', () => {
@@ -84,15 +106,21 @@ export function startDevServer(sandbox: Sandbox, options: DevServerOptions = {})
   });
 }
 
+/** Sockets already answered by {@link answerUnparsable}: node reports each later chunk as a new error. */
+const answered = new WeakSet<Duplex>();
+
 /**
  * Requests node's HTTP parser refuses before any route sees them (a garbled request line, an
- * unknown method token, headers over 16 KiB) still get the error body, then the connection closes.
+ * unknown method token, headers over 16 KiB) still get the error body; the rest of what the
+ * client sends is read and dropped (bounded), then the connection closes.
  */
 function answerUnparsable(error: Error & { code?: string }, socket: Duplex): void {
+  if (answered.has(socket)) return;
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
+  answered.add(socket);
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const failure = tooLarge
     ? new ApiError(431, ErrorCode.HEADERS_TOO_LARGE, 'request headers are too large')
@@ -101,75 +129,107 @@ function answerUnparsable(error: Error & { code?: string }, socket: Duplex): voi
   const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
     .map(([name, value]) => `${name}: ${value}`)
     .join('\r\n');
+  // The parser is done with this socket: what still arrives is only read to be dropped.
+  socket.removeAllListeners('data');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
+  drainThenClose(socket);
 }
 
 /** Answers one request; resolves with the status sent. */
 async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse): Promise<number> {
-  let response: SandboxResponse;
   const body = await readBody(req);
   if (body === TOO_LARGE) {
-    response = respondError(payloadTooLarge());
-    res.setHeader('connection', 'close');
-  } else {
-    const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const request: SandboxRequest = {
-      method: req.method ?? 'GET',
-      path: queryAt === -1 ? url : url.slice(0, queryAt),
-      query: queryAt === -1 ? '' : url.slice(queryAt + 1),
-      headers: flattenHeaders(req.headers),
-      body,
-    };
-    response = await sandbox.handle(request);
+    answerTooLarge(req, res);
+    return 413;
   }
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const request: SandboxRequest = {
+    method: req.method ?? 'GET',
+    path: queryAt === -1 ? url : url.slice(0, queryAt),
+    query: queryAt === -1 ? '' : url.slice(queryAt + 1),
+    headers: flattenHeaders(req.headers),
+    body,
+  };
+  const response = await sandbox.handle(request);
   writeResponse(res, response);
   return response.status;
 }
 
+/** Sends the body as bytes: a cached page's, encoded once, or the text encoded here once (not measured, then encoded again). */
 function writeResponse(res: ServerResponse, response: SandboxResponse): void {
-  res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
-  res.end(response.body);
+  const bytes = response.encoded ?? Buffer.from(response.body, 'utf8');
+  const headers: Record<string, string | number> = { ...response.headers, 'content-length': bytes.length };
+  res.writeHead(response.status, headers);
+  res.end(bytes);
+}
+
+/**
+ * The 413 goes out whole at once, but the response is only ended (and the socket, which it
+ * closes, let go) once the client has sent the rest of its body, or past the drain limits.
+ */
+function answerTooLarge(req: IncomingMessage, res: ServerResponse): void {
+  const { status, headers, body } = respondError(payloadTooLarge());
+  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.write(body);
+  if (req.complete) {
+    res.end();
+    return;
+  }
+  let received = 0;
+  const finish = (cut: boolean) => {
+    clearTimeout(timer);
+    if (res.writableEnded) return;
+    res.end();
+    if (cut) req.socket.destroy();
+  };
+  const timer = setTimeout(() => finish(true), DRAIN_LIMITS.ms);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > DRAIN_LIMITS.bytes) finish(true);
+  });
+  req.once('end', () => finish(false));
+  req.once('error', () => finish(true));
+  req.resume();
 }
 
 const TOO_LARGE = Symbol('too large');
 
-/** The body as text, undefined when empty, or TOO_LARGE as soon as it passes 1 MiB. */
+/** The body as text, undefined when empty, or TOO_LARGE as soon as it passes 1 MiB (the rest is left unread). */
 function readBody(req: IncomingMessage): Promise<string | undefined | typeof TOO_LARGE> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    req.resume();
-    return Promise.resolve(TOO_LARGE);
-  }
+  if (declared > MAX_BODY_BYTES) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        done = true;
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.pause();
         resolve(TOO_LARGE);
         return;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      resolve(size === 0 ? undefined : Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', () => {
-      if (done) return;
-      done = true;
-      resolve(undefined);
-    });
+    };
+    const onEnd = () => {
+      if (size === 0) resolve(undefined);
+      // One chunk (most bodies) is decoded as is; only several are joined first.
+      else resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'));
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', () => resolve(undefined));
   });
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const name in headers) {
+    const value = headers[name];
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
   return out;
 }

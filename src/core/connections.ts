@@ -5,11 +5,11 @@ import { INTEGRATIONS, type IntegrationId, type NativeOrg } from '../model/integ
 import { ConnectionData, type RecordChange } from '../store/connection-data.js';
 import type { DownstreamFault } from '../downstream/faults.js';
 import type { FixtureSet } from '../store/fixtures.js';
-import { companyDomain } from '../store/seed/fake-fields.js';
 import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
+import { companyDomain } from '../store/seed/fake-fields.js';
+import { orgFaker, seededFaker } from '../store/seed/seeded-faker.js';
 import { ApiError, ErrorCode } from './errors.js';
 import { Random, type RandomState } from './random.js';
-import { seededFaker } from './seeded-faker.js';
 
 /** Everything the sandbox knows about one connection. */
 export interface ConnectionState {
@@ -32,7 +32,6 @@ export interface ConnectionState {
   lifecycle: Timer[];
   /** Built on first use: many tests never read a connection's records. */
   data: ConnectionData | undefined;
-  readonly seedFaker: Faker;
   /** Ids minted for this connection after its creation (webhook ids). */
   readonly ids: Random;
   /** Pending downstream faults, in order (plain data): the next passthrough calls take them. */
@@ -82,10 +81,6 @@ export interface ConnectionRegistryOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function newFaker(random: Random): Faker {
-  return seededFaker(random.uint32());
-}
 
 /** The registry's own state beyond its connections, as a snapshot holds it. */
 export interface RegistryState {
@@ -200,15 +195,14 @@ export class ConnectionRegistry {
   private add(apiKey: string, { integrationId, nativeOrgId, orgName: givenName, accessToken: fixedAccessToken }: PublicToken): ConnectionState {
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
-    const seedFaker = newFaker(random.fork('seed'));
-    // Drawn even when a name was given, so the connection's random stream stays the same.
-    const generatedName = seedFaker.company.name();
-    const givenSlug = givenName === undefined ? '' : companyDomain(seedFaker, givenName).replace(/\.com$/, '');
-    const orgName = givenSlug === '' ? generatedName : givenName!;
+    const drawn = orgFaker(random);
+    // A name given in the link widget: its slug. The generated name is drawn all the same, so the connection's streams stay the same.
+    const givenSlug = givenName === undefined ? '' : companyDomain(drawn.faker, givenName).replace(/\.com$/, '');
+    const orgName = givenSlug === '' ? drawn.orgName : givenName!;
     const org: NativeOrg = {
       nativeOrgId: nativeOrgId ?? facts.newOrgId(random),
       nativeUserId: facts.newUserId(random),
-      slug: givenSlug || companyDomain(seedFaker, generatedName).replace(/\.com$/, ''),
+      slug: givenSlug || drawn.slug,
     };
     const now = this.options.clock.now();
     const connectionId = random.hex(32);
@@ -230,7 +224,6 @@ export class ConnectionRegistry {
       lifecycle: [],
       data: undefined,
       downstreamFaults: [],
-      seedFaker,
       ids: random.fork('ids'),
     };
     this.byId.set(connection.connectionId, connection);
@@ -308,11 +301,12 @@ export class ConnectionRegistry {
   dataOf(connection: ConnectionState): ConnectionData {
     if (connection.data) return connection.data;
     const { random } = connection;
-    const data = this.emptyData(connection, random.fork('writes'), newFaker(random.fork('write-values')));
+    const data = this.emptyData(connection, random.fork('writes'), seededFaker(random.fork('write-values').uint32()));
     seedConnection({
       data,
       integrationId: connection.integrationId,
-      faker: connection.seedFaker,
+      // The same Faker, at the same point, as the one that drew the org at creation.
+      faker: orgFaker(random).faker,
       random: random.fork('seed-ids'),
       now: connection.createdTime,
       orgDomain: `${connection.org.slug}.com`,

@@ -21,6 +21,8 @@ export interface SandboxResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** `body` already encoded as UTF-8 (cached pages), for a transport to send as is. */
+  encoded?: Buffer | undefined;
 }
 
 /** Bodies over 1 MiB are refused with a 413. */
@@ -33,13 +35,15 @@ export function payloadTooLarge(): ApiError {
   return new ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, `request body is over the ${MAX_BODY_BYTES} byte limit`, { limit: MAX_BODY_BYTES });
 }
 
-/** What a route returns: a value to serialise, or JSON text it already has (a cached page). */
-export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string };
+/** What a route returns: a value to serialise, or JSON text it already has (a cached page, maybe encoded too). */
+export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Buffer };
 
 export function respond(reply: Reply): SandboxResponse {
-  const body = 'json' in reply ? reply.json : JSON.stringify(reply.body);
-  const headers = { 'content-type': JSON_CONTENT_TYPE, ...('headers' in reply ? reply.headers : {}) };
-  return { status: reply.status ?? 200, headers, body };
+  if ('json' in reply) {
+    return { status: reply.status ?? 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: reply.json, ...(reply.encoded ? { encoded: reply.encoded } : {}) };
+  }
+  const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...reply.headers } : { 'content-type': JSON_CONTENT_TYPE };
+  return { status: reply.status ?? 200, headers, body: JSON.stringify(reply.body) };
 }
 
 export function respondError(error: ApiError): SandboxResponse {

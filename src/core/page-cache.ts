@@ -1,28 +1,36 @@
+/** A serialised page: its JSON text and the same text encoded once as UTF-8 for the wire. */
+export interface CachedPage {
+  json: string;
+  encoded: Buffer;
+}
+
 /**
  * Serialised pages, kept until the collection they show changes. Reading a page is most of a
- * dev server's traffic; its JSON is built once per version of the data, not once per request.
+ * dev server's traffic; its JSON is built and encoded once per version of the data, not once
+ * per request.
  */
 export class PageCache {
-  private readonly byCollection = new WeakMap<object, { version: number; pages: Map<string, string> }>();
+  private readonly byCollection = new WeakMap<object, { version: number; pages: Map<string, CachedPage> }>();
   private readonly maxPagesPerCollection: number;
 
   constructor(maxPagesPerCollection = 256) {
     this.maxPagesPerCollection = maxPagesPerCollection;
   }
 
-  /** The cached JSON for `key` at this version of `collection`, or what `render` builds. */
-  get(collection: { version: number }, key: string, render: () => string): string {
+  /** The cached page for `key` at this version of `collection`, or the one `render` builds. */
+  get(collection: { version: number }, key: string, render: () => string): CachedPage {
     let cached = this.byCollection.get(collection);
     if (!cached || cached.version !== collection.version) {
       cached = { version: collection.version, pages: new Map() };
       this.byCollection.set(collection, cached);
     }
-    let json = cached.pages.get(key);
-    if (json === undefined) {
+    let page = cached.pages.get(key);
+    if (page === undefined) {
       if (cached.pages.size >= this.maxPagesPerCollection) cached.pages.clear();
-      json = render();
-      cached.pages.set(key, json);
+      const json = render();
+      page = { json, encoded: Buffer.from(json, 'utf8') };
+      cached.pages.set(key, page);
     }
-    return json;
+    return page;
   }
 }

@@ -112,7 +112,7 @@ export class Sandbox {
       });
     }
     // HEAD is GET without the body, wherever GET is served.
-    return method === 'HEAD' ? { ...response, body: '' } : response;
+    return method === 'HEAD' ? { status: response.status, headers: response.headers, body: '' } : response;
   }
 
   private async answer(method: string, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {

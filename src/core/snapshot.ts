@@ -10,7 +10,7 @@ import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DOWNSTREAM_FAULT_KINDS } from '../downstream/faults.js';
 import { ApiError } from './errors.js';
 import { Random } from './random.js';
-import { fakerState, restoreFaker } from './seeded-faker.js';
+import { fakerState, restoreFaker } from '../store/seed/seeded-faker.js';
 import { describeIssues, invalidFromIssues } from './validation.js';
 import type { SandboxParts } from './sandbox-parts.js';
 
@@ -78,7 +78,6 @@ const connectionSchema = z
       .optional(),
     random: randomState,
     ids: randomState,
-    seedFaker: fakerStateSchema,
     data: dataSchema.nullable(),
   })
   .strict();
@@ -184,7 +183,6 @@ export function takeSnapshot(parts: SandboxParts, seed: number): SandboxSnapshot
     pendingMoves: lifecycle.pending(connection),
     random: connection.random.state(),
     ids: connection.ids.state(),
-    seedFaker: fakerState(connection.seedFaker),
     data: connection.data
       ? {
           random: connection.data.streams.random.state(),
@@ -288,7 +286,6 @@ export function loadSnapshot(parts: SandboxParts, snapshot: SandboxSnapshot): vo
       webhook: saved.webhook ?? undefined,
       lifecycle: [],
       data: undefined,
-      seedFaker: restoreFaker(saved.seedFaker),
       ids: Random.fromState(saved.ids),
       downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
     };

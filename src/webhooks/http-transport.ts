@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import http from 'node:http';
+import https from 'node:https';
 
 /** What one POST to a webhook came to. */
 export type PostOutcome = { status: number; error?: undefined } | { status?: undefined; error: string };
@@ -13,15 +13,33 @@ export type HttpTransport = (
   signal?: AbortSignal,
 ) => Promise<PostOutcome>;
 
+/** The `fetch` of the process as it started: when `globalThis.fetch` is another, someone (MSW) wants to see requests. */
+const startupFetch = globalThis.fetch;
+
 /**
- * Posts through the global `fetch`, looked up at call time, so a test's MSW `setupServer`
- * (which patches `fetch`) can answer webhooks with its own handlers. `node:http(s)` takes over
+ * Posts plain-http webhooks with `node:http` over keep-alive connections (one agent per sandbox:
+ * a receiver's connection is reused from one delivery to the next, and different connections'
+ * deliveries go out in parallel on their own sockets). Everything else goes through the global
+ * `fetch`, looked up at call time, and so does every delivery while `fetch` is patched: a test's
+ * MSW `setupServer` can answer webhooks with its own handlers. `node:http(s)` also takes over
  * where fetch will not go: https with a CA to trust (local https receivers), and the ports the
  * Fetch standard blocks (6000, 10080…), which a webhook of the real service may well use.
  */
 export function createHttpTransport(options: { ca?: string | undefined } = {}): HttpTransport {
+  const keepAlive: KeepAlive = { agent: new http.Agent({ keepAlive: true }), inFlight: new Set(), targets: new Map() };
+  let closing: AbortSignal | undefined;
   return async (url, headers, body, timeoutMs, signal) => {
+    // One listener on the sandbox's closing signal (not one per request): it aborts the keep-alive
+    // requests in flight and lets go of the idle sockets.
+    if (signal && closing !== signal) {
+      closing = signal;
+      signal.addEventListener('abort', () => abortAll(keepAlive), { once: true });
+    }
     if (options.ca !== undefined && url.startsWith('https:')) return postWithNode(url, headers, body, timeoutMs, signal, options.ca);
+    if (url.startsWith('http:') && globalThis.fetch === startupFetch) {
+      if (signal?.aborted) return { error: describeFailure(abortError(), timeoutMs) };
+      return postKeepAlive(keepAlive, url, headers, body, timeoutMs);
+    }
     try {
       const timeout = AbortSignal.timeout(timeoutMs);
       const response = await globalThis.fetch(url, {
@@ -43,6 +61,64 @@ export function createHttpTransport(options: { ca?: string | undefined } = {}): 
   };
 }
 
+/** The keep-alive path's state, one per sandbox. */
+interface KeepAlive {
+  agent: http.Agent;
+  /** Requests in flight, aborted together when the sandbox closes. */
+  inFlight: Set<http.ClientRequest>;
+  /** Parsed webhook URLs: a connection posts to the same one again and again. */
+  targets: Map<string, http.RequestOptions>;
+}
+
+const abortError = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
+
+function abortAll(keepAlive: KeepAlive): void {
+  for (const req of keepAlive.inFlight) req.destroy(abortError());
+  keepAlive.inFlight.clear();
+  keepAlive.agent.destroy();
+}
+
+function targetOf(keepAlive: KeepAlive, url: string): http.RequestOptions {
+  let target = keepAlive.targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { protocol: parsed.protocol, hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port, path: parsed.pathname + parsed.search };
+    if (parsed.username || parsed.password) target.auth = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    if (keepAlive.targets.size >= 1_000) keepAlive.targets.clear();
+    keepAlive.targets.set(url, target);
+  }
+  return target;
+}
+
+/** One POST on the sandbox's keep-alive agent. */
+function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+  return new Promise((resolve) => {
+    const bytes = Buffer.from(body, 'utf8');
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      keepAlive.inFlight.delete(req);
+      resolve(outcome);
+    };
+    // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
+    const req = http.request(
+      { ...targetOf(keepAlive, url), method: 'POST', agent: keepAlive.agent, headers: { ...headers, 'content-length': String(bytes.length) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
+        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+      },
+    );
+    keepAlive.inFlight.add(req);
+    // The whole attempt is bounded, as fetch's timeout signal bounds it, not only a quiet socket.
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
+    req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+    req.end(bytes);
+  });
+}
+
 function postWithNode(
   url: string,
   headers: Record<string, string>,
@@ -52,19 +128,34 @@ function postWithNode(
   ca: string | undefined,
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
-    const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+    // Looked up at call time (not imported by name), so request interceptors see the call.
+    const request = url.startsWith('https:') ? https.request : http.request;
+    const bytes = Buffer.from(body, 'utf8');
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
     const req = request(
       url,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(bytes.length) },
+        ...(ca ? { ca } : {}),
+        ...(signal ? { signal } : {}),
+      },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-        res.on('error', (error) => resolve({ error: describeFailure(error, timeoutMs) }));
+        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
+        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
       },
     );
-    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })));
-    req.on('error', (error) => resolve({ error: describeFailure(error, timeoutMs) }));
-    req.end(body);
+    // The whole attempt is bounded, as fetch's timeout signal bounds it, not only a quiet socket.
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
+    req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+    req.end(bytes);
   });
 }
 

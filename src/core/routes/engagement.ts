@@ -26,7 +26,7 @@ function listEngagement(list: EngagementCollection): RouteHandler {
     const data = registry.dataOf(connection);
     const collection = data[list] as OrderedCollection<Mailbox | EngagementUser>;
     const names = { key: list, list, connectionId: connection.connectionId };
-    const json = pages.get(collection, `${page.afterSeq}:${page.limit}:${allFields}`, () => {
+    return pages.get(collection, `${page.afterSeq}:${page.limit}:${allFields}`, () => {
       if (!allFields) return JSON.stringify(pageBody(collection, page, names, (entry) => entry.record));
       const system = downstreamFor(connection.integrationId);
       const context = { org: connection.org, data, now: clock.now() };
@@ -37,7 +37,6 @@ function listEngagement(list: EngagementCollection): RouteHandler {
         })),
       );
     });
-    return { json };
   };
 }
 

@@ -1,4 +1,15 @@
-import { Faker, base, en, generateMersenne53Randomizer, type Randomizer } from '@faker-js/faker';
+import { createRequire } from 'node:module';
+import type { Faker, Randomizer } from '@faker-js/faker';
+import type { Random } from '../../core/random.js';
+import { companyDomain } from './fake-fields.js';
+
+type FakerModule = typeof import('@faker-js/faker');
+let fakerModule: FakerModule | undefined;
+
+/** Faker is a large module: loaded on the first call (the first connection), not when the sandbox or `serve` starts. */
+function loadFaker(): FakerModule {
+  return (fakerModule ??= createRequire(import.meta.url)('@faker-js/faker') as FakerModule);
+}
 
 /** Where a seeded faker stands: its seed and how many values it has drawn since. */
 export interface FakerState {
@@ -11,7 +22,7 @@ export interface FakerState {
  * position is then two numbers, and a snapshot can continue it exactly (re-seed, skip `draws`).
  */
 class CountingRandomizer implements Randomizer {
-  private readonly inner = generateMersenne53Randomizer();
+  private readonly inner = loadFaker().generateMersenne53Randomizer();
   seedValue = 0;
   draws = 0;
 
@@ -31,14 +42,15 @@ class CountingRandomizer implements Randomizer {
 const randomizers = new WeakMap<Faker, CountingRandomizer>();
 
 /**
- * An English faker seeded with `seed`; the same values as `new Faker({ locale: [en, base] })`
+ * An English faker seeded with `seed`: the same values as `new Faker({ locale: [en, base] })`
  * seeded the same way, but its position can be saved with {@link fakerState}.
  *
- * @example const faker = seededFaker(42); faker.person.firstName();
+ * @example const faker = seededFaker(random.fork('write-values').uint32());
  */
 export function seededFaker(seed: number): Faker {
+  const { Faker: FakerClass, en, base } = loadFaker();
   const randomizer = new CountingRandomizer();
-  const faker = new Faker({ locale: [en, base], randomizer });
+  const faker = new FakerClass({ locale: [en, base], randomizer });
   faker.seed(seed);
   randomizers.set(faker, randomizer);
   return faker;
@@ -57,4 +69,18 @@ export function restoreFaker(state: FakerState): Faker {
   const randomizer = randomizers.get(faker)!;
   for (let i = 0; i < state.draws; i++) randomizer.next();
   return faker;
+}
+
+/**
+ * A connection's org, drawn from its `seed` stream, and that stream's Faker just after the
+ * draw. The Faker is not kept with the connection (it costs memory per connection): the data
+ * set rebuilds it with this same call, so its seed data is the same as if it had been kept.
+ *
+ * @example const { faker, orgName, slug } = orgFaker(connection.random);
+ */
+export function orgFaker(connectionRandom: Random): { faker: Faker; orgName: string; slug: string } {
+  const faker = seededFaker(connectionRandom.fork('seed').uint32());
+  const orgName = faker.company.name();
+  const slug = companyDomain(faker, orgName).replace(/\.com$/, '');
+  return { faker, orgName, slug };
 }

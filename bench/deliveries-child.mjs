@@ -1,0 +1,84 @@
+// Runs in its own process (on the server core): queues events on CONNECTIONS connections with no
+// webhook, then creates their webhooks and times until every event is delivered to the receiver.
+// With --baseline it instead POSTs the same signed bodies in a plain sequential keep-alive loop.
+// Prints { events, seconds, cpuMs } (cpuMs: CPU this process spent in the timed part).
+// Usage: node bench/deliveries-child.mjs RECEIVER_URL CONNECTIONS EVENTS_PER_CONNECTION [--baseline]
+import http from 'node:http';
+import { createSandbox } from '../dist/index.js';
+
+const [receiverUrl, connectionCount, perConnection, mode] = process.argv.slice(2);
+const sandbox = createSandbox({ dataset: { engagement: { users: 1, mailboxes: 1 }, crm: {} }, fixtures: false });
+const connections = [];
+for (let i = 0; i < Number(connectionCount); i++) {
+  const { connectionId, accessToken } = sandbox.connect({ integrationId: 'hubspot' });
+  sandbox.setStatus(connectionId, 'READY');
+  for (let n = 0; n < Number(perConnection); n++) sandbox.createRecord(connectionId, 'Contact', { firstName: `F${n}` });
+  connections.push({ connectionId, accessToken });
+}
+const events = sandbox.deliveries().length;
+
+if (mode === '--baseline') {
+  // The same bodies, already signed, one after another on one keep-alive socket.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const bodies = sandbox.deliveries().map((d) => JSON.stringify(d.event));
+  const target = new URL(receiverUrl);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (const body of bodies) {
+    await new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-service-signature': 'x'.repeat(64), 'x-service-timestamp': '1735689600' } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+  console.log(JSON.stringify({ events, seconds: (performance.now() - started) / 1000, cpuMs: cpuMs(cpu) }));
+  agent.destroy();
+} else {
+  const before = await received(receiverUrl);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (const { accessToken } of connections) {
+    const res = await sandbox.handle({
+      method: 'POST',
+      path: '/connection/webhook',
+      query: '',
+      headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiverUrl } }),
+    });
+    if (res.status !== 200) throw new Error(res.body);
+  }
+  // Done when the receiver has them all (it answers 200 to each); asking it is cheaper than a snapshot of the log.
+  // Then the log must say so too (the last outcome is recorded just after the receiver answers).
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
+  while ((await received(receiverUrl)) - before < events) await pause();
+  for (;;) {
+    const open = sandbox.deliveries().filter((d) => d.state !== 'succeeded');
+    if (open.length === 0) break;
+    if (open.some((d) => d.state === 'failed' || d.state === 'retrying')) throw new Error(`a delivery failed: ${JSON.stringify(open[0].attempts)}`);
+    await pause();
+  }
+  console.log(JSON.stringify({ events, seconds: (performance.now() - started) / 1000, cpuMs: cpuMs(cpu) }));
+}
+sandbox.close();
+process.exit(0);
+
+function received(url) {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve(Number(text)));
+    }).on('error', reject);
+  });
+}
+
+function cpuMs(since) {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+}

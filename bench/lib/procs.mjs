@@ -1,0 +1,65 @@
+// Child processes for the bench: each server runs in its own process, pinned to one core where
+// the machine has two or more, so the load generator (pinned to another) never shares its CPU.
+import { spawn, execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+/** Core 0 for servers, core 1 for the load generator; no pinning on a one-core machine or without taskset. */
+export const PINNING = (() => {
+  if (availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The command line for `argv` on a core (`server` or `generator`). */
+export function pinned(core, argv) {
+  if (!PINNING) return argv;
+  return ['taskset', '-c', core === 'server' ? '0' : '1', ...argv];
+}
+
+/**
+ * Starts a node script on a core (the server's by default) and resolves with the first JSON line it prints
+ * (its address and whatever else it reports), plus `stop()`.
+ */
+export function startNode(script, args = [], { nodeArgs = [], core = 'server' } = {}) {
+  const [command, ...rest] = pinned(core, [process.execPath, ...nodeArgs, script, ...args]);
+  const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+    lines.once('line', (line) => {
+      const info = JSON.parse(line);
+      resolve({
+        /** Asks the child (SIGUSR2) for its live heap after a full GC, in MiB (bench/servers/sandbox.mjs). */
+        heapMiB: () =>
+          new Promise((done) => {
+            lines.once('line', (reply) => done(JSON.parse(reply).heapMiB));
+            child.kill('SIGUSR2');
+          }),
+        ...info,
+        pid: child.pid,
+        child,
+        /** Resident set of the server process, in MiB. */
+        rssMiB: () => rssMiB(child.pid),
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+/** VmRSS of a process (Linux /proc), in MiB. With taskset the node process is the same pid (exec). */
+export function rssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kib / 1024;
+}

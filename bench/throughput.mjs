@@ -1,0 +1,75 @@
+// Throughput and p99 of the dev server against the ceiling (bare node:http answering the very
+// bytes the sandbox answered), measured from outside by the load generator on the other core,
+// in alternating rounds (ceiling, sandbox, ceiling, sandbox, …); the median of each side counts.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { drive } from './lib/load.mjs';
+import { startNode } from './lib/procs.mjs';
+import { fmt, median, row } from './lib/report.mjs';
+
+const CEILING = fileURLToPath(new URL('./servers/ceiling.mjs', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'crm-sandbox-ceiling-'));
+const HOP_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** Answers `request` once from the sandbox and returns what it sent: { status, headers, body }. */
+export async function capture(url, { method = 'GET', headers = {}, body } = {}) {
+  const res = await fetch(url, { method, headers, body });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+  const kept = {};
+  res.headers.forEach((value, name) => {
+    if (!HOP_HEADERS.has(name)) kept[name] = value;
+  });
+  return { status: res.status, headers: kept, body: text };
+}
+
+/**
+ * Measures one workload. Returns { sandbox: {rps,p99Ms}, ceiling: {rps,p99Ms}, bytes }.
+ * `request`: { path, method, headers, body }; `options`: { rounds, seconds, connections }.
+ */
+export async function compare(name, server, request, { rounds = 2, seconds = 3, connections = 50, target = 0.4 } = {}) {
+  const sample = await capture(server.url + request.path, request);
+  const file = join(scratch, `${name.replace(/\W+/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(sample));
+  const ceiling = await startNode(CEILING, [file]);
+  const runs = { sandbox: [], ceiling: [] };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      runs.ceiling.push(await drive(ceiling.url + request.path, { ...request, seconds, connections }));
+      runs.sandbox.push(await drive(server.url + request.path, { ...request, seconds, connections }));
+    }
+  } finally {
+    await ceiling.stop();
+  }
+  const summary = (list) => ({
+    rps: median(list.map((r) => r.rps)),
+    p99Ms: median(list.map((r) => r.p99Ms)),
+    errors: list.reduce((a, r) => a + r.errors, 0),
+    capacity: median(list.map((r) => r.capacity ?? NaN)),
+  });
+  const result = { sandbox: summary(runs.sandbox), ceiling: summary(runs.ceiling), bytes: Buffer.byteLength(sample.body) };
+  // The generator must be able to drive 3x the sandbox's rate. wrk reports the CPU it spent, so
+  // its capacity is known (requests per CPU second in the ceiling runs); without that, the
+  // ceiling's own rate stands in for it.
+  const capacity = Number.isFinite(result.ceiling.capacity) ? result.ceiling.capacity : result.ceiling.rps;
+  const capacityName = Number.isFinite(result.ceiling.capacity) ? 'generator capacity' : 'ceiling';
+  const ratio = result.sandbox.rps / result.ceiling.rps;
+  const errors = result.sandbox.errors + result.ceiling.errors;
+  row({
+    workload: `${name} (${fmt(result.bytes / 1024, 1)} kB)`,
+    sandbox: `${fmt(result.sandbox.rps)} req/s`,
+    baseline: `${fmt(result.ceiling.rps)} req/s (generator capacity ${fmt(capacity)} req/s)`,
+    ratio,
+    target: target == null ? '' : `>= ${target}x`,
+    pass: target == null ? undefined : (r) => r >= target && errors === 0,
+    refused:
+      capacity < 3 * result.sandbox.rps
+        ? `${capacityName} ${fmt(capacity / result.sandbox.rps, 1)}x the sandbox (< 3x: the generator may be the limit)`
+        : errors > 0
+          ? `${errors} failed requests`
+          : undefined,
+  });
+  return result;
+}
