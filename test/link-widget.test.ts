@@ -75,7 +75,7 @@ describe('POST /link/widget/public-token', () => {
       body: { errorCode: 'LINK_TOKEN_USED', metadata: { field: 'linkToken' } },
     });
     expect(await call(sandbox, 'GET', `/link/widget/session?linkToken=${token}`)).toMatchObject({ status: 401, body: { errorCode: 'LINK_TOKEN_USED' } });
-    expect(await call(sandbox, 'POST', '/sandbox/public-token', { linkToken: token }, KEY)).toMatchObject({ status: 401, body: { errorCode: 'INVALID_LINK_TOKEN' } });
+    expect(await call(sandbox, 'POST', '/sandbox/public-token', { linkToken: token }, KEY)).toMatchObject({ status: 401, body: { errorCode: 'LINK_TOKEN_USED' } });
   });
 
   it('refuses bad bodies with the field named, without using the link token up', async () => {

@@ -168,9 +168,15 @@ describe('crm-sandbox scenario (the CLI)', () => {
     const bad = await cli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--speed', 'warp']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--speed must be instant, realtime or a positive factor');
-    const token = await cli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--access-token', 'secret']);
-    expect(token.code).toBe(1);
-    expect(token.stdout).toContain('accessToken must be access_ followed by 40 lowercase hex characters');
+    const token = await cli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--access-token', 'access_xyz']);
+    expect(token.code).toBe(2);
+    expect(token.stderr).toContain('--access-token must be access_ followed by 40 lowercase hex characters');
+    // Checked before anything runs: the receiver hears nothing.
+    const receiver = await specReceiver();
+    const wait = await cli(['scenario', 'run', 'deal-won', '--webhook-url', receiver.url, '--max-wait', 'forever']);
+    expect(wait.code).toBe(2);
+    expect(wait.stderr).toContain('maxWait must look like 500ms, 3s, 2m, 1h or 1d, got "forever"');
+    expect(receiver.received).toHaveLength(0);
     expect((await cli(['scenario', 'run', 'no-such-thing', '--webhook-url', 'http://127.0.0.1:9/x'])).stderr).toContain('no scenario named "no-such-thing"');
   });
 
@@ -256,6 +262,16 @@ describe('receiver-check', () => {
     for (const probe of failing) expect(stdout).toMatch(new RegExp(`steps\\[0\\] \\(receiverCheck\\): probe ${probe}: .*; fix: `));
   });
 
+  it('says the receiver did not answer at all when it is down, not that it checks signatures wrong', async () => {
+    const down = await specReceiver();
+    await down.stop();
+    const { code, report } = await runJson(['receiver-check', '--webhook-url', down.url]);
+    expect(code).toBe(1);
+    expect(report.probes.every((probe) => !probe.ok)).toBe(true);
+    expect(report.probes.find((probe) => probe.probe === 'answers-in-time')).toMatchObject({ ok: false, got: 'valid-signature: ECONNREFUSED' });
+    for (const probe of report.probes) expect(probe.fix).toMatch(/^the receiver did not answer at all \(ECONNREFUSED\)/);
+  });
+
   it('reports a receiver that does not answer in time', async () => {
     const receiver = await specReceiver(['too-slow'], 300);
     const { code, report } = await runJson(['receiver-check', '--webhook-url', receiver.url, '--access-token', TOKEN, '--attempt-timeout', '200ms']);
@@ -296,6 +312,18 @@ describe('scenarios through the control API and in code', () => {
     verifiedEvents(receiver, TOKEN);
 
     expect((await call('POST', '/sandbox/scenarios/nope/run', {})).status).toBe(404);
+    // Bad input is a 400 naming the field, before anything runs (no connection is linked).
+    const before = (await call('GET', '/sandbox/connections')).body.connections.length;
+    for (const [body, field] of [
+      [{ maxWait: 'forever' }, 'maxWait'],
+      [{ webhookUrl: 'ftp://x' }, 'webhookUrl'],
+      [{ link: { accessToken: 'access_xyz' } }, 'link.accessToken'],
+    ] as const) {
+      const refused = await call('POST', '/sandbox/scenarios/deal-won/run', body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.metadata.field).toBe(field);
+    }
+    expect((await call('GET', '/sandbox/connections')).body.connections).toHaveLength(before);
     const badDefinition = await call('POST', '/sandbox/scenarios/run', { definition: { description: 'x', steps: [{ advance: 'later' }] } });
     expect(badDefinition.status).toBe(400);
     expect(badDefinition.body.metadata.field).toBe('definition.steps[0].advance');

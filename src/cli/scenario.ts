@@ -77,6 +77,9 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   if (webhookUrl === undefined && args.connectionId === undefined && typeof fileWebhook !== 'string') {
     throw new SandboxConfigError('--webhook-url is required: it is where the events go (your receiver)');
   }
+  if (args.accessToken !== undefined && !/^access_[0-9a-f]{40}$/.test(args.accessToken)) {
+    throw new SandboxConfigError(`--access-token must be access_ followed by 40 lowercase hex characters, like a real one; got "${args.accessToken}"`);
+  }
   if (args.server === undefined && args.connectionId !== undefined) {
     throw new SandboxConfigError('--connection-id needs --server: an in-process sandbox has no connections of yours; use --access-token to fix the token of the one it links');
   }

@@ -93,7 +93,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
-          `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}`,
         ...(stateFile ? [`state file ${stateFile.path} (${stateFile.loaded ? 'loaded' : 'new'}), saved on change`] : []),
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),

@@ -116,7 +116,10 @@ export class ConnectionRegistry {
   createPublicToken(apiKey: string, request: PublicTokenRequest): string {
     if (request.linkToken !== undefined) {
       const link = this.linkTokens.get(request.linkToken);
-      if (!link || link.apiKey !== apiKey || link.expiresAt <= this.options.clock.now() || link.used) {
+      if (link?.apiKey === apiKey && link.used) {
+        throw new ApiError(401, ErrorCode.LINK_TOKEN_USED, 'linkToken has already been used to link an account; ask for a new one', { field: 'linkToken' });
+      }
+      if (!link || link.apiKey !== apiKey || link.expiresAt <= this.options.clock.now()) {
         throw new ApiError(401, ErrorCode.INVALID_LINK_TOKEN, 'linkToken is invalid or expired', { field: 'linkToken' });
       }
     }

@@ -5,6 +5,11 @@ import { signPayload } from '../webhooks/signature.js';
 import type { ProbeResult } from './report.js';
 import { PROBES, type ProbeName } from './schema.js';
 
+/** The fix when a probe got no HTTP answer at all (a network error). */
+function unreachable(error: string): string {
+  return `the receiver did not answer at all (${error}): is it running, and listening at the --webhook-url given?`;
+}
+
 /** How far in the past the stale-timestamp probe is: well outside any sensible tolerance. */
 const STALE_BY_SECONDS = 3600;
 
@@ -72,7 +77,9 @@ export async function checkReceiver(input: ReceiverCheckInput): Promise<ProbeRes
     const accepted = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
     const answered = outcome.status !== undefined;
     const ok = EXPECTED[probe] === '2xx' ? accepted : answered && !accepted;
-    results.push({ probe, expected: EXPECTED[probe], got: answered ? String(outcome.status) : outcome.error!, ok, durationMs, fix: ok ? null : FIXES[probe] });
+    // No answer at all says nothing about signatures: the fix is to reach the receiver first.
+    const fix = ok ? null : answered || outcome.error!.startsWith('timeout') ? FIXES[probe] : unreachable(outcome.error!);
+    results.push({ probe, expected: EXPECTED[probe], got: answered ? String(outcome.status) : outcome.error!, ok, durationMs, fix });
   };
 
   // The valid event first: the duplicate probe repeats it.
@@ -102,14 +109,16 @@ export async function checkReceiver(input: ReceiverCheckInput): Promise<ProbeRes
   }
   if (wanted.has('duplicate-event')) await send('duplicate-event', signed(valid), valid);
   if (wanted.has('answers-in-time')) {
-    const timedOut = results.find((result) => result.got.startsWith('timeout'));
+    // Every probe must have had an HTTP answer, within the timeout.
+    const unanswered = results.find((result) => !/^\d+$/.test(result.got));
+    const timedOut = unanswered?.got.startsWith('timeout') ?? false;
     results.push({
       probe: 'answers-in-time',
       expected: 'in time',
-      got: timedOut ? `${timedOut.probe}: ${timedOut.got}` : `slowest ${slowest}ms`,
-      ok: !timedOut,
+      got: unanswered ? `${unanswered.probe}: ${unanswered.got}` : `slowest ${slowest}ms`,
+      ok: !unanswered,
       durationMs: slowest,
-      fix: timedOut ? FIXES['answers-in-time'] : null,
+      fix: !unanswered ? null : timedOut ? FIXES['answers-in-time'] : unreachable(unanswered.got),
     });
   }
   return results;

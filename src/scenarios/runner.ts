@@ -77,12 +77,15 @@ class Run {
   private linked = 0;
   private readonly random: Random;
   private readonly transport: HttpTransport;
+  /** Checked before anything runs: a bad value is a SandboxConfigError (exit 2, or a 400). */
+  private readonly maxWaitMs: number;
 
   constructor(
     private readonly scenario: Scenario,
     private readonly target: ScenarioTarget,
     private readonly options: RunOptions,
   ) {
+    this.maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, 'maxWait');
     this.random = new Random(options.seed ?? scenario.definition.seed ?? 1).fork('scenario');
     this.transport = options.transport ?? createHttpTransport();
   }
@@ -109,7 +112,7 @@ class Run {
       }
     }
     this.progress(steps.length, 'deliveries', 'waiting for deliveries to finish');
-    await this.target.passUntil(() => this.allFinished(), parseDuration(this.options.maxWait ?? DEFAULT_MAX_WAIT, 'maxWait'));
+    await this.target.passUntil(() => this.allFinished(), this.maxWaitMs);
     const report = await this.report(startTime);
     this.progress(steps.length, 'done', report.ok ? 'passed' : 'failed');
     return report;
@@ -189,8 +192,8 @@ class Run {
       case 'advance':
         return target.pass(parseDuration(typeof raw === 'object' ? step.by : (raw as string | number), 'advance'));
       case 'wait': {
-        const max = typeof raw === 'object' ? (step.max ?? this.options.maxWait ?? DEFAULT_MAX_WAIT) : (this.options.maxWait ?? DEFAULT_MAX_WAIT);
-        await target.passUntil(() => this.allFinished(), parseDuration(max, 'wait.max'));
+        const max = typeof raw === 'object' && step.max !== undefined ? parseDuration(step.max, 'wait.max') : this.maxWaitMs;
+        await target.passUntil(() => this.allFinished(), max);
         return;
       }
       case 'create': {

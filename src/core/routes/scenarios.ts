@@ -10,12 +10,12 @@ const runBody = z.strictObject({
     .strictObject({
       integrationId: z.enum(INTEGRATION_IDS).optional(),
       nativeOrgId: z.string().min(1).optional(),
-      accessToken: z.string().min(1).optional(),
+      accessToken: z.string().regex(/^access_[0-9a-f]{40}$/, 'must be access_ followed by 40 lowercase hex characters').optional(),
     })
     .optional(),
-  webhookUrl: z.string().url().optional(),
+  webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
   seed: z.number().int().nonnegative().optional(),
-  maxWait: z.string().min(1).optional(),
+  maxWait: z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'must look like 500ms, 3s, 2m, 1h or 1d').optional(),
   definition: z.record(z.string(), z.unknown()).optional(),
 });
 
