@@ -13,8 +13,8 @@ export {
   DEFAULT_START_TIME,
   type SandboxOptions,
 } from './core/options.js';
-export { ApiError, ErrorCode, SandboxConfigError, type ErrorBody } from './core/errors.js';
-export { parseDuration, type Duration } from './core/duration.js';
+export { ApiError, ErrorCode, SandboxConfigError, type ErrorBody } from './shared/errors.js';
+export { parseDuration, type Duration } from './shared/duration.js';
 export type { SandboxRequest, SandboxResponse } from './core/http.js';
 export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SandboxSnapshot } from './core/snapshot.js';
 export { FAULT_HEADERS, type FaultRule } from './core/faults.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { ApiError, ErrorCode } from '../core/errors.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import { MAX_BODY_BYTES, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { staticAssets } from './static-assets.js';

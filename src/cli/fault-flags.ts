@@ -1,4 +1,4 @@
-import { ApiError, SandboxConfigError } from '../core/errors.js';
+import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { parseLatency, parseRateLimit, type FaultRule } from '../core/faults.js';
 
 /** The fault flags of `serve`, as yargs reads them. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { SandboxConfigError } from '../core/errors.js';
+import { SandboxConfigError } from '../shared/errors.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SandboxConfigError } from '../core/errors.js';
+import { SandboxConfigError } from '../shared/errors.js';
 
 /** The PEM text of `--webhook-ca`; a file that cannot be read is a bad option (exit 2). */
 export function readCa(path: string): string {

@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { SandboxConfigError } from '../core/errors.js';
+import { SandboxConfigError } from '../shared/errors.js';
 import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_START_TIME } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';

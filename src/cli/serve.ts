@@ -1,7 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { startDevServer } from '../adapters/express.js';
-import { formatDuration } from '../core/duration.js';
-import { SandboxConfigError } from '../core/errors.js';
+import { formatDuration } from '../shared/duration.js';
+import { SandboxConfigError } from '../shared/errors.js';
 import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';

@@ -1,6 +1,6 @@
 import { accessSync, closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ApiError, SandboxConfigError } from '../core/errors.js';
+import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import type { Sandbox } from '../core/sandbox.js';
 
 /**

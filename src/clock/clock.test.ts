@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxConfigError } from '../core/errors.js';
+import { SandboxConfigError } from '../shared/errors.js';
 import { RealClock, VirtualClock } from './clock.js';
 
 const START = Date.parse('2025-01-01T00:00:00Z');

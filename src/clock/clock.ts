@@ -1,4 +1,4 @@
-import { SandboxConfigError } from '../core/errors.js';
+import { SandboxConfigError } from '../shared/errors.js';
 import { MinHeap } from './min-heap.js';
 
 /** A scheduled task; cancel it to make sure it never runs. */

@@ -8,8 +8,8 @@ import type { FixtureSet } from '../store/fixtures.js';
 import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { orgFaker, seededFaker } from '../store/seed/seeded-faker.js';
-import { ApiError, ErrorCode } from './errors.js';
-import { Random, type RandomState } from './random.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
+import { Random, type RandomState } from '../shared/random.js';
 
 /** Everything the sandbox knows about one connection. */
 export interface ConnectionState {

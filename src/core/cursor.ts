@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /**
  * Opaque page cursors (base64url). A cursor names its list and connection and the last record

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
-import { ApiError, ErrorCode } from './errors.js';
+import { parseDuration } from '../shared/duration.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { SandboxRequest } from './http.js';
-import { Random } from './random.js';
-import { parseOrThrow } from './validation.js';
+import { Random } from '../shared/random.js';
+import { parseOrThrow } from '../shared/validation.js';
 
 /**
  * One fault rule: what to inject into the service's own endpoints, and where. Every knob is

@@ -1,4 +1,4 @@
-import { SandboxConfigError } from './errors.js';
+import { SandboxConfigError } from '../shared/errors.js';
 
 /** One request as the journal shows it. */
 export interface JournalEntry {

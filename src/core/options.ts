@@ -2,8 +2,8 @@ import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { BUNDLED_FIXTURES_DIR, loadFixtures, type FixtureFile, type FixtureSet } from '../store/fixtures.js';
 import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
 import { chaosSettingsSchema, resolveChaos, type ChaosSettings } from '../webhooks/chaos.js';
-import { parseDuration, parseDurationList, type Duration } from './duration.js';
-import { SandboxConfigError } from './errors.js';
+import { parseDuration, parseDurationList, type Duration } from '../shared/duration.js';
+import { SandboxConfigError } from '../shared/errors.js';
 import type { FaultRule } from './faults.js';
 import type { JournalOptions } from './journal.js';
 

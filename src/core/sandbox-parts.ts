@@ -6,7 +6,7 @@ import { createHttpTransport } from '../webhooks/http-transport.js';
 import { ConnectionRegistry } from './connections.js';
 import type { ResolvedOptions } from './options.js';
 import { PageCache } from './page-cache.js';
-import { Random } from './random.js';
+import { Random } from '../shared/random.js';
 
 /** The stateful parts of a sandbox. A reset or a restore swaps them all at once for new ones. */
 export interface SandboxParts {

@@ -8,10 +8,10 @@ import type { PendingMove } from '../events/lifecycle.js';
 import type { DeliveryRecord } from '../webhooks/dispatcher.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DOWNSTREAM_FAULT_KINDS } from '../downstream/faults.js';
-import { ApiError } from './errors.js';
-import { Random } from './random.js';
+import { ApiError } from '../shared/errors.js';
+import { Random } from '../shared/random.js';
 import { fakerState, restoreFaker } from '../store/seed/seeded-faker.js';
-import { describeIssues, invalidFromIssues } from './validation.js';
+import { describeIssues, invalidFromIssues } from '../shared/validation.js';
 import type { SandboxParts } from './sandbox-parts.js';
 
 /** What `snapshot()` writes in `format`, so a foreign JSON file is told apart. */

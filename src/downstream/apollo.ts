@@ -1,4 +1,4 @@
-import { hash32 } from '../core/random.js';
+import { hash32 } from '../shared/random.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import { collectionHandlers, type CollectionApi } from './collection-api.js';

@@ -1,4 +1,4 @@
-import { hash32 } from '../core/random.js';
+import { hash32 } from '../shared/random.js';
 import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
 import type { EngagementUser } from '../model/engagement.js';
 import type { ConnectionData } from '../store/connection-data.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ApiError } from '../core/errors.js';
-import type { FieldIssue } from '../core/validation.js';
+import { ApiError } from '../shared/errors.js';
+import type { FieldIssue } from '../shared/validation.js';
 import { CRM_FIELDS, type CrmObjectType, type CrmRecord, type CrmWrite } from '../model/crm.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';

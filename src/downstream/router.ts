@@ -1,4 +1,4 @@
-import { hash32 } from '../core/random.js';
+import { hash32 } from '../shared/random.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
 import { FieldError } from './rest-engine.js';
 

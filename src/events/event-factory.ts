@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.js';
-import type { Random } from '../core/random.js';
+import type { Random } from '../shared/random.js';
 import type { ConnectionStatus } from '../model/connection.js';
 import type { CrmRecord, DeletedRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';

@@ -1,6 +1,13 @@
-import type { Clock } from '../clock/clock.js';
-import type { ConnectionState } from '../core/connections.js';
+import type { Clock, Timer } from '../clock/clock.js';
 import type { ConnectionStatus } from '../model/connection.js';
+
+/** What the lifecycle needs of a connection (the core's ConnectionState has it). */
+export interface LifecycleSubject {
+  readonly connectionId: string;
+  status: ConnectionStatus;
+  /** Pending automatic status moves. */
+  lifecycle: Timer[];
+}
 
 export interface LifecycleDelays {
   /** From the exchange to INITIAL_SYNCED. */
@@ -22,18 +29,18 @@ export interface PendingMove {
 export class Lifecycle {
   private readonly clock: Clock;
   private readonly delays: LifecycleDelays;
-  private readonly onStatus: (connection: ConnectionState, status: ConnectionStatus) => void;
+  private readonly onStatus: (connection: LifecycleSubject, status: ConnectionStatus) => void;
   /** The moves each connection still has to come, for snapshots. */
-  private readonly due = new WeakMap<ConnectionState, PendingMove[]>();
+  private readonly due = new WeakMap<LifecycleSubject, PendingMove[]>();
 
-  constructor(clock: Clock, delays: LifecycleDelays, onStatus: (connection: ConnectionState, status: ConnectionStatus) => void) {
+  constructor(clock: Clock, delays: LifecycleDelays, onStatus: (connection: LifecycleSubject, status: ConnectionStatus) => void) {
     this.clock = clock;
     this.delays = delays;
     this.onStatus = onStatus;
   }
 
   /** A new connection: report NEW_CONNECTION now and schedule the rest. */
-  start(connection: ConnectionState): void {
+  start(connection: LifecycleSubject): void {
     this.onStatus(connection, 'NEW_CONNECTION');
     const now = this.clock.now();
     this.resume(connection, [
@@ -43,12 +50,12 @@ export class Lifecycle {
   }
 
   /** The automatic moves a connection still has to come. */
-  pending(connection: ConnectionState): PendingMove[] {
+  pending(connection: LifecycleSubject): PendingMove[] {
     return [...(this.due.get(connection) ?? [])];
   }
 
   /** Schedules moves (a new connection's, or a restored one's still to come). */
-  resume(connection: ConnectionState, moves: readonly PendingMove[]): void {
+  resume(connection: LifecycleSubject, moves: readonly PendingMove[]): void {
     const due = [...moves];
     this.due.set(connection, due);
     connection.lifecycle = moves.map((move) =>
@@ -60,18 +67,18 @@ export class Lifecycle {
   }
 
   /** Sets a status by hand (the control API): always reported, and the automatic moves stop. */
-  force(connection: ConnectionState, status: ConnectionStatus): void {
+  force(connection: LifecycleSubject, status: ConnectionStatus): void {
     this.stop(connection);
     this.move(connection, status);
   }
 
-  stop(connection: ConnectionState): void {
+  stop(connection: LifecycleSubject): void {
     for (const timer of connection.lifecycle) timer.cancel();
     connection.lifecycle = [];
     this.due.delete(connection);
   }
 
-  private move(connection: ConnectionState, status: ConnectionStatus): void {
+  private move(connection: LifecycleSubject, status: ConnectionStatus): void {
     connection.status = status;
     this.onStatus(connection, status);
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApiError } from '../shared/errors.js';
 
 /** The nine CRM object types, spelled as in OBJECT_CHANGE events and the control API. */
 export const CRM_OBJECT_TYPES = [
@@ -16,6 +17,12 @@ export type CrmObjectType = (typeof CRM_OBJECT_TYPES)[number];
 
 export function isCrmObjectType(value: string): value is CrmObjectType {
   return (CRM_OBJECT_TYPES as readonly string[]).includes(value);
+}
+
+/** A CRM object type as spelled in events (`Contact`, `EventAttendee`…); else a 400 naming `objectType`. */
+export function parseObjectType(value: string): CrmObjectType {
+  if (isCrmObjectType(value)) return value;
+  throw ApiError.invalidField('objectType', `objectType must be one of ${CRM_OBJECT_TYPES.join(', ')}; got ${JSON.stringify(value)}`);
 }
 
 /** Record ids are `v.<prefix>.<32 hex>`; EventAttendee is the odd one: `v.attendee.…` (a quirk of the original). */

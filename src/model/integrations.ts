@@ -1,4 +1,4 @@
-import type { Random } from '../core/random.js';
+import type { Random } from '../shared/random.js';
 import type { CrmObjectType } from './crm.js';
 
 /** Integration ids of the original service: four CRMs and three engagement systems. */

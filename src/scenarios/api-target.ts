@@ -1,12 +1,11 @@
-import { ApiError, ErrorCode } from '../core/errors.js';
-import type { SandboxRequest } from '../core/http.js';
-import type { Sandbox } from '../core/sandbox.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
+import type { SandboxRequest } from '../model/request.js';
 import type { ConnectionStatus } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/dispatcher.js';
-import { sleep, type PassthroughAnswer, type PassthroughCall, type RunConnection, type ScenarioTarget } from './target.js';
+import { sleep, type PassthroughAnswer, type PassthroughCall, type RunConnection, type ScenarioSandbox, type ScenarioTarget } from './target.js';
 
 /** One call of the service's API or the control API: status and parsed body. */
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
@@ -128,7 +127,7 @@ class ApiTarget implements ScenarioTarget {
  * A target on a sandbox in this process. On a virtual clock, `speed` is how many times faster
  * than real time it runs (`Infinity`: instant, time jumps); on a real clock time just passes.
  */
-export function sandboxTarget(sandbox: Sandbox, options: { apiKey?: string | undefined; speed?: number } = {}): ScenarioTarget {
+export function sandboxTarget(sandbox: ScenarioSandbox, options: { apiKey?: string | undefined; speed?: number } = {}): ScenarioTarget {
   const apiKey = options.apiKey ?? sandbox.options.apiKeys[0]!;
   const call: Call = async (method, path, body) => {
     const queryAt = path.indexOf('?');
@@ -176,7 +175,7 @@ export function serverTarget(baseUrl: string, apiKey: string): ScenarioTarget {
 }
 
 /** Time on a virtual clock, jumping (instant) or paced against real time by `speed`. */
-function virtualTime(sandbox: Sandbox, speed: number): Time {
+function virtualTime(sandbox: ScenarioSandbox, speed: number): Time {
   const clock = sandbox.parts.clock;
   const paceTo = async (target: number) => {
     if (speed === Infinity) return sandbox.advance(Math.max(0, target - clock.now()));

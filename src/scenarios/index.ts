@@ -1,6 +1,6 @@
-import type { Sandbox } from '../core/sandbox.js';
 import { sandboxTarget } from './api-target.js';
 import { checkScenario, findScenario, type Scenario } from './load.js';
+import type { ScenarioSandbox } from './target.js';
 import type { ScenarioReport } from './report.js';
 import { runScenarioOn, type RunOptions } from './runner.js';
 import type { ScenarioDefinition } from './schema.js';
@@ -21,7 +21,7 @@ export function resolveScenario(scenario: string | ScenarioDefinition | Scenario
 }
 
 /** Plays a scenario on a sandbox of this process; see `Sandbox.runScenario`. */
-export function runScenario(sandbox: Sandbox, scenario: string | ScenarioDefinition | Scenario, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
+export function runScenario(sandbox: ScenarioSandbox, scenario: string | ScenarioDefinition | Scenario, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
   const resolved = resolveScenario(scenario);
   const speed = options.speed === undefined || options.speed === 'instant' ? Infinity : options.speed;
   const target = sandboxTarget(sandbox, { apiKey: options.apiKey, speed });

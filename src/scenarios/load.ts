@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { crmWriteSchema, type CrmObjectType } from '../model/crm.js';
-import { describeIssues } from '../core/validation.js';
+import { describeIssues } from '../shared/validation.js';
 import { isWholeRef, namesIn } from './refs.js';
 import { STEP_KINDS, STEP_SCHEMAS, scenarioHeadSchema, type ScenarioDefinition, type ScenarioStep, type StepKind } from './schema.js';
 

@@ -1,4 +1,4 @@
-import type { Random } from '../core/random.js';
+import type { Random } from '../shared/random.js';
 import { EVENT_HEADERS, type StatusChangeEvent } from '../model/events.js';
 import type { HttpTransport } from '../webhooks/http-transport.js';
 import { signPayload } from '../webhooks/signature.js';

@@ -1,6 +1,6 @@
-import { parseDuration } from '../core/duration.js';
-import { ApiError } from '../core/errors.js';
-import { Random } from '../core/random.js';
+import { parseDuration } from '../shared/duration.js';
+import { ApiError } from '../shared/errors.js';
+import { Random } from '../shared/random.js';
 import type { CrmObjectType } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';

@@ -1,8 +1,23 @@
+import type { Clock } from '../clock/clock.js';
 import type { ConnectionStatus } from '../model/connection.js';
+import type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/dispatcher.js';
+
+/**
+ * What a scenario needs of a sandbox in this process (the core's `Sandbox` has it): said here so
+ * that the scenario engine sits below the core, which loads it.
+ */
+export interface ScenarioSandbox {
+  readonly options: { readonly apiKeys: readonly string[]; readonly seed: number };
+  readonly parts: { readonly clock: Clock };
+  handle(request: SandboxRequest): Promise<SandboxResponse>;
+  deliveries(connectionId?: string): Delivery[];
+  advance(duration: number): Promise<void>;
+  settle(): Promise<void>;
+}
 
 /** A connection a run acts on, with what a receiver needs to verify its events. */
 export interface RunConnection {

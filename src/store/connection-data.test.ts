@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SEED_TIME, seededData } from '../../test/helpers/seeded-data.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError } from '../shared/errors.js';
 import { crmRecordSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
 import { DEFAULT_DATASET } from './seed/seed-connection.js';
 

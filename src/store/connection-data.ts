@@ -1,8 +1,8 @@
 import type { Faker } from '@faker-js/faker';
 import type { Clock } from '../clock/clock.js';
-import { ApiError } from '../core/errors.js';
-import type { Random } from '../core/random.js';
-import { invalidFromIssues, parseOrThrow, type FieldIssue } from '../core/validation.js';
+import { ApiError } from '../shared/errors.js';
+import type { Random } from '../shared/random.js';
+import { invalidFromIssues, parseOrThrow, type FieldIssue } from '../shared/validation.js';
 import {
   ADDRESS_PARTS,
   CRM_ASSOCIATIONS,

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SandboxConfigError } from '../core/errors.js';
+import { SandboxConfigError } from '../shared/errors.js';
 import { BUNDLED_FIXTURES_DIR, loadFixtures, validateFixture } from './fixtures.js';
 
 describe('fixtures', () => {

@@ -1,6 +1,6 @@
 import type { ConnectionStatus, ExchangeResult } from '../model/connection.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { parseDuration, type Duration } from '../core/duration.js';
+import { parseDuration, type Duration } from '../shared/duration.js';
 import { createSandbox, type Sandbox } from '../core/sandbox.js';
 import type { SandboxOptions } from '../core/options.js';
 import { arrivedList, describeMatch, matches, type EventMatch } from './event-match.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, SandboxConfigError } from '../core/errors.js';
+import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { parseChaos, parseChaosFlag, parseDelayRange, resolveChaos } from './chaos.js';
 
 describe('delivery chaos settings', () => {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { parseDuration } from '../core/duration.js';
-import { ApiError, SandboxConfigError } from '../core/errors.js';
-import type { Random } from '../core/random.js';
-import { parseOrThrow } from '../core/validation.js';
+import { parseDuration } from '../shared/duration.js';
+import { ApiError, SandboxConfigError } from '../shared/errors.js';
+import type { Random } from '../shared/random.js';
+import { parseOrThrow } from '../shared/validation.js';
 
 /**
  * Delivery chaos: what at-least-once delivery does to a receiver, on purpose and seeded, so

@@ -1,9 +1,9 @@
 import type { Clock, Timer } from '../clock/clock.js';
-import { ApiError, ErrorCode } from '../core/errors.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { Webhook } from '../model/connection.js';
 import type { ServiceEvent } from '../model/events.js';
 import type { EmittedEvent } from '../events/event-factory.js';
-import { Random, type RandomState } from '../core/random.js';
+import { Random, type RandomState } from '../shared/random.js';
 import { chaosDelay, chaosDuplicates, resolveChaos, type AttemptChaos, type Chaos, type ChaosSettings } from './chaos.js';
 import type { HttpTransport } from './http-transport.js';
 import { signedHeaders } from './signed-headers.js';

@@ -1,6 +1,6 @@
 import { Faker, base, en } from '@faker-js/faker';
 import { VirtualClock } from '../../src/clock/clock.js';
-import { Random } from '../../src/core/random.js';
+import { Random } from '../../src/shared/random.js';
 import type { DownstreamContext } from '../../src/downstream/types.js';
 import type { IntegrationId } from '../../src/model/integrations.js';
 import { ConnectionData, type RecordChange } from '../../src/store/connection-data.js';

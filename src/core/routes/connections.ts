@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { connectionSummary } from '../connections.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import { requiredQuery, type Route } from './context.js';
 
 const deleteBody = z.object({ connectionId: z.string().min(1) });

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { queryParam, type Reply, type SandboxRequest } from '../http.js';
 import type { RouteDefinition } from '../router.js';
 import type { Sandbox } from '../sandbox.js';

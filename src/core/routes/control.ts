@@ -3,9 +3,10 @@ import { connectionStatusSchema } from '../../model/connection.js';
 import type { CrmObjectType } from '../../model/crm.js';
 import type { DeliveryState } from '../../webhooks/dispatcher.js';
 import { connectionSummary, type ConnectionState } from '../connections.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
-import { parseObjectType, parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../../shared/validation.js';
+import { parseObjectType } from '../../model/crm.js';
 import type { Route, RouteContext } from './context.js';
 import { pageBody, pageRequest } from './pagination.js';
 

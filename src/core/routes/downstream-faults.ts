@@ -1,5 +1,5 @@
 import { downstreamFaultsBody } from '../../downstream/faults.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import type { Route, RouteContext } from './context.js';
 
 /**

@@ -1,7 +1,7 @@
 import { downstreamFor } from '../../downstream/index.js';
 import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { OrderedCollection } from '../../store/ordered-collection.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
 import { connectionByToken, requiredQuery, type Route, type RouteHandler } from './context.js';
 import { pageBody, pageRequest, parseBoolean } from './pagination.js';

@@ -1,7 +1,7 @@
 import type { Webhook } from '../../model/connection.js';
 import { signedHeaders } from '../../webhooks/signed-headers.js';
 import { connectionSummary, type ConnectionState } from '../connections.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import type { Route, RouteContext } from './context.js';
 
 /**

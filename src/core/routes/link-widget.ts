@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import { requiredQuery, type Route } from './context.js';
 
 /** Names the widget shows for each integration. */

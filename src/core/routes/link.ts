@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_INTEGRATION, INTEGRATION_IDS } from '../../model/integrations.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import type { Route } from './context.js';
 
 const publicTokenBody = z.object({

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
 import type { OrderedCollection, Entry } from '../../store/ordered-collection.js';
 import type { RouteContext } from './context.js';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { downstreamFor } from '../../downstream/index.js';
 import { PASSTHROUGH_METHODS } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
-import { ApiError } from '../errors.js';
-import { parseOrThrow } from '../validation.js';
+import { ApiError } from '../../shared/errors.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import { answerWithFaults } from '../downstream-faults.js';
 import { connectionByToken, type Route } from './context.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
-import { ApiError } from '../errors.js';
-import { parseOrThrow } from '../validation.js';
+import { ApiError } from '../../shared/errors.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import type { Route, RouteContext } from './context.js';
 
 const runBody = z.strictObject({

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
 import type { Route, RouteContext } from './context.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ConnectionState } from '../connections.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { Webhook } from '../../model/connection.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import { connectionByToken, requiredQuery, type Route } from './context.js';
 
 const createBody = z.object({

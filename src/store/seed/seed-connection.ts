@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker';
-import type { Random } from '../../core/random.js';
+import type { Random } from '../../shared/random.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { IntegrationId } from '../../model/integrations.js';

@@ -1,5 +1,5 @@
 import { Faker, base, en } from '@faker-js/faker';
-import type { Random } from '../../core/random.js';
+import type { Random } from '../../shared/random.js';
 import {
   ENGAGEMENT_ACTION_KINDS,
   ENGAGEMENT_ACTION_STATES,

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Faker, Randomizer } from '@faker-js/faker';
-import type { Random } from '../../core/random.js';
+import type { Random } from '../../shared/random.js';
 import { companyDomain } from './fake-fields.js';
 
 type FakerModule = typeof import('@faker-js/faker');

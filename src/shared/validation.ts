@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { CRM_OBJECT_TYPES, isCrmObjectType, type CrmObjectType } from '../model/crm.js';
 import { ApiError } from './errors.js';
 
 /** `a.b[2].c` from a zod issue path. */
@@ -58,12 +57,6 @@ function phrase(issue: z.core.$ZodIssue): string {
 
 function withArticle(word: string): string {
   return /^[aeio]/.test(word) ? `an ${word}` : `a ${word}`;
-}
-
-/** A CRM object type as spelled in events (`Contact`, `EventAttendee`…); else a 400 naming `objectType`. */
-export function parseObjectType(value: string): CrmObjectType {
-  if (isCrmObjectType(value)) return value;
-  throw ApiError.invalidField('objectType', `objectType must be one of ${CRM_OBJECT_TYPES.join(', ')}; got ${JSON.stringify(value)}`);
 }
 
 export function invalidFromIssues(issues: FieldIssue[]): ApiError {
