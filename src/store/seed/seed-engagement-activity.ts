@@ -1,4 +1,3 @@
-import { Faker, base, en } from '@faker-js/faker';
 import type { Random } from '../../shared/random.js';
 import {
   ENGAGEMENT_ACTION_KINDS,
@@ -11,6 +10,7 @@ import {
 } from '../../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
 import type { ConnectionData } from '../connection-data.js';
+import { seededFaker } from './seeded-faker.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -35,8 +35,8 @@ const SUBJECTS: Record<EngagementTask['kind'], readonly string[]> = {
  */
 export function seedEngagementActivity(data: ConnectionData, integrationId: IntegrationId, random: Random, now: number): void {
   if (INTEGRATIONS[integrationId].category !== 'engagement') return;
-  const faker = new Faker({ locale: [en, base] });
-  faker.seed(random.uint32());
+  // The same English faker, seeded the same way, loaded lazily (not at start-up).
+  const faker = seededFaker(random.uint32());
   const contacts = data.crm.Contact.entries().map((entry) => entry.record.id);
   const contact = () => (contacts.length > 0 ? faker.helpers.arrayElement(contacts) : null);
   for (const entry of data.users.entries()) {
