@@ -380,7 +380,7 @@ export class Dispatcher {
 
   /** The first automatic attempt of an event, after the chaos delay if there is one. */
   private start(entry: Entry, chaos: Chaos | null): void {
-    const delayMs = chaosDelay(chaos, this.chaosStream(entry.emitted.connectionId));
+    const delayMs = chaos ? chaosDelay(chaos, this.chaosStream(entry.emitted.connectionId)) : 0;
     if (delayMs === 0 && !chaos?.reorder) {
       void this.options.clock.track(this.attempt(entry, 'schedule', 'schedule'));
       return;
@@ -400,7 +400,8 @@ export class Dispatcher {
 
   /**
    * One POST. `schedule` attempts belong to the queue (they hold it, count towards the retry
-   * schedule and decide what comes next); `manual` ones only record their outcome.
+   * schedule and decide what comes next); `manual` ones only record their outcome; a `duplicate`
+   * (chaos) repeats an accepted one and leaves the delivery succeeded.
    */
   private async attempt(entry: Entry, kind: AttemptKind, trigger: DeliveryAttempt['trigger'], chaos: AttemptChaos = {}): Promise<void> {
     const connectionId = entry.emitted.connectionId;
@@ -453,7 +454,8 @@ export class Dispatcher {
       this.setState(entry, 'succeeded');
       entry.failureReason = null;
       if (queued) removeFrom(queue.items, entry);
-      if (kind === 'schedule' && chaosDuplicates(this.activeChaos(connectionId), this.chaosStream(connectionId))) {
+      const chaosNow = this.activeChaos(connectionId);
+      if (kind === 'schedule' && chaosNow && chaosDuplicates(chaosNow, this.chaosStream(connectionId))) {
         // The duplicate goes out before the next event, holding the queue as the original did.
         queue.inFlight = entry;
         await this.attempt(entry, 'duplicate', 'chaos', { duplicate: true });
@@ -461,7 +463,8 @@ export class Dispatcher {
       }
     } else if (queued && kind === 'schedule' && entry.scheduledAttempts <= this.options.retryScheduleMs.length) {
       const retryMs = this.options.retryScheduleMs[entry.scheduledAttempts - 1]!;
-      const delayMs = chaosDelay(this.activeChaos(connectionId), this.chaosStream(connectionId));
+      const chaosNow = this.activeChaos(connectionId);
+      const delayMs = chaosNow ? chaosDelay(chaosNow, this.chaosStream(connectionId)) : 0;
       this.setState(entry, 'retrying');
       this.later(entry, retryMs + delayMs, delayMs > 0 ? { delayMs } : {});
     } else {
