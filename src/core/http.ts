@@ -1,4 +1,5 @@
 import { ApiError, ErrorCode } from './errors.js';
+import { utf8ByteLength } from './text-codec.js';
 
 /**
  * A request as the core sees it: what both adapters (MSW and express) fill in, with no
@@ -22,7 +23,7 @@ export interface SandboxResponse {
   headers: Record<string, string>;
   body: string;
   /** `body` already encoded as UTF-8 (cached pages), for a transport to send as is. */
-  encoded?: Buffer | undefined;
+  encoded?: Uint8Array | undefined;
 }
 
 /** Bodies over 1 MiB are refused with a 413. */
@@ -36,7 +37,7 @@ export function payloadTooLarge(): ApiError {
 }
 
 /** What a route returns: a value to serialise, or JSON text it already has (a cached page, maybe encoded too). */
-export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Buffer };
+export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Uint8Array };
 
 export function respond(reply: Reply): SandboxResponse {
   if ('json' in reply) {
@@ -86,5 +87,5 @@ export function parseJsonBody(request: SandboxRequest): Record<string, unknown> 
 
 /** The body size in bytes, as it will be on the wire. */
 export function bodyBytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+  return utf8ByteLength(text);
 }

@@ -4,6 +4,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
 import type { Delivery } from '../webhooks/dispatcher.js';
+import { platform } from '../model/platform.js';
 import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
@@ -399,8 +400,10 @@ export class Sandbox {
    * expect(report.failures).toEqual([]);
    */
   async runScenario(scenario: string | ScenarioDefinition, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
-    // Loaded on first use: a sandbox that plays no scenario never pays for the engine or YAML.
-    const { runScenario } = await import('../scenarios/index.js');
+    // Loaded on first use (by the platform): a sandbox that plays no scenario never pays for the engine or YAML.
+    const load = platform().loadScenarios;
+    if (!load) throw new SandboxConfigError('runScenario needs the Node entry (crm-sandbox): scenarios are not available in the browser build');
+    const { runScenario } = await load();
     return runScenario(this, scenario, options);
   }
 
