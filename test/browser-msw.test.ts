@@ -19,6 +19,8 @@ let server: Server;
 let origin: string;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 const reachedServer: string[] = [];
+/** Scripts added by a test: path → bundled code. */
+const pages = new Map<string, Uint8Array>();
 
 beforeAll(async () => {
   const bundle = await build({
@@ -36,6 +38,8 @@ beforeAll(async () => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
     else if (path === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
+    else if (path === '/readme') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page.replace('/page.js', '/readme.js'));
+    else if (pages.has(path!)) res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(pages.get(path!));
     else if (path === '/mockServiceWorker.js') res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(worker);
     else {
       if (path !== '/favicon.ico') reachedServer.push(`${req.method} ${path}`);
@@ -114,6 +118,39 @@ describe('crm-sandbox/browser under setupWorker in Chromium', () => {
     expect(node.firstPage).toEqual(result.firstPage);
     expect(node.secondPage).toEqual(result.secondPage);
     expect(node.eventBodies).toEqual(result.events.map((event) => event.body));
+  }, 60_000);
+});
+
+describe("the README's browser example", () => {
+  it('runs as written in Chromium (its URLs moved onto the test server), with the built package', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf("## In the browser, with MSW's `setupWorker`"));
+    const example = /```ts\n([\s\S]*?)```/.exec(section)![1]!
+      .replaceAll('https://api.service.test', `${origin}/readme-service`)
+      .replaceAll('https://app.test/webhooks', `${origin}/readme-app/webhooks`);
+    const bundle = await build({
+      stdin: { contents: example, loader: 'ts', resolveDir: new URL('..', import.meta.url).pathname },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      logLevel: 'error',
+    });
+    pages.set('/readme.js', bundle.outputFiles[0]!.contents);
+    const page = await browser.context.newPage();
+    const log: string[] = [];
+    const errors: string[] = [];
+    // The example's own lines (a status and a verdict, or a count and a cursor), not MSW's banner.
+    page.on('console', (message) => /^([A-Z_]+ |\d+ )/.test(message.text()) && log.push(message.text()));
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${origin}/readme`);
+    await expect.poll(() => log.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+    await page.close();
+    expect(errors).toEqual([]);
+    expect(log.slice(0, 3)).toEqual(['NEW_CONNECTION signed', 'INITIAL_SYNCED signed', 'READY signed']);
+    expect(log[3]).toMatch(/^5 [A-Za-z0-9_-]+$/);
+    // (The Node replay of the first test posts to /app/webhooks; the example's URLs are its own.)
+    expect(reachedServer.filter((request) => request.includes('/readme-'))).toEqual([]);
   }, 60_000);
 });
 
