@@ -85,7 +85,14 @@ export function parseJsonBody(request: SandboxRequest): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-/** The body size in bytes, as it will be on the wire. */
-export function bodyBytes(text: string): number {
-  return utf8ByteLength(text);
+/**
+ * Whether `text` takes more than `limit` bytes as UTF-8. Counted only when the length alone
+ * cannot tell (a UTF-16 unit is 1 to 3 bytes): most bodies are far below the limit.
+ *
+ * @example isOverBytes(body, MAX_BODY_BYTES)
+ */
+export function isOverBytes(text: string, limit: number): boolean {
+  if (text.length > limit) return true;
+  if (text.length * 3 <= limit) return false;
+  return utf8ByteLength(text) > limit;
 }

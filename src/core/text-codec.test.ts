@@ -11,6 +11,8 @@ describe('text codec', () => {
       expect(utf8Text(utf8Bytes(text))).toBe(Buffer.from(text, 'utf8').toString('utf8'));
       expect(utf8ByteLength(text)).toBe(Buffer.byteLength(text, 'utf8'));
     }
+    // Long text takes the encoder's path: the same counts.
+    for (const text of samples) expect(utf8ByteLength(text.repeat(600))).toBe(Buffer.byteLength(text.repeat(600), 'utf8'));
     const bad = new Uint8Array([0x61, 0xff, 0xc3, 0x28, 0xe2, 0x82]);
     expect(utf8Text(bad)).toBe(Buffer.from(bad).toString('utf8'));
   });
