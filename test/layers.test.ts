@@ -18,7 +18,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['webhooks'],
   ['scenarios'],
   ['core'],
-  ['testing', 'adapters'],
+  ['testing', 'adapters', 'node'], // node/: what only Node has, injected by the Node entry
   ['cli'],
   ['.'], // the package's entry files: src/index.ts, src/server.ts
 ];

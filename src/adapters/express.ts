@@ -8,6 +8,8 @@ import { MAX_BODY_BYTES, payloadTooLarge, respondError, type SandboxRequest, typ
 import type { Sandbox } from '../core/sandbox.js';
 import { staticAssets } from './static-assets.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
+// The dev server runs in Node: fixture paths from disk, webhooks over node:http.
+import '../node/platform.js';
 
 export interface DevServerOptions {
   /** Default 4010; 0 picks a free port. */

@@ -12,8 +12,9 @@ export interface CreateHandlersOptions {
 
 /**
  * MSW request handlers for every endpoint of the sandbox under `baseUrl`, for `setupServer`
- * (node; the core needs node modules). One handler per route, then one that answers everything
- * else under the base URL as the service would (404, or 405 for a wrong method).
+ * (Node, with a sandbox from `crm-sandbox`) or `setupWorker` (browsers, with one from
+ * `crm-sandbox/browser`). One handler per route, then one that answers everything else under
+ * the base URL as the service would (404, or 405 for a wrong method).
  *
  * @example
  * import { setupServer } from 'msw/node';

@@ -4,6 +4,8 @@ import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
+// The CLI runs in Node: fixture paths from disk, webhooks over node:http.
+import '../node/platform.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

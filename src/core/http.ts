@@ -2,6 +2,7 @@ import { ApiError, ErrorCode } from '../shared/errors.js';
 
 export type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
+import { utf8ByteLength } from '../shared/text-codec.js';
 
 /** Bodies over 1 MiB are refused with a 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -14,7 +15,7 @@ export function payloadTooLarge(): ApiError {
 }
 
 /** What a route returns: a value to serialise, or JSON text it already has (a cached page, maybe encoded too). */
-export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Buffer };
+export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Uint8Array };
 
 export function respond(reply: Reply): SandboxResponse {
   if ('json' in reply) {
@@ -62,7 +63,14 @@ export function parseJsonBody(request: SandboxRequest): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-/** The body size in bytes, as it will be on the wire. */
-export function bodyBytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+/**
+ * Whether `text` takes more than `limit` bytes as UTF-8. Counted only when the length alone
+ * cannot tell (a UTF-16 unit is 1 to 3 bytes): most bodies are far below the limit.
+ *
+ * @example isOverBytes(body, MAX_BODY_BYTES)
+ */
+export function isOverBytes(text: string, limit: number): boolean {
+  if (text.length > limit) return true;
+  if (text.length * 3 <= limit) return false;
+  return utf8ByteLength(text) > limit;
 }

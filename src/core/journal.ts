@@ -1,4 +1,5 @@
 import { SandboxConfigError } from '../shared/errors.js';
+import { utf8Bytes, utf8Text } from '../shared/text-codec.js';
 
 /** One request as the journal shows it. */
 export interface JournalEntry {
@@ -89,7 +90,7 @@ export class RequestJournal {
     slot.id = ++this.lastId;
     slot.truncated = record.body !== undefined && record.body.length > this.bodyLimit;
     // A copy, not a slice: a slice would keep the whole (up to 1 MiB) body alive in the ring.
-    if (slot.truncated) slot.body = Buffer.from(record.body!.slice(0, this.bodyLimit)).toString();
+    if (slot.truncated) slot.body = utf8Text(utf8Bytes(record.body!.slice(0, this.bodyLimit)));
     this.ring[this.next] = slot;
     this.next = (this.next + 1) % this.limit;
   }

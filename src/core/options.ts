@@ -1,5 +1,8 @@
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
-import { BUNDLED_FIXTURES_DIR, loadFixtures, type FixtureFile, type FixtureSet } from '../store/fixtures.js';
+import { platform } from '../model/platform.js';
+import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from '../store/bundled-fixtures.js';
+import { loadFixtures, validateFixture, type FixtureFile, type FixtureSet } from '../store/fixtures.js';
+import type { HttpTransport } from '../webhooks/transport.js';
 import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
 import { chaosSettingsSchema, resolveChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { parseDuration, parseDurationList, type Duration } from '../shared/duration.js';
@@ -33,7 +36,7 @@ export interface SandboxOptions {
   tokenTtl?: Duration;
   /** Most connections per API token (the original's development cap was 5). Default: no cap. */
   connectionLimit?: number;
-  /** Fixture directories, files or objects; `false` for none. Default: the package's `fixtures/`. */
+  /** Fixture directories, files (Node only) or objects; `false` for none. Default: the package's `fixtures/`. */
   fixtures?: false | ReadonlyArray<string | FixtureFile>;
   /** How many records a new connection gets; see `DEFAULT_DATASET`. */
   dataset?: { engagement?: Partial<DatasetSize['engagement']>; crm?: Partial<DatasetSize['crm']> };
@@ -70,6 +73,8 @@ export interface ResolvedOptions {
   retryScheduleMs: number[];
   attemptTimeoutMs: number;
   webhookCa: string | undefined;
+  /** A new webhook transport, from the platform (node:http keep-alive in Node, fetch in browsers). */
+  createTransport: () => HttpTransport;
   deliveryLogLimit: number;
   deliveryChaos: ChaosSettings | undefined;
   onError: (error: unknown) => void;
@@ -111,15 +116,23 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     readyDelayMs,
     tokenTtlMs: parseDuration(options.tokenTtl ?? '30m', 'tokenTtl'),
     connectionLimit,
-    fixtures: options.fixtures === false ? [] : loadFixtures(options.fixtures ?? [BUNDLED_FIXTURES_DIR]),
+    fixtures: resolveFixtures(options.fixtures),
     dataset: resolveDataset(options.dataset),
     retryScheduleMs: parseDurationList(options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, 'retrySchedule'),
     attemptTimeoutMs,
     webhookCa: options.webhookCa,
+    createTransport: () => platform().createTransport({ ca: options.webhookCa }),
     deliveryLogLimit,
     deliveryChaos: checkChaos(options.deliveryChaos),
     onError: options.onError ?? ((error) => console.error('crm-sandbox internal error:', error)),
   };
+}
+
+/** Fixtures as sets: the bundled ones (as data, no file read) unless told otherwise; paths only where the platform reads files. */
+function resolveFixtures(fixtures: SandboxOptions['fixtures']): FixtureSet[] {
+  if (fixtures === false) return [];
+  if (fixtures === undefined) return BUNDLED_FIXTURES.map((fixture, index) => validateFixture(fixture, BUNDLED_FIXTURE_SOURCES[index]!));
+  return loadFixtures(fixtures, platform().readFixturePath);
 }
 
 function resolveDataset(dataset: SandboxOptions['dataset'] = {}): DatasetSize {

@@ -1,7 +1,9 @@
+import { utf8Bytes } from '../shared/text-codec.js';
+
 /** A serialised page: its JSON text and the same text encoded once as UTF-8 for the wire. */
 export interface CachedPage {
   json: string;
-  encoded: Buffer;
+  encoded: Uint8Array;
 }
 
 /**
@@ -28,7 +30,7 @@ export class PageCache {
     if (page === undefined) {
       if (cached.pages.size >= this.maxPagesPerCollection) cached.pages.clear();
       const json = render();
-      page = { json, encoded: Buffer.from(json, 'utf8') };
+      page = { json, encoded: utf8Bytes(json) };
       cached.pages.set(key, page);
     }
     return page;

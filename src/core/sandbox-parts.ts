@@ -2,7 +2,6 @@ import { RealClock, VirtualClock, type Clock } from '../clock/clock.js';
 import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
 import { Lifecycle } from '../events/lifecycle.js';
 import { Dispatcher } from '../webhooks/dispatcher.js';
-import { createHttpTransport } from '../webhooks/http-transport.js';
 import { ConnectionRegistry } from './connections.js';
 import type { ResolvedOptions } from './options.js';
 import { PageCache } from './page-cache.js';
@@ -51,7 +50,7 @@ export function buildParts(
   );
   const dispatcher = new Dispatcher({
     clock,
-    transport: createHttpTransport({ ca: options.webhookCa }),
+    transport: options.createTransport(),
     retryScheduleMs: options.retryScheduleMs,
     attemptTimeoutMs: options.attemptTimeoutMs,
     logLimit: options.deliveryLogLimit,

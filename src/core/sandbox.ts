@@ -4,6 +4,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
 import type { Delivery } from '../webhooks/dispatcher.js';
+import { platform } from '../model/platform.js';
 import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
@@ -11,7 +12,7 @@ import { parseDuration, type Duration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
 import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
 import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
-import { MAX_BODY_BYTES, bodyBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
+import { MAX_BODY_BYTES, isOverBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { buildParts, type SandboxParts } from './sandbox-parts.js';
 import { loadSnapshot, parseSnapshot, takeSnapshot, type SandboxSnapshot } from './snapshot.js';
@@ -23,6 +24,7 @@ import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
 import type { RequestNote } from './routes/context.js';
+import { loadScenarioEngine } from './scenario-engine.js';
 
 /** Called for every event the sandbox emits, as it is emitted. */
 export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
@@ -126,7 +128,7 @@ export class Sandbox {
         const allowed = match.allowed.includes('GET') ? [...match.allowed, 'HEAD'] : match.allowed;
         throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${request.path}; use ${allowed.join(', ')}`, { allowed }, { allow: allowed.join(', ') });
       }
-      if (request.body !== undefined && bodyBytes(request.body) > MAX_BODY_BYTES) throw payloadTooLarge();
+      if (request.body !== undefined && isOverBytes(request.body, MAX_BODY_BYTES)) throw payloadTooLarge();
       const apiKey = match.route.public ? '' : this.authenticate(request);
       note.connectionId = match.params.connectionId;
       let parsed: Record<string, unknown> | undefined;
@@ -400,8 +402,10 @@ export class Sandbox {
    * expect(report.failures).toEqual([]);
    */
   async runScenario(scenario: string | ScenarioDefinition, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
-    // Loaded on first use: a sandbox that plays no scenario never pays for the engine or YAML.
-    const { runScenario } = await import('../scenarios/index.js');
+    // Loaded on first use (by the platform): a sandbox that plays no scenario never pays for the engine or YAML.
+    const engine = loadScenarioEngine();
+    if (!engine) throw new SandboxConfigError('runScenario needs the Node entry (crm-sandbox): scenarios are not available in the browser build');
+    const { runScenario } = await engine;
     return runScenario(this, scenario, options);
   }
 

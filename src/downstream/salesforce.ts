@@ -1,4 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
+import { fromBase64Url, toBase64Url } from '../shared/text-codec.js';
 import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
 import { CUSTOM_FIELD_KEYS, salesforceCustom } from './custom-fields.js';
 import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from './engagement-native.js';
@@ -329,7 +330,7 @@ function withVersion(row: Flat, version: string): Flat {
 }
 
 // A query locator carries the query and where the next batch starts: no server-side state.
-const locator = (query: string, next: number) => `${Buffer.from(query).toString('base64url')}-${next}`;
+const locator = (query: string, next: number) => `${toBase64Url(query)}-${next}`;
 
 const versioned = (run: Route['run']): Route['run'] => (params, request, context) =>
   /^v\d+\.\d+$/.test(params.version!) ? run(params, request, context) : errors.notFound(request, context);
@@ -389,7 +390,7 @@ const ROUTES: Route[] = [
     pattern: 'services/data/:version/query/:locator',
     run: versioned((params, _request, context) => {
       const m = /^([A-Za-z0-9_-]+)-(\d+)$/.exec(params.locator!);
-      const query = m ? Buffer.from(m[1]!, 'base64url').toString('utf8') : '';
+      const query = m ? fromBase64Url(m[1]!) : '';
       if (!m || !/^\s*select\s/i.test(query)) return sfError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
       return runQuery(query, params.version!, context, Number(m[2]));
     }),

@@ -1,6 +1,6 @@
 import type { Random } from '../shared/random.js';
 import { EVENT_HEADERS, type StatusChangeEvent } from '../model/events.js';
-import type { HttpTransport } from '../webhooks/http-transport.js';
+import type { HttpTransport } from '../webhooks/transport.js';
 import { signPayload } from '../webhooks/signature.js';
 import type { ProbeResult } from './report.js';
 import { PROBES, type ProbeName } from './schema.js';

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SandboxConfigError } from '../shared/errors.js';
-import { BUNDLED_FIXTURES_DIR, loadFixtures, validateFixture } from './fixtures.js';
+import { BUNDLED_FIXTURES_DIR, readFixturePath } from '../node/fixture-files.js';
+import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from './bundled-fixtures.js';
+import { loadFixtures as loadWith, validateFixture } from './fixtures.js';
+
+const loadFixtures = (sources: Parameters<typeof loadWith>[0]) => loadWith(sources, readFixturePath);
 
 describe('fixtures', () => {
   it('loads the bundled fixtures', () => {
@@ -40,5 +44,16 @@ describe('fixtures', () => {
     expect(() => validateFixture({ engagement: { mailboxes: [{ associations: { ownerUserId: 'f'.repeat(32) } }] } }, 'x.json')).toThrow(
       /engagement\.mailboxes\[0\]\.associations\.ownerUserId/,
     );
+  });
+
+  it('are bundled as data equal to fixtures/*.json (run scripts/write-bundled-fixtures.mjs after editing them)', () => {
+    const files = readFixturePath(BUNDLED_FIXTURES_DIR);
+    expect(BUNDLED_FIXTURES).toEqual(files.map((file) => file.content));
+    expect(BUNDLED_FIXTURE_SOURCES).toEqual(files.map((file) => file.source.slice(file.source.indexOf('fixtures/'))));
+  });
+
+  it('as paths need a file reader: without one (a browser) the message says to pass objects', () => {
+    expect(() => loadWith(['./fixtures'], undefined)).toThrow(/fixtures\[0\]: a path \(\.\/fixtures\) needs a file system; pass the fixture as an object/);
+    expect(loadWith([BUNDLED_FIXTURES[0]!], undefined)[0]!.crm.Account).toHaveLength(1);
   });
 });

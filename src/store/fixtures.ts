@@ -1,12 +1,10 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SandboxConfigError } from '../shared/errors.js';
 import { describeIssues, type FieldIssue } from '../shared/validation.js';
 import { CRM_OBJECT_TYPES, crmIdPattern, crmWriteSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
 import { engagementUserSchema, mailboxSchema, type EngagementUser, type Mailbox } from '../model/engagement.js';
 import { INTEGRATION_IDS, type IntegrationId } from '../model/integrations.js';
+import type { FixtureFileContent } from '../model/platform.js';
 import { linkOf } from './associations.js';
 import { readOnlyIssues } from './connection-data.js';
 
@@ -65,50 +63,29 @@ const fixtureFileSchema = z
   })
   .strict();
 
-/** The fixtures shipped with the package (`fixtures/` at its root). */
-export const BUNDLED_FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-
 /**
- * Reads fixture files: a directory (every `*.json` in it, by name), a file, or objects already
- * in memory. A bad fixture throws a SandboxConfigError naming the file and the field.
+ * Validates fixtures: objects already in memory, or paths that `readPath` (the Node entry's file
+ * reader) turns into parsed files. A bad fixture throws a SandboxConfigError naming the file
+ * and the field; a path without a reader (in a browser) says to pass objects instead.
+ *
+ * @example loadFixtures([BUNDLED_FIXTURES], undefined)
  */
-export function loadFixtures(sources: ReadonlyArray<string | FixtureFile>): FixtureSet[] {
+export function loadFixtures(
+  sources: ReadonlyArray<string | FixtureFile>,
+  readPath: ((path: string) => FixtureFileContent[]) | undefined,
+): FixtureSet[] {
   const sets: FixtureSet[] = [];
   sources.forEach((source, index) => {
     if (typeof source !== 'string') {
       sets.push(validateFixture(source, `fixtures[${index}]`));
       return;
     }
-    for (const file of jsonFilesIn(source)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (error) {
-        throw new SandboxConfigError(`fixture ${displayPath(file)}: not valid JSON (${(error as Error).message})`);
-      }
-      sets.push(validateFixture(parsed, displayPath(file)));
+    if (!readPath) {
+      throw new SandboxConfigError(`fixtures[${index}]: a path (${source}) needs a file system; pass the fixture as an object (import the JSON) instead`);
     }
+    for (const file of readPath(source)) sets.push(validateFixture(file.content, file.source));
   });
   return sets;
-}
-
-function jsonFilesIn(path: string): string[] {
-  let stats;
-  try {
-    stats = statSync(path);
-  } catch {
-    throw new SandboxConfigError(`fixtures: no such file or directory: ${path}`);
-  }
-  if (!stats.isDirectory()) return [path];
-  return readdirSync(path)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => join(path, name));
-}
-
-function displayPath(file: string): string {
-  const fromCwd = relative(process.cwd(), file);
-  return fromCwd.startsWith('..') ? file : fromCwd;
 }
 
 /** Validates one fixture (shape, ids, and that every link points at a record of the same file). */

@@ -8,6 +8,8 @@ import { EventReceiver, listenReceiver, type CapturedEvent } from './receiver.js
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
+// The testing helpers run in Node (they start a real receiver): node:http webhooks.
+import '../node/platform.js';
 
 /** Where the MSW handlers answer when no `baseUrl` is given (the dev server's default address). */
 export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';

@@ -5,7 +5,7 @@ import type { ServiceEvent } from '../model/events.js';
 import type { EmittedEvent } from '../events/event-factory.js';
 import { Random, type RandomState } from '../shared/random.js';
 import { chaosDelay, chaosDuplicates, resolveChaos, type AttemptChaos, type Chaos, type ChaosSettings } from './chaos.js';
-import type { HttpTransport } from './http-transport.js';
+import type { HttpTransport } from './transport.js';
 import { signedHeaders } from './signed-headers.js';
 
 /**

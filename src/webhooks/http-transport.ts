@@ -1,17 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 
-/** What one POST to a webhook came to. */
-export type PostOutcome = { status: number; error?: undefined } | { status?: undefined; error: string };
+import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from './transport.js';
 
-/** Posts a delivery; never throws: failures come back as `{ error }`. `signal` aborts it (the sandbox closing). */
-export type HttpTransport = (
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-  signal?: AbortSignal,
-) => Promise<PostOutcome>;
+export type { HttpTransport, PostOutcome } from './transport.js';
 
 /** The `fetch` of the process as it started: when `globalThis.fetch` is another, someone (MSW) wants to see requests. */
 const startupFetch = globalThis.fetch;
@@ -40,24 +32,9 @@ export function createHttpTransport(options: { ca?: string | undefined } = {}): 
       if (signal?.aborted) return { error: describeFailure(abortError(), timeoutMs) };
       return postKeepAlive(keepAlive, url, headers, body, timeoutMs);
     }
-    try {
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const response = await globalThis.fetch(url, {
-        method: 'POST',
-        headers,
-        body,
-        redirect: 'manual',
-        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-      });
-      // Drain the answer so the socket can be reused; its content does not matter.
-      await response.arrayBuffer().catch(() => undefined);
-      return { status: response.status };
-    } catch (error) {
-      if ((error as { cause?: { message?: string } }).cause?.message === 'bad port') {
-        return postWithNode(url, headers, body, timeoutMs, signal, options.ca);
-      }
-      return { error: describeFailure(error, timeoutMs) };
-    }
+    const outcome = await postWithFetch(url, headers, body, timeoutMs, signal);
+    if (outcome.error === 'bad port') return postWithNode(url, headers, body, timeoutMs, signal, options.ca);
+    return outcome;
   };
 }
 
@@ -157,14 +134,4 @@ function postWithNode(
     req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
     req.end(bytes);
   });
-}
-
-/** A short, stable description: `timeout after 10000ms`, `ECONNREFUSED`, … */
-function describeFailure(error: unknown, timeoutMs: number): string {
-  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (err?.name === 'TimeoutError') return `timeout after ${timeoutMs}ms`;
-  if (err?.name === 'AbortError') return 'aborted: the sandbox was closed';
-  const code = err?.cause?.code ?? err?.code;
-  if (code) return code;
-  return err?.cause?.message ?? err?.message ?? String(error);
 }

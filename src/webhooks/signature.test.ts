@@ -12,6 +12,18 @@ describe('signatures', () => {
     expect(signPayload(accessToken, body, timestamp)).toBe(expected);
   });
 
+  it('match node:crypto on non-ASCII text, and verify Uint8Array bodies without Buffer', () => {
+    const text = '{"name":"Zoë Ångström 日本 🚀","bom":"\uFEFF"}';
+    const expected = createHash('sha256').update(`${accessToken}${text}${timestamp}`, 'utf8').digest('hex');
+    expect(signPayload(accessToken, text, timestamp)).toBe(expected);
+    const bytes = new TextEncoder().encode(text);
+    expect(verifySignature({ accessToken, body: bytes, timestamp, signature: expected })).toBe(true);
+    // A body that starts with a BOM is verified over the bytes as sent, BOM included.
+    const withBom = '\uFEFF' + text;
+    const bomSignature = createHash('sha256').update(`${accessToken}${withBom}${timestamp}`, 'utf8').digest('hex');
+    expect(verifySignature({ accessToken, body: new TextEncoder().encode(withBom), timestamp, signature: bomSignature })).toBe(true);
+  });
+
   it('verify when everything matches, and fail when anything differs', () => {
     const signature = signPayload(accessToken, body, timestamp);
     expect(verifySignature({ accessToken, body, timestamp, signature })).toBe(true);

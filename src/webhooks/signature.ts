@@ -1,4 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+// A synchronous, audited SHA-256 that runs in browsers, Node, Deno and Bun alike (no node:crypto).
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+
+const utf8 = new TextEncoder();
+// ignoreBOM keeps a leading BOM in the text, as the bytes were signed (Buffer#toString did the same).
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The service's signature: lowercase hex SHA-256 of the connection's accessToken, the exact
@@ -7,7 +13,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * @example signPayload('access_…', '{"eventId":"…"}', '1735689600')
  */
 export function signPayload(accessToken: string, body: string, timestamp: string): string {
-  return createHash('sha256').update(accessToken + body + timestamp, 'utf8').digest('hex');
+  return bytesToHex(sha256(utf8.encode(accessToken + body + timestamp)));
 }
 
 export interface VerifySignatureInput {
@@ -48,7 +54,17 @@ export function verifySignature(input: VerifySignatureInput): boolean {
     const nowSeconds = Math.floor((input.now ?? Date.now()) / 1000);
     if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return false;
   }
-  const body = typeof input.body === 'string' ? input.body : Buffer.from(input.body).toString('utf8');
-  const expected = Buffer.from(signPayload(accessToken, body, timestamp), 'hex');
-  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+  const body = typeof input.body === 'string' ? input.body : utf8Decoder.decode(input.body);
+  return constantTimeEqual(signPayload(accessToken, body, timestamp), signature);
+}
+
+/**
+ * Compares two strings of equal length without an early exit, so the time taken does not tell
+ * how many leading characters matched. Both are 64 hex characters here (checked above).
+ */
+function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }

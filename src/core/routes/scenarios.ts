@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
-import { ApiError } from '../../shared/errors.js';
+import { loadScenarioEngine } from '../scenario-engine.js';
+import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Route, RouteContext } from './context.js';
 
@@ -22,8 +23,13 @@ const runBody = z.strictObject({
 /** How long a run through the control API waits for its deliveries at the end, unless the body says. */
 export const ROUTE_MAX_WAIT = '60s';
 
-// The engine (and its YAML parser) is loaded by the first request that needs it.
-const engine = () => import('../../scenarios/index.js');
+// The engine (and its YAML parser) is loaded by the first request that needs it. In a browser
+// there is none (the built-ins are files): a 404, which the inspector shows as "not available".
+const engine = () => {
+  const loaded = loadScenarioEngine();
+  if (!loaded) throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, 'scenarios are not available in the browser build: run them with the Node entry (crm-sandbox serve, or createSandbox from crm-sandbox)');
+  return loaded;
+};
 
 /** Plays a scenario on this sandbox for the caller's API token; the answer is the report. */
 async function run(ctx: RouteContext, scenario: 'definition' | string) {

@@ -1,14 +1,16 @@
-import { createRequire } from 'node:module';
 import type { Faker, Randomizer } from '@faker-js/faker';
 import type { Random } from '../../shared/random.js';
+import { platform, type FakerModule } from '../../model/platform.js';
 import { companyDomain } from './fake-fields.js';
 
-type FakerModule = typeof import('@faker-js/faker');
 let fakerModule: FakerModule | undefined;
 
-/** Faker is a large module: loaded on the first call (the first connection), not when the sandbox or `serve` starts. */
+/**
+ * Faker is a large module: the platform loads it on the first call (the first connection), not
+ * when the sandbox or `serve` starts (Node loads it lazily; the browser entry has it bundled).
+ */
 function loadFaker(): FakerModule {
-  return (fakerModule ??= createRequire(import.meta.url)('@faker-js/faker') as FakerModule);
+  return (fakerModule ??= platform().loadFaker());
 }
 
 /** Where a seeded faker stands: its seed and how many values it has drawn since. */

@@ -1,0 +1,42 @@
+/** The package's public API, shared by the Node entry (`crm-sandbox`) and the browser entry (`crm-sandbox/browser`). */
+export { Sandbox, createSandbox, type EventListener } from './core/sandbox.js';
+export {
+  DEFAULT_API_KEY,
+  DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_SEED,
+  DEFAULT_START_TIME,
+  type SandboxOptions,
+} from './core/options.js';
+export { ApiError, ErrorCode, SandboxConfigError, type ErrorBody } from './shared/errors.js';
+export { parseDuration, type Duration } from './shared/duration.js';
+export type { SandboxRequest, SandboxResponse } from './core/http.js';
+export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SandboxSnapshot } from './core/snapshot.js';
+export { FAULT_HEADERS, type FaultRule } from './core/faults.js';
+export type { JournalEntry, JournalFilter, JournalOptions } from './core/journal.js';
+export { signPayload, verifySignature, type VerifySignatureInput } from './webhooks/signature.js';
+export type { Delivery, DeliveryAttempt, DeliveryState } from './webhooks/dispatcher.js';
+export type { AttemptChaos, ChaosSettings } from './webhooks/chaos.js';
+export type { RunScenarioOptions } from './scenarios/index.js';
+export type { CheckResult, ProbeResult, ScenarioReport, TranscriptAttempt, TranscriptEvent } from './scenarios/report.js';
+export type { ProbeName, ScenarioDefinition, ScenarioStep, StepKind } from './scenarios/schema.js';
+export { DEFAULT_DATASET, type DatasetSize } from './store/seed/seed-connection.js';
+export type { FixtureFile } from './store/fixtures.js';
+export { CRM_OBJECT_TYPES } from './model/crm.js';
+export type {
+  Account,
+  CalendarEvent,
+  Contact,
+  CrmObjectType,
+  CrmRecord,
+  CrmUser,
+  Deal,
+  DeletedRecord,
+  EventAttendee,
+  Lead,
+  Note,
+  Task,
+} from './model/crm.js';
+export type { EngagementUser, Mailbox } from './model/engagement.js';
+export type { ConnectionStatus, ConnectionSummary, ExchangeResult, Webhook } from './model/connection.js';
+export { EVENT_HEADERS, type ObjectChangeEvent, type ServiceEvent, type StatusChangeEvent } from './model/events.js';
+export { INTEGRATION_IDS, type IntegrationId } from './model/integrations.js';
