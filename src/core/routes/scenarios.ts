@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
 import type { Route, RouteContext } from './context.js';
 
-const runBody = z.strictObject({
+export const runBody = z.strictObject({
   connectionId: z.string().min(1).optional(),
   link: z
     .strictObject({
