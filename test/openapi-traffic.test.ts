@@ -4,8 +4,9 @@ import { buildOpenApiDocument } from '../src/openapi/document.js';
 import { openApiChecker, type Exchange } from './helpers/openapi-conformance.js';
 
 /**
- * The request table of test/endpoints.test.ts, run again (over both transports) with every
- * answer of the sandbox recorded; then each answer is checked against the OpenAPI document.
+ * The request table of test/endpoints.test.ts (over both transports), and the in-process tests of
+ * the inspector routes, webhooks and passthrough, run again with every answer of the sandbox
+ * recorded; then each answer is checked against the OpenAPI document.
  */
 const traffic: Exchange[] = [];
 const handle = Sandbox.prototype.handle;
@@ -17,6 +18,9 @@ vi.spyOn(Sandbox.prototype, 'handle').mockImplementation(async function (this: S
 afterAll(() => vi.restoreAllMocks());
 
 await import('./endpoints.test.js');
+await import('./inspector-routes.test.js');
+await import('./webhooks.test.js');
+await import('./passthrough-fidelity.test.js');
 
 it('every answer of the request table conforms to the OpenAPI document', () => {
   const check = openApiChecker(buildOpenApiDocument());
@@ -26,6 +30,8 @@ it('every answer of the request table conforms to the OpenAPI document', () => {
   // The table reaches the error statuses too, not only the happy paths.
   for (const status of [200, 201, 400, 401, 404, 405, 409, 413, 415]) expect(statuses, `status ${status}`).toContain(status);
   expect(violations).toEqual([]);
+  // Most operations were exercised, not just a few.
+  expect(check.covered.size).toBeGreaterThanOrEqual(25);
 });
 
 it('the checker finds an undocumented status and a body off its schema', () => {

@@ -17,7 +17,8 @@ export interface Exchange {
  * (exactly, or by a `4XX`/`5XX` range), and the JSON body must conform to the documented
  * schema (ajv, JSON Schema 2020-12, formats checked). Returns one line per violation.
  */
-export function openApiChecker(document: any): (exchange: Exchange) => string[] {
+export function openApiChecker(document: any): ((exchange: Exchange) => string[]) & { covered: Set<string> } {
+  const covered = new Set<string>();
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   ajv.addSchema(document, 'openapi.json');
@@ -29,7 +30,7 @@ export function openApiChecker(document: any): (exchange: Exchange) => string[] 
   const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
   const errorBody = ajv.getSchema('openapi.json#/components/schemas/ErrorBody')!;
 
-  return ({ request, response }) => {
+  const check = ({ request, response }: Exchange): string[] => {
     const label = `${request.method} ${request.path} → ${response.status}`;
     const method = request.method.toUpperCase() === 'HEAD' ? 'get' : request.method.toLowerCase();
     const body = response.body === '' ? undefined : JSON.parse(response.body);
@@ -41,6 +42,7 @@ export function openApiChecker(document: any): (exchange: Exchange) => string[] 
       if (![404, 405].includes(response.status)) return [`${label}: no operation, yet not a 404/405`];
       return body === undefined || errorBody(body) ? [] : [`${label}: ${ajv.errorsText(errorBody.errors)}`];
     }
+    covered.add(`${method.toUpperCase()} ${match!.template}`);
     const status = String(response.status);
     const key = status in operation.responses ? status : `${status[0]}XX` in operation.responses ? `${status[0]}XX` : undefined;
     if (!key) return [`${label}: status not documented for ${method.toUpperCase()} ${match!.template}`];
@@ -49,4 +51,5 @@ export function openApiChecker(document: any): (exchange: Exchange) => string[] 
     if (!validate) return [`${label}: no schema for ${key}`];
     return validate(body) ? [] : [`${label}: ${ajv.errorsText(validate.errors)} in ${response.body.slice(0, 300)}`];
   };
+  return Object.assign(check, { covered });
 }
