@@ -21,6 +21,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '409': 'A state that does not allow it (still syncing, a delivery in progress)',
   '413': 'A request body over 1 MiB',
   '415': 'A body that is not application/json',
+  '431': 'Request headers over 16 KiB (dev server)',
   '429': 'Rate limited by a fault rule (Retry-After says when to try again)',
   '500': 'A bug of the sandbox',
   '503': 'An injected fault (fault rules, errorRate)',
@@ -30,7 +31,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 /** The service's endpoints meet fault rules and x-sandbox-force-status; the control API (`/sandbox/…`) never does. */
 function errorStatuses(op: Operation): string[] {
-  const statuses = new Set<number | string>([400, 404, 413, 500, ...(op.errors ?? [])]);
+  const statuses = new Set<number | string>([400, 404, 413, 431, 500, ...(op.errors ?? [])]);
   if (op.pattern !== '/sandbox/health' && op.pattern !== '/openapi.json') statuses.add(401);
   if (op.body) statuses.add(415);
   if (!op.pattern.startsWith('/sandbox/')) for (const status of [429, 503, '4XX', '5XX']) statuses.add(status);
