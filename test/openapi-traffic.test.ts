@@ -105,5 +105,7 @@ it('the checker finds an undocumented status and a body off its schema', () => {
   expect(check(exchange('GET', '/sandbox/health', 409, { message: 'no' }))).toEqual([expect.stringContaining('status not documented')]);
   expect(check(exchange('GET', '/connection/connections', 200, { connections: [{ connectionId: 'c' }] }))).toEqual([expect.stringContaining('must have required property')]);
   expect(check(exchange('GET', '/connection/connections', 401, { message: 'no', errorCode: 'NOT_A_CODE' }))).toHaveLength(1);
+  const accepted = { ...exchange('POST', '/link/exchange', 200, { connectionId: 'c' }), request: { method: 'POST', path: '/link/exchange', query: '', headers: {}, body: '{"publicToken":""}' } };
+  expect(check(accepted).join('\n')).toContain('accepted a request body off its schema');
   expect(check(exchange('GET', '/nowhere', 404, { message: 'no route', errorCode: 'ROUTE_NOT_FOUND' }))).toEqual([]);
 });

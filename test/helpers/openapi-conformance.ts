@@ -15,7 +15,8 @@ export interface Exchange {
  * Checks answers against an OpenAPI document, independently of how it was built: the
  * operation is found by path template and method, the status must be documented for it
  * (exactly, or by a `4XX`/`5XX` range), and the JSON body must conform to the documented
- * schema (ajv, JSON Schema 2020-12, formats checked). Returns one line per violation.
+ * schema (ajv, JSON Schema 2020-12, formats checked); a request answered 2xx must have sent a
+ * body its requestBody schema allows. Returns one line per violation.
  */
 export function openApiChecker(document: any): ((exchange: Exchange) => string[]) & { covered: Set<string> } {
   const covered = new Set<string>();
@@ -46,6 +47,11 @@ export function openApiChecker(document: any): ((exchange: Exchange) => string[]
     const status = String(response.status);
     const key = status in operation.responses ? status : `${status[0]}XX` in operation.responses ? `${status[0]}XX` : undefined;
     if (!key) return [`${label}: status not documented for ${method.toUpperCase()} ${match!.template}`];
+    // A request the sandbox accepted must be one the document allows: its JSON body conforms to the requestBody schema.
+    if (/^2/.test(status) && operation.requestBody && request.body) {
+      const validateRequest = ajv.getSchema(`openapi.json#/${pointer('paths', match!.template, method, 'requestBody', 'content', 'application/json', 'schema')}`)!;
+      if (!validateRequest(JSON.parse(request.body))) return [`${label}: accepted a request body off its schema: ${ajv.errorsText(validateRequest.errors)} in ${request.body.slice(0, 300)}`];
+    }
     if (request.method.toUpperCase() === 'HEAD') return [];
     const validate = ajv.getSchema(`openapi.json#/${pointer('paths', match!.template, method, 'responses', key, 'content', 'application/json', 'schema')}`);
     if (!validate) return [`${label}: no schema for ${key}`];
