@@ -14,6 +14,7 @@ export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SandboxSnapshot } from './core/
 export { FAULT_HEADERS, type FaultRule } from './core/faults.js';
 export type { JournalEntry, JournalFilter, JournalOptions } from './core/journal.js';
 export { signPayload, verifySignature, type VerifySignatureInput } from './webhooks/signature.js';
+export { buildOpenApiDocument, type OpenApiOptions } from './core/openapi/document.js';
 export type { Delivery, DeliveryAttempt, DeliveryState } from './webhooks/dispatcher.js';
 export type { AttemptChaos, ChaosSettings } from './webhooks/chaos.js';
 export type { RunScenarioOptions } from './scenarios/index.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
+import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
 // The CLI runs in Node: fixture paths from disk, webhooks over node:http.
@@ -17,7 +18,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .usage('$0 <command> [options]')
       .command(serveCommand)
       .command(scenarioCommand)
-      .demandCommand(1, 'Name a command: serve or scenario')
+      .command(openApiCommand)
+      .demandCommand(1, 'Name a command: serve, scenario or openapi')
       .env('CRM_SANDBOX')
       .strict()
       .version(version)

@@ -30,7 +30,7 @@ export interface FaultRule {
 export const FAULT_HEADERS = { forceStatus: 'x-sandbox-force-status', latency: 'x-sandbox-latency' } as const;
 
 const errorStatus = z.number().int().min(400).max(599);
-const ruleSchema = z
+export const ruleSchema = z
   .object({
     route: z.string().regex(/^(?:(GET|HEAD|POST|PUT|PATCH|DELETE) )?\//, 'must be a path prefix such as /engagement, optionally after a method: POST /crm/passthrough').optional(),
     connectionId: z.string().min(1).optional(),
@@ -40,7 +40,7 @@ const ruleSchema = z
     rateLimit: z.string().optional(),
   })
   .strict();
-const rulesSchema = z.object({ rules: z.array(ruleSchema) }).strict();
+export const rulesSchema = z.object({ rules: z.array(ruleSchema) }).strict();
 
 interface ParsedRule {
   rule: FaultRule;

@@ -3,7 +3,7 @@ import { connectionSummary } from '../connections.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { requiredQuery, type Route } from './context.js';
 
-const deleteBody = z.object({ connectionId: z.string().min(1) });
+export const deleteBody = z.object({ connectionId: z.string().min(1) });
 
 /** The caller's connections: listed (not paginated), read one, deleted. */
 export const connectionRoutes: Route[] = [

@@ -16,8 +16,8 @@ import { pageBody, pageRequest } from './pagination.js';
  * read the delivery log, redeliver. Same `service-api-token` auth as the service's endpoints.
  */
 const RECORDS = '/sandbox/connections/:connectionId/records/:objectType';
-const DELIVERY_STATES = ['pending', 'delivering', 'succeeded', 'retrying', 'failed'] as const satisfies readonly DeliveryState[];
-const statusBody = z.object({ status: connectionStatusSchema });
+export const DELIVERY_STATES = ['pending', 'delivering', 'succeeded', 'retrying', 'failed'] as const satisfies readonly DeliveryState[];
+export const statusBody = z.object({ status: connectionStatusSchema });
 
 function connectionOf(ctx: RouteContext): ConnectionState {
   return ctx.sandbox.parts.registry.get(ctx.apiKey, ctx.params.connectionId!);

@@ -13,6 +13,7 @@ import { stateRoutes } from './state.js';
 import { journalRoutes } from './journal.js';
 import { faultRoutes } from './faults.js';
 import { webhookRoutes } from './webhook.js';
+import { openApiRoutes } from './openapi.js';
 
 export type { Route, RouteContext, RouteHandler } from './context.js';
 
@@ -32,4 +33,5 @@ export const ROUTES: Route[] = [
   ...journalRoutes,
   ...faultRoutes,
   ...downstreamFaultRoutes,
+  ...openApiRoutes,
 ];

@@ -14,7 +14,7 @@ export const INTEGRATION_NAMES: Record<IntegrationId, string> = {
   apollo: 'Apollo',
 };
 
-const publicTokenBody = z.object({
+export const publicTokenBody = z.object({
   linkToken: z.string().min(1),
   integrationId: z.enum(INTEGRATION_IDS),
   nativeOrgId: z.string().min(1).max(200).optional(),

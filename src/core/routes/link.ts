@@ -3,14 +3,14 @@ import { DEFAULT_INTEGRATION, INTEGRATION_IDS } from '../../model/integrations.j
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Route } from './context.js';
 
-const publicTokenBody = z.object({
+export const publicTokenBody = z.object({
   integrationId: z.enum(INTEGRATION_IDS).optional(),
   linkToken: z.string().min(1).optional(),
   nativeOrgId: z.string().min(1).optional(),
   accessToken: z.string().min(1).optional(),
 });
 
-const exchangeBody = z.object({ publicToken: z.string().min(1) });
+export const exchangeBody = z.object({ publicToken: z.string().min(1) });
 
 /** Linking an account: link token → (widget, here `/sandbox/public-token`) → public token → exchange. */
 export const linkRoutes: Route[] = [

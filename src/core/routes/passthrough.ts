@@ -7,7 +7,7 @@ import { parseOrThrow } from '../../shared/validation.js';
 import { answerWithFaults } from '../downstream-faults.js';
 import { connectionByToken, type Route } from './context.js';
 
-const passthroughBody = z.object({
+export const passthroughBody = z.object({
   accessToken: z.string().min(1),
   method: z.enum(PASSTHROUGH_METHODS),
   path: z.string().min(1),

@@ -5,7 +5,7 @@ import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Route, RouteContext } from './context.js';
 
-const runBody = z.strictObject({
+export const runBody = z.strictObject({
   connectionId: z.string().min(1).optional(),
   link: z
     .strictObject({

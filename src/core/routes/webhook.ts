@@ -5,11 +5,11 @@ import type { Webhook } from '../../model/connection.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { connectionByToken, requiredQuery, type Route } from './context.js';
 
-const createBody = z.object({
+export const createBody = z.object({
   accessToken: z.string().min(1),
   webhook: z.object({ webhookUrl: z.string().min(1) }),
 });
-const deleteBody = z.object({ accessToken: z.string().min(1), webhookId: z.string().min(1) });
+export const deleteBody = z.object({ accessToken: z.string().min(1), webhookId: z.string().min(1) });
 
 /** A webhook URL must be absolute http(s). */
 function checkWebhookUrl(text: string): string {

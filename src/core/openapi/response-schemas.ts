@@ -1,0 +1,203 @@
+import { z } from 'zod';
+import { ErrorCode } from '../../shared/errors.js';
+import { DELIVERY_STATES } from '../routes/control.js';
+import { DOWNSTREAM_FAULT_KINDS } from '../../downstream/faults.js';
+import { CONNECTION_STATUSES } from '../../model/connection.js';
+import { CRM_OBJECT_TYPES, crmRecordSchema, type CrmObjectType } from '../../model/crm.js';
+import { engagementUserSchema, mailboxSchema } from '../../model/engagement.js';
+import { INTEGRATION_IDS } from '../../model/integrations.js';
+import { chaosSettingsSchema } from '../../webhooks/chaos.js';
+
+/**
+ * Zod schemas of what the sandbox answers, for the OpenAPI document. Records and engagement
+ * items come from src/model (the schemas the store checks); the rest is written here from the
+ * types the routes answer, since nothing else validates them.
+ */
+
+const isoTime = z.iso.datetime();
+const integrationId = z.enum(INTEGRATION_IDS);
+const connectionStatus = z.enum(CONNECTION_STATUSES);
+
+/** `{ message, errorCode?, metadata? }`: the body of every error status. */
+export const errorBodySchema = z
+  .object({
+    message: z.string().min(1),
+    errorCode: z.enum(Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]]).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional().describe('`field` names the bad field (dotted path) on a 400'),
+  })
+  .meta({ description: 'The error body of every failure, whatever its status.' });
+
+/** One unified record per CRM object type: `Contact`, `Account`, … */
+export const recordSchemas = Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, crmRecordSchema(type)])) as {
+  [T in CrmObjectType]: ReturnType<typeof crmRecordSchema<T>>;
+};
+
+/** A record of any type (the path's objectType says which). */
+export const anyRecordSchema = z.union(CRM_OBJECT_TYPES.map((type) => recordSchemas[type]));
+
+export const deletedRecordSchema = z.object({ id: z.string(), nativeId: z.string(), connectionId: z.string() }).strict();
+
+/** With `allFields=true` an item also carries the downstream system's own fields. */
+const additional = z.record(z.string(), z.unknown()).optional().describe('The native record, with allFields=true only');
+export const mailboxItemSchema = mailboxSchema.extend({ additional });
+export const engagementUserItemSchema = engagementUserSchema.extend({ additional });
+
+export const exchangeResultSchema = z.object({
+  connectionId: z.string(),
+  accessToken: z.string(),
+  integrationId,
+  nativeOrgId: z.string(),
+  nativeUserId: z.string(),
+  nativeOrgURL: z.string(),
+});
+
+export const connectionSummarySchema = z.object({
+  connectionId: z.string(),
+  integrationId,
+  createdTime: isoTime,
+  status: connectionStatus,
+  nativeOrgURL: z.string(),
+  lastActivityDate: isoTime,
+});
+
+export const webhookSchema = z.object({ webhookId: z.string(), connectionId: z.string(), webhookUrl: z.string(), createdTime: isoTime });
+
+export const objectChangeEventSchema = z.object({
+  eventId: z.string(),
+  type: z.literal('OBJECT_CHANGE'),
+  data: z.object({
+    objectType: z.enum(CRM_OBJECT_TYPES),
+    eventType: z.enum(['CREATE', 'UPDATE', 'DELETE']),
+    record: z.union([anyRecordSchema, deletedRecordSchema]).describe('The full unified record on CREATE and UPDATE; only id, nativeId and connectionId on DELETE'),
+  }),
+});
+
+export const statusChangeEventSchema = z.object({
+  eventId: z.string(),
+  type: z.literal('STATUS_CHANGE'),
+  data: z.object({ status: connectionStatus }),
+});
+
+export const serviceEventSchema = z.union([objectChangeEventSchema, statusChangeEventSchema]);
+
+const attemptChaosSchema = z.object({ delayMs: z.number().optional(), duplicate: z.literal(true).optional(), outage: z.literal(true).optional() });
+
+export const deliveryAttemptSchema = z.object({
+  attempt: z.number().int(),
+  time: isoTime,
+  webhookUrl: z.string(),
+  timestamp: z.string(),
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+  trigger: z.enum(['schedule', 'redeliver', 'chaos']),
+  chaos: attemptChaosSchema.optional(),
+});
+
+const deliveryFields = {
+  eventId: z.string(),
+  connectionId: z.string(),
+  type: z.enum(['OBJECT_CHANGE', 'STATUS_CHANGE']),
+  state: z.enum(DELIVERY_STATES),
+  createdTime: isoTime,
+  nextAttemptTime: isoTime.nullable(),
+  failureReason: z.string().nullable(),
+  event: serviceEventSchema,
+};
+
+export const deliverySchema = z.object({ ...deliveryFields, attempts: z.array(deliveryAttemptSchema) });
+
+/** A delivery as the inspector reads it: each attempt with the headers it was signed with, and the exact body sent. */
+export const deliveryDetailSchema = z.object({
+  ...deliveryFields,
+  attempts: z.array(deliveryAttemptSchema.extend({ headers: z.record(z.string(), z.string()) })),
+  body: z.string(),
+});
+
+export const inspectedConnectionSchema = connectionSummarySchema.extend({
+  nativeOrgId: z.string(),
+  nativeUserId: z.string(),
+  orgName: z.string(),
+  webhook: webhookSchema.nullable(),
+});
+
+export const faultRuleOutputSchema = z.object({
+  route: z.string().optional(),
+  connectionId: z.string().optional(),
+  latency: z.union([z.string(), z.number()]).optional(),
+  errorRate: z.number().optional(),
+  errorStatus: z.number().int().optional(),
+  rateLimit: z.string().optional(),
+});
+
+export const downstreamFaultOutputSchema = z.object({
+  kind: z.enum(DOWNSTREAM_FAULT_KINDS),
+  remaining: z.number().int(),
+  status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+  delayMs: z.number().int(),
+  retryAfterSeconds: z.number().int(),
+});
+
+export const journalEntrySchema = z.object({
+  id: z.number().int(),
+  time: isoTime,
+  method: z.string(),
+  path: z.string(),
+  query: z.string(),
+  status: z.number().int(),
+  durationMs: z.number(),
+  connectionId: z.string().nullable(),
+  body: z.string().nullable(),
+  bodyTruncated: z.boolean(),
+  fault: z.string().nullable(),
+});
+
+const runConnectionSchema = z.object({
+  connectionId: z.string(),
+  accessToken: z.string(),
+  integrationId,
+  nativeOrgId: z.string(),
+  webhookUrl: z.string().nullable(),
+});
+
+/** What a scenario run reports. Its transcript items are described loosely: see the README's scenario section. */
+export const scenarioReportSchema = z.looseObject({
+  scenario: z.string(),
+  description: z.string(),
+  ok: z.boolean(),
+  exitCode: z.union([z.literal(0), z.literal(1)]),
+  seed: z.number().int().nullable(),
+  speed: z.string(),
+  startTime: isoTime,
+  connection: runConnectionSchema,
+  connections: z.record(z.string(), runConnectionSchema),
+  steps: z.number().int(),
+  events: z.array(z.looseObject({ eventId: z.string(), connectionId: z.string(), type: z.string(), state: z.enum(DELIVERY_STATES), body: z.string() })),
+  checks: z.array(z.looseObject({ kind: z.string(), ok: z.boolean(), message: z.string() })),
+  probes: z.array(z.looseObject({ probe: z.string(), ok: z.boolean() })),
+  failures: z.array(z.string()),
+});
+
+export const chaosOutputSchema = chaosSettingsSchema;
+
+/** Zod schemas that get a name of their own under `components.schemas` (and a `$ref` wherever they are used). */
+export const NAMED_RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
+  ErrorBody: errorBodySchema,
+  ...recordSchemas,
+  DeletedRecord: deletedRecordSchema,
+  Mailbox: mailboxItemSchema,
+  EngagementUser: engagementUserItemSchema,
+  ExchangeResult: exchangeResultSchema,
+  ConnectionSummary: connectionSummarySchema,
+  Webhook: webhookSchema,
+  ObjectChangeEvent: objectChangeEventSchema,
+  StatusChangeEvent: statusChangeEventSchema,
+  Delivery: deliverySchema,
+  DeliveryDetail: deliveryDetailSchema,
+  InspectedConnection: inspectedConnectionSchema,
+  FaultRule: faultRuleOutputSchema,
+  DownstreamFault: downstreamFaultOutputSchema,
+  JournalEntry: journalEntrySchema,
+  ScenarioReport: scenarioReportSchema,
+  ChaosSettings: chaosOutputSchema,
+};

@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, DEFAULT_SERVER_URL } from '../src/core/openapi/document.js';
+import { killAll, runCli, type Cli } from './helpers/cli.js';
+
+const spawned: Cli[] = [];
+afterEach(() => killAll(spawned));
+
+describe('crm-sandbox openapi', () => {
+  it('prints the document, its server the default dev server URL', async () => {
+    const cli = runCli(['openapi'], spawned);
+    expect(await cli.exited).toBe(0);
+    const printed = JSON.parse(cli.output());
+    expect(printed).toEqual(buildOpenApiDocument({ serverUrl: DEFAULT_SERVER_URL }));
+    expect(printed.servers).toEqual([{ url: 'http://127.0.0.1:4010' }]);
+  });
+
+  it('takes another server URL, and prints one line with --compact', async () => {
+    const cli = runCli(['openapi', '--server-url', 'http://127.0.0.1:8080', '--compact'], spawned);
+    expect(await cli.exited).toBe(0);
+    expect(cli.output().trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(cli.output()).servers).toEqual([{ url: 'http://127.0.0.1:8080' }]);
+  });
+
+  it('says what it does in --help', async () => {
+    const cli = runCli(['openapi', '--help'], spawned);
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toMatch(/OpenAPI 3\.1/);
+    expect(cli.output()).toMatch(/--server-url/);
+  });
+
+  it('is loaded lazily: neither the CLI nor the route imports the document statically', () => {
+    for (const file of ['../dist/cli/openapi.js', '../dist/core/routes/openapi.js']) {
+      const text = readFileSync(new URL(file, import.meta.url), 'utf8');
+      expect(text, file).not.toMatch(/^import .*openapi\/document/m);
+      expect(text, file).toMatch(/await import\(['"].*openapi\/document\.js['"]\)/);
+    }
+  });
+});
