@@ -3,7 +3,7 @@
 import { http, HttpResponse } from 'msw';
 import { setupWorker } from 'msw/browser';
 import { createSandbox, verifySignature } from '../../src/browser.js';
-import { createHandlers } from '../../src/adapters/msw.js';
+import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
 
 interface Delivered {
   body: string;
@@ -30,7 +30,8 @@ async function runFlow(origin: string) {
     }),
   );
   step('worker starting');
-  await worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, onUnhandledRequest: 'error', quiet: true });
+  // onUnhandled: msw 2 calls it onUnhandledRequest, msw 3 onUnhandledFrame.
+  await worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, ...onUnhandled('error'), quiet: true });
 
   const call = async (path: string, body?: unknown) => {
     const response = await fetch(API + path, {
