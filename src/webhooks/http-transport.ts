@@ -1,4 +1,4 @@
-import http from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 
 import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from './transport.js';
@@ -67,8 +67,17 @@ function targetOf(keepAlive: KeepAlive, url: string): http.RequestOptions {
   return target;
 }
 
-/** One POST on the sandbox's keep-alive agent. */
-function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+/**
+ * Sends one POST on the request `open` makes (given the content-length and the response
+ * handler): the whole attempt is bounded by `timeoutMs`, as fetch's timeout signal bounds it,
+ * not only a quiet socket; `onSettled` hears when it is over.
+ */
+function sendPost(
+  open: (contentLength: string, onResponse: (res: IncomingMessage) => void) => ClientRequest,
+  body: string,
+  timeoutMs: number,
+  onSettled?: (req: ClientRequest) => void,
+): Promise<PostOutcome> {
   return new Promise((resolve) => {
     const bytes = Buffer.from(body, 'utf8');
     let settled = false;
@@ -76,26 +85,36 @@ function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      keepAlive.inFlight.delete(req);
+      onSettled?.(req);
       resolve(outcome);
     };
-    // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
-    const req = http.request(
-      { ...targetOf(keepAlive, url), method: 'POST', agent: keepAlive.agent, headers: { ...headers, 'content-length': String(bytes.length) } },
-      (res) => {
-        res.resume();
-        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
-        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
-      },
-    );
-    keepAlive.inFlight.add(req);
-    // The whole attempt is bounded, as fetch's timeout signal bounds it, not only a quiet socket.
+    const req = open(String(bytes.length), (res) => {
+      res.resume();
+      res.on('end', () => settle({ status: res.statusCode ?? 0 }));
+      res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+    });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
     req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
     req.end(bytes);
   });
 }
 
+/** One POST on the sandbox's keep-alive agent. */
+function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+  return sendPost(
+    (contentLength, onResponse) => {
+      // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
+      const req = http.request({ ...targetOf(keepAlive, url), method: 'POST', agent: keepAlive.agent, headers: { ...headers, 'content-length': contentLength } }, onResponse);
+      keepAlive.inFlight.add(req);
+      return req;
+    },
+    body,
+    timeoutMs,
+    (req) => keepAlive.inFlight.delete(req),
+  );
+}
+
+/** One POST on a connection of its own: https with a CA to trust, or a port fetch refuses. */
 function postWithNode(
   url: string,
   headers: Record<string, string>,
@@ -104,34 +123,12 @@ function postWithNode(
   signal: AbortSignal | undefined,
   ca: string | undefined,
 ): Promise<PostOutcome> {
-  return new Promise((resolve) => {
-    // Looked up at call time (not imported by name), so request interceptors see the call.
-    const request = url.startsWith('https:') ? https.request : http.request;
-    const bytes = Buffer.from(body, 'utf8');
-    let settled = false;
-    const settle = (outcome: PostOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
-    };
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(bytes.length) },
-        ...(ca ? { ca } : {}),
-        ...(signal ? { signal } : {}),
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
-        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
-      },
-    );
-    // The whole attempt is bounded, as fetch's timeout signal bounds it, not only a quiet socket.
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
-    req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
-    req.end(bytes);
-  });
+  // Looked up at call time (not imported by name), so request interceptors see the call.
+  const request = url.startsWith('https:') ? https.request : http.request;
+  return sendPost(
+    (contentLength, onResponse) =>
+      request(url, { method: 'POST', headers: { ...headers, 'content-length': contentLength }, ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) }, onResponse),
+    body,
+    timeoutMs,
+  );
 }
