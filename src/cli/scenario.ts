@@ -3,7 +3,9 @@ import { SandboxConfigError } from '../shared/errors.js';
 import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_START_TIME } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
+import { ACCESS_TOKEN_PATTERN } from '../model/connection.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
+import { DEFAULT_MAX_WAIT } from '../scenarios/defaults.js';
 import { createHttpTransport } from '../webhooks/http-transport.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
@@ -14,8 +16,7 @@ const engine = async () => ({
   ...(await import('./scenario-output.js')),
 });
 
-/** How long the end of a run waits for deliveries unless told (sandbox time): past the default retry schedule. */
-const DEFAULT_MAX_WAIT = '25h';
+
 
 /** Finished deliveries an in-process run keeps: all of them, so the report sees every event (bulk-import makes 10,000). */
 const RUN_LOG_LIMIT = 10_000_000;
@@ -77,7 +78,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   if (webhookUrl === undefined && args.connectionId === undefined && typeof fileWebhook !== 'string') {
     throw new SandboxConfigError('--webhook-url is required: it is where the events go (your receiver)');
   }
-  if (args.accessToken !== undefined && !/^access_[0-9a-f]{40}$/.test(args.accessToken)) {
+  if (args.accessToken !== undefined && !ACCESS_TOKEN_PATTERN.test(args.accessToken)) {
     throw new SandboxConfigError(`--access-token must be access_ followed by 40 lowercase hex characters, like a real one; got "${args.accessToken}"`);
   }
   if (args.server === undefined && args.connectionId !== undefined) {

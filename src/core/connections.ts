@@ -1,6 +1,6 @@
 import type { Faker } from '@faker-js/faker';
 import type { Clock, Timer } from '../clock/clock.js';
-import type { ConnectionStatus, ConnectionSummary, ExchangeResult, Webhook } from '../model/connection.js';
+import { ACCESS_TOKEN_PATTERN, type ConnectionStatus, type ConnectionSummary, type ExchangeResult, type Webhook } from '../model/connection.js';
 import { INTEGRATIONS, type IntegrationId, type NativeOrg } from '../model/integrations.js';
 import { ConnectionData, type RecordChange } from '../store/connection-data.js';
 import type { DownstreamFault } from '../downstream/faults.js';
@@ -56,8 +56,6 @@ interface PublicToken {
   used: boolean;
 }
 
-/** What a real access token looks like; a fixed one must look the same. */
-const ACCESS_TOKEN = /^access_[0-9a-f]{40}$/;
 
 /** What a public token stands for: the account the user linked. */
 export interface PublicTokenRequest {
@@ -189,7 +187,7 @@ export class ConnectionRegistry {
 
   /** A fixed accessToken (for receivers configured ahead of a run) must look real and be free. */
   private checkFreeAccessToken(accessToken: string): void {
-    if (!ACCESS_TOKEN.test(accessToken)) {
+    if (!ACCESS_TOKEN_PATTERN.test(accessToken)) {
       throw ApiError.invalidField('accessToken', `accessToken must be access_ followed by 40 lowercase hex characters, got ${JSON.stringify(accessToken)}`);
     }
     if (this.byAccessToken.has(accessToken)) throw ApiError.invalidField('accessToken', 'accessToken is already the token of another connection');

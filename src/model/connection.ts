@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { IntegrationId } from './integrations.js';
 
+/** What an access token looks like (`access_` + 40 lowercase hex); a token fixed ahead of a link must look the same. */
+export const ACCESS_TOKEN_PATTERN = /^access_[0-9a-f]{40}$/;
+
 /** Connection statuses, in lifecycle order. */
 export const CONNECTION_STATUSES = ['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];

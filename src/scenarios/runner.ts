@@ -14,8 +14,7 @@ import { summarize, transcriptEvent, type CheckResult, type ProbeResult, type Sc
 import type { ScenarioStep, StepKind } from './schema.js';
 import type { RunConnection, ScenarioTarget } from './target.js';
 
-/** Default bound of a `wait: deliveries` and of the wait at the end of a run: past the default retry schedule (20 h 47 min). Same as the CLI's --max-wait default. */
-export const DEFAULT_MAX_WAIT = '25h';
+import { DEFAULT_MAX_WAIT } from './defaults.js';
 
 export interface RunOptions {
   /** Where the main connection's webhook (and `link` steps' webhooks) point, unless the file says. */

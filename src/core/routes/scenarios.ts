@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACCESS_TOKEN_PATTERN } from '../../model/connection.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { loadScenarioEngine } from '../scenario-engine.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
@@ -11,7 +12,7 @@ export const runBody = z.strictObject({
     .strictObject({
       integrationId: z.enum(INTEGRATION_IDS).optional(),
       nativeOrgId: z.string().min(1).optional(),
-      accessToken: z.string().regex(/^access_[0-9a-f]{40}$/, 'must be access_ followed by 40 lowercase hex characters').optional(),
+      accessToken: z.string().regex(ACCESS_TOKEN_PATTERN, 'must be access_ followed by 40 lowercase hex characters').optional(),
     })
     .optional(),
   webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
