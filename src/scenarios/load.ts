@@ -33,24 +33,28 @@ export interface Scenario {
   definition: ScenarioDefinition;
 }
 
+let builtIns: Scenario[] | undefined;
+
+/** The built-ins, checked, by name. They ship with the package: read and parsed once. */
+function builtInScenarios(): Scenario[] {
+  builtIns ??= existsSync(BUILT_IN_DIR)
+    ? readdirSync(BUILT_IN_DIR)
+        .filter((file) => EXTENSIONS.includes(extname(file)) && file !== SCHEMA_FILE)
+        .sort()
+        .map((file) => loadScenarioFile(join(BUILT_IN_DIR, file)))
+    : [];
+  return builtIns;
+}
+
 /** The built-ins: name and one-line description, by name. */
 export function listBuiltIns(): Array<{ name: string; description: string; file: string }> {
-  if (!existsSync(BUILT_IN_DIR)) return [];
-  return readdirSync(BUILT_IN_DIR)
-    .filter((file) => EXTENSIONS.includes(extname(file)) && file !== SCHEMA_FILE)
-    .sort()
-    .map((file) => {
-      const scenario = loadScenarioFile(join(BUILT_IN_DIR, file));
-      return { name: scenario.name, description: scenario.description, file: join(BUILT_IN_DIR, file) };
-    });
+  return builtInScenarios().map(({ name, description, source }) => ({ name, description, file: source }));
 }
 
 /** A built-in by name, or a file by path. */
 export function findScenario(nameOrFile: string): Scenario {
-  for (const extension of EXTENSIONS) {
-    const builtIn = join(BUILT_IN_DIR, `${nameOrFile}${extension}`);
-    if (/^[a-z0-9-]+$/.test(nameOrFile) && existsSync(builtIn)) return loadScenarioFile(builtIn);
-  }
+  const builtIn = builtInScenarios().find((scenario) => scenario.name === nameOrFile);
+  if (builtIn) return builtIn;
   if (existsSync(nameOrFile)) return loadScenarioFile(nameOrFile);
   const names = listBuiltIns().map((item) => item.name);
   throw new ScenarioError(`no scenario named "${nameOrFile}" and no such file; built-ins: ${names.join(', ')}`);
