@@ -1,4 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpTransport } from './http-transport.js';
 
@@ -62,5 +63,39 @@ describe('http transport (plain http)', () => {
     closing.abort();
     expect(await Promise.all(pending)).toEqual([{ error: 'aborted: the sandbox was closed' }, { error: 'aborted: the sandbox was closed' }]);
     expect(await post(url, {}, '{}', 60_000, closing.signal)).toEqual({ error: 'aborted: the sandbox was closed' });
+  });
+
+  it('sends once more on a fresh connection when a kept-alive socket turns out closed by the receiver', async () => {
+    // A receiver that answers the first request of each connection and drops the connection on
+    // the next one, without answering: as a server whose keep-alive timeout just ran out.
+    const seen: string[] = [];
+    const sockets = new Set<Socket>();
+    const tcp = createTcpServer((socket) => {
+      sockets.add(socket);
+      let requests = 0;
+      socket.on('data', (chunk: Buffer) => {
+        if (!chunk.toString('latin1').startsWith('POST ')) return; // the rest of a request already answered
+        if (requests++ === 0) {
+          seen.push('answered');
+          socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
+        } else {
+          seen.push('dropped');
+          socket.destroy();
+        }
+      });
+    });
+    await new Promise<void>((done) => tcp.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(tcp.address() as { port: number }).port}/webhooks`;
+    try {
+      const transport = createHttpTransport();
+      const headers = { 'content-type': 'application/json' };
+      expect(await transport(url, headers, '{"n":1}', 5_000)).toEqual({ status: 200 });
+      expect(await transport(url, headers, '{"n":2}', 5_000)).toEqual({ status: 200 });
+      // The second went out on the kept socket, which was gone; it arrived on a new connection.
+      expect(seen).toEqual(['answered', 'dropped', 'answered']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((done) => tcp.close(() => done()));
+    }
   });
 });

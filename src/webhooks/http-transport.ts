@@ -68,16 +68,22 @@ function targetOf(keepAlive: KeepAlive, url: string): http.RequestOptions {
 }
 
 /**
- * Sends one POST on the request `open` makes (given the content-length and the response
- * handler): the whole attempt is bounded by `timeoutMs`, as fetch's timeout signal bounds it,
- * not only a quiet socket; `onSettled` hears when it is over.
+ * Sends one POST on the request `open` makes (given the content-length, the response handler,
+ * and whether it must use a fresh connection): the whole attempt is bounded by `timeoutMs`, as
+ * fetch's timeout signal bounds it, not only a quiet socket; `onSettled` hears when it is over.
+ *
+ * A kept-alive socket that the receiver closed as it idled (node's server does after 5 s) fails
+ * with ECONNRESET when reused, and the receiver never saw the request: it is sent once more on a
+ * fresh connection, as node's docs advise (`request.reusedSocket`), within the same time bound.
  */
 function sendPost(
-  open: (contentLength: string, onResponse: (res: IncomingMessage) => void) => ClientRequest,
+  open: (contentLength: string, onResponse: (res: IncomingMessage) => void, fresh: boolean) => ClientRequest,
   body: string,
   timeoutMs: number,
   onSettled?: (req: ClientRequest) => void,
+  fresh = false,
 ): Promise<PostOutcome> {
+  const started = Date.now();
   return new Promise((resolve) => {
     const bytes = Buffer.from(body, 'utf8');
     let settled = false;
@@ -88,13 +94,26 @@ function sendPost(
       onSettled?.(req);
       resolve(outcome);
     };
-    const req = open(String(bytes.length), (res) => {
-      res.resume();
-      res.on('end', () => settle({ status: res.statusCode ?? 0 }));
-      res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
-    });
+    const req = open(
+      String(bytes.length),
+      (res) => {
+        res.resume();
+        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
+        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+      },
+      fresh,
+    );
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
-    req.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (!settled && !fresh && req.reusedSocket && error.code === 'ECONNRESET') {
+        settled = true;
+        clearTimeout(timer);
+        onSettled?.(req);
+        resolve(sendPost(open, body, Math.max(1, timeoutMs - (Date.now() - started)), onSettled, true));
+        return;
+      }
+      settle({ error: describeFailure(error, timeoutMs) });
+    });
     req.end(bytes);
   });
 }
@@ -102,9 +121,10 @@ function sendPost(
 /** One POST on the sandbox's keep-alive agent. */
 function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
   return sendPost(
-    (contentLength, onResponse) => {
+    (contentLength, onResponse, fresh) => {
       // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
-      const req = http.request({ ...targetOf(keepAlive, url), method: 'POST', agent: keepAlive.agent, headers: { ...headers, 'content-length': contentLength } }, onResponse);
+      const agent = fresh ? false : keepAlive.agent;
+      const req = http.request({ ...targetOf(keepAlive, url), method: 'POST', agent, headers: { ...headers, 'content-length': contentLength } }, onResponse);
       keepAlive.inFlight.add(req);
       return req;
     },
