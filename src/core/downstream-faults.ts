@@ -8,19 +8,22 @@ import type { ConnectionState } from './connections.js';
  * the system's own rate-limit or server-error answer instead, or the normal answer after the
  * fault's delay on the sandbox clock (a virtual clock must be advanced for it to arrive).
  *
- * @example const answer = await answerWithFaults(connection, request, clock, () => system.handle(request, context));
+ * `faulted` turns a fault's own answer into what `answer` gives.
+ *
+ * @example const answer = await answerWithFaults(connection, request, clock, () => system.handle(request, context), (faultAnswer) => faultAnswer);
  */
-export async function answerWithFaults(
+export async function answerWithFaults<T>(
   connection: ConnectionState,
   request: DownstreamRequest,
   clock: Clock,
-  answer: () => DownstreamResponse,
-): Promise<DownstreamResponse> {
+  answer: () => T,
+  faulted: (response: DownstreamResponse) => T,
+): Promise<T> {
   const fault = takeFault(connection.downstreamFaults);
   if (!fault) return answer();
   const answers = FAULT_ANSWERS[connection.integrationId];
-  if (fault.kind === 'rate-limit') return answers.rateLimited(request, fault, clock.now());
-  if (fault.kind === 'server-error') return answers.serverError(request, fault, clock.now());
+  if (fault.kind === 'rate-limit') return faulted(answers.rateLimited(request, fault, clock.now()));
+  if (fault.kind === 'server-error') return faulted(answers.serverError(request, fault, clock.now()));
   // Not tracked: advance() waits for tracked work, and this only ends when time moves on.
   await new Promise<void>((resolve) => clock.setTimer(fault.delayMs, resolve));
   return answer();

@@ -5,6 +5,7 @@ import { Dispatcher } from '../webhooks/dispatcher.js';
 import { ConnectionRegistry } from './connections.js';
 import type { ResolvedOptions } from './options.js';
 import { PageCache } from './page-cache.js';
+import { PassthroughCache } from './passthrough-cache.js';
 import { Random } from '../shared/random.js';
 
 /** The stateful parts of a sandbox. A reset or a restore swaps them all at once for new ones. */
@@ -14,6 +15,8 @@ export interface SandboxParts {
   readonly lifecycle: Lifecycle;
   readonly dispatcher: Dispatcher;
   readonly pages: PageCache;
+  /** Serialised passthrough answers, per connection, while its data stays the same. */
+  readonly passthroughAnswers: PassthroughCache;
   readonly events: EventFactory;
 }
 
@@ -59,6 +62,6 @@ export function buildParts(
     defaultChaos: options.deliveryChaos,
     ...(onAttempt ? { onAttempt } : {}),
   });
-  const parts: SandboxParts = { clock, registry, lifecycle, dispatcher, pages: new PageCache(), events };
+  const parts: SandboxParts = { clock, registry, lifecycle, dispatcher, pages: new PageCache(), passthroughAnswers: new PassthroughCache(), events };
   return parts;
 }

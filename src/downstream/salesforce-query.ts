@@ -220,7 +220,8 @@ function compile(schema: QuerySchema, from: string, condition: Condition, contex
   const literals = Array.isArray(condition.value) ? condition.value : [condition.value];
   for (const literal of literals) checkLiteral(path.column, literal);
   const { op } = condition;
-  const now = context.now;
+  // Only date literals (TODAY, LAST_N_DAYS:n) need the time; reading it marks the answer as time-dependent.
+  const now = literals.some((literal) => literal.kind === 'dateLiteral') ? context.now : 0;
   const pattern = op === 'LIKE' ? likePattern((literals[0] as { value: string }).value) : undefined;
   return (row) => {
     const actual = follow(schema, row, path, context);

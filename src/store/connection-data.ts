@@ -22,6 +22,7 @@ import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { derivedAssociationHint, edgeKey, edgesOf, isManyField, linkOf, type Edge } from './associations.js';
 import { OrderedCollection } from './ordered-collection.js';
 import { expectedRevenue, fakeFields } from './seed/fake-fields.js';
+import { fakerState } from './seed/seeded-faker.js';
 
 /** A change to a CRM record, reported once the store holds it. */
 export interface RecordChange {
@@ -85,6 +86,18 @@ export class ConnectionData {
   /** The streams new records draw from, for a snapshot. */
   get streams(): { random: Random; faker: Faker } {
     return { random: this.options.random, faker: this.options.faker };
+  }
+
+  /**
+   * Changes whenever anything a read can see changes (any collection, the archive) or one of the
+   * connection's streams is drawn from, even by a write that then failed: two calls that find the
+   * same mark before and after them saw the same data and changed nothing.
+   */
+  changeMark(): string {
+    let versions = this.archived.length + this.mailboxes.version + this.users.version + this.engagementTasks.version + this.engagementActions.version;
+    for (const type of CRM_OBJECT_TYPES) versions += this.crm[type].version;
+    const { random, faker } = this.options;
+    return `${versions}:${random.state().position.join(',')}:${fakerState(faker).draws}`;
   }
 
   get connectionId(): string {

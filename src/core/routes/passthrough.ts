@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { downstreamFor } from '../../downstream/index.js';
-import { PASSTHROUGH_METHODS } from '../../downstream/types.js';
+import { PASSTHROUGH_METHODS, type DownstreamResponse } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { answerWithFaults } from '../downstream-faults.js';
+import type { Reply } from '../http.js';
 import { connectionByToken, type Route } from './context.js';
 
 export const passthroughBody = z.object({
@@ -55,10 +56,17 @@ export const passthroughRoutes: Route[] = [
       const search = query.toString();
       const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${path}${search ? `?${search}` : ''}`;
       const request = { method: body.method, path, query: Object.fromEntries(query), body: body.body };
-      const answer = await answerWithFaults(connection, request, clock, () =>
-        downstreamFor(connection.integrationId).handle(request, { org: connection.org, data, now: clock.now() }),
+      const system = downstreamFor(connection.integrationId);
+      const reply = (answer: DownstreamResponse) => ({ headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body });
+      // What the system's answer can depend on besides the data: the method, the path and query as sent, the body.
+      const key = `${request.method} ${path}?${search} ${body.body === undefined ? '' : JSON.stringify(body.body)}`;
+      return answerWithFaults<Reply>(
+        connection,
+        request,
+        clock,
+        () => ctx.sandbox.parts.passthroughAnswers.get(data, connection.org, key, () => clock.now(), (context) => reply(system.handle(request, context))),
+        (faultAnswer) => ({ body: reply(faultAnswer) }),
       );
-      return { body: { headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body } };
     },
   },
 ];
