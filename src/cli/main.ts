@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
 import { openApiCommand } from './openapi.js';
@@ -13,7 +13,9 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 /** The `crm-sandbox` command. Options can also come from CRM_SANDBOX_* environment variables. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
-    await yargs(hideBin(argv))
+    const cli = yargs(hideBin(argv));
+    skipHelpCache(cli);
+    await cli
       .scriptName('crm-sandbox')
       .usage('$0 <command> [options]')
       .command(serveCommand)
@@ -51,4 +53,17 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     }
     throw error;
   }
+}
+
+/**
+ * yargs renders the whole help text right after a command starts, in case the command fails
+ * later and help is to be shown: about 70 ms of every `serve` start. Ours report their own
+ * errors without help (see `fail` above), so that text is never shown; `--help` still renders
+ * it when asked. Skipped quietly if a yargs version has no such hook.
+ */
+function skipHelpCache(cli: Argv): void {
+  const usage = (cli as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } })
+    .getInternalMethods?.()
+    .getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }

@@ -74,7 +74,7 @@ export interface ConnectionRegistryOptions {
   tokenTtlMs: number;
   connectionLimit: number | undefined;
   dataset: DatasetSize;
-  fixtures: readonly FixtureSet[];
+  fixtures: () => readonly FixtureSet[];
   onRecordChange: (connection: ConnectionState, change: RecordChange) => void;
 }
 
@@ -312,7 +312,7 @@ export class ConnectionRegistry {
       now: connection.createdTime,
       orgDomain: `${connection.org.slug}.com`,
       size: this.options.dataset,
-      fixtures: this.options.fixtures,
+      fixtures: this.options.fixtures(),
     });
     connection.data = data;
     return data;

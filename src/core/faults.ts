@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDuration } from '../shared/duration.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { SandboxRequest } from './http.js';

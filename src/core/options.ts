@@ -68,7 +68,8 @@ export interface ResolvedOptions {
   readyDelayMs: number;
   tokenTtlMs: number;
   connectionLimit: number | undefined;
-  fixtures: FixtureSet[];
+  /** The fixture sets, read when the first data set is built (the bundled ones are checked then, once per process). */
+  fixtures: () => readonly FixtureSet[];
   dataset: DatasetSize;
   retryScheduleMs: number[];
   attemptTimeoutMs: number;
@@ -128,11 +129,19 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   };
 }
 
-/** Fixtures as sets: the bundled ones (as data, no file read) unless told otherwise; paths only where the platform reads files. */
-function resolveFixtures(fixtures: SandboxOptions['fixtures']): FixtureSet[] {
-  if (fixtures === false) return [];
-  if (fixtures === undefined) return BUNDLED_FIXTURES.map((fixture, index) => validateFixture(fixture, BUNDLED_FIXTURE_SOURCES[index]!));
-  return loadFixtures(fixtures, platform().readFixturePath);
+let bundledSets: readonly FixtureSet[] | undefined;
+
+/**
+ * Fixtures as sets: the bundled ones (as data, no file read) unless told otherwise; paths only
+ * where the platform reads files. Given fixtures are read and checked now, so a bad one stops
+ * the start; the bundled ones (checked by the tests) only when a data set first needs them.
+ */
+function resolveFixtures(fixtures: SandboxOptions['fixtures']): () => readonly FixtureSet[] {
+  if (fixtures === undefined) {
+    return () => (bundledSets ??= BUNDLED_FIXTURES.map((fixture, index) => validateFixture(fixture, BUNDLED_FIXTURE_SOURCES[index]!)));
+  }
+  const sets = fixtures === false ? [] : loadFixtures(fixtures, platform().readFixturePath);
+  return () => sets;
 }
 
 function resolveDataset(dataset: SandboxOptions['dataset'] = {}): DatasetSize {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONNECTION_STATUSES } from '../model/connection.js';
 import { CRM_OBJECT_TYPES, crmRecordSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
 import { engagementUserSchema, mailboxSchema, type EngagementUser, type Mailbox } from '../model/engagement.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { IntegrationId } from '../model/integrations.js';
 import { reply, requestUuid } from './router.js';
 import type { DownstreamRequest, DownstreamResponse } from './types.js';

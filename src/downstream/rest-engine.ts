@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 import type { FieldIssue } from '../shared/validation.js';
 import { CRM_FIELDS, type CrmObjectType, type CrmRecord, type CrmWrite } from '../model/crm.js';

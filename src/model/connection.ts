@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { IntegrationId } from './integrations.js';
 
 /** What an access token looks like (`access_` + 40 lowercase hex); a token fixed ahead of a link must look the same. */

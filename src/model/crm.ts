@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 
 /** The nine CRM object types, spelled as in OBJECT_CHANGE events and the control API. */

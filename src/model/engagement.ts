@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const hexId = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex characters');
 const isoTime = z.iso.datetime();

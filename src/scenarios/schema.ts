@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONNECTION_STATUSES } from '../model/connection.js';
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';

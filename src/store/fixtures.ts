@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SandboxConfigError } from '../shared/errors.js';
 import { describeIssues, type FieldIssue } from '../shared/validation.js';
 import { CRM_OBJECT_TYPES, crmIdPattern, crmWriteSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';

@@ -1,5 +1,4 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import https from 'node:https';
 
 import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from './transport.js';
 
@@ -144,7 +143,8 @@ function postWithNode(
   ca: string | undefined,
 ): Promise<PostOutcome> {
   // Looked up at call time (not imported by name), so request interceptors see the call.
-  const request = url.startsWith('https:') ? https.request : http.request;
+  // node:https (and tls) load only when the first https receiver is met: not at every start.
+  const request = url.startsWith('https:') ? process.getBuiltinModule('node:https').request : http.request;
   return sendPost(
     (contentLength, onResponse) =>
       request(url, { method: 'POST', headers: { ...headers, 'content-length': contentLength }, ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) }, onResponse),

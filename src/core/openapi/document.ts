@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { snapshotSchema } from '../snapshot.js';
 import { CRM_OBJECT_TYPES } from '../../model/crm.js';
 import { EVENT_HEADERS } from '../../model/events.js';

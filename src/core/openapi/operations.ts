@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ruleSchema, rulesSchema } from '../faults.js';
 import { deleteBody as deleteConnectionBody } from '../routes/connections.js';
 import { DELIVERY_STATES, statusBody } from '../routes/control.js';

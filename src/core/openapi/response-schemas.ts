@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorCode } from '../../shared/errors.js';
 import { DELIVERY_STATES } from '../routes/control.js';
 import { DOWNSTREAM_FAULT_KINDS } from '../../downstream/faults.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { connectionSummary } from '../connections.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { requiredQuery, type Route } from './context.js';

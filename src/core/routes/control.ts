@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
 import type { CrmObjectType } from '../../model/crm.js';
 import type { DeliveryState } from '../../webhooks/dispatcher.js';

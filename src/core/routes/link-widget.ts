@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { requiredQuery, type Route } from './context.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_INTEGRATION, INTEGRATION_IDS } from '../../model/integrations.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Route } from './context.js';

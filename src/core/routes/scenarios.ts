@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ACCESS_TOKEN_PATTERN } from '../../model/connection.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { loadScenarioEngine } from '../scenario-engine.js';

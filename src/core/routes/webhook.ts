@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ConnectionState } from '../connections.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { Webhook } from '../../model/connection.js';
