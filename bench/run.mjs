@@ -33,7 +33,8 @@ console.log(`machine: ${machine}\ngenerator: ${GENERATOR}; pinning: ${PINNING ? 
 console.log('  workload: sandbox | baseline | ratio | target | verdict');
 
 if (wants('throughput')) {
-  const server = await startNode(SANDBOX, [JSON.stringify({ users: 250, integrations: ['hubspot'] })]);
+  // The default data set, as `serve` starts with it: its 36 users make the issue's 9.3 kB page.
+  const server = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot'] })]);
   try {
     const [{ accessToken }] = server.connections;
     const users = await compare('GET /engagement/users?limit=100', server, { path: `/engagement/users?accessToken=${accessToken}&limit=100`, headers: KEY }, timing);
