@@ -49,8 +49,15 @@ export interface Delivery {
   event: ServiceEvent;
 }
 
+/**
+ * An event as the log keeps it: its signed body, not the event object too. The object (and the
+ * record in it) is parsed back from the body when a delivery's `event` is read: a full log
+ * (10,000 events) then holds each event once, as text.
+ */
+type LoggedEvent = Omit<EmittedEvent, 'event'> & { type: ServiceEvent['type'] };
+
 interface Entry {
-  emitted: EmittedEvent;
+  emitted: LoggedEvent;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
   /** Automatic attempts made so far; the retry schedule is counted on these. */
@@ -192,7 +199,7 @@ export class Dispatcher {
 
   enqueue(emitted: EmittedEvent): void {
     const entry: Entry = {
-      emitted,
+      emitted: { eventId: emitted.eventId, connectionId: emitted.connectionId, createdAt: emitted.createdAt, type: emitted.event.type, body: emitted.body },
       state: 'pending',
       attempts: [],
       scheduledAttempts: 0,
@@ -317,7 +324,7 @@ export class Dispatcher {
           eventId: record.eventId,
           connectionId: record.connectionId,
           createdAt: record.createdAt,
-          event: JSON.parse(record.body) as ServiceEvent,
+          type: (JSON.parse(record.body) as ServiceEvent).type,
           body: record.body,
         },
         state: record.state,
@@ -511,15 +518,19 @@ function removeFrom(items: Entry[], entry: Entry): void {
 }
 
 function snapshot(entry: Entry): Delivery {
+  let event: ServiceEvent | undefined;
   return {
     eventId: entry.emitted.eventId,
     connectionId: entry.emitted.connectionId,
-    type: entry.emitted.event.type,
+    type: entry.emitted.type,
     state: entry.state,
     createdTime: iso(entry.emitted.createdAt),
     nextAttemptTime: entry.nextAttemptAt === null ? null : iso(entry.nextAttemptAt),
     failureReason: entry.failureReason,
     attempts: entry.attempts.map((attempt) => ({ ...attempt })),
-    event: entry.emitted.event,
+    // Parsed when read, once per snapshot: listing states and attempts parses nothing.
+    get event(): ServiceEvent {
+      return (event ??= JSON.parse(entry.emitted.body) as ServiceEvent);
+    },
   };
 }
