@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 
-function call(sandbox: Sandbox, method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
-  const [pathname, query = ''] = path.split('?');
-  return sandbox
-    .handle({
-      method,
-      path: pathname!,
-      query,
-      headers: { 'service-api-token': options.key ?? 'a', 'content-type': 'application/json', ...options.headers },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    })
-    .then((response) => ({ status: response.status, headers: response.headers, body: JSON.parse(response.body || 'null') }));
-}
+const call = callSandbox;
 
 async function statuses(sandbox: Sandbox, n: number): Promise<number[]> {
   const out: number[] = [];

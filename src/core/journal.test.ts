@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RequestJournal } from './journal.js';
+import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 
-function call(sandbox: Sandbox, method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
-  const [pathname, query = ''] = path.split('?');
-  return sandbox
-    .handle({
-      method,
-      path: pathname!,
-      query,
-      headers: { 'service-api-token': options.key ?? 'a', 'content-type': 'application/json', ...options.headers },
-      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-    })
-    .then((response) => ({ status: response.status, headers: response.headers, body: JSON.parse(response.body || 'null') }));
-}
+const call = callSandbox;
 
 describe('request journal', () => {
   it('records each request with its connection, per API token, and filters', async () => {

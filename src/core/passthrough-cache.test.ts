@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sandboxRequest } from '../../test/helpers/sandbox-call.js';
 import { downstreamFor } from '../downstream/index.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { PassthroughCache } from './passthrough-cache.js';
@@ -19,13 +20,7 @@ function start() {
   sandbox = createSandbox({ seed: 3, clock: 'virtual', apiKeys: [KEY] });
   const { accessToken, connectionId } = sandbox.connect({ integrationId: 'hubspot' });
   const passthrough = async (method: string, path: string, body?: unknown, query?: Record<string, string>) => {
-    const res = await sandbox!.handle({
-      method: 'POST',
-      path: '/crm/passthrough',
-      query: '',
-      headers: { 'service-api-token': KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ accessToken, method, path, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) }),
-    });
+    const res = await sandboxRequest(sandbox!, 'POST', '/crm/passthrough', { key: KEY, body: { accessToken, method, path, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) } });
     expect(res.status).toBe(200);
     return res.body;
   };
