@@ -10,6 +10,7 @@ import { startNode } from './lib/procs.mjs';
 import { fmt, median, row } from './lib/report.mjs';
 
 const CEILING = fileURLToPath(new URL('./servers/ceiling.mjs', import.meta.url));
+const REPLAY = fileURLToPath(new URL('./servers/replay.mjs', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'crm-sandbox-ceiling-'));
 const HOP_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
 
@@ -34,7 +35,9 @@ export async function compare(name, server, request, { rounds = 2, seconds = 3, 
   const file = join(scratch, `${name.replace(/\W+/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(sample));
   const ceiling = await startNode(CEILING, [file]);
+  const replay = await startNode(REPLAY, [file]);
   const runs = { sandbox: [], ceiling: [] };
+  let capacity;
   try {
     // Two unmeasured seconds each first: JIT (its compiler threads share the pinned core, which
     // stretches the tail for the first seconds), lazily built caches and socket pools warm on both sides.
@@ -44,21 +47,21 @@ export async function compare(name, server, request, { rounds = 2, seconds = 3, 
       runs.ceiling.push(await drive(ceiling.url + request.path, { ...request, seconds, connections }));
       runs.sandbox.push(await drive(server.url + request.path, { ...request, seconds, connections }));
     }
+    // The generator's capacity: the rate it reaches against a raw socket replaying the same bytes,
+    // which costs the server so little that the generator is the limit.
+    await drive(replay.url + request.path, { ...request, seconds: 1, connections });
+    capacity = (await drive(replay.url + request.path, { ...request, seconds, connections })).rps;
   } finally {
     await ceiling.stop();
+    await replay.stop();
   }
   const summary = (list) => ({
     rps: median(list.map((r) => r.rps)),
     p99Ms: median(list.map((r) => r.p99Ms)),
     errors: list.reduce((a, r) => a + r.errors, 0),
-    capacity: median(list.map((r) => r.capacity ?? NaN)),
   });
   const result = { sandbox: summary(runs.sandbox), ceiling: summary(runs.ceiling), bytes: Buffer.byteLength(sample.body) };
-  // The generator must be able to drive 3x the sandbox's rate. wrk reports the CPU it spent, so
-  // its capacity is known (requests per CPU second in the ceiling runs); without that, the
-  // ceiling's own rate stands in for it.
-  const capacity = Number.isFinite(result.ceiling.capacity) ? result.ceiling.capacity : result.ceiling.rps;
-  const capacityName = Number.isFinite(result.ceiling.capacity) ? 'generator capacity' : 'ceiling';
+  // The generator must be able to drive 3x the sandbox's rate, or the sandbox's figure may be the generator's.
   const ratio = result.sandbox.rps / result.ceiling.rps;
   const errors = result.sandbox.errors + result.ceiling.errors;
   row({
@@ -70,7 +73,7 @@ export async function compare(name, server, request, { rounds = 2, seconds = 3, 
     pass: target == null ? undefined : (r) => r >= target && errors === 0,
     refused:
       capacity < 3 * result.sandbox.rps
-        ? `${capacityName} ${fmt(capacity / result.sandbox.rps, 1)}x the sandbox (< 3x: the generator may be the limit)`
+        ? `generator capacity ${fmt(capacity / result.sandbox.rps, 1)}x the sandbox (< 3x: the generator may be the limit)`
         : errors > 0
           ? `${errors} failed requests`
           : undefined,

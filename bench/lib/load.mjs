@@ -1,6 +1,6 @@
 // The load generator: wrk (C, event loop per thread) pinned to its own core when it is installed;
 // otherwise node client processes (bench/load.mjs), which are slower than the servers they drive:
-// the ceiling check below then refuses their ratios, as it should.
+// the capacity check in throughput.mjs then refuses their ratios, as it should.
 import { execFile, execFileSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,22 +41,14 @@ export async function drive(url, { method = 'GET', headers = {}, body, variants,
   const script = join(scratch, `s${scripts++}.lua`);
   writeFileSync(script, lua.join('\n') + '\n');
   const argv = pinned('generator', ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url]);
-  // bash's `times` prints the CPU its children used: what the generator itself spent.
-  const command = `${argv.map(shellQuote).join(' ')}; times`;
-  const { stdout } = await run('bash', ['-c', command], { maxBuffer: 1 << 20 });
-  const cpu = /\n(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(stdout);
-  const cpuSeconds = cpu ? Number(cpu[1]) * 60 + Number(cpu[2]) + Number(cpu[3]) * 60 + Number(cpu[4]) : NaN;
+  const { stdout } = await run(argv[0], argv.slice(1), { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
   const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  // What the generator could drive with a whole core: requests per CPU second it used.
-  const capacity = requests / cpuSeconds;
-  return { rps, p99Ms: latencyMs(/\s99%\s+([\d.]+)(us|ms|s)/.exec(stdout)), requests, errors, capacity };
+  return { rps, p99Ms: latencyMs(/\s99%\s+([\d.]+)(us|ms|s)/.exec(stdout)), requests, errors };
 }
-
-const shellQuote = (text) => `'${String(text).replaceAll("'", "'\\''")}'`;
 
 function latencyMs(match) {
   if (!match) return NaN;

@@ -1,6 +1,7 @@
 // The bench's table: every figure raw, its ratio to the same-run baseline, and PASS/FAIL against
-// its target. A throughput ratio is refused when the ceiling did not reach 3x the sandbox's rate:
-// then the load generator, not the servers, may have set both figures.
+// its target. A throughput ratio is refused when the load generator cannot drive 3x the sandbox's
+// rate (measured against a raw socket replaying the same bytes): then the generator, not the
+// servers, may have set both figures.
 export const rows = [];
 
 export const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
