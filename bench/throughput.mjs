@@ -35,8 +35,8 @@ export async function compare(name, server, request, { rounds = 2, seconds = 3, 
   const file = join(scratch, `${name.replace(/\W+/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(sample));
   const ceiling = await startNode(CEILING, [file]);
-  const replay = await startNode(REPLAY, [file]);
   const runs = { sandbox: [], ceiling: [] };
+  let replay;
   let capacity;
   try {
     // Two unmeasured seconds each first: JIT (its compiler threads share the pinned core, which
@@ -49,11 +49,12 @@ export async function compare(name, server, request, { rounds = 2, seconds = 3, 
     }
     // The generator's capacity: the rate it reaches against a raw socket replaying the same bytes,
     // which costs the server so little that the generator is the limit.
+    replay = await startNode(REPLAY, [file]);
     await drive(replay.url + request.path, { ...request, seconds: 1, connections });
     capacity = (await drive(replay.url + request.path, { ...request, seconds, connections })).rps;
   } finally {
     await ceiling.stop();
-    await replay.stop();
+    await replay?.stop();
   }
   const summary = (list) => ({
     rps: median(list.map((r) => r.rps)),
