@@ -50,4 +50,25 @@ describe('request journal', () => {
     expect(journal.list('k', { limit: 1 }).map((e) => e.id)).toEqual([5]);
     expect(() => new RequestJournal({ limit: 0 })).toThrow(/journal.limit/);
   });
+
+  it('reuses its slots without changing what was listed before, or mixing tokens and fields', () => {
+    const journal = new RequestJournal({ limit: 2 });
+    const request = (apiKey: string, i: number, extra: Partial<Parameters<RequestJournal['record']>[0]> = {}) =>
+      journal.record({ apiKey, at: i, method: 'GET', path: `/p${i}`, query: `q=${i}`, status: 200, durationMs: i / 2, connectionId: undefined, body: undefined, fault: undefined, ...extra });
+    request('a', 1, { method: 'POST', body: 'one', connectionId: 'c1', fault: 'forced 503', status: 503 });
+    request('b', 2);
+    const before = journal.list('a');
+    request('b', 3);
+    request('a', 4);
+    expect(before).toEqual([expect.objectContaining({ id: 1, path: '/p1', body: 'one', connectionId: 'c1', fault: 'forced 503', status: 503, method: 'POST' })]);
+    // The slot of request 1 now holds request 3: nothing of request 1 is left in it.
+    expect(journal.list('b')).toEqual([
+      { id: 3, time: new Date(3).toISOString(), method: 'GET', path: '/p3', query: 'q=3', status: 200, durationMs: 1.5, connectionId: null, body: null, bodyTruncated: false, fault: null },
+    ]);
+    expect(journal.list('a').map((e) => e.id)).toEqual([4]);
+    journal.clear('a');
+    request('a', 5);
+    expect(journal.list('a').map((e) => e.path)).toEqual(['/p5']);
+    expect(journal.list('b')).toEqual([]);
+  });
 });
