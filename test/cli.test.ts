@@ -42,6 +42,22 @@ describe('crm-sandbox serve', () => {
     expect(cli.output()).toContain('SIGTERM: stopping');
   });
 
+  it('logs every request in order, and all of them before it stops', async () => {
+    const cli = await serve();
+    const paths = Array.from({ length: 40 }, (_, i) => `/sandbox/health?n=${i}`);
+    // At once: the log batches the lines of one turn of the event loop into one write.
+    await Promise.all(paths.map((path) => fetch(cli.url + path).then((res) => res.arrayBuffer())));
+    await fetch(`${cli.url}/nowhere`).then((res) => res.arrayBuffer());
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    const lines = cli.output().split('\n');
+    const logged = lines.filter((line) => /^GET \/sandbox\/health\?n=\d+ 200 \d+\.\dms$/.test(line));
+    expect(logged.map((line) => line.split(' ')[1]).sort()).toEqual([...paths].sort());
+    const notFound = lines.findIndex((line) => /^GET \/nowhere 404 /.test(line));
+    expect(notFound).toBeGreaterThan(lines.indexOf(logged.at(-1)!));
+    expect(lines.indexOf('SIGTERM: stopping')).toBeGreaterThan(notFound);
+  });
+
   it('delivers signed events in real time with short delays, retrying a receiver that fails first', async () => {
     const receiver = await new Receiver().start();
     receivers.push(receiver);

@@ -7,6 +7,7 @@ import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/o
 import { createSandbox } from '../core/sandbox.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
 import { faultRuleFromFlags } from './fault-flags.js';
+import { createLineWriter } from './line-writer.js';
 import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.js';
 
 const builder = (yargs: Argv) =>
@@ -77,11 +78,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     if (args.stateFile) checkStateFileWritable(args.stateFile);
     const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
     const saver = stateFile && new StateSaver(sandbox, stateFile.path);
-    const server = await startDevServer(sandbox, {
-      port: args.port,
-      host: args.host,
-      ...(args.quiet ? {} : { log: (line: string) => console.log(line) }),
-    });
+    const log = args.quiet ? undefined : createLineWriter(process.stdout);
+    const server = await startDevServer(sandbox, { port: args.port, host: args.host, ...(log ? { log } : {}) });
     const { options } = sandbox;
     const keys = options.apiKeys;
     // One write, so whoever reads the output sees the whole banner at once.
@@ -100,6 +98,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     saver?.start();
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
+        log?.flush();
         console.log(`${signal}: stopping`);
         saver?.flush();
         void server.close().then(resolve);
