@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestJournal } from './journal.js';
+import { RequestJournal, type JournalRecord } from './journal.js';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 
@@ -53,7 +53,7 @@ describe('request journal', () => {
 
   it('reuses its slots without changing what was listed before, or mixing tokens and fields', () => {
     const journal = new RequestJournal({ limit: 2 });
-    const request = (apiKey: string, i: number, extra: Partial<Parameters<RequestJournal['record']>[0]> = {}) =>
+    const request = (apiKey: string, i: number, extra: Partial<JournalRecord> = {}) =>
       journal.record({ apiKey, at: i, method: 'GET', path: `/p${i}`, query: `q=${i}`, status: 200, durationMs: i / 2, connectionId: undefined, body: undefined, fault: undefined, ...extra });
     request('a', 1, { method: 'POST', body: 'one', connectionId: 'c1', fault: 'forced 503', status: 503 });
     request('b', 2);

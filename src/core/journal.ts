@@ -68,8 +68,8 @@ interface Slot extends JournalRecord {
  * API token that sent it so that a tenancy sees only its own. Recording writes into a slot the
  * ring already holds: under load the ring turns over every few dozen milliseconds, and a new
  * object per request would outlive the young generation and be promoted only to die there
- * (measured: a third of what the server promoted, and half its GC pause per GET). Entries are
- * shaped only when listed.
+ * (measured: half of what a passthrough call promoted; GC pause per users-page GET 2.2 → 1.7 µs).
+ * Entries are shaped only when listed.
  */
 export class RequestJournal {
   readonly limit: number;
