@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { downstreamFor } from '../../downstream/index.js';
+import { loadDownstream } from '../../downstream/load.js';
 import { PASSTHROUGH_METHODS, type DownstreamResponse } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError } from '../../shared/errors.js';
@@ -47,6 +47,8 @@ export const passthroughRoutes: Route[] = [
     method: 'POST',
     pattern: '/crm/passthrough',
     handler: async (ctx) => {
+      // The simulated systems load with the first passthrough call; first, so the rest runs as one step.
+      const { downstreamFor } = await loadDownstream();
       const body = parseOrThrow(passthroughBody, ctx.body());
       const connection = connectionByToken(ctx, body.accessToken);
       const { path, query } = normalizePassthroughPath(body.path);
