@@ -6,6 +6,7 @@ import type { Express } from 'express';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { MAX_BODY_BYTES, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
+import { merged } from '../shared/merged.js';
 import { staticAssets } from './static-assets.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
 // The dev server runs in Node: fixture paths from disk, webhooks over node:http.
@@ -161,8 +162,7 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 /** Sends the body as bytes: a cached page's, encoded once, or the text encoded here once (not measured, then encoded again). */
 function writeResponse(res: ServerResponse, response: SandboxResponse): void {
   const bytes = response.encoded ?? Buffer.from(response.body, 'utf8');
-  const headers: Record<string, string | number> = { ...response.headers, 'content-length': bytes.length };
-  res.writeHead(response.status, headers);
+  res.writeHead(response.status, merged(response.headers, { 'content-length': bytes.length }));
   res.end(bytes);
 }
 

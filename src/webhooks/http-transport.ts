@@ -1,6 +1,7 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 
 import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from './transport.js';
+import { merged } from '../shared/merged.js';
 
 export type { HttpTransport, PostOutcome } from './transport.js';
 
@@ -123,7 +124,7 @@ function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string
     (contentLength, onResponse, fresh) => {
       // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
       const agent = fresh ? false : keepAlive.agent;
-      const req = http.request({ ...targetOf(keepAlive, url), method: 'POST', agent, headers: { ...headers, 'content-length': contentLength } }, onResponse);
+      const req = http.request(merged(targetOf(keepAlive, url), { method: 'POST', agent, headers: merged(headers, { 'content-length': contentLength }) }), onResponse);
       keepAlive.inFlight.add(req);
       return req;
     },
@@ -147,7 +148,7 @@ function postWithNode(
   const request = url.startsWith('https:') ? process.getBuiltinModule('node:https').request : http.request;
   return sendPost(
     (contentLength, onResponse) =>
-      request(url, { method: 'POST', headers: { ...headers, 'content-length': contentLength }, ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) }, onResponse),
+      request(url, { method: 'POST', headers: merged(headers, { 'content-length': contentLength }), ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) }, onResponse),
     body,
     timeoutMs,
   );
