@@ -92,19 +92,18 @@ export class RequestJournal {
     const previous = this.ring[(this.next + this.limit - 1) % this.limit];
     const slot = (this.ring[this.next] ??= emptySlot());
     slot.id = ++this.lastId;
-    // The same token as the request before (the usual case) keeps that request's string, not a second copy.
-    slot.apiKey = previous !== undefined && previous.apiKey === record.apiKey ? previous.apiKey : record.apiKey;
+    slot.apiKey = same(previous?.apiKey, record.apiKey);
     slot.at = record.at;
     slot.method = record.method;
-    slot.path = record.path;
-    slot.query = record.query;
+    slot.path = same(previous?.path, record.path);
+    slot.query = same(previous?.query, record.query);
     slot.status = record.status;
     slot.durationMs = record.durationMs;
     slot.connectionId = record.connectionId;
     slot.fault = record.fault;
     slot.truncated = record.body !== undefined && record.body.length > this.bodyLimit;
     // A copy, not a slice: a slice would keep the whole (up to 1 MiB) body alive in the ring.
-    slot.body = slot.truncated ? utf8Text(utf8Bytes(record.body!.slice(0, this.bodyLimit))) : record.body;
+    slot.body = slot.truncated ? utf8Text(utf8Bytes(record.body!.slice(0, this.bodyLimit))) : same(previous?.body, record.body);
     this.next = (this.next + 1) % this.limit;
   }
 
@@ -153,4 +152,13 @@ export class RequestJournal {
 /** A slot before its first request: every field present, so all slots share one shape. */
 function emptySlot(): Slot {
   return { id: 0, apiKey: '', at: 0, method: '', path: '', query: '', status: 0, durationMs: 0, connectionId: undefined, body: undefined, fault: undefined, truncated: false };
+}
+
+/**
+ * The previous request's string when it is equal to this one's, else this one's. Polling clients and
+ * load repeat the same request: keeping one string lets the new copy die young instead of being
+ * promoted with the ring slot that holds it.
+ */
+function same<T extends string | undefined>(previous: T | undefined, value: T): T {
+  return previous === value ? (previous as T) : value;
 }
