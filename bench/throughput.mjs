@@ -27,10 +27,10 @@ export async function capture(url, { method = 'GET', headers = {}, body } = {}) 
 }
 
 /**
- * Measures one workload. Returns { sandbox: {rps,p99Ms}, ceiling: {rps,p99Ms}, bytes }.
- * `request`: { path, method, headers, body }; `options`: { rounds, seconds, connections }.
+ * Measures one workload. Returns { sandbox: {rps,p99Ms}, ceiling: {rps,p99Ms}, warmup: {sandbox, ceiling}, bytes }.
+ * `request`: { path, method, headers, body }; `options`: { rounds, seconds, warmupSeconds, connections, target }.
  */
-export async function compare(name, server, request, { rounds = 2, seconds = 3, connections = 50, target = 0.4 } = {}) {
+export async function compare(name, server, request, { rounds = 5, seconds = 2, warmupSeconds = 4, connections = 50, target = 0.4 } = {}) {
   const sample = await capture(server.url + request.path, request);
   const file = join(scratch, `${name.replace(/\W+/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(sample));
@@ -38,14 +38,21 @@ export async function compare(name, server, request, { rounds = 2, seconds = 3, 
   const runs = { sandbox: [], ceiling: [] };
   let replay;
   let capacity;
+  let warmup;
   try {
-    // Two unmeasured seconds each first: JIT (its compiler threads share the pinned core, which
-    // stretches the tail for the first seconds), lazily built caches and socket pools warm on both sides.
-    await drive(ceiling.url + request.path, { ...request, seconds: 2, connections });
-    await drive(server.url + request.path, { ...request, seconds: 2, connections });
+    // Unmeasured seconds each first: JIT (its compiler threads share the pinned core, which
+    // stretches the tail for the first seconds), lazily built caches and socket pools warm on both
+    // sides. Their p99 is kept, to show the warm-up's tail beside the steady state's.
+    warmup = {
+      ceiling: await drive(ceiling.url + request.path, { ...request, seconds: warmupSeconds, connections }),
+      sandbox: await drive(server.url + request.path, { ...request, seconds: warmupSeconds, connections }),
+    };
     for (let round = 0; round < rounds; round++) {
       runs.ceiling.push(await drive(ceiling.url + request.path, { ...request, seconds, connections }));
       runs.sandbox.push(await drive(server.url + request.path, { ...request, seconds, connections }));
+      // Each round on the console (not in the table): how far the machine moved the figures.
+      const [c, sb] = [runs.ceiling.at(-1), runs.sandbox.at(-1)];
+      console.log(`    round ${round + 1}: ceiling ${fmt(c.rps)} req/s, p99 ${fmt(c.p99Ms, 2)} ms; sandbox ${fmt(sb.rps)} req/s, p99 ${fmt(sb.p99Ms, 2)} ms`);
     }
     // The generator's capacity: the rate it reaches against a raw socket replaying the same bytes,
     // which costs the server so little that the generator is the limit.
@@ -61,7 +68,7 @@ export async function compare(name, server, request, { rounds = 2, seconds = 3, 
     p99Ms: median(list.map((r) => r.p99Ms)),
     errors: list.reduce((a, r) => a + r.errors, 0),
   });
-  const result = { sandbox: summary(runs.sandbox), ceiling: summary(runs.ceiling), bytes: Buffer.byteLength(sample.body) };
+  const result = { sandbox: summary(runs.sandbox), ceiling: summary(runs.ceiling), warmup, bytes: Buffer.byteLength(sample.body) };
   // The generator must be able to drive 3x the sandbox's rate, or the sandbox's figure may be the generator's.
   const ratio = result.sandbox.rps / result.ceiling.rps;
   const errors = result.sandbox.errors + result.ceiling.errors;
