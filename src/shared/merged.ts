@@ -6,8 +6,8 @@
  * (`{ ...headers, 'content-length': n }`) survives the young generation's collections: measured with
  * `--trace-gc-nvp`, a loop making 3M of them promoted ~56 bytes each to the old generation, against
  * ~0.05 for the same object built by a loop, a lone `{ ...base }` or `Object.assign`; node 22 promotes
- * none. On the dev server's hot path that was ~100 promoted bytes per request: old-generation garbage
- * under any load, and a young generation grown to its 32 MiB maximum.
+ * none. On the dev server's hot path that was 76–94 promoted bytes per users-page GET: garbage
+ * filling the old generation under any load (decision 0080, item 16).
  */
 export function merged<A extends object, B extends object>(base: A, extra: B): A & B {
   const out = {} as Record<string, unknown>;
