@@ -113,6 +113,22 @@ async function waitForDelivery(page: Page, eventId: string, cell: 'state' | 'ans
   );
 }
 
+/**
+ * Creates a record with the inspector's form and returns its id, read from the message once it
+ * names a record other than the one it showed before: the message of an earlier create stays on
+ * the page, and reading it would pick that record (and wait forever for its delivery to fail).
+ */
+async function createRecordFromPage(page: Page, fields: string): Promise<string> {
+  await page.getByLabel(/^Fields \(JSON/).fill(fields);
+  const before = (await page.locator('#editor-message').textContent()) ?? '';
+  await page.getByRole('button', { name: 'Create record' }).click();
+  const message = await page.waitForFunction((previous) => {
+    const text = document.getElementById('editor-message')?.textContent ?? '';
+    return text.startsWith('Created v.contact.') && text !== previous ? text : false;
+  }, before);
+  return ((await message.jsonValue()) as string).replace('Created ', '');
+}
+
 /** The eventId of the first event the receiver got about a record. */
 async function eventIdOfRecord(recordId: string): Promise<string> {
   for (;;) {
@@ -215,10 +231,7 @@ describe('in a real browser', () => {
     await inspector.getByRole('button', { name: `Open connection ${connectionId}` }).click();
     await inspector.locator('#webhook', { hasText: receiver.url }).waitFor();
     await inspector.locator('#records-table tbody tr').first().waitFor();
-    await inspector.getByLabel(/^Fields \(JSON/).fill('{"firstName":"Browser","lastName":"Tester","email":"browser@example.com"}');
-    await inspector.getByRole('button', { name: 'Create record' }).click();
-    await inspector.locator('#editor-message', { hasText: 'Created v.contact.' }).waitFor();
-    const recordId = ((await inspector.locator('#editor-message').textContent()) ?? '').replace('Created ', '');
+    const recordId = await createRecordFromPage(inspector, '{"firstName":"Browser","lastName":"Tester","email":"browser@example.com"}');
 
     const eventId = await eventIdOfRecord(recordId);
     await waitForDelivery(inspector, eventId, 'state', /^succeeded$/);
@@ -238,10 +251,7 @@ describe('in a real browser', () => {
 
   it('redelivers a failed delivery from the page', async () => {
     receiver.behaviour = () => 500;
-    await inspector.getByLabel(/^Fields \(JSON/).fill('{"firstName":"Failing"}');
-    await inspector.getByRole('button', { name: 'Create record' }).click();
-    await inspector.locator('#editor-message', { hasText: 'Created v.contact.' }).waitFor();
-    const recordId = ((await inspector.locator('#editor-message').textContent()) ?? '').replace('Created ', '');
+    const recordId = await createRecordFromPage(inspector, '{"firstName":"Failing"}');
     const eventId = await eventIdOfRecord(recordId);
     await waitForDelivery(inspector, eventId, 'state', /^retrying$/);
     expect(await deliveryCell(inspector, eventId, 'answer')).toMatch(/^500 · /);
