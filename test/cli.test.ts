@@ -42,7 +42,7 @@ describe('crm-sandbox serve', () => {
     expect(cli.output()).toContain('SIGTERM: stopping');
   });
 
-  it('logs every request in order, and all of them before it stops', async () => {
+  it('logs every request once, a later request after the earlier ones, and all of them before it stops', async () => {
     const cli = await serve();
     const paths = Array.from({ length: 40 }, (_, i) => `/sandbox/health?n=${i}`);
     // At once: the log batches the lines of one turn of the event loop into one write.
