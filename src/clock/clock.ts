@@ -25,13 +25,25 @@ export interface Clock {
   advance(ms: number): Promise<void>;
   /** Runs everything due now and waits for work in flight, until nothing is left to do. */
   settle(): Promise<void>;
-  /** Cancels every timer. */
+  /** Cancels every timer; a timer set after close never runs. */
   close(): void;
   /** Virtual clock only: when the next task falls due (undefined when none is scheduled, and always on a real clock). */
   nextDue(): number | undefined;
 }
 
 type ErrorSink = (error: unknown) => void;
+
+/**
+ * The real current time, ms since the unix epoch: the one place the sandbox reads the wall
+ * clock, for the real clock and for what must be real whatever clock a sandbox runs on (the
+ * `x-service-timestamp` of attempts sent with `webhookTimestamps: 'real'`).
+ */
+export function realNow(): number {
+  return Date.now();
+}
+
+/** What a closed clock hands out: a timer that never runs. */
+const NO_TIMER: Timer = { cancel: () => undefined };
 
 abstract class BaseClock {
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -69,12 +81,15 @@ abstract class BaseClock {
 export class RealClock extends BaseClock implements Clock {
   readonly kind = 'real' as const;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
 
   now(): number {
-    return Date.now();
+    return realNow();
   }
 
   setTimer(delayMs: number, task: () => unknown): Timer {
+    // Work that finishes after close (an attempt aborted in flight) must not start anything more.
+    if (this.closed) return NO_TIMER;
     const handle = setTimeout(() => {
       this.timers.delete(handle);
       this.run(task);
@@ -104,6 +119,7 @@ export class RealClock extends BaseClock implements Clock {
   }
 
   close(): void {
+    this.closed = true;
     for (const handle of this.timers) clearTimeout(handle);
     this.timers.clear();
   }
@@ -127,6 +143,7 @@ export class VirtualClock extends BaseClock implements Clock {
   private readonly queue = new MinHeap<VirtualTask>((x, y) => x.at - y.at || x.seq - y.seq);
   /** advance() and settle() calls run one after another, never interleaved. */
   private turn: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(startTime: number, onError: ErrorSink) {
     super(onError);
@@ -138,6 +155,7 @@ export class VirtualClock extends BaseClock implements Clock {
   }
 
   setTimer(delayMs: number, task: () => unknown): Timer {
+    if (this.closed) return NO_TIMER;
     const entry: VirtualTask = { at: this.time + Math.max(0, delayMs), seq: this.seq++, task, cancelled: false };
     this.queue.push(entry);
     return {
@@ -159,6 +177,7 @@ export class VirtualClock extends BaseClock implements Clock {
   }
 
   close(): void {
+    this.closed = true;
     for (let entry = this.queue.pop(); entry; entry = this.queue.pop()) entry.cancelled = true;
   }
 

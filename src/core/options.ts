@@ -46,6 +46,14 @@ export interface SandboxOptions {
   attemptTimeout?: Duration;
   /** PEM text of a CA certificate to trust for https webhook URLs (local https receivers). */
   webhookCa?: string;
+  /**
+   * Where each attempt's `x-service-timestamp` comes from. `'clock'` (default): the sandbox's
+   * clock, so a virtual clock's runs are byte-identical and in-process receivers (MSW handlers,
+   * `crm-sandbox/testing`) see the time they advanced to. `'real'`: the real current time, which
+   * a receiver in another process accepts with a timestamp tolerance however far a virtual clock
+   * has moved (the scenario CLI's default). On a real clock both are the same.
+   */
+  webhookTimestamps?: 'clock' | 'real';
   /** Most finished deliveries kept in the log (oldest succeeded evicted first, then oldest failed); unfinished ones are always kept. Default 10000. */
   deliveryLogLimit?: number;
   /** Delivery chaos for every connection without its own (duplicates, delays, reordering, outages). Default: none. */
@@ -74,6 +82,7 @@ export interface ResolvedOptions {
   retryScheduleMs: number[];
   attemptTimeoutMs: number;
   webhookCa: string | undefined;
+  webhookTimestamps: 'clock' | 'real';
   /** A new webhook transport, from the platform (node:http keep-alive in Node, fetch in browsers). */
   createTransport: () => HttpTransport;
   deliveryLogLimit: number;
@@ -108,6 +117,10 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   }
   const attemptTimeoutMs = parseDuration(options.attemptTimeout ?? '10s', 'attemptTimeout');
   if (attemptTimeoutMs < 1) throw new SandboxConfigError('attemptTimeout must be at least 1ms');
+  const webhookTimestamps = options.webhookTimestamps ?? 'clock';
+  if (webhookTimestamps !== 'clock' && webhookTimestamps !== 'real') {
+    throw new SandboxConfigError(`webhookTimestamps must be 'clock' or 'real', got ${String(webhookTimestamps)}`);
+  }
   return {
     seed,
     clock,
@@ -122,6 +135,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     retryScheduleMs: parseDurationList(options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, 'retrySchedule'),
     attemptTimeoutMs,
     webhookCa: options.webhookCa,
+    webhookTimestamps,
     createTransport: () => platform().createTransport({ ca: options.webhookCa }),
     deliveryLogLimit,
     deliveryChaos: checkChaos(options.deliveryChaos),

@@ -1,4 +1,4 @@
-import { RealClock, VirtualClock, type Clock } from '../clock/clock.js';
+import { RealClock, VirtualClock, realNow, type Clock } from '../clock/clock.js';
 import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
 import { Lifecycle } from '../events/lifecycle.js';
 import { Dispatcher } from '../webhooks/dispatcher.js';
@@ -56,6 +56,7 @@ export function buildParts(
     transport: options.createTransport(),
     retryScheduleMs: options.retryScheduleMs,
     attemptTimeoutMs: options.attemptTimeoutMs,
+    signingNow: options.webhookTimestamps === 'real' ? realNow : () => clock.now(),
     logLimit: options.deliveryLogLimit,
     target: (connectionId) => registry.find(connectionId),
     random: random.fork('chaos'),

@@ -82,6 +82,8 @@ export interface DispatcherOptions {
   /** Delays before each retry; the number of retries is its length. */
   retryScheduleMs: readonly number[];
   attemptTimeoutMs: number;
+  /** The time each attempt's `x-service-timestamp` states, ms: the sandbox clock's, or the real time. */
+  signingNow: () => number;
   /**
    * Most finished (succeeded or failed) deliveries kept in the log; the oldest succeeded ones
    * go first. Unfinished ones are always kept: they still have work to do.
@@ -257,6 +259,18 @@ export class Dispatcher {
     return out;
   }
 
+  /**
+   * The eventIds of a connection's deliveries still to finish (queued, retrying or in flight),
+   * oldest first: cheap to ask often, unlike `list()`, which copies every delivery.
+   */
+  unfinished(connectionId: string): string[] {
+    const queue = this.queues.get(connectionId);
+    if (!queue) return [];
+    const ids = queue.items.map((entry) => entry.emitted.eventId);
+    if (queue.inFlight && !isFinished(queue.inFlight.state) && !ids.includes(queue.inFlight.emitted.eventId)) ids.unshift(queue.inFlight.emitted.eventId);
+    return ids;
+  }
+
   get(eventId: string): Delivery | undefined {
     const entry = this.log.get(eventId);
     return entry && snapshot(entry);
@@ -425,7 +439,7 @@ export class Dispatcher {
     entry.nextChaos = undefined;
 
     const startedAt = this.options.clock.now();
-    const timestamp = String(Math.floor(startedAt / 1000));
+    const timestamp = String(Math.floor(this.options.signingNow() / 1000));
     const headers = signedHeaders(target.accessToken, connectionId, entry.emitted.body, timestamp);
     const outageUntil = this.activeChaos(connectionId)?.outageUntil;
     const outage = outageUntil != null && startedAt < outageUntil;
