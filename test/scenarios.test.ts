@@ -29,9 +29,13 @@ async function cli(args: string[]): Promise<{ code: number | null; stdout: strin
   return { code, stdout: run.output(), stderr: run.errors() };
 }
 
-/** A receiver that verifies every signature but (virtual timestamps are in 2025) no tolerance. */
-async function specReceiver(flaws: Flaw[] = [], toleranceSeconds = Infinity): Promise<SpecReceiver> {
-  const receiver = new SpecReceiver(flaws, { toleranceSeconds });
+/**
+ * A receiver written from the spec: it verifies every signature and enforces a 5-minute timestamp
+ * tolerance (runs sign with the real time unless `--timestamps virtual`, whose stamps are in 2025:
+ * pass `Infinity` for those).
+ */
+async function specReceiver(flaws: Flaw[] = [], toleranceSeconds = 300, failFirst = 0): Promise<SpecReceiver> {
+  const receiver = new SpecReceiver(flaws, { toleranceSeconds, failFirst });
   receiver.accessToken = TOKEN;
   receivers.push(receiver);
   return receiver.start();
@@ -131,9 +135,10 @@ describe('crm-sandbox scenario (the CLI)', () => {
     expect(report.events).toHaveLength(10_002); // NEW_CONNECTION and READY come first
   }, 240_000);
 
-  it('gives a byte-identical transcript for the same seed, and the committed snapshot', async () => {
-    const receiver = await specReceiver();
-    const run = (name: string, seed: string) => cli(['scenario', 'run', name, '--webhook-url', receiver.url, '--access-token', TOKEN, '--seed', seed, '--json']);
+  it('gives a byte-identical transcript for the same seed with --timestamps virtual, and the committed snapshot', async () => {
+    const receiver = await specReceiver([], Infinity);
+    const run = (name: string, seed: string) =>
+      cli(['scenario', 'run', name, '--webhook-url', receiver.url, '--access-token', TOKEN, '--seed', seed, '--timestamps', 'virtual', '--json']);
     const first = await run('deal-won', '7');
     const second = await run('deal-won', '7');
     expect(first.code).toBe(0);
@@ -175,7 +180,7 @@ describe('crm-sandbox scenario (the CLI)', () => {
     const receiver = await specReceiver();
     const wait = await cli(['scenario', 'run', 'deal-won', '--webhook-url', receiver.url, '--max-wait', 'forever']);
     expect(wait.code).toBe(2);
-    expect(wait.stderr).toContain('maxWait must look like 500ms, 3s, 2m, 1h or 1d, got "forever"');
+    expect(wait.stderr).toContain('--max-wait must look like 500ms, 3s, 2m, 1h or 1d, got "forever"');
     expect(receiver.received).toHaveLength(0);
     expect((await cli(['scenario', 'run', 'no-such-thing', '--webhook-url', 'http://127.0.0.1:9/x'])).stderr).toContain('no scenario named "no-such-thing"');
   });
@@ -221,13 +226,13 @@ describe('crm-sandbox scenario (the CLI)', () => {
   });
 
   it('breaks order under reorder chaos, deterministically', async () => {
-    const receiver = await specReceiver();
+    const receiver = await specReceiver([], Infinity);
     const file = scenarioFile('description: shuffle\nsteps:\n  - status: READY\n  - chaos: { reorder: true }\n  - create: { type: Task, repeat: 8, fields: { subject: "task ${i}" } }\n  - wait: deliveries\n');
-    const first = await runJson([file, '--webhook-url', receiver.url]);
+    const first = await runJson([file, '--webhook-url', receiver.url, '--timestamps', 'virtual']);
     const order = receiver.events().filter((event) => event.type === 'OBJECT_CHANGE').map((event) => event.data.record.subject);
     expect(order).toHaveLength(8);
     expect(order).not.toEqual([...order].sort());
-    const again = await runJson([file, '--webhook-url', receiver.url]);
+    const again = await runJson([file, '--webhook-url', receiver.url, '--timestamps', 'virtual']);
     expect(JSON.stringify(again.report)).toBe(JSON.stringify(first.report));
   });
 });
@@ -361,7 +366,8 @@ describe('scenarios through the control API and in code', () => {
 
   it('runs a definition from code with sandbox.runScenario, typed and instant', async () => {
     const sandbox = createSandbox({ clock: 'virtual', seed: 3 });
-    const receiver = await specReceiver();
+    // In code, a virtual sandbox signs with its own clock (2025) unless webhookTimestamps: 'real'.
+    const receiver = await specReceiver([], Infinity);
     const report = await sandbox.runScenario(
       {
         description: 'a deal is won',

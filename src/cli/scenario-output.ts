@@ -1,20 +1,36 @@
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { RunProgress } from '../scenarios/runner.js';
 
+/** In a log (not a terminal), at most one "waiting on …" line this often, per step: a retry schedule makes many. */
+const WAITING_LINE_EVERY_MS = 5_000;
+
 /**
  * Progress of a run: one line updated in place on a terminal, plain lines otherwise (CI logs).
- * Writes to `stream` (stderr when stdout carries the `--json` report).
+ * Writes to `stream` (stderr when stdout carries the `--json` report). While the run waits for
+ * deliveries, the line says on what (event, attempt, the receiver's last answer).
  */
-export function progressPrinter(stream: NodeJS.WriteStream): { update: (progress: RunProgress) => void; end: () => void } {
+export function progressPrinter(stream: NodeJS.WriteStream): { update: (progress: RunProgress) => void; warn: (message: string) => void; end: () => void } {
   const tty = stream.isTTY === true;
   let last = '';
+  let lastStep = -1;
+  let lastWaitingLine = -Infinity;
   return {
     update(progress) {
-      const line = `[${progress.step}/${progress.steps}] ${progress.detail}`;
+      const line = `[${progress.step}/${progress.steps}] ${progress.detail}${progress.waiting ? `: ${progress.waiting}` : ''}`;
       if (line === last) return;
+      if (!tty && progress.waiting) {
+        const now = performance.now();
+        if (progress.step === lastStep && now - lastWaitingLine < WAITING_LINE_EVERY_MS) return;
+        lastWaitingLine = now;
+      }
       last = line;
+      lastStep = progress.step;
       if (tty) stream.write(`\r\x1b[2K${line.slice(0, (stream.columns || 100) - 1)}`);
       else stream.write(`${line}\n`);
+    },
+    warn(message) {
+      // On its own line, and the progress line drawn again under it.
+      stream.write(tty ? `\r\x1b[2K${message}\n${last.slice(0, (stream.columns || 100) - 1)}` : `${message}\n`);
     },
     end() {
       if (tty && last !== '') stream.write('\r\x1b[2K');
@@ -48,7 +64,12 @@ export function formatSummary(report: ScenarioReport): string {
 
 /** The receiver-check table. */
 function formatProbes(report: ScenarioReport): string {
-  const rows = report.probes.map((probe) => [probe.ok ? 'pass' : 'FAIL', probe.probe, probe.expected, probe.got]);
+  const rows = report.probes.map((probe) => [
+    probe.ok ? 'pass' : 'FAIL',
+    probe.probe,
+    probe.expected,
+    probe.earlierAnswers ? `${probe.got} (after ${probe.earlierAnswers.join(', ')}: not ready yet)` : probe.got,
+  ]);
   const header = ['', 'probe', 'expected', 'got'];
   const widths = header.map((_, column) => Math.max(header[column]!.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => `  ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}`.trimEnd();

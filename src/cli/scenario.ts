@@ -5,7 +5,8 @@ import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_START_TIME } from '../
 import { createSandbox } from '../core/sandbox.js';
 import { ACCESS_TOKEN_PATTERN } from '../model/connection.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
-import { DEFAULT_MAX_WAIT } from '../scenarios/defaults.js';
+import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
+import { parseDuration } from '../shared/duration.js';
 import { createHttpTransport } from '../webhooks/http-transport.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
@@ -40,7 +41,16 @@ const runBuilder = (yargs: Argv) =>
     .option('retry-schedule', { type: 'string', describe: `In-process: delays before each retry [default: ${DEFAULT_RETRY_SCHEDULE.join(',')}]` })
     .option('attempt-timeout', { type: 'string', default: '10s', describe: 'Timeout of one delivery attempt (and of each receiver probe)' })
     .option('webhook-ca', { type: 'string', describe: 'PEM file of a CA to trust for an https receiver' })
-    .option('max-wait', { type: 'string', default: DEFAULT_MAX_WAIT, describe: 'How long the end of the run waits for deliveries, in sandbox time' })
+    .option('timestamps', {
+      type: 'string',
+      default: 'real',
+      describe: 'In-process: x-service-timestamp of each attempt: real (the current time, which receivers accept) or virtual (the run clock: byte-identical transcripts)',
+    })
+    .option('max-wait', {
+      type: 'string',
+      describe: `How long an expectation and the end of the run let sandbox time pass for deliveries [default: ${DEFAULT_MAX_WAIT} instant (milliseconds of real time), ${DEFAULT_REAL_MAX_WAIT} when time is real]`,
+    })
+    .option('timeout', { type: 'string', default: DEFAULT_RUN_TIMEOUT, describe: 'Real time the whole run may take; then it stops and reports what happened so far (0: no limit)' })
     .example('$0 scenario run deal-won --webhook-url http://127.0.0.1:3000/webhooks', 'Play a built-in, instantly')
     .example('$0 scenario run receiver-check --webhook-url http://127.0.0.1:3000/webhooks --access-token access_<40 hex>', 'Probe your receiver')
     .example('$0 scenario run ./my-story.yaml --server http://127.0.0.1:4010 --connection-id <id>', "Play a file on a running server's connection");
@@ -84,10 +94,14 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   if (args.server === undefined && args.connectionId !== undefined) {
     throw new SandboxConfigError('--connection-id needs --server: an in-process sandbox has no connections of yours; use --access-token to fix the token of the one it links');
   }
+  if (args.timestamps !== 'real' && args.timestamps !== 'virtual') throw new SandboxConfigError(`--timestamps must be real or virtual, got "${args.timestamps}"`);
+  if (args.maxWait !== undefined) parseDuration(args.maxWait, '--max-wait');
+  const timeoutMs = parseDuration(args.timeout, '--timeout');
   if (args.server !== undefined) {
     for (const [flag, value] of [['--seed', args.seed], ['--start-time', args.startTime], ['--retry-schedule', args.retrySchedule]] as const) {
       if (value !== undefined) throw new SandboxConfigError(`${flag} belongs to the server: pass it to crm-sandbox serve`);
     }
+    if (args.timestamps === 'virtual') throw new SandboxConfigError('--timestamps virtual: a server signs with its own real clock; leave --timestamps out with --server');
     if (speed !== Infinity && speed !== 1) throw new SandboxConfigError('--speed: a server runs on its own real clock; leave --speed out with --server');
   }
   const ca = args.webhookCa === undefined ? undefined : readCa(args.webhookCa);
@@ -102,12 +116,28 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
           apiKeys: [args.apiKey],
           attemptTimeout: args.attemptTimeout,
           deliveryLogLimit: RUN_LOG_LIMIT,
+          // A receiver in another process checks x-service-timestamp against its own clock.
+          webhookTimestamps: args.timestamps === 'virtual' ? 'clock' : 'real',
           ...(args.retrySchedule === undefined ? {} : { retrySchedule: args.retrySchedule }),
           ...(ca === undefined ? {} : { webhookCa: ca }),
         })
       : undefined;
-  const target = sandbox ? sandboxTarget(sandbox, { speed }) : serverTarget(args.server!, args.apiKey);
+  const stop = new AbortController();
+  const target = sandbox ? sandboxTarget(sandbox, { speed, signal: stop.signal }) : serverTarget(args.server!, args.apiKey, stop.signal);
   const progress = progressPrinter(process.stderr);
+  // Ctrl+C, SIGTERM and --timeout end the run with the report of what happened so far (exit 1); a second signal exits at once.
+  const halt = (reason: string) => {
+    stop.abort(reason);
+    sandbox?.close();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(130);
+    halt(`interrupted by ${signal}`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const timer = timeoutMs > 0 ? setTimeout(() => halt(`the run took longer than --timeout ${args.timeout}`), timeoutMs) : undefined;
+  timer?.unref();
   try {
     const report = await runScenarioOn(scenario, target, {
       webhookUrl,
@@ -121,11 +151,16 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
       transport: createHttpTransport({ ca }),
       probeTimeoutMs: sandbox?.options.attemptTimeoutMs ?? 10_000,
       onProgress: progress.update,
+      onWarning: (message) => progress.warn(`crm-sandbox: warning: ${message}`),
+      signal: stop.signal,
     });
     progress.end();
     await write(process.stdout, args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatSummary(report)}\n`);
     return report.exitCode;
   } finally {
+    clearTimeout(timer);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     sandbox?.close();
   }
 }

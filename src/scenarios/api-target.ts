@@ -5,6 +5,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/dispatcher.js';
+import { realNow } from '../clock/clock.js';
 import { sleep, type PassthroughAnswer, type PassthroughCall, type RunConnection, type ScenarioSandbox, type ScenarioTarget } from './target.js';
 
 /** One call of the service's API or the control API: status and parsed body. */
@@ -12,6 +13,8 @@ type Call = (method: string, path: string, body?: unknown) => Promise<{ status: 
 
 /** How sandbox time passes for a target. */
 interface Time {
+  /** Time passes in real time (waits are waited), rather than jumping. */
+  real: boolean;
   now(): number;
   pass(ms: number): Promise<void>;
   settle(): Promise<void>;
@@ -24,12 +27,20 @@ interface Time {
  * `sandbox.handle()`, or against a running dev server with `fetch`.
  */
 class ApiTarget implements ScenarioTarget {
+  get realTime(): boolean {
+    return this.time.real;
+  }
+
   constructor(
     readonly kind: 'in-process' | 'server',
     private readonly call: Call,
     private readonly time: Time,
     /** Reads the delivery log without serialising it (in process, where a 10,000-event log is read several times). */
-    private readonly readLog?: (connectionId: string) => Delivery[],
+    private readonly log?: {
+      list(connectionId: string): Delivery[];
+      unfinished(connectionId: string): string[];
+      get(eventId: string): Delivery | undefined;
+    },
   ) {}
 
   private async ok(method: string, path: string, body?: unknown): Promise<any> {
@@ -102,8 +113,20 @@ class ApiTarget implements ScenarioTarget {
   }
 
   async deliveries(connectionId: string): Promise<Delivery[]> {
-    if (this.readLog) return this.readLog(connectionId);
+    if (this.log) return this.log.list(connectionId);
     return (await this.ok('GET', `/sandbox/connections/${connectionId}/deliveries`)).deliveries;
+  }
+
+  async unfinished(connectionId: string): Promise<string[]> {
+    if (this.log) return this.log.unfinished(connectionId);
+    const all: Delivery[] = await this.deliveries(connectionId);
+    return all.filter((delivery) => delivery.state !== 'succeeded' && delivery.state !== 'failed').map((delivery) => delivery.eventId);
+  }
+
+  async delivery(eventId: string): Promise<Delivery | undefined> {
+    if (this.log) return this.log.get(eventId);
+    const answer = await this.call('GET', `/sandbox/deliveries/${encodeURIComponent(eventId)}`);
+    return answer.status === 200 ? answer.body.delivery : undefined;
   }
 
   now(): number {
@@ -127,7 +150,7 @@ class ApiTarget implements ScenarioTarget {
  * A target on a sandbox in this process. On a virtual clock, `speed` is how many times faster
  * than real time it runs (`Infinity`: instant, time jumps); on a real clock time just passes.
  */
-export function sandboxTarget(sandbox: ScenarioSandbox, options: { apiKey?: string | undefined; speed?: number } = {}): ScenarioTarget {
+export function sandboxTarget(sandbox: ScenarioSandbox, options: { apiKey?: string | undefined; speed?: number; signal?: AbortSignal | undefined } = {}): ScenarioTarget {
   const apiKey = options.apiKey ?? sandbox.options.apiKeys[0]!;
   const call: Call = async (method, path, body) => {
     const queryAt = path.indexOf('?');
@@ -142,12 +165,18 @@ export function sandboxTarget(sandbox: ScenarioSandbox, options: { apiKey?: stri
     return { status: response.status, body: JSON.parse(response.body) };
   };
   const clock = sandbox.parts.clock;
-  const time = clock.kind === 'virtual' ? virtualTime(sandbox, options.speed ?? Infinity) : realTime(() => clock.now(), () => sandbox.settle());
-  return new ApiTarget('in-process', call, time, (connectionId) => sandbox.deliveries(connectionId));
+  const { signal } = options;
+  const time = clock.kind === 'virtual' ? virtualTime(sandbox, options.speed ?? Infinity, signal) : realTime(() => clock.now(), () => sandbox.settle(), signal);
+  return new ApiTarget('in-process', call, time, {
+    list: (connectionId) => sandbox.deliveries(connectionId),
+    // The parts are read at each call: a reset or restore replaces them.
+    unfinished: (connectionId) => sandbox.parts.dispatcher.unfinished(connectionId),
+    get: (eventId) => sandbox.parts.dispatcher.get(eventId),
+  });
 }
 
 /** A target on a running dev server (`--server URL`), whose clock is real. */
-export function serverTarget(baseUrl: string, apiKey: string): ScenarioTarget {
+export function serverTarget(baseUrl: string, apiKey: string, signal?: AbortSignal): ScenarioTarget {
   const base = baseUrl.replace(/\/+$/, '');
   const call: Call = async (method, path, body) => {
     let response: Response;
@@ -171,23 +200,25 @@ export function serverTarget(baseUrl: string, apiKey: string): ScenarioTarget {
     return { status: response.status, body: parsed };
   };
   // The server's clock is its own: the run can only wait, and reads time as the server's log shows it.
-  return new ApiTarget('server', call, realTime(Date.now, async () => undefined));
+  return new ApiTarget('server', call, realTime(realNow, async () => undefined, signal));
 }
 
 /** Time on a virtual clock, jumping (instant) or paced against real time by `speed`. */
-function virtualTime(sandbox: ScenarioSandbox, speed: number): Time {
+function virtualTime(sandbox: ScenarioSandbox, speed: number, signal: AbortSignal | undefined): Time {
   const clock = sandbox.parts.clock;
   const paceTo = async (target: number) => {
     if (speed === Infinity) return sandbox.advance(Math.max(0, target - clock.now()));
     for (;;) {
       const now = clock.now();
       const next = Math.min(clock.nextDue() ?? target, target);
-      if (next > now) await sleep((next - now) / speed);
+      if (next > now) await sleep((next - now) / speed, signal);
+      if (signal?.aborted) return;
       await sandbox.advance(Math.max(0, next - now));
       if (next >= target) return;
     }
   };
   return {
+    real: speed !== Infinity,
     now: () => clock.now(),
     pass: (ms) => paceTo(clock.now() + ms),
     settle: () => sandbox.settle(),
@@ -197,7 +228,7 @@ function virtualTime(sandbox: ScenarioSandbox, speed: number): Time {
       for (;;) {
         if (await done()) return true;
         const next = clock.nextDue();
-        if (next === undefined || next > deadline) return false;
+        if (next === undefined || next > deadline || signal?.aborted) return false;
         await paceTo(next);
       }
     },
@@ -205,21 +236,22 @@ function virtualTime(sandbox: ScenarioSandbox, speed: number): Time {
 }
 
 /** Time that passes by itself (a real clock, a remote server): the run waits and polls. */
-function realTime(now: () => number, settle: () => Promise<void>): Time {
+function realTime(now: () => number, settle: () => Promise<void>, signal: AbortSignal | undefined): Time {
   return {
+    real: true,
     now,
     pass: async (ms) => {
-      await sleep(ms);
+      await sleep(ms, signal);
       await settle();
     },
     settle,
     async passUntil(done, maxMs) {
-      const deadline = Date.now() + maxMs;
+      const deadline = realNow() + maxMs;
       for (;;) {
         await settle();
         if (await done()) return true;
-        if (Date.now() >= deadline) return false;
-        await sleep(Math.min(100, Math.max(1, deadline - Date.now())));
+        if (realNow() >= deadline || signal?.aborted) return false;
+        await sleep(Math.min(100, Math.max(1, deadline - realNow())), signal);
       }
     },
   };

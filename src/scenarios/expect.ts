@@ -14,6 +14,17 @@ export interface Verdict {
   message: string;
   /** Events whose failure this expectation asked for: they do not fail the run. */
   excused?: string[];
+  /**
+   * Whether waiting can change the verdict no more: it holds, or it can never hold (an event
+   * that does not match, one too many, a delivery already failed). An expectation waits, letting
+   * sandbox time pass, until it is final or time runs out.
+   */
+  final: boolean;
+}
+
+/** An `events` verdict, and the events it used up (the next `events` check starts after them). */
+export interface EventsVerdict extends Verdict {
+  consumed: string[];
 }
 
 /** Does `actual` contain everything `expected` says? Objects match by the keys given, arrays and scalars exactly. */
@@ -29,7 +40,7 @@ export function partialMatch(expected: unknown, actual: unknown): boolean {
 }
 
 /** Why an event does not match, or null when it does. */
-function mismatch(matcher: Matcher, event: ServiceEvent): string | null {
+function mismatchOf(matcher: Matcher, event: ServiceEvent): string | null {
   if (matcher.type !== undefined && event.type !== matcher.type) return `type is ${event.type}, not ${matcher.type}`;
   if (event.type === 'STATUS_CHANGE') {
     if (matcher.objectType !== undefined || matcher.eventType !== undefined || matcher.record !== undefined) return 'it is a STATUS_CHANGE';
@@ -51,25 +62,48 @@ const describe = (matcher: Matcher) =>
   [matcher.type, matcher.objectType, matcher.eventType, matcher.status, matcher.record ? JSON.stringify(matcher.record) : undefined].filter(Boolean).join(' ') || 'any event';
 
 /**
- * The events since the last `events` check must be exactly these, in order, and delivered.
- * `deliveries` are the run's deliveries of the connection, oldest first.
+ * The connection's events since the last `events` check (`window`, oldest first, only those
+ * counted: `of` filters them before) must be exactly these, in order, and delivered. Events in
+ * `early` arrived while an earlier expectation let time pass to wait for its own: they may match
+ * here, or wait for a later check, but never count as unexpected.
  */
-export function checkEvents(matchers: Matcher[], deliveries: Delivery[]): Verdict {
-  const arrived = deliveries.map((delivery) => `${summarize(delivery.event)} (${delivery.state})`);
+export function checkEvents(matchers: Matcher[], window: Delivery[], early: ReadonlySet<string>): EventsVerdict {
+  const arrived = window.map((delivery) => `${summarize(delivery.event)} (${delivery.state})`);
   const shown = arrived.length === 0 ? 'none' : arrived.join(', ');
-  if (deliveries.length !== matchers.length) {
-    return { kind: 'events', ok: false, message: `expected ${matchers.length} event(s) since the last check, got ${deliveries.length}: ${shown}` };
+  // Match in order; an early event that does not fit the next matcher is passed over, any other is a mismatch.
+  const matched: Delivery[] = [];
+  const unexpected: Delivery[] = [];
+  let mismatch: { index: number; why: string } | undefined;
+  for (const delivery of window) {
+    const matcher = matchers[matched.length];
+    const why = matcher === undefined ? 'one too many' : mismatchOf(matcher, delivery.event);
+    if (why === null) matched.push(delivery);
+    else if (early.has(delivery.eventId)) continue;
+    else if (matcher === undefined) unexpected.push(delivery);
+    else mismatch ??= { index: matched.length, why };
   }
-  for (const [index, matcher] of matchers.entries()) {
-    const delivery = deliveries[index]!;
-    const why = mismatch(matcher, delivery.event);
-    if (why) return { kind: 'events', ok: false, message: `event ${index + 1} should be ${describe(matcher)}, but ${why}; events: ${shown}` };
-    if (delivery.state !== 'succeeded') {
-      return { kind: 'events', ok: false, message: `event ${index + 1} (${summarize(delivery.event)}) is not delivered: ${delivery.state}; events: ${shown}` };
-    }
+  // Used up: every event but the early ones no matcher took (they wait for a later check).
+  const taken = new Set(matched);
+  const counted = window.filter((delivery) => !early.has(delivery.eventId) || taken.has(delivery));
+  const consumed = counted.map((delivery) => delivery.eventId);
+  const got = counted.length;
+  const fail = (message: string, final: boolean): EventsVerdict => ({ kind: 'events', ok: false, message, final, consumed });
+  if (got !== matchers.length || unexpected.length > 0) {
+    // Fewer may still come; more, or one that does not fit, never go away.
+    return fail(`expected ${matchers.length} event(s) since the last check, got ${got}: ${shown}`, got > matchers.length || mismatch !== undefined);
   }
-  return { kind: 'events', ok: true, message: `${matchers.length} event(s) delivered in order: ${shown}` };
+  if (mismatch) {
+    return fail(`event ${mismatch.index + 1} should be ${describe(matchers[mismatch.index]!)}, but ${mismatch.why}; events: ${shown}`, true);
+  }
+  const undelivered = matched.findIndex((delivery) => delivery.state !== 'succeeded');
+  if (undelivered !== -1) {
+    const delivery = matched[undelivered]!;
+    return fail(`event ${undelivered + 1} (${summarize(delivery.event)}) is not delivered: ${delivery.state}; events: ${shown}`, delivery.state === 'failed');
+  }
+  return { kind: 'events', ok: true, message: `${matchers.length} event(s) delivered in order: ${shown}`, final: true, consumed };
 }
+
+const FINISHED = new Set(['succeeded', 'failed']);
 
 /** Every delivery (or exactly `count`) in the given state. */
 export function checkDeliveries(expected: NonNullable<Expect['deliveries']>, deliveries: Delivery[]): Verdict {
@@ -77,10 +111,16 @@ export function checkDeliveries(expected: NonNullable<Expect['deliveries']>, del
   const states = countBy(deliveries.map((delivery) => delivery.state));
   const ok = expected.count === undefined ? deliveries.length > 0 && inState.length === deliveries.length : inState.length === expected.count;
   const wanted = expected.count === undefined ? `every delivery ${expected.state}` : `${expected.count} deliveries ${expected.state}`;
+  // A finished delivery stays finished: "every one succeeded" cannot hold once one failed, nor a count of finished ones once passed.
+  const final =
+    ok ||
+    (FINISHED.has(expected.state) &&
+      (expected.count === undefined ? deliveries.some((delivery) => FINISHED.has(delivery.state) && delivery.state !== expected.state) : inState.length > expected.count));
   return {
     kind: 'deliveries',
     ok,
     message: `${wanted}: ${ok ? 'yes' : 'no'} (${states || 'no deliveries'})`,
+    final,
     ...(ok && expected.state === 'failed' ? { excused: inState.map((delivery) => delivery.eventId) } : {}),
   };
 }
@@ -95,13 +135,15 @@ export function checkReceiver(expected: NonNullable<Expect['receiver']>, deliver
   const fits = (status: number | null) =>
     status !== null && (typeof wanted === 'number' ? status === wanted : Math.floor(status / 100) === Number(wanted[0]));
   const wrong = answers.filter((answer) => !fits(answer.status));
-  if (answers.length === 0) return { kind: 'receiver', ok: false, message: `no attempt reached the receiver yet; expected ${wanted}` };
-  if (wrong.length === 0) return { kind: 'receiver', ok: true, message: `the receiver answered ${wanted} to all ${answers.length} event(s)` };
+  if (answers.length === 0) return { kind: 'receiver', ok: false, message: `no attempt reached the receiver yet; expected ${wanted}`, final: false };
+  if (wrong.length === 0) return { kind: 'receiver', ok: true, message: `the receiver answered ${wanted} to all ${answers.length} event(s)`, final: true };
   const first = wrong[0]!;
   return {
     kind: 'receiver',
     ok: false,
     message: `the receiver answered ${first.status ?? first.error} to ${summarize(first.delivery.event)} (${first.delivery.eventId}), expected ${wanted}; ${wrong.length} of ${answers.length} differ`,
+    // A retry may still answer otherwise; a finished delivery's last answer is its last.
+    final: wrong.some((answer) => FINISHED.has(answer.delivery.state)),
   };
 }
 

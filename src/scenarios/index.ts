@@ -6,7 +6,7 @@ import { runScenarioOn, type RunOptions } from './runner.js';
 import type { ScenarioDefinition } from './schema.js';
 
 /** Options of `sandbox.runScenario()`. */
-export interface RunScenarioOptions extends Pick<RunOptions, 'webhookUrl' | 'connectionId' | 'accessToken' | 'integrationId' | 'nativeOrgId' | 'maxWait' | 'seed' | 'onProgress'> {
+export interface RunScenarioOptions extends Pick<RunOptions, 'webhookUrl' | 'connectionId' | 'accessToken' | 'integrationId' | 'nativeOrgId' | 'maxWait' | 'seed' | 'onProgress' | 'onWarning' | 'signal'> {
   /** API token the scenario acts as. Default: the sandbox's first. */
   apiKey?: string;
   /** On a virtual clock: `'instant'` (default) or how many times faster than real time. */
@@ -24,7 +24,7 @@ export function resolveScenario(scenario: string | ScenarioDefinition | Scenario
 export function runScenario(sandbox: ScenarioSandbox, scenario: string | ScenarioDefinition | Scenario, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
   const resolved = resolveScenario(scenario);
   const speed = options.speed === undefined || options.speed === 'instant' ? Infinity : options.speed;
-  const target = sandboxTarget(sandbox, { apiKey: options.apiKey, speed });
+  const target = sandboxTarget(sandbox, { apiKey: options.apiKey, speed, signal: options.signal });
   const realClock = sandbox.parts.clock.kind === 'real';
   return runScenarioOn(resolved, target, {
     ...options,

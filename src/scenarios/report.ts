@@ -55,6 +55,8 @@ export interface ProbeResult {
   durationMs: number;
   /** What a fix looks like, when it failed. */
   fix: string | null;
+  /** The first probe's answers while the receiver was not ready yet (no answer, 5xx, 429), before it was tried again. */
+  earlierAnswers?: string[];
 }
 
 /** What a run did and whether it held: printed by `--json`, answered by the control API and `runScenario()`. */

@@ -1,4 +1,4 @@
-import { parseDuration } from '../shared/duration.js';
+import { formatDuration, parseDuration } from '../shared/duration.js';
 import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
 import type { CrmObjectType } from '../model/crm.js';
@@ -6,15 +6,15 @@ import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/dispatcher.js';
 import { createHttpTransport, type HttpTransport } from '../webhooks/http-transport.js';
-import { checkDeliveries, checkEvents, checkReceiver as checkReceiverAnswers, type Verdict } from './expect.js';
+import { checkDeliveries, checkEvents, checkReceiver as checkReceiverAnswers, type EventsVerdict, type Verdict } from './expect.js';
 import type { Scenario } from './load.js';
 import { checkReceiver } from './receiver-check.js';
 import { RefError, resolveRefs } from './refs.js';
 import { summarize, transcriptEvent, type CheckResult, type ProbeResult, type ScenarioReport } from './report.js';
 import type { ScenarioStep, StepKind } from './schema.js';
-import type { RunConnection, ScenarioTarget } from './target.js';
+import { sleep, type RunConnection, type ScenarioTarget } from './target.js';
 
-import { DEFAULT_MAX_WAIT } from './defaults.js';
+import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT } from './defaults.js';
 
 export interface RunOptions {
   /** Where the main connection's webhook (and `link` steps' webhooks) point, unless the file says. */
@@ -27,7 +27,11 @@ export interface RunOptions {
   integrationId?: IntegrationId | undefined;
   /** nativeOrgId of the main connection (the file's wins). */
   nativeOrgId?: string | undefined;
-  /** How long the end of the run waits for deliveries (sandbox time). Default {@link DEFAULT_MAX_WAIT}. */
+  /**
+   * How long an expectation, a `wait` step and the end of the run let sandbox time pass for
+   * deliveries. Default {@link DEFAULT_MAX_WAIT} when time jumps, {@link DEFAULT_REAL_MAX_WAIT}
+   * when it passes in real time.
+   */
   maxWait?: string | number | undefined;
   /** Seeds what the runner draws itself (probe event ids). */
   seed?: number | undefined;
@@ -42,6 +46,13 @@ export interface RunOptions {
   /** Real time for probe timestamps. Default `Date.now`. */
   realNow?: (() => number) | undefined;
   onProgress?: ((progress: RunProgress) => void) | undefined;
+  /**
+   * Said at once, while the run goes on: a receiver answering a correctly signed event with 401
+   * or 403 (it almost always verifies with another accessToken).
+   */
+  onWarning?: ((message: string) => void) | undefined;
+  /** Stops the run (Ctrl+C, a time bound): it ends at once and reports what happened so far; the reason is a failure. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Where a run is: for a progress line. */
@@ -50,7 +61,12 @@ export interface RunProgress {
   steps: number;
   kind: StepKind | 'link' | 'deliveries' | 'done';
   detail: string;
+  /** While the run lets time pass for deliveries: what it waits on (event, attempt, last answer). */
+  waiting?: string | undefined;
 }
+
+/** How many creates of a `repeat` run between two turns of the event loop (so Ctrl+C and other requests get through). */
+const YIELD_EVERY = 250;
 
 /** The connection a step acts on, by name. */
 interface Named {
@@ -66,8 +82,18 @@ class Run {
   private readonly recordTypes = new Map<string, CrmObjectType>();
   /** Events that were there before the run (an adopted connection's): not the run's. */
   private readonly before = new Set<string>();
-  /** Per connection, how many of its events `expect.events` already matched. */
-  private readonly eventCursor = new Map<string, number>();
+  /** Events an `events` check used up: the next check starts after them. */
+  private readonly consumed = new Set<string>();
+  /**
+   * Events emitted while an expectation let time pass to wait for its own (a status move falling
+   * due while a retry was awaited): early for the steps that follow, so no check counts them as
+   * one too many; they match the check that expects them.
+   */
+  private readonly early = new Set<string>();
+  /** A 401/403 answer was reported already (once per run is enough). */
+  private warnedRejection = false;
+  /** The step the run is at, for the progress line while it waits. */
+  private at: { step: number; kind: RunProgress['kind']; detail: string } = { step: 0, kind: 'link', detail: '' };
   private readonly excused = new Set<string>();
   private readonly checks: CheckResult[] = [];
   private readonly probes: ProbeResult[] = [];
@@ -84,7 +110,7 @@ class Run {
     private readonly target: ScenarioTarget,
     private readonly options: RunOptions,
   ) {
-    this.maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, 'maxWait');
+    this.maxWaitMs = parseDuration(options.maxWait ?? (target.realTime ? DEFAULT_REAL_MAX_WAIT : DEFAULT_MAX_WAIT), 'maxWait');
     this.random = new Random(options.seed ?? scenario.definition.seed ?? 1).fork('scenario');
     this.transport = options.transport ?? createHttpTransport();
   }
@@ -102,6 +128,8 @@ class Run {
     }
     for (const [index, step] of steps.entries()) {
       const kind = Object.keys(step)[0] as StepKind;
+      await this.warnOfRejections();
+      if (this.stopped(index, kind)) break;
       this.progress(index + 1, kind, describeStep(kind, (step as Record<string, unknown>)[kind]));
       try {
         await this.runStep(index, kind, (step as Record<string, unknown>)[kind]);
@@ -109,9 +137,13 @@ class Run {
         this.fail(index, kind, `steps[${index}] (${kind}): ${this.reason(error)}`);
         break;
       }
+      if (this.stopped(index, kind)) break;
     }
-    this.progress(steps.length, 'deliveries', 'waiting for deliveries to finish');
-    await this.target.passUntil(() => this.allFinished(), this.maxWaitMs);
+    if (!this.stopped(null, 'deliveries')) {
+      this.progress(steps.length, 'deliveries', 'waiting for deliveries to finish');
+      await this.target.passUntil(() => this.allFinished(), this.maxWaitMs);
+      this.stopped(null, 'deliveries');
+    }
     const report = await this.report(startTime);
     this.progress(steps.length, 'done', report.ok ? 'passed' : 'failed');
     return report;
@@ -127,8 +159,75 @@ class Run {
     this.failures.push(message);
   }
 
+  /** Whether the run was told to stop; the first time it is seen, the reason becomes a failure naming where the run was. */
+  private stopped(step: number | null, kind: string): boolean {
+    const signal = this.options.signal;
+    if (!signal?.aborted) return false;
+    if (!this.checks.some((check) => check.kind === 'stopped')) {
+      const where = step === null ? 'while it waited for the last deliveries' : `at steps[${step}] (${kind})`;
+      this.fail(step, 'stopped', `the run was stopped ${where}: ${String(signal.reason ?? 'aborted')}; the report shows what happened until then`);
+    }
+    return true;
+  }
+
   private progress(step: number, kind: RunProgress['kind'], detail: string): void {
+    this.at = { step, kind, detail };
     this.options.onProgress?.({ step, steps: this.scenario.definition.steps.length, kind, detail });
+  }
+
+  /** The progress line while time passes for deliveries: what is awaited, and the receiver's last answer. */
+  private async waitingProgress(): Promise<void> {
+    if (!this.options.onProgress) return;
+    const waiting = await this.waitingOn();
+    if (waiting === undefined) return;
+    this.options.onProgress({ step: this.at.step, steps: this.scenario.definition.steps.length, kind: this.at.kind, detail: this.at.detail, waiting });
+  }
+
+  /** The oldest unfinished delivery of the run, in words: `Contact CREATE (3f2a…): retrying, attempt 3 answered 503; next attempt in 5m`. */
+  private async waitingOn(): Promise<string | undefined> {
+    for (const connection of new Set(this.connections.values())) {
+      if (connection.webhookUrl === null) continue;
+      const unfinished = (await this.target.unfinished(connection.connectionId)).filter((eventId) => !this.before.has(eventId));
+      const first = unfinished[0];
+      if (first === undefined) continue;
+      const delivery = await this.target.delivery(first);
+      if (!delivery) continue;
+      this.warnIfRejected(delivery);
+      const last = delivery.attempts.at(-1);
+      const answer = last ? `attempt ${last.attempt} answered ${last.status ?? last.error}` : 'no attempt yet';
+      const next = delivery.nextAttemptTime === null ? '' : `; next attempt in ${formatDuration(Math.max(0, Date.parse(delivery.nextAttemptTime) - this.target.now()))} (sandbox time)`;
+      const behind = unfinished.length > 1 ? `; ${unfinished.length - 1} more behind it` : '';
+      return `waiting on ${summarize(delivery.event)} (${delivery.eventId.slice(0, 8)}…): ${delivery.state}, ${answer}${next}${behind}`;
+    }
+    return undefined;
+  }
+
+  /** Between steps: has the receiver rejected the oldest event still unfinished? (Said at once, not at the end.) */
+  private async warnOfRejections(): Promise<void> {
+    if (this.warnedRejection || !this.options.onWarning) return;
+    for (const connection of new Set(this.connections.values())) {
+      if (connection.webhookUrl === null) continue;
+      const first = (await this.target.unfinished(connection.connectionId)).find((eventId) => !this.before.has(eventId));
+      const delivery = first === undefined ? undefined : await this.target.delivery(first);
+      if (delivery) this.warnIfRejected(delivery);
+    }
+  }
+
+  /**
+   * A correctly signed event answered 401 or 403 is almost always a receiver that verifies with
+   * another accessToken: said at once (the run goes on), naming how to give it the right one.
+   */
+  private warnIfRejected(delivery: Delivery): void {
+    if (this.warnedRejection) return;
+    const rejected = delivery.attempts.find((attempt) => attempt.status === 401 || attempt.status === 403);
+    if (!rejected) return;
+    this.warnedRejection = true;
+    this.options.onWarning?.(`the receiver answered ${rejected.status} to ${summarize(delivery.event)} (${delivery.eventId}), which was signed correctly. ${rejectionHint(delivery.connectionId, this.tokenOf(delivery.connectionId))}`);
+  }
+
+  private tokenOf(connectionId: string): string {
+    for (const connection of this.connections.values()) if (connection.connectionId === connectionId) return connection.accessToken;
+    return '';
   }
 
   private async linkMain(): Promise<void> {
@@ -199,6 +298,10 @@ class Run {
         const { connection } = this.on(step.connection);
         const count = step.repeat ?? 1;
         for (let i = 0; i < count; i++) {
+          if (i > 0 && i % YIELD_EVERY === 0) {
+            await sleep(0);
+            if (this.options.signal?.aborted) return;
+          }
           const record = await target.create(connection, step.type, this.resolve(step.fields ?? {}, { i }));
           if (step.as) this.name(step.as, step.type, record);
           if (count > 1 && (i + 1) % 500 === 0) this.progress(index + 1, 'create', `created ${i + 1} of ${count} ${step.type} records`);
@@ -225,7 +328,7 @@ class Run {
         if (step.as) this.scope[step.as] = answer;
         if (step.expectStatus !== undefined) {
           const ok = answer.statusCode === step.expectStatus;
-          this.verdict(index, { kind: 'passthrough', ok, message: `${call.method} ${call.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}` });
+          this.verdict(index, { kind: 'passthrough', ok, final: true, message: `${call.method} ${call.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}` });
         }
         return;
       }
@@ -249,6 +352,7 @@ class Run {
           realNow: this.options.realNow ?? Date.now,
           random: this.random,
           timeoutMs: this.options.probeTimeoutMs ?? 10_000,
+          sleep: (ms) => sleep(ms, this.options.signal),
         });
         this.probes.push(...results);
         for (const result of results) {
@@ -295,19 +399,45 @@ class Run {
     await this.target.passUntil(settled, this.options.probeTimeoutMs ?? 10_000);
   }
 
+  /**
+   * Checks an expectation as soon as it can hold: when it does not yet, sandbox time passes (on
+   * a virtual clock, from one due retry or status move to the next; on a real clock, waiting)
+   * until it holds, can no longer hold, or the run's --max-wait is used up.
+   */
   private async expect(index: number, step: Record<string, any>): Promise<void> {
     await this.settle();
     const { connection } = this.on(step.connection);
-    const deliveries = await this.runDeliveries(connection);
-    if (step.events) {
-      const from = this.eventCursor.get(connection.connectionId) ?? 0;
-      const since = deliveries.slice(from);
-      const counted = step.of === undefined ? since : since.filter((delivery) => delivery.type === step.of);
-      this.verdict(index, checkEvents(this.resolve(step.events), counted));
-      this.eventCursor.set(connection.connectionId, from + since.length);
-    }
-    if (step.deliveries) this.verdict(index, checkDeliveries(step.deliveries, deliveries));
-    if (step.receiver) this.verdict(index, checkReceiverAnswers(step.receiver, deliveries));
+    const existing = new Set((await this.runDeliveries(connection)).map((delivery) => delivery.eventId));
+    const matchers = step.events ? this.resolve(step.events) : undefined;
+    let verdicts: Verdict[] = [];
+    let events: EventsVerdict | undefined;
+    let other: string[] = [];
+    const evaluate = async (): Promise<boolean> => {
+      const deliveries = await this.runDeliveries(connection);
+      for (const delivery of deliveries) if (!existing.has(delivery.eventId)) this.early.add(delivery.eventId);
+      verdicts = [];
+      if (matchers) {
+        const window = deliveries.filter((delivery) => !this.consumed.has(delivery.eventId));
+        const counted = step.of === undefined ? window : window.filter((delivery) => delivery.type === step.of);
+        events = checkEvents(matchers, counted, this.early);
+        // Events of the type `of` passes over are used up with the ones it counts (early ones stay for later checks).
+        other = window.filter((delivery) => delivery.type !== (step.of ?? delivery.type) && !this.early.has(delivery.eventId)).map((delivery) => delivery.eventId);
+        verdicts.push(events);
+      }
+      if (step.deliveries) verdicts.push(checkDeliveries(step.deliveries, deliveries));
+      if (step.receiver) verdicts.push(checkReceiverAnswers(step.receiver, deliveries));
+      const done = verdicts.every((verdict) => verdict.ok) || verdicts.some((verdict) => !verdict.ok && verdict.final);
+      if (!done) {
+        for (const delivery of deliveries) this.warnIfRejected(delivery);
+        await this.waitingProgress();
+      }
+      return done;
+    };
+    if (!(await evaluate())) await this.target.passUntil(evaluate, this.maxWaitMs);
+    // Stopped while it waited: what it saw is no verdict; the stop is the failure.
+    if (this.options.signal?.aborted && !verdicts.every((verdict) => verdict.ok)) return;
+    for (const eventId of [...(events?.consumed ?? []), ...other]) this.consumed.add(eventId);
+    for (const verdict of verdicts) this.verdict(index, verdict);
   }
 
   private verdict(step: number, verdict: Verdict): void {
@@ -327,8 +457,10 @@ class Run {
   private async allFinished(): Promise<boolean> {
     for (const connection of new Set(this.connections.values())) {
       if (connection.webhookUrl === null) continue;
-      for (const delivery of await this.runDeliveries(connection)) {
-        if (delivery.state !== 'succeeded' && delivery.state !== 'failed') return false;
+      const unfinished = await this.target.unfinished(connection.connectionId);
+      if (unfinished.some((eventId) => !this.before.has(eventId))) {
+        await this.waitingProgress();
+        return false;
       }
     }
     return true;
@@ -342,10 +474,13 @@ class Run {
         if (connection.webhookUrl === null || this.excused.has(delivery.eventId) || delivery.state === 'succeeded') continue;
         const last = delivery.attempts.at(-1);
         const answer = last ? (last.status ?? last.error) : 'no attempt';
+        const rejected = last?.status === 401 || last?.status === 403 ? ` — ${rejectionHint(delivery.connectionId, connection.accessToken)}` : '';
         const message =
           delivery.state === 'failed'
-            ? `the receiver never accepted ${summarize(delivery.event)} (${delivery.eventId}): ${delivery.failureReason}; last answer: ${answer}`
-            : `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run ended (last answer: ${answer}); raise --max-wait or shorten --retry-schedule`;
+            ? `the receiver never accepted ${summarize(delivery.event)} (${delivery.eventId}): ${delivery.failureReason}; last answer: ${answer}${rejected}`
+            : this.options.signal?.aborted
+              ? `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run was stopped (last answer: ${answer})${rejected}`
+              : `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run ended (last answer: ${answer}); raise --max-wait or shorten --retry-schedule${rejected}`;
         this.checks.push({ step: null, kind: 'delivery', ok: false, message });
         this.failures.push(message);
       }
@@ -369,6 +504,14 @@ class Run {
       failures: this.failures,
     };
   }
+}
+
+/** What to do about a receiver that answers 401/403 to correctly signed events. */
+function rejectionHint(connectionId: string, accessToken: string): string {
+  return (
+    `A receiver that rejects a correctly signed event almost always verifies with another accessToken: this run's connection ${connectionId} signs with ${accessToken}. ` +
+    'Give the run the token your receiver verifies with (--access-token), or play on the connection your app linked itself (--server URL --connection-id ID).'
+  );
 }
 
 /** A step in a few words, for the progress line. */

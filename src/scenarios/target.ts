@@ -12,7 +12,7 @@ import type { Delivery } from '../webhooks/dispatcher.js';
  */
 export interface ScenarioSandbox {
   readonly options: { readonly apiKeys: readonly string[]; readonly seed: number };
-  readonly parts: { readonly clock: Clock };
+  readonly parts: { readonly clock: Clock; readonly dispatcher: { unfinished(connectionId: string): string[]; get(eventId: string): Delivery | undefined } };
   handle(request: SandboxRequest): Promise<SandboxResponse>;
   deliveries(connectionId?: string): Delivery[];
   advance(duration: number): Promise<void>;
@@ -51,6 +51,8 @@ export interface PassthroughAnswer {
 export interface ScenarioTarget {
   /** `in-process` runs on a sandbox object; `server` over HTTP. */
   readonly kind: 'in-process' | 'server';
+  /** Whether sandbox time passes in real time here (a real clock, a paced virtual one, a server), rather than jumping. */
+  readonly realTime: boolean;
   link(request: { integrationId?: IntegrationId | undefined; nativeOrgId?: string | undefined; accessToken?: string | undefined }): Promise<RunConnection>;
   /** An existing connection of the API token (one the user's app linked itself). */
   adopt(connectionId: string): Promise<RunConnection>;
@@ -68,14 +70,29 @@ export interface ScenarioTarget {
   settle(): Promise<void>;
   /** The delivery log of a connection, oldest first. */
   deliveries(connectionId: string): Promise<Delivery[]>;
+  /** The eventIds of a connection's deliveries not yet succeeded or failed, oldest first. */
+  unfinished(connectionId: string): Promise<string[]>;
+  /** One delivery of the log, if it is still there. */
+  delivery(eventId: string): Promise<Delivery | undefined>;
   /**
-   * Lets time pass until `done()` holds after a settle, for at most `maxMs` of sandbox time.
-   * Resolves with whether it held.
+   * Lets time pass until `done()` holds after a settle, for at most `maxMs` of sandbox time (or
+   * until the run is stopped). Resolves with whether it held.
    */
   passUntil(done: () => Promise<boolean>, maxMs: number): Promise<boolean>;
   /** Sandbox time, ms. */
   now(): number;
 }
 
-/** Real-time wait, for real clocks and remote servers. */
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Real-time wait, for real clocks and remote servers; a stopped run (`signal`) stops waiting at once. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -7,17 +7,20 @@ export type Flaw = 'accepts-forged' | 'skips-unsigned' | 'no-timestamp-check' | 
 /**
  * A webhook receiver written from the spec alone (section 5): it recomputes
  * sha256(accessToken + raw body + x-service-timestamp), rejects stale timestamps (5 min) and
- * answers a repeated eventId with a 200 without processing it again. `flaws` break it on purpose.
+ * answers a repeated eventId with a 200 without processing it again. `flaws` break it on purpose;
+ * `failFirst` makes it answer 503 to its first requests, as a receiver still starting up in CI.
  */
 export class SpecReceiver extends Receiver {
   accessToken = '';
   readonly processed: Received[] = [];
   private readonly seen = new Set<string>();
 
-  constructor(flaws: Flaw[] = [], options: { toleranceSeconds?: number } = {}) {
+  constructor(flaws: Flaw[] = [], options: { toleranceSeconds?: number; failFirst?: number } = {}) {
     super();
     const tolerance = options.toleranceSeconds ?? 300;
-    this.behaviour = (request) => {
+    const failFirst = options.failFirst ?? 0;
+    this.behaviour = (request, index) => {
+      if (index < failFirst) return 503;
       if (flaws.includes('too-slow')) return 'hang';
       const signature = request.headers['x-service-signature'];
       const timestamp = request.headers['x-service-timestamp'];

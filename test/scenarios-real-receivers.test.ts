@@ -1,0 +1,193 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ScenarioReport } from '../src/scenarios/report.js';
+import { createSandbox } from '../src/core/sandbox.js';
+import { killAll, runCli, type Cli } from './helpers/cli.js';
+import type { Receiver } from './helpers/receiver.js';
+import { SpecReceiver } from './helpers/spec-receiver.js';
+
+// Scenarios as CI runs them: instant, against receivers in another process that verify signatures,
+// enforce a 5-minute timestamp tolerance, de-duplicate by eventId and may still be starting up.
+
+const TOKEN = `access_${'0123456789abcdef'.repeat(3).slice(0, 40)}`;
+const BUILT_INS = ['bulk-import', 'connection-lifecycle', 'crm-activity', 'deal-won', 'receiver-check', 'webhook-outage'];
+const receivers: Receiver[] = [];
+const spawned: Cli[] = [];
+
+afterEach(async () => {
+  killAll(spawned);
+  for (const receiver of receivers.splice(0)) await receiver.stop();
+});
+
+async function receiver(options: { failFirst?: number; accessToken?: string; status?: number } = {}): Promise<SpecReceiver> {
+  const spec = new SpecReceiver([], { toleranceSeconds: 300, failFirst: options.failFirst ?? 0 });
+  spec.accessToken = options.accessToken ?? TOKEN;
+  if (options.status !== undefined) spec.behaviour = () => options.status!;
+  receivers.push(spec);
+  return spec.start();
+}
+
+async function run(args: string[]): Promise<{ code: number | null; report: ScenarioReport; stderr: string }> {
+  const cli = runCli(['scenario', 'run', ...args, '--json'], spawned);
+  const code = await cli.exited;
+  return { code, report: JSON.parse(cli.output()) as ScenarioReport, stderr: cli.errors() };
+}
+
+describe('scenarios against receivers that check timestamps', () => {
+  it.each(BUILT_INS)('%s passes, instant, against a receiver that enforces a 5-minute tolerance and fails its first three attempts', async (name) => {
+    const spec = await receiver({ failFirst: 3 });
+    const { code, report } = await run([name, '--webhook-url', spec.url, '--access-token', TOKEN]);
+    expect(report.failures).toEqual([]);
+    expect(code).toBe(0);
+    if (name === 'receiver-check') {
+      // The probes waited for the receiver to be ready, then judged it.
+      expect(report.probes.every((probe) => probe.ok)).toBe(true);
+      expect(report.probes[0]!.earlierAnswers).toEqual(['503', '503', '503']);
+    } else {
+      // Every event was processed once (the receiver checked each signature and timestamp), in the order it happened.
+      expect(spec.processed.map((request) => request.json.eventId)).toEqual(report.events.map((event) => event.eventId));
+    }
+  }, 120_000);
+
+  it('signs each attempt with the real time by default, and with the run clock under --timestamps virtual', async () => {
+    const spec = await receiver();
+    const before = Math.floor(Date.now() / 1000);
+    const real = await run(['webhook-outage', '--webhook-url', spec.url, '--access-token', TOKEN]);
+    const after = Math.ceil(Date.now() / 1000);
+    const attempts = real.report.events.flatMap((event) => event.attempts);
+    expect(attempts.length).toBeGreaterThan(4);
+    // Sandbox times span 2.5 hours of retries; every timestamp is the real time of its attempt.
+    expect(attempts.at(-1)!.time).toBe('2025-01-01T02:36:10.000Z');
+    for (const attempt of attempts) expect(Number(attempt.timestamp)).toBeGreaterThanOrEqual(before);
+    for (const attempt of attempts) expect(Number(attempt.timestamp)).toBeLessThanOrEqual(after);
+
+    const lenient = new SpecReceiver([], { toleranceSeconds: Infinity });
+    lenient.accessToken = TOKEN;
+    receivers.push(await lenient.start());
+    const virtual = await run(['webhook-outage', '--webhook-url', lenient.url, '--access-token', TOKEN, '--timestamps', 'virtual']);
+    expect(virtual.code).toBe(0);
+    for (const attempt of virtual.report.events.flatMap((event) => event.attempts)) {
+      expect(attempt.timestamp).toBe(String(Date.parse(attempt.time) / 1000));
+    }
+    // The same events either way: only the stamps (and so the signatures) differ.
+    expect(virtual.report.events.map((event) => event.body)).toEqual(real.report.events.map((event) => event.body));
+    // A receiver that enforces a tolerance rejects the virtual stamps, and the run says so.
+    const strict = await receiver();
+    const rejected = await run(['connection-lifecycle', '--webhook-url', strict.url, '--access-token', TOKEN, '--timestamps', 'virtual']);
+    expect(rejected.code).toBe(1);
+    expect(rejected.report.failures.join('\n')).toContain('last answer: 400');
+  }, 60_000);
+
+  it('refuses --timestamps with a bad value or with --server', async () => {
+    const bad = runCli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--timestamps', 'wall'], spawned);
+    expect(await bad.exited).toBe(2);
+    expect(bad.errors()).toContain('--timestamps must be real or virtual, got "wall"');
+    const server = runCli(['scenario', 'run', 'deal-won', '--server', 'http://127.0.0.1:9', '--webhook-url', 'http://127.0.0.1:9/x', '--timestamps', 'virtual'], spawned);
+    expect(await server.exited).toBe(2);
+    expect(server.errors()).toContain('a server signs with its own real clock');
+  });
+});
+
+describe('expectations that wait', () => {
+  it('lets time pass through the retry schedule until an expectation holds, and reports at once one that cannot', async () => {
+    const spec = await receiver({ failFirst: 3 });
+    const file = scenarioFileOf([
+      'description: waits',
+      'steps:',
+      '  - expect: { events: [{ status: NEW_CONNECTION }] }',
+      '  - create: { type: Contact, as: ada, fields: { firstName: Ada } }',
+      '  - expect: { of: OBJECT_CHANGE, events: [{ objectType: Contact, eventType: DELETE }] }',
+      '  - expect: { events: [{ status: INITIAL_SYNCED }, { status: READY }] }',
+    ]);
+    const { code, report } = await run([file, '--webhook-url', spec.url, '--access-token', TOKEN]);
+    expect(code).toBe(1);
+    const [first, second, third] = report.checks;
+    // NEW_CONNECTION was accepted at its fourth attempt (0 s, 10 s, 1 min 10 s, 6 min 10 s).
+    expect(first).toMatchObject({ step: 0, ok: true });
+    expect(report.events[0]!.attempts.map((attempt) => [attempt.time.slice(11, 19), attempt.status])).toEqual([
+      ['00:00:00', 503],
+      ['00:00:10', 503],
+      ['00:01:10', 503],
+      ['00:06:10', 200],
+    ]);
+    // A CREATE where a DELETE is expected can never turn into it: a failure, reported as it is.
+    expect(second).toMatchObject({ step: 2, ok: false });
+    expect(second!.message).toContain('event 1 should be Contact DELETE, but eventType is CREATE');
+    // INITIAL_SYNCED and READY fell due while the first expectation waited: they were not one too
+    // many for the checks in between, and match the check that names them.
+    expect(third).toMatchObject({ step: 3, ok: true });
+    expect(report.failures).toEqual([second!.message]);
+  });
+});
+
+describe('bounded runs', () => {
+  it('says at once that a receiver rejecting signed events verifies with another accessToken', async () => {
+    const spec = await receiver({ accessToken: `access_${'f'.repeat(40)}` });
+    const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', spec.url, '--access-token', TOKEN]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/crm-sandbox: warning: the receiver answered 401 to STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\), which was signed correctly/);
+    expect(stderr).toContain('--access-token');
+    expect(stderr).toContain('--connection-id');
+    expect(report.failures.at(-1)).toContain(`signs with ${TOKEN}`);
+  });
+
+  it('ends a realtime run against a rejecting receiver at --max-wait, saying what it waited on', async () => {
+    const spec = await receiver({ status: 503 });
+    const file = scenarioFileOf(['description: one expectation', 'steps:', '  - expect: { events: [{ status: NEW_CONNECTION }] }']);
+    const { code, report, stderr } = await run([file, '--webhook-url', spec.url, '--speed', 'realtime', '--retry-schedule', '1s,1s,1s', '--max-wait', '2s']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/waiting on STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{8}…\): retrying, attempt 1 answered 503; next attempt in 1s/);
+    expect(report.failures[0]).toContain('steps[0] (expect events)');
+  }, 60_000);
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('prints the report so far on %s and exits 1', async (signal) => {
+    const spec = await receiver({ status: 503 });
+    const cli = runCli(['scenario', 'run', 'deal-won', '--webhook-url', spec.url, '--speed', 'realtime', '--json'], spawned);
+    await until(() => spec.received.length > 0);
+    cli.child.kill(signal);
+    expect(await cli.exited).toBe(1);
+    const report = JSON.parse(cli.output()) as ScenarioReport;
+    expect(report.ok).toBe(false);
+    expect(report.failures[0]).toMatch(new RegExp(`^the run was stopped at steps\\[\\d+\\] \\(expect\\): interrupted by ${signal}`));
+    expect(report.events.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('stops at --timeout with the report so far', async () => {
+    const spec = await receiver();
+    spec.behaviour = () => 'hang';
+    const { code, report } = await run(['connection-lifecycle', '--webhook-url', spec.url, '--timeout', '1s']);
+    expect(code).toBe(1);
+    expect(report.failures[0]).toContain('the run took longer than --timeout 1s');
+    expect(report.events[0]!.attempts[0]!.error).toBe('aborted: the sandbox was closed');
+  });
+});
+
+describe('webhook timestamps in code', () => {
+  it("keep the sandbox clock's time by default, and the real time with webhookTimestamps: 'real'", async () => {
+    for (const webhookTimestamps of ['clock', 'real'] as const) {
+      const spec = new SpecReceiver([], { toleranceSeconds: Infinity });
+      spec.accessToken = TOKEN;
+      receivers.push(await spec.start());
+      const sandbox = createSandbox({ clock: 'virtual', webhookTimestamps });
+      const { accessToken, connectionId } = sandbox.connect({ accessToken: TOKEN });
+      await sandbox.handle({ method: 'POST', path: '/connection/webhook', query: '', headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' }, body: JSON.stringify({ accessToken, webhook: { webhookUrl: spec.url } }) });
+      await sandbox.advance('1h');
+      const stamps = sandbox.deliveries(connectionId).map((delivery) => Number(delivery.attempts[0]!.timestamp));
+      sandbox.close();
+      if (webhookTimestamps === 'clock') expect(stamps).toEqual([1735689600, 1735689603, 1735689610]);
+      else for (const stamp of stamps) expect(Math.abs(stamp - Date.now() / 1000)).toBeLessThan(60);
+    }
+  });
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+function scenarioFileOf(lines: string[]): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'crm-sandbox-scenario-')), 'story.yaml');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
