@@ -3,7 +3,7 @@ import { CRM_OBJECT_TYPES, crmRecordSchema, crmWriteSchema, type CrmObjectType }
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import { parseDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
-import { explainIssues, fieldPath, objectKeys, schemaAt, schemaType, withArticle, type ExplainedIssue } from '../shared/validation.js';
+import { explainIssues, fieldPath, objectKeys, schemaAt, schemaType, type ExplainedIssue } from '../shared/validation.js';
 import { readOnlyIssues } from '../store/connection-data.js';
 import { parseDelayRange } from '../webhooks/chaos.js';
 import { isTemplate, isWholeRef, refsIn, wholeRefOfTemplate, type RefAt } from './refs.js';
@@ -123,7 +123,7 @@ function checkStep(raw: unknown, index: number, names: Names, problems: Scenario
   const parsed = (STEP_SCHEMAS[kind] as z.ZodType).safeParse(value, { reportInput: true });
   if (!parsed.success) {
     for (const issue of explainIssues(STEP_SCHEMAS[kind] as z.ZodType, parsed.error)) {
-      add(issue.field, sentence(issue, 'its value', (parent) => (parent.length === 0 ? `${withArticle(kind)} step` : fieldPath(parent))));
+      add(issue.field, sentence(issue, 'its value', (parent) => (parent.length === 0 ? `the ${kind} step` : fieldPath(parent))));
     }
   }
   const step = isObject(value) ? value : {};

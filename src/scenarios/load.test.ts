@@ -42,6 +42,9 @@ describe('scenario files', () => {
     );
     expect(errorOf('description: d\nsteps:\n  - create: { type: Dael }\n').message).toMatch(/^scenario x\.yaml: steps\[0\] \(create\): type must be one of "Contact", "Account"/);
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, fields: { colour: red } }\n').field).toBe('steps[0].create.fields.colour');
+    expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, feilds: { name: x } }\n').message).toBe(
+      'scenario x.yaml: steps[0] (create): feilds is not a known field of the create step; allowed: type, fields, as, repeat, connection',
+    );
     expect(errorOf('description: d\nsteps:\n  - frobnicate: 1\n').message).toBe(
       'scenario x.yaml: steps[0]: "frobnicate" is not a step kind; use one of link, webhook, status, advance, wait, create, update, delete, passthrough, chaos, expect, receiverCheck',
     );

@@ -58,8 +58,7 @@ function phrase(issue: z.core.$ZodIssue): string {
   return issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
 }
 
-/** `a string`, `an object`. */
-export function withArticle(word: string): string {
+function withArticle(word: string): string {
   return /^[aeio]/.test(word) ? `an ${word}` : `a ${word}`;
 }
 
