@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDevServer, type DevServer } from '../src/adapters/express.js';
 import { createSandbox } from '../src/core/sandbox.js';
+import type { ScenarioError } from '../src/scenarios/load.js';
 import type { ScenarioReport } from '../src/scenarios/report.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { BIN, callApi, killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
@@ -475,5 +476,85 @@ steps:
     for (let tries = 0; tries < 100 && receiver.received.length < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(receiver.received.map((request) => request.body)).toEqual([receiver.received[0]!.body, receiver.received[0]!.body]);
     expect(receiver.processed).toHaveLength(1);
+  });
+});
+
+describe('validating a scenario: every problem at once, as run would meet it', () => {
+  /** Three steps with problems, among fine ones; the Deal's `accountId` holds a reference. */
+  const BROKEN = [
+    'steps:',
+    '  - create: { type: Account, as: acme }',
+    '  - create: { type: Deal, as: deal, fields: { name: Big, associations: { accountId: $acme.id } } }',
+    '  - advance: 1s',
+    '  - update: { record: ada2, fields: { name: Bigger } }',
+    '  - status: READY',
+    '  - chaos: { duplicate: 2 }',
+    '',
+  ].join('\n');
+  const problemLines = (file: string) => [
+    `scenario ${file}: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId`,
+    `scenario ${file}: steps[3] (update): record "ada2" is not defined by an earlier step (name records with as); records: acme, deal`,
+    `scenario ${file}: steps[5] (chaos): duplicate must be a number from 0 to 1, got 2`,
+  ];
+
+  it('validate prints them all, one per line under their count, and exits 2', async () => {
+    const file = scenarioFile(BROKEN, 'my-story.yaml');
+    const { code, stdout, stderr } = await cli(['scenario', 'validate', file]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trimEnd().split('\n')).toEqual([`crm-sandbox: scenario ${file}: 3 problems:`, ...problemLines(file)]);
+  });
+
+  it('run refuses the same file the same way before anything runs: the receiver hears nothing', async () => {
+    const receiver = await specReceiver();
+    const file = scenarioFile(BROKEN, 'my-story.yaml');
+    const { code, stdout, stderr } = await cli(['scenario', 'run', file, '--webhook-url', receiver.url]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trimEnd().split('\n')).toEqual([`crm-sandbox: scenario ${file}: 3 problems:`, ...problemLines(file)]);
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('a file needs no description', async () => {
+    const receiver = await specReceiver();
+    const file = scenarioFile('steps:\n  - create: { type: Contact, as: ada }\n  - update: { record: ada, fields: { firstName: Ada } }\n', 'plain.yaml');
+    const validate = await cli(['scenario', 'validate', file]);
+    expect(validate).toMatchObject({ code: 0, stdout: `${file}: valid, 2 step(s)\n`, stderr: '' });
+    const { code, report } = await runJson([file, '--webhook-url', receiver.url]);
+    expect(code).toBe(0);
+    expect(report).toMatchObject({ scenario: 'plain', description: '', failures: [] });
+    const summary = await cli(['scenario', 'run', file, '--webhook-url', receiver.url, '--access-token', TOKEN]);
+    expect(summary.stdout.split('\n')[0]).toBe('PASS plain');
+  });
+
+  it('the control API answers a 400 naming the first problem and listing all; runScenario throws them all', async () => {
+    const sandbox = createSandbox({ apiKeys: ['k'] });
+    const server = await startDevServer(sandbox, { port: 0 });
+    servers.push(server);
+    const { parse } = await import('yaml');
+    const definition = parse(BROKEN) as Record<string, unknown>;
+    const refused = await callApi(server.url, 'k', 'POST', '/sandbox/scenarios/run', { definition });
+    expect(refused.status).toBe(400);
+    const [first, ...more] = problemLines('definition');
+    expect(refused.body).toEqual({
+      errorCode: 'INVALID_FIELD_VALUE',
+      message: `${first} (and 2 more: see metadata.issues)`,
+      metadata: {
+        field: 'definition.steps[1].create.fields.associations.accountId',
+        issues: [
+          { field: 'definition.steps[1].create.fields.associations.accountId', step: 1, kind: 'create', message: first!.split('(create): ')[1] },
+          { field: 'definition.steps[3].update.record', step: 3, kind: 'update', message: more[0]!.split('(update): ')[1] },
+          { field: 'definition.steps[5].chaos.duplicate', step: 5, kind: 'chaos', message: 'duplicate must be a number from 0 to 1, got 2' },
+        ],
+      },
+    });
+    // Nothing ran: no connection was linked.
+    expect((await callApi(server.url, 'k', 'GET', '/sandbox/connections')).body.connections).toEqual([]);
+
+    const error = (await sandbox.runScenario(definition as never).then(() => undefined, (caught: unknown) => caught)) as ScenarioError;
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ScenarioError');
+    expect(error.message.split('\n')).toEqual(['scenario (code): 3 problems:', ...problemLines('(code)')]);
+    expect(error.problems.map((problem) => problem.field)).toEqual(['steps[1].create.fields.associations.accountId', 'steps[3].update.record', 'steps[5].chaos.duplicate']);
   });
 });

@@ -43,7 +43,7 @@ export function formatSummary(report: ScenarioReport): string {
   const lines: string[] = [];
   const delivered = report.events.filter((event) => event.state === 'succeeded').length;
   const attempts = report.events.reduce((sum, event) => sum + event.attempts.length, 0);
-  lines.push(`${report.ok ? 'PASS' : 'FAIL'} ${report.scenario}: ${report.description}`);
+  lines.push(`${report.ok ? 'PASS' : 'FAIL'} ${report.scenario}${report.description ? `: ${report.description}` : ''}`);
   lines.push(`  connection   ${report.connection.connectionId} (${report.connection.integrationId})`);
   lines.push(`  accessToken  ${report.connection.accessToken}   (verifies the x-service-signature of each event)`);
   lines.push(`  webhook      ${report.connection.webhookUrl ?? '(none)'}`);

@@ -187,7 +187,8 @@ export const scenarioCommand: CommandModule = {
         builder: (inner) => inner.positional('file', { type: 'string', demandOption: true }),
         handler: async (args) => {
           const scenario = (await engine()).loadScenarioFile(String(args.file));
-          await write(process.stdout, `${scenario.source}: valid, ${scenario.definition.steps.length} step(s): ${scenario.description}\n`);
+          const description = scenario.description ? `: ${scenario.description}` : '';
+          await write(process.stdout, `${scenario.source}: valid, ${scenario.definition.steps.length} step(s)${description}\n`);
         },
       })
       .command({

@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createSandbox } from '../core/sandbox.js';
+import { CRM_OBJECT_TYPES, crmRecordSchema } from '../model/crm.js';
 import { checkScenario, listBuiltIns, parseScenario, ScenarioError } from './load.js';
 import { resolveRefs, RefError } from './refs.js';
-import { scenarioJsonSchema } from './schema.js';
+import { scenarioJsonSchema, type ScenarioDefinition } from './schema.js';
+
+/** The problem lines of a refused file (after the count, when there are several). */
+const linesOf = (text: string) => {
+  const lines = errorOf(text).message.split('\n');
+  return lines.length === 1 ? lines : lines.slice(1);
+};
 
 const errorOf = (text: string, source = 'x.yaml') => {
   try {
@@ -34,12 +42,15 @@ describe('scenario files', () => {
     );
     expect(errorOf('description: d\nsteps:\n  - create: { type: Dael }\n').message).toMatch(/^scenario x\.yaml: steps\[0\] \(create\): type must be one of "Contact", "Account"/);
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, fields: { colour: red } }\n').field).toBe('steps[0].create.fields.colour');
+    expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, feilds: { name: x } }\n').message).toBe(
+      'scenario x.yaml: steps[0] (create): feilds is not a known field of the create step; allowed: type, fields, as, repeat, connection',
+    );
     expect(errorOf('description: d\nsteps:\n  - frobnicate: 1\n').message).toBe(
       'scenario x.yaml: steps[0]: "frobnicate" is not a step kind; use one of link, webhook, status, advance, wait, create, update, delete, passthrough, chaos, expect, receiverCheck',
     );
     expect(errorOf('description: d\nsteps:\n  - { advance: 1s, status: READY }\n').message).toContain('a step has exactly one kind, got 2 keys');
-    expect(errorOf('description: d\nsteps:\n  - advance: soon\n').message).toBe('scenario x.yaml: steps[0] (advance): its value must look like 500ms, 3s, 2m, 1h or 1d');
-    expect(errorOf('steps:\n  - advance: 1s\n').message).toBe('scenario x.yaml: description is required');
+    expect(errorOf('description: d\nsteps:\n  - advance: soon\n').message).toBe('scenario x.yaml: steps[0] (advance): its value must look like 500ms, 3s, 2m, 1h or 1d, got "soon"');
+    expect(errorOf('steps: 1s\n').message).toBe('scenario x.yaml: steps must be an array, got string');
     expect(errorOf('description: d\nsteps: []\n').field).toBe('steps');
     expect(errorOf('description: [unclosed\n').message).toMatch(/^scenario x\.yaml: not valid YAML/);
     expect(errorOf('{"description": ', 'x.json').message).toMatch(/^scenario x\.json: not valid JSON/);
@@ -47,10 +58,10 @@ describe('scenario files', () => {
 
   it('refuses references to names no earlier step defined, and record steps named two ways', () => {
     expect(errorOf('description: d\nsteps:\n  - update: { record: deal, fields: { name: x } }\n').message).toBe(
-      'scenario x.yaml: steps[0] (update): record "deal" is not defined by an earlier step',
+      'scenario x.yaml: steps[0] (update): record "deal" is not defined by an earlier step (name records with as)',
     );
     expect(errorOf('description: d\nsteps:\n  - create: { type: Note, fields: { associations: { dealIds: [$deal.id] } } }\n').message).toBe(
-      'scenario x.yaml: steps[0] (create): $deal is not defined by an earlier step (name things with as)',
+      'scenario x.yaml: steps[0] (create): fields.associations.dealIds[0]: $deal is not defined by an earlier step (name things with as); defined: main',
     );
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, as: deal }\n  - delete: { record: deal, type: Deal }\n').message).toBe(
       'scenario x.yaml: steps[1] (delete): record and type/id cannot both be given',
@@ -80,5 +91,156 @@ describe('scenario files', () => {
     const shipped = JSON.parse(readFileSync(new URL('../../scenarios/scenario.schema.json', import.meta.url), 'utf8'));
     expect(shipped).toEqual(scenarioJsonSchema());
     expect(shipped.properties.steps.items.anyOf).toHaveLength(12);
+  });
+
+  it('a file without a description is valid and runs; its report says none', async () => {
+    const scenario = parseScenario('steps:\n  - create: { type: Contact, as: ada }\n  - update: { record: ada, fields: { firstName: Ada } }\n', 'plain.yaml');
+    expect(scenario).toMatchObject({ name: 'plain', description: '' });
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['k'] });
+    try {
+      const report = await sandbox.runScenario(scenario.definition);
+      expect(report.failures).toEqual([]);
+      expect(report.description).toBe('');
+    } finally {
+      sandbox.close();
+    }
+  });
+
+  it('tells every problem of a file at once: one line each, naming the step, its kind and the field', () => {
+    const error = errorOf(
+      [
+        'descripton: typo',
+        'steps:',
+        '  - create: { type: Account, as: acme }',
+        '  - create: { type: Deal, as: deal, fields: { amount: lots, associations: { accountId: $acme.id } } }',
+        '  - craete: { type: Contact, as: ada }',
+        '  - update: { record: ada, fields: { firstName: Ada } }',
+        '  - update: { record: ada2, fields: { name: x } }',
+        '  - chaos: { duplicate: 2 }',
+        '  - status: REDY',
+        '',
+      ].join('\n'),
+      'my-story.yaml',
+    );
+    expect(error.message.split('\n')).toEqual([
+      'scenario my-story.yaml: 7 problems:',
+      'scenario my-story.yaml: descripton is not a known field of the scenario; allowed: $schema, name, description, seed, connection, steps',
+      'scenario my-story.yaml: steps[1] (create): fields.amount must be a number, got string',
+      'scenario my-story.yaml: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
+      'scenario my-story.yaml: steps[2]: "craete" is not a step kind; use one of link, webhook, status, advance, wait, create, update, delete, passthrough, chaos, expect, receiverCheck',
+      // steps[3] updates ada, which the misspelt step names: it is not blamed for that step's mistake.
+      'scenario my-story.yaml: steps[4] (update): record "ada2" is not defined by an earlier step (name records with as); records: acme, deal, ada',
+      'scenario my-story.yaml: steps[5] (chaos): duplicate must be a number from 0 to 1, got 2',
+      'scenario my-story.yaml: steps[6] (status): its value must be one of "NEW_CONNECTION", "INITIAL_SYNCED", "READY", got "REDY"',
+    ]);
+    // The same, as data: what a program (or the control API's metadata.issues) reads.
+    expect(error.problems[0]).toEqual({ step: null, kind: null, field: 'descripton', message: expect.stringContaining('descripton is not a known field') });
+    expect(error.problems[2]).toEqual({
+      step: 1,
+      kind: 'create',
+      field: 'steps[1].create.fields.associations.accountId',
+      message: 'fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
+    });
+    expect(error.problems[3]).toMatchObject({ step: 2, kind: null, field: 'steps[2]' });
+    expect(error.problems.map((problem) => problem.step)).toEqual([null, 1, 1, 2, 4, 5, 6]);
+    expect(error.field).toBe('descripton');
+  });
+
+  it('lists at most 50 problems and counts the rest; every one is in problems', () => {
+    const steps = Array.from({ length: 60 }, () => '  - advance: soon').join('\n');
+    const error = errorOf(`steps:\n${steps}\n`);
+    const lines = error.message.split('\n');
+    expect(lines[0]).toBe('scenario x.yaml: 60 problems:');
+    expect(lines).toHaveLength(52);
+    expect(lines[50]).toBe('scenario x.yaml: steps[49] (advance): its value must look like 500ms, 3s, 2m, 1h or 1d, got "soon"');
+    expect(lines[51]).toBe('… and 10 more');
+    expect(error.problems).toHaveLength(60);
+    expect(error.problems[59]).toMatchObject({ step: 59, kind: 'advance', field: 'steps[59].advance' });
+  });
+
+  it('checks record fields as the control API will, with references in place', () => {
+    const story = (...steps: string[]) => ['steps:', '  - create: { type: Account, as: acme }', '  - create: { type: Contact, as: ada }', ...steps.map((step) => `  - ${step}`), ''].join('\n');
+    // A reference is checked where it is: an unknown key holding one is still unknown.
+    expect(linesOf(story('create: { type: Deal, fields: { associations: { accountId: $acme.id } } }'))).toEqual([
+      'scenario x.yaml: steps[2] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
+    ]);
+    // A whole-value reference may be of any type until the run; text with one inside is a string.
+    expect(() => parseScenario(story('create: { type: Deal, fields: { amount: $acme.numberOfEmployees, name: "Deal of ${acme.name}", associations: { contactIds: [$ada.id], accountIds: $ada.associations.accountIds } } }'), 'x.yaml')).not.toThrow();
+    expect(linesOf(story('create: { type: Deal, fields: { amount: "${acme.numberOfEmployees}" } }'))).toEqual([
+      'scenario x.yaml: steps[2] (create): fields.amount must be a number, got string (text: "${acme.numberOfEmployees}" makes a string; $acme.numberOfEmployees alone keeps the value\'s type)',
+    ]);
+    // Nested objects, fields the sandbox sets, and an update by name checked against the named record's type.
+    expect(linesOf(story('update: { record: acme, fields: { id: x, address: { cty: Paris }, associations: { contactIds: $ada.id } } }', 'update: { record: ada, fields: { name: Ada } }'))).toEqual([
+      'scenario x.yaml: steps[2] (update): fields.id is set by the sandbox and cannot be written',
+      'scenario x.yaml: steps[2] (update): fields.address.cty is not a known field of Account address; allowed: street, city, state, postalCode, country',
+      'scenario x.yaml: steps[3] (update): fields.name is not a known field of Contact; allowed: nativeId, email, firstName, lastName, jobTitle, phone, mobilePhone, associations',
+    ]);
+    // Said once, as the control API says it (not also as an unknown key).
+    expect(linesOf(story('create: { type: Event, fields: { associations: { eventAttendeeIds: [] } } }'))).toEqual([
+      'scenario x.yaml: steps[2] (create): fields.associations.eventAttendeeIds is derived: set eventId on the EventAttendee instead',
+    ]);
+  });
+
+  it('names records, connections and references as the runner will bind them', () => {
+    const story = (...steps: string[]) => ['steps:', '  - link: { as: crm2 }', '  - create: { type: Contact, as: ada }', '  - passthrough: { method: GET, path: contacts, as: answer }', ...steps.map((step) => `  - ${step}`), ''].join('\n');
+    expect(linesOf(story('delete: { record: crm2 }', 'delete: { record: answer }', 'status: { status: READY, connection: ada }', 'expect: { connection: crm3 }'))).toEqual([
+      'scenario x.yaml: steps[3] (delete): record "crm2" names a connection (a link step), not a record',
+      'scenario x.yaml: steps[4] (delete): record "answer" names a passthrough answer, not a record',
+      'scenario x.yaml: steps[5] (status): connection "ada" names a record, not a connection; connections: main, crm2',
+      'scenario x.yaml: steps[6] (expect): connection "crm3" is not defined by an earlier step (name connections with a link step\'s as); connections: main, crm2',
+    ]);
+    // What a reference reads must exist in what its name stands for.
+    expect(linesOf(story('create: { type: Note, fields: { content: "${ada.firstNme} ${main.connId} ${answer.statusCode} ${answer.body.anything}", associations: { contactIds: [$ada.id.x] } } }'))).toEqual([
+      'scenario x.yaml: steps[3] (create): fields.content: $ada has no field "firstNme"; allowed: id, nativeId, createdTime, modifiedTime, email, firstName, lastName, jobTitle, phone, mobilePhone, associations',
+      'scenario x.yaml: steps[3] (create): fields.content: $main has no field "connId"; allowed: connectionId, accessToken, integrationId, nativeOrgId, webhookUrl',
+      'scenario x.yaml: steps[3] (create): fields.associations.contactIds[0]: $ada.id is a string: it has no field "x"',
+    ]);
+    expect(linesOf(story('create: { type: Note, fields: { content: "note ${i}" } }'))).toEqual([
+      'scenario x.yaml: steps[3] (create): fields.content: ${i} is the index inside a repeat, and this create has no repeat',
+    ]);
+    expect(linesOf(story('update: { record: ada, fields: { firstName: $nobody.name, lastName: $nobody.name } }'))).toEqual([
+      'scenario x.yaml: steps[3] (update): fields.firstName: $nobody is not defined by an earlier step (name things with as); defined: main, crm2, ada, answer',
+    ]);
+  });
+
+  it('reads chaos settings as the control API will', () => {
+    expect(linesOf('steps:\n  - chaos: { delay: 9s-1s, outage: soon, reorder: yes }\n')).toEqual([
+      'scenario x.yaml: steps[0] (chaos): reorder must be a boolean, got string',
+      'scenario x.yaml: steps[0] (chaos): delay: the range 9s-1s ends before it starts',
+      'scenario x.yaml: steps[0] (chaos): outage must look like 500ms, 3s, 2m, 1h or 1d, got "soon"',
+    ]);
+  });
+
+  it('accepts what the runner resolves: every field a reference may read, run for real', async () => {
+    const definition = {
+      steps: [
+        { create: { type: 'Account', as: 'acme', fields: { address: { city: 'Paris' } } } },
+        { passthrough: { method: 'GET', path: 'crm/v3/objects/contacts', as: 'answer' } },
+        {
+          create: {
+            type: 'Note',
+            fields: {
+              content: '${main.connectionId} ${main.accessToken} ${main.integrationId} ${main.nativeOrgId} ${main.webhookUrl} ${acme.address.city} ${acme.nativeId} ${answer.statusCode} ${answer.url}',
+              associations: { accountIds: ['$acme.id'] },
+            },
+          },
+        },
+      ],
+    };
+    expect(() => checkScenario(definition, '(code)')).not.toThrow();
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['k'] });
+    try {
+      const report = await sandbox.runScenario(definition as ScenarioDefinition);
+      expect(report.failures).toEqual([]);
+      // References to records are checked against the record schema: it has every field a record has.
+      const { connectionId } = sandbox.connect();
+      for (const type of CRM_OBJECT_TYPES) {
+        const record = sandbox.listRecords(connectionId, type)[0];
+        expect(record, type).toBeDefined();
+        expect(Object.keys(record!), type).toEqual(Object.keys(crmRecordSchema(type).shape));
+      }
+    } finally {
+      sandbox.close();
+    }
   });
 });

@@ -10,23 +10,43 @@ const INLINE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\}/g;
 /** Raised when a reference cannot be resolved; the runner names the step. */
 export class RefError extends Error {}
 
-/** The names a value refers to (for the check before a run). */
-export function namesIn(value: unknown, out: Set<string> = new Set()): Set<string> {
+/** A reference inside a step: where it is, the name it starts with and the keys after it. */
+export interface RefAt {
+  path: PropertyKey[];
+  name: string;
+  keys: string[];
+}
+
+/** Every reference in `value`, with where it is (for the check before a run). */
+export function refsIn(value: unknown, path: PropertyKey[] = [], out: RefAt[] = []): RefAt[] {
   if (typeof value === 'string') {
     const whole = WHOLE.exec(value);
-    if (whole) out.add(whole[1]!);
-    else for (const match of value.matchAll(INLINE)) if (match[1]) out.add(match[1]);
+    if (whole) out.push({ path, name: whole[1]!, keys: keysOf(whole[2]!) });
+    else for (const match of value.matchAll(INLINE)) if (match[1]) out.push({ path, name: match[1], keys: keysOf(match[2] ?? '') });
   } else if (Array.isArray(value)) {
-    for (const item of value) namesIn(item, out);
+    value.forEach((item, index) => refsIn(item, [...path, index], out));
   } else if (value && typeof value === 'object') {
-    for (const item of Object.values(value)) namesIn(item, out);
+    for (const [key, item] of Object.entries(value)) refsIn(item, [...path, key], out);
   }
   return out;
 }
 
+const keysOf = (path: string) => path.split('.').slice(1);
+
 /** Whether a string is a whole-value reference (its type is only known at run time). */
 export function isWholeRef(value: unknown): boolean {
   return typeof value === 'string' && WHOLE.test(value);
+}
+
+/** Whether a string is text with references inside (`"Call ${ada.firstName}"`, `"$$5"`): it stays a string. */
+export function isTemplate(value: unknown): boolean {
+  return typeof value === 'string' && !WHOLE.test(value) && value.search(INLINE) !== -1;
+}
+
+/** `$deal.amount` for the text `"${deal.amount}"`, which makes a string of what `$deal.amount` stands for. */
+export function wholeRefOfTemplate(value: string): string | undefined {
+  const match = /^\$\{([^}]*)\}$/.exec(value);
+  return match && WHOLE.test(`$${match[1]}`) ? `$${match[1]}` : undefined;
 }
 
 /** Replaces every reference in `value` with what `scope` holds. */

@@ -22,7 +22,7 @@ const name = z
 const connection = name.describe('The connection to act on, by its name (default: the last one linked, or main)');
 const objectType = z.enum(CRM_OBJECT_TYPES);
 const fields = z.record(z.string(), z.unknown()).describe("Record fields, as the control API takes them; left-out fields are generated from the seed");
-const webhookUrl = z.string().url().refine((url) => /^https?:/.test(url), 'must be an http or https URL');
+const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' });
 
 const matcher = z
   .strictObject({
@@ -144,7 +144,7 @@ const stepSchema = z.union(
 const topLevel = {
   $schema: z.string().optional(),
   name: name.or(z.string().regex(/^[a-z0-9][a-z0-9-]*$/)).optional().describe('Default: the file name'),
-  description: z.string().min(1).describe('One line: what the scenario shows'),
+  description: z.string().min(1).optional().describe('One line: what the scenario shows, printed with its report'),
   seed: z.number().int().nonnegative().optional().describe('Seed of an in-process run (the --seed option wins)'),
   connection: z
     .strictObject({

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ACCESS_TOKEN_PATTERN } from '../../model/connection.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
-import { loadScenarioEngine } from '../scenario-engine.js';
+import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Route, RouteContext } from './context.js';
@@ -32,6 +32,18 @@ const engine = () => {
   return loaded;
 };
 
+/**
+ * A 400 for a definition that cannot run: its message is the first problem's line (and how many
+ * more there are), `metadata.field` that problem's field, `metadata.issues` every problem.
+ */
+function invalidDefinition(error: InstanceType<ScenarioEngine['ScenarioError']>): ApiError {
+  const field = (problem: { field: string }) => (problem.field ? `definition.${problem.field}` : 'definition');
+  const [first, ...more] = error.problems;
+  const message = `${error.line(first!)}${more.length > 0 ? ` (and ${more.length} more: see metadata.issues)` : ''}`;
+  const issues = error.problems.map((problem) => ({ field: field(problem), message: problem.message, step: problem.step, kind: problem.kind }));
+  return ApiError.invalidField(field(first!), message, { issues });
+}
+
 /** Plays a scenario on this sandbox for the caller's API token; the answer is the report. */
 async function run(ctx: RouteContext, scenario: 'definition' | string) {
   const body = parseOrThrow(runBody, ctx.body());
@@ -48,7 +60,7 @@ async function run(ctx: RouteContext, scenario: 'definition' | string) {
       resolved = findScenario(scenario);
     }
   } catch (error) {
-    if (error instanceof ScenarioError) throw ApiError.invalidField(error.field ? `definition.${error.field}` : 'definition', error.message);
+    if (error instanceof ScenarioError) throw invalidDefinition(error);
     throw error;
   }
   if (body.connectionId !== undefined) ctx.sandbox.parts.registry.get(ctx.apiKey, body.connectionId);
