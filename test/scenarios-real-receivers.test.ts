@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScenarioReport } from '../src/scenarios/report.js';
 import { createSandbox } from '../src/core/sandbox.js';
-import { killAll, runCli, type Cli } from './helpers/cli.js';
+import { killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
 import type { Receiver } from './helpers/receiver.js';
 import { SpecReceiver } from './helpers/spec-receiver.js';
 
@@ -140,6 +140,17 @@ describe('bounded runs', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/waiting on STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{8}…\): retrying, attempt 1 answered 503; next attempt in 1s/);
     expect(report.failures[0]).toContain('steps[0] (expect events)');
+  }, 60_000);
+
+  it('bounds a --server run the same way, and names a wrong accessToken at once', async () => {
+    const server = await serveCli(['--retry-schedule', '1s,1s,1s,1s,1s'], spawned);
+    const spec = await receiver({ accessToken: `access_${'f'.repeat(40)}` });
+    const file = scenarioFileOf(['description: one expectation', 'steps:', '  - expect: { events: [{ status: NEW_CONNECTION }] }']);
+    const { code, report, stderr } = await run([file, '--server', server.url, '--webhook-url', spec.url, '--max-wait', '2s']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('crm-sandbox: warning: the receiver answered 401 to STATUS_CHANGE NEW_CONNECTION');
+    expect(stderr).toMatch(/waiting on STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{8}…\): retrying, attempt \d answered 401/);
+    expect(report.failures[0]).toContain('steps[0] (expect events): event 1 (STATUS_CHANGE NEW_CONNECTION) is not delivered: retrying');
   }, 60_000);
 
   it.each(['SIGINT', 'SIGTERM'] as const)('prints the report so far on %s and exits 1', async (signal) => {

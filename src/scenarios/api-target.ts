@@ -119,8 +119,13 @@ class ApiTarget implements ScenarioTarget {
 
   async unfinished(connectionId: string): Promise<string[]> {
     if (this.log) return this.log.unfinished(connectionId);
-    const all: Delivery[] = await this.deliveries(connectionId);
-    return all.filter((delivery) => delivery.state !== 'succeeded' && delivery.state !== 'failed').map((delivery) => delivery.eventId);
+    // Asked by state, not the whole log (polled while a run waits); the queue's head is the one in flight or retrying.
+    const ids: string[] = [];
+    for (const state of ['delivering', 'retrying', 'pending']) {
+      const { deliveries } = await this.ok('GET', `/sandbox/connections/${connectionId}/deliveries?state=${state}`);
+      for (const delivery of deliveries as Delivery[]) ids.push(delivery.eventId);
+    }
+    return ids;
   }
 
   async delivery(eventId: string): Promise<Delivery | undefined> {
