@@ -439,7 +439,7 @@ export class Sandbox {
    * @example const saved = sandbox.snapshot(); … sandbox.restore(saved);
    */
   snapshot(): SandboxSnapshot {
-    return takeSnapshot(this.parts, this.options.seed);
+    return takeSnapshot(this.parts, this.options);
   }
 
   /**
@@ -448,7 +448,7 @@ export class Sandbox {
    * on a real clock, retries and status moves whose time has passed run at once.
    */
   restore(snapshot: unknown): void {
-    const parsed = parseSnapshot(snapshot, this.options.seed);
+    const parsed = parseSnapshot(snapshot, this.options);
     const parts = this.freshParts(this.options.clock === 'virtual' ? parsed.time : Date.now());
     loadSnapshot(parts, parsed);
     this.install(parts);
