@@ -132,6 +132,19 @@ describe('snapshot and restore', () => {
   });
 });
 
+describe('what a snapshot\'s data sets were seeded with', () => {
+  it('must be what the restoring sandbox seeds with: other fixtures are refused, saying what to start it with', () => {
+    const none = createSandbox({ ...options, fixtures: false });
+    none.listRecords(none.connect().connectionId, 'Contact');
+    const saved = JSON.parse(JSON.stringify(none.snapshot()));
+    const bundled = createSandbox(options);
+    expect(() => bundled.restore(saved)).toThrow(/^seeding\.fixtures\.digest is [0-9a-f]{8} \(no fixtures\), but this sandbox's fixtures give [0-9a-f]{8} \(fixtures\/acme\.json\); start it with --no-fixtures$/);
+    expect(() => createSandbox({ ...options, fixtures: false }).restore(structuredClone(saved))).not.toThrow();
+    const back = JSON.parse(JSON.stringify(bundled.snapshot()));
+    expect(() => none.restore(back)).toThrow(/\(no fixtures\); start it without --fixtures \(the bundled ones\)$/);
+  });
+});
+
 describe('snapshot and restore of deliveries', () => {
   it('a retrying delivery goes on with its schedule after a restore, sending what the original would', async () => {
     const { Receiver } = await import('../../test/helpers/receiver.js');

@@ -371,7 +371,7 @@ function checkSeeding(seeding: SandboxSnapshot['seeding'], source: SnapshotSourc
   const fixtures = source.fixtures();
   const digest = fixturesDigest(fixtures);
   if (seeding.fixtures.digest === digest) return;
-  const named = (sources: readonly string[]) => (sources.length === 0 ? 'none' : sources.join(', '));
+  const named = (sources: readonly string[]) => (sources.length === 0 ? 'no fixtures' : sources.join(', '));
   const advice =
     seeding.fixtures.sources.length === 0
       ? 'start it with --no-fixtures'
@@ -380,7 +380,7 @@ function checkSeeding(seeding: SandboxSnapshot['seeding'], source: SnapshotSourc
         : `start it with the same fixtures (${named(seeding.fixtures.sources)})`;
   throw ApiError.invalidField(
     'seeding.fixtures.digest',
-    `seeding.fixtures.digest is ${seeding.fixtures.digest} (fixtures: ${named(seeding.fixtures.sources)}), but this sandbox's fixtures give ${digest} (${named(fixtures.map((set) => set.source))}); ${advice}`,
+    `seeding.fixtures.digest is ${seeding.fixtures.digest} (${named(seeding.fixtures.sources)}), but this sandbox's fixtures give ${digest} (${named(fixtures.map((set) => set.source))}); ${advice}`,
   );
 }
 
