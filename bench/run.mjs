@@ -1,8 +1,9 @@
 // `npm run bench`: the dev server measured from outside against bare node:http serving the same
-// bytes, plus delivery rate, cold start, in-process MSW, memory and a bounded soak. Prints every
-// figure raw, its ratio and PASS/FAIL; writes the table to bench/latest.md. Not part of `npm test`.
+// bytes, plus delivery rate, cold start, in-process MSW, memory, snapshots and a bounded soak.
+// Prints every figure raw, its ratio and PASS/FAIL. Not part of `npm test`.
 // Options: --quick (short runs, small soak), --only=name[,name] (throughput, pages, deliveries,
-// cold-start, msw, memory, scenarios, passthrough-queries, soak).
+// cold-start, msw, memory, snapshots, scenarios, passthrough-queries, soak), --write (also write
+// the table to bench/latest.md, a tracked file: only when asked).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
@@ -14,12 +15,14 @@ import { GENERATOR } from './lib/load.mjs';
 import { PINNING, startNode } from './lib/procs.mjs';
 import { fmt, row, table } from './lib/report.mjs';
 import { bulkImport } from './scenario-bulk-import.mjs';
+import { snapshots } from './snapshots.mjs';
 import { soak } from './soak.mjs';
 import { compare } from './throughput.mjs';
 
 const run = promisify(execFile);
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const write = args.includes('--write');
 const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const wants = (name) => !only || only.includes(name);
 const SANDBOX = fileURLToPath(new URL('./servers/sandbox.mjs', import.meta.url));
@@ -152,6 +155,8 @@ async function rssAfterEvents(server, count) {
   }
 }
 
+if (wants('snapshots')) await snapshots({ rounds: quick ? 1 : 3 });
+
 if (wants('scenarios')) {
   // An instant bulk-import scenario: 10,000 creates, signed and delivered in order to a receiver in another process.
   const { scenario, ceiling, events } = await bulkImport({ rounds: quick ? 1 : 2 });
@@ -191,5 +196,6 @@ if (loaded) {
 }
 
 const markdown = `machine: ${machine}; generator: ${GENERATOR}; pinning: ${PINNING ? 'yes' : 'no'}; ${new Date().toISOString()}\n\n${table()}\n`;
-writeFileSync(fileURLToPath(new URL('./latest.md', import.meta.url)), markdown);
-console.log(`\n${markdown}\nbench took ${fmt((performance.now() - benchStarted) / 1000)} s`);
+const latest = fileURLToPath(new URL('./latest.md', import.meta.url));
+if (write) writeFileSync(latest, markdown);
+console.log(`\n${markdown}\n${write ? `written to ${latest}` : `not written to ${latest} (--write writes it)`}\nbench took ${fmt((performance.now() - benchStarted) / 1000)} s`);

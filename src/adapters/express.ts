@@ -4,7 +4,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener,
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import { MAX_BODY_BYTES, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
+import { bodyLimit, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { merged } from '../shared/merged.js';
 import { staticAssets } from './static-assets.js';
@@ -32,8 +32,9 @@ export interface DevServer {
 
 /**
  * The dev server's request listener for a plain `node:http` server: reads the raw body (up to
- * 1 MiB) and hands a plain request record to the sandbox. No framework, body parser or Fetch
- * `Request` in between: the dev server pays only for what the core does.
+ * 1 MiB; 64 MiB for `PUT /sandbox/snapshot`) and hands a plain request record to the sandbox.
+ * No framework, body parser or Fetch `Request` in between: the dev server pays only for what
+ * the core does.
  *
  * @example
  * const server = http.createServer(createRequestListener(createSandbox()));
@@ -140,16 +141,19 @@ function answerUnparsable(error: Error & { code?: string }, socket: Duplex): voi
 
 /** Answers one request; resolves with the status sent. */
 async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse): Promise<number> {
-  const body = await readBody(req);
-  if (body === TOO_LARGE) {
-    answerTooLarge(req, res);
-    return 413;
-  }
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
+  const method = req.method ?? 'GET';
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  const limit = bodyLimit(method, path);
+  const body = await readBody(req, limit);
+  if (body === TOO_LARGE) {
+    answerTooLarge(req, res, limit);
+    return 413;
+  }
   const request: SandboxRequest = {
-    method: req.method ?? 'GET',
-    path: queryAt === -1 ? url : url.slice(0, queryAt),
+    method,
+    path,
     query: queryAt === -1 ? '' : url.slice(queryAt + 1),
     headers: flattenHeaders(req.headers),
     body,
@@ -170,8 +174,8 @@ function writeResponse(res: ServerResponse, response: SandboxResponse): void {
  * The 413 goes out whole at once, but the response is only ended (and the socket, which it
  * closes, let go) once the client has sent the rest of its body, or past the drain limits.
  */
-function answerTooLarge(req: IncomingMessage, res: ServerResponse): void {
-  const { status, headers, body } = respondError(payloadTooLarge());
+function answerTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  const { status, headers, body } = respondError(payloadTooLarge(limit));
   res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body), connection: 'close' });
   res.write(body);
   if (req.complete) {
@@ -198,16 +202,16 @@ function answerTooLarge(req: IncomingMessage, res: ServerResponse): void {
 
 const TOO_LARGE = Symbol('too large');
 
-/** The body as text, undefined when empty, or TOO_LARGE as soon as it passes 1 MiB (the rest is left unread). */
-function readBody(req: IncomingMessage): Promise<string | undefined | typeof TOO_LARGE> {
+/** The body as text, undefined when empty, or TOO_LARGE as soon as it passes `limit` bytes (the rest is left unread). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined | typeof TOO_LARGE> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) return Promise.resolve(TOO_LARGE);
+  if (declared > limit) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > limit) {
         req.off('data', onData);
         req.off('end', onEnd);
         req.pause();

@@ -300,7 +300,16 @@ export class ConnectionRegistry {
 
   /** The connection's records, seeded on first use. */
   dataOf(connection: ConnectionState): ConnectionData {
-    if (connection.data) return connection.data;
+    connection.data ??= this.seededData(connection);
+    return connection.data;
+  }
+
+  /**
+   * A new store holding the connection's seeded data set, writing with fresh streams. The same
+   * every time: a function of the connection's stream seed, integration, creation time and org
+   * slug, and of the sandbox's dataset sizes and fixtures (a snapshot rebuilds it from those).
+   */
+  seededData(connection: ConnectionState): ConnectionData {
     const { random } = connection;
     const data = this.emptyData(connection, random.fork('writes'), seededFaker(random.fork('write-values').uint32()));
     seedConnection({
@@ -314,7 +323,7 @@ export class ConnectionRegistry {
       size: this.options.dataset,
       fixtures: this.options.fixtures(),
     });
-    connection.data = data;
+    data.markSeeded();
     return data;
   }
 

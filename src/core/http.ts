@@ -6,12 +6,19 @@ import { utf8ByteLength } from '../shared/text-codec.js';
 
 /** Bodies over 1 MiB are refused with a 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** `PUT /sandbox/snapshot` takes a whole state: bodies up to 64 MiB. */
+export const SNAPSHOT_BODY_BYTES = 64 * 1024 * 1024;
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** The most a request's body may take, in bytes: {@link SNAPSHOT_BODY_BYTES} for `PUT /sandbox/snapshot`, else {@link MAX_BODY_BYTES}. */
+export function bodyLimit(method: string, path: string): number {
+  return method === 'PUT' && path === '/sandbox/snapshot' ? SNAPSHOT_BODY_BYTES : MAX_BODY_BYTES;
+}
+
 /** A 413: the core answers it, and the dev server too when it stops reading a body early. */
-export function payloadTooLarge(): ApiError {
-  return new ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, `request body is over the ${MAX_BODY_BYTES} byte limit`, { limit: MAX_BODY_BYTES });
+export function payloadTooLarge(limit = MAX_BODY_BYTES): ApiError {
+  return new ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, `request body is over the ${limit} byte limit`, { limit });
 }
 
 /** What a route returns: a value to serialise, or JSON text it already has (a cached page, maybe encoded too). */

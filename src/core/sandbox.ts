@@ -12,7 +12,7 @@ import { parseDuration, type Duration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
 import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
 import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
-import { MAX_BODY_BYTES, isOverBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
+import { bodyLimit, isOverBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { buildParts, type SandboxParts } from './sandbox-parts.js';
 import { loadSnapshot, parseSnapshot, takeSnapshot, type SandboxSnapshot } from './snapshot.js';
@@ -128,7 +128,8 @@ export class Sandbox {
         const allowed = match.allowed.includes('GET') ? [...match.allowed, 'HEAD'] : match.allowed;
         throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${request.path}; use ${allowed.join(', ')}`, { allowed }, { allow: allowed.join(', ') });
       }
-      if (request.body !== undefined && isOverBytes(request.body, MAX_BODY_BYTES)) throw payloadTooLarge();
+      const limit = bodyLimit(method, request.path);
+      if (request.body !== undefined && isOverBytes(request.body, limit)) throw payloadTooLarge(limit);
       const apiKey = match.route.public ? '' : this.authenticate(request);
       note.connectionId = match.params.connectionId;
       let parsed: Record<string, unknown> | undefined;
@@ -439,7 +440,7 @@ export class Sandbox {
    * @example const saved = sandbox.snapshot(); … sandbox.restore(saved);
    */
   snapshot(): SandboxSnapshot {
-    return takeSnapshot(this.parts, this.options.seed);
+    return takeSnapshot(this.parts, this.options);
   }
 
   /**
@@ -448,7 +449,7 @@ export class Sandbox {
    * on a real clock, retries and status moves whose time has passed run at once.
    */
   restore(snapshot: unknown): void {
-    const parsed = parseSnapshot(snapshot, this.options.seed);
+    const parsed = parseSnapshot(snapshot, this.options);
     const parts = this.freshParts(this.options.clock === 'virtual' ? parsed.time : Date.now());
     loadSnapshot(parts, parsed);
     this.install(parts);

@@ -84,7 +84,7 @@ describe('snapshot and restore', () => {
     const sandbox = createSandbox(options);
     sandbox.connect();
     const { body: saved } = await call(sandbox, 'GET', '/sandbox/snapshot');
-    expect(saved).toMatchObject({ format: 'crm-sandbox-state', version: 1, seed: 1 });
+    expect(saved).toMatchObject({ format: 'crm-sandbox-state', version: 2, seed: 1 });
     sandbox.reset();
     expect(await call(sandbox, 'PUT', '/sandbox/snapshot', saved)).toEqual({ status: 200, body: { restored: { connections: 1, deliveries: 1 } } });
     expect(sandbox.connections()).toHaveLength(1);
@@ -93,11 +93,11 @@ describe('snapshot and restore', () => {
   it('a bad snapshot is a 400 naming the field, and the state stays as it was', async () => {
     const sandbox = createSandbox(options);
     const { connectionId } = sandbox.connect();
-    sandbox.listRecords(connectionId, 'Contact');
+    sandbox.createRecord(connectionId, 'Contact', { firstName: 'Ada' }); // in the snapshot's delta
     const good = JSON.parse(JSON.stringify(sandbox.snapshot()));
     const before = JSON.stringify(sandbox.snapshot());
     const cases: Array<[unknown, string]> = [
-      [{ ...good, version: 2 }, 'version'],
+      [{ ...good, version: 3 }, 'version'],
       [{ ...good, format: 'something-else' }, 'format'],
       [{ ...good, seed: 9 }, 'seed'],
       [{ ...good, connections: [{ ...good.connections[0], status: 'DONE' }] }, 'connections[0].status'],
@@ -109,12 +109,39 @@ describe('snapshot and restore', () => {
     const badContact = structuredClone(good);
     badContact.connections[0].data.crm.Contact.entries[0] = { ...contact, record: { ...contact.record, email: 7 } };
     cases.push([badContact, 'connections[0].data.crm.Contact.entries[0].record.email']);
+    // Version 2: what the seeded base depends on, and a delta that does not fit the base this sandbox rebuilds.
+    const edit = (change: (snapshot: typeof good) => void) => {
+      const copy = structuredClone(good);
+      change(copy);
+      return copy;
+    };
+    cases.push(
+      [edit((s) => (s.seeding.dataset.crm.Contact = 120)), 'seeding.dataset.crm.Contact'],
+      [edit((s) => (s.seeding.fixtures.digest = '00000000')), 'seeding.fixtures.digest'],
+      [edit((s) => (s.connections[0].data.crm.Contact.deleted = [s.connections[0].data.crm.Contact.base + 1])), 'connections[0].data.crm.Contact.deleted[0]'],
+      [edit((s) => (s.connections[0].data.crm.Contact.base = 4)), 'connections[0].data.crm.Contact.base'],
+      [edit((s) => (s.connections[0].data.crm.Account.digest = '00000000')), 'connections[0].data.crm.Account.digest'],
+      [edit((s) => (s.connections[0].data.users.nextSeq = 2)), 'connections[0].data.users.nextSeq'],
+    );
     for (const [snapshot, field] of cases) {
       const response = await call(sandbox, 'PUT', '/sandbox/snapshot', snapshot);
       expect(response.status, field).toBe(400);
       expect(response.body.metadata.field, field).toBe(field);
       expect(JSON.stringify(sandbox.snapshot())).toBe(before);
     }
+  });
+});
+
+describe('what a snapshot\'s data sets were seeded with', () => {
+  it('must be what the restoring sandbox seeds with: other fixtures are refused, saying what to start it with', () => {
+    const none = createSandbox({ ...options, fixtures: false });
+    none.listRecords(none.connect().connectionId, 'Contact');
+    const saved = JSON.parse(JSON.stringify(none.snapshot()));
+    const bundled = createSandbox(options);
+    expect(() => bundled.restore(saved)).toThrow(/^seeding\.fixtures\.digest is [0-9a-f]{8} \(no fixtures\), but this sandbox's fixtures give [0-9a-f]{8} \(fixtures\/acme\.json\); start it with --no-fixtures$/);
+    expect(() => createSandbox({ ...options, fixtures: false }).restore(structuredClone(saved))).not.toThrow();
+    const back = JSON.parse(JSON.stringify(bundled.snapshot()));
+    expect(() => none.restore(back)).toThrow(/\(no fixtures\); start it without --fixtures \(the bundled ones\)$/);
   });
 });
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { CONNECTION_STATUSES } from '../model/connection.js';
-import { CRM_OBJECT_TYPES, crmRecordSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
-import { engagementUserSchema, mailboxSchema, type EngagementUser, type Mailbox } from '../model/engagement.js';
+import { CRM_OBJECT_TYPES, crmRecordSchema, type CrmObjectType } from '../model/crm.js';
+import { engagementUserSchema, mailboxSchema } from '../model/engagement.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
-import type { ConnectionState, RegistryState } from './connections.js';
+import type { ConnectionRegistry, ConnectionState, RegistryState } from './connections.js';
 import type { PendingMove } from '../events/lifecycle.js';
 import type { DeliveryRecord } from '../webhooks/dispatcher.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
@@ -11,74 +11,150 @@ import { DOWNSTREAM_FAULT_KINDS } from '../downstream/faults.js';
 import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
 import { fakerState, restoreFaker } from '../store/seed/seeded-faker.js';
+import type { DatasetSize } from '../store/seed/seed-connection.js';
+import type { ConnectionData } from '../store/connection-data.js';
+import type { CollectionDelta, DumpedEntry } from '../store/ordered-collection.js';
+import { fixturesDigest, validateFixture, type FixtureSet } from '../store/fixtures.js';
+import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from '../store/bundled-fixtures.js';
 import { describeIssues, invalidFromIssues } from '../shared/validation.js';
 import type { SandboxParts } from './sandbox-parts.js';
 
+/*
+ * Snapshots: the whole state of a sandbox as versioned JSON (docs/decisions/0070).
+ *
+ * Version 2 writes each connection's data set as what changed since it was seeded. The seeded
+ * base (the records a connection gets on its first read) is a pure function of the connection's
+ * stream seed, integration, creation time and org slug (all in its own record) and of the
+ * sandbox's dataset sizes and fixtures (under `seeding`, checked on restore). Each collection is
+ * `{ nextSeq, base, digest, deleted, entries }`: how many entries were seeded, a digest of those
+ * still as seeded, the seeded ones deleted (by seq), then the seeded ones replaced and the ones
+ * added (with their seq, so pages and cursors stay the same). The write streams' positions are
+ * taken after all that, so ids and values after a restore are the ones the original would make.
+ * A restore rebuilds each base, as a first read would, and lays the delta over it; a base that
+ * does not rebuild the same (another dataset, fixtures or generator) refuses the snapshot.
+ *
+ * Version 1 (every record in full) is still read: each of its collections is compared with the
+ * rebuilt base, so the next snapshot is a small version 2.
+ */
+
 /** What `snapshot()` writes in `format`, so a foreign JSON file is told apart. */
 export const SNAPSHOT_FORMAT = 'crm-sandbox-state';
-/** The snapshot layout's version; a snapshot of another version is refused. */
-export const SNAPSHOT_VERSION = 1;
+/**
+ * The snapshot layout's version. Version 2 (written) holds each data set as a delta over what
+ * the seed rebuilds; version 1 (every record in full) is still read.
+ */
+export const SNAPSHOT_VERSION = 2;
 
 const uint32 = z.number().int().min(0).max(0xffffffff);
 const int32 = z.number().int().min(-0x80000000).max(0xffffffff);
 const time = z.number().int().nonnegative();
+const count = z.number().int().nonnegative();
+const digest = z.string().regex(/^[0-9a-f]{8}$/, 'must be 8 lowercase hex characters');
 const randomState = z.object({ seed: uint32, position: z.tuple([int32, int32, int32, int32]) }).strict();
 const fakerStateSchema = z.object({ seed: z.number().int().nonnegative(), draws: z.number().int().nonnegative() }).strict();
 const extra = z.record(z.string(), z.unknown());
 const entry = <T extends z.ZodType>(record: T) => z.object({ seq: z.number().int().positive(), record, extra }).strict();
-const collection = <T extends z.ZodType>(record: T) =>
+/** Version 1: a collection in full. */
+const fullCollection = <T extends z.ZodType>(record: T) =>
   z.object({ nextSeq: z.number().int().positive(), entries: z.array(entry(record)) }).strict();
+/** Version 2: a collection as a delta over its seeded entries (`CollectionDelta`). */
+const deltaCollection = <T extends z.ZodType>(record: T) =>
+  z
+    .object({
+      nextSeq: z.number().int().positive(),
+      base: count,
+      digest,
+      deleted: z.array(z.number().int().positive()),
+      entries: z.array(entry(record)),
+    })
+    .strict();
+type CollectionSchema = typeof fullCollection | typeof deltaCollection;
 
 const webhookSchema = z.object({ webhookId: z.string(), connectionId: z.string(), webhookUrl: z.string(), createdTime: z.string() }).strict();
+const archivedSchema = z.object({ type: z.enum(CRM_OBJECT_TYPES), record: z.record(z.string(), z.unknown()), extra, archivedAt: z.string() }).strict();
+/** Engagement tasks and actions: checked loosely (the platforms' shapes), but each with its id. */
+const activitySchema = z.looseObject({ id: z.string().min(1) });
 
+const crmCollections = (collection: CollectionSchema) =>
+  z
+    .object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, collection(crmRecordSchema(type))])) as unknown as Record<CrmObjectType, ReturnType<CollectionSchema>>)
+    .strict();
+
+const dataV1Schema = z
+  .object({
+    random: randomState,
+    faker: fakerStateSchema,
+    crm: crmCollections(fullCollection),
+    mailboxes: fullCollection(mailboxSchema),
+    users: fullCollection(engagementUserSchema),
+    // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
+    engagementTasks: fullCollection(z.record(z.string(), z.unknown())).optional(),
+    engagementActions: fullCollection(z.record(z.string(), z.unknown())).optional(),
+    archived: z.array(archivedSchema).optional(),
+  })
+  .strict();
+
+/**
+ * A data set as what changed since it was seeded: the write streams' positions, each collection's
+ * delta over its seeded entries, and the records deleted (kept for native archived reads).
+ */
 const dataSchema = z
   .object({
     random: randomState,
     faker: fakerStateSchema,
-    crm: z
-      .object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, collection(crmRecordSchema(type))])) as unknown as Record<CrmObjectType, ReturnType<typeof collection>>)
-      .strict(),
-    mailboxes: collection(mailboxSchema),
-    users: collection(engagementUserSchema),
-    // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
-    engagementTasks: collection(z.record(z.string(), z.unknown())).optional(),
-    engagementActions: collection(z.record(z.string(), z.unknown())).optional(),
-    archived: z
-      .array(z.object({ type: z.enum(CRM_OBJECT_TYPES), record: z.record(z.string(), z.unknown()), extra, archivedAt: z.string() }).strict())
-      .optional(),
+    crm: crmCollections(deltaCollection),
+    mailboxes: deltaCollection(mailboxSchema),
+    users: deltaCollection(engagementUserSchema),
+    engagementTasks: deltaCollection(activitySchema),
+    engagementActions: deltaCollection(activitySchema),
+    archived: z.array(archivedSchema),
   })
   .strict();
 
-const connectionSchema = z
+const connectionSchema = <D extends z.ZodType>(data: D) =>
+  z
+    .object({
+      connectionId: z.string().min(1),
+      accessToken: z.string().min(1),
+      apiKey: z.string().min(1),
+      integrationId: z.enum(INTEGRATION_IDS),
+      org: z.object({ nativeOrgId: z.string(), nativeUserId: z.string(), slug: z.string() }).strict(),
+      nativeOrgURL: z.string(),
+      orgName: z.string(),
+      createdTime: time,
+      status: z.enum(CONNECTION_STATUSES),
+      lastActivity: time,
+      webhook: webhookSchema.nullable(),
+      pendingMoves: z.array(z.object({ status: z.enum(CONNECTION_STATUSES), at: time }).strict()),
+      downstreamFaults: z
+        .array(
+          z
+            .object({
+              kind: z.enum(DOWNSTREAM_FAULT_KINDS),
+              remaining: z.number().int().positive(),
+              status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+              delayMs: z.number().int().nonnegative(),
+              retryAfterSeconds: z.number().int().nonnegative(),
+            })
+            .strict(),
+        )
+        .optional(),
+      random: randomState,
+      ids: randomState,
+      data: data.nullable(),
+    })
+    .strict();
+
+/** What a data set's seeded base depends on besides the seed and the connection: the sandbox's dataset sizes and fixtures. */
+const seedingSchema = z
   .object({
-    connectionId: z.string().min(1),
-    accessToken: z.string().min(1),
-    apiKey: z.string().min(1),
-    integrationId: z.enum(INTEGRATION_IDS),
-    org: z.object({ nativeOrgId: z.string(), nativeUserId: z.string(), slug: z.string() }).strict(),
-    nativeOrgURL: z.string(),
-    orgName: z.string(),
-    createdTime: time,
-    status: z.enum(CONNECTION_STATUSES),
-    lastActivity: time,
-    webhook: webhookSchema.nullable(),
-    pendingMoves: z.array(z.object({ status: z.enum(CONNECTION_STATUSES), at: time }).strict()),
-    downstreamFaults: z
-      .array(
-        z
-          .object({
-            kind: z.enum(DOWNSTREAM_FAULT_KINDS),
-            remaining: z.number().int().positive(),
-            status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
-            delayMs: z.number().int().nonnegative(),
-            retryAfterSeconds: z.number().int().nonnegative(),
-          })
-          .strict(),
-      )
-      .optional(),
-    random: randomState,
-    ids: randomState,
-    data: dataSchema.nullable(),
+    dataset: z
+      .object({
+        engagement: z.object({ users: count, mailboxes: count }).strict(),
+        crm: z.object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, count])) as Record<CrmObjectType, typeof count>).strict(),
+      })
+      .strict(),
+    fixtures: z.object({ digest, sources: z.array(z.string()) }).strict(),
   })
   .strict();
 
@@ -119,6 +195,29 @@ const deliverySchema = z
 
 const tokenFields = { token: z.string().min(1), apiKey: z.string().min(1), expiresAt: time };
 
+const registrySchema = z
+  .object({
+    tokens: randomState,
+    created: z.number().int().nonnegative(),
+    linkTokens: z.array(z.object({ ...tokenFields, used: z.boolean() }).strict()),
+    publicTokens: z.array(
+      z
+        .object({
+          ...tokenFields,
+          integrationId: z.enum(INTEGRATION_IDS),
+          nativeOrgId: z.string().optional(),
+          orgName: z.string().optional(),
+          accessToken: z.string().optional(),
+          used: z.boolean(),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+/** Per-connection delivery chaos and where its seeded stream stands. */
+const chaosSchema = z.array(z.object({ connectionId: z.string().min(1), settings: chaosSettingsSchema, outageUntil: time.nullable(), stream: randomState.nullable() }).strict()).optional();
+
 /** The zod schema of a snapshot: every field checked, so a bad one is named before anything changes. */
 export const snapshotSchema = z
   .object({
@@ -126,35 +225,42 @@ export const snapshotSchema = z
     version: z.literal(SNAPSHOT_VERSION),
     seed: uint32,
     time,
+    seeding: seedingSchema,
     random: z.object({ events: randomState }).strict(),
-    registry: z
-      .object({
-        tokens: randomState,
-        created: z.number().int().nonnegative(),
-        linkTokens: z.array(z.object({ ...tokenFields, used: z.boolean() }).strict()),
-        publicTokens: z.array(
-          z
-            .object({
-              ...tokenFields,
-              integrationId: z.enum(INTEGRATION_IDS),
-              nativeOrgId: z.string().optional(),
-              orgName: z.string().optional(),
-              accessToken: z.string().optional(),
-              used: z.boolean(),
-            })
-            .strict(),
-        ),
-      })
-      .strict(),
-    connections: z.array(connectionSchema),
+    registry: registrySchema,
+    connections: z.array(connectionSchema(dataSchema)),
     deliveries: z.array(deliverySchema),
-    /** Per-connection delivery chaos and where its seeded stream stands. */
-    chaos: z.array(z.object({ connectionId: z.string().min(1), settings: chaosSettingsSchema, outageUntil: time.nullable(), stream: randomState.nullable() }).strict()).optional(),
+    chaos: chaosSchema,
   })
   .strict();
 
-/** The whole state of a sandbox as JSON: what `GET /sandbox/snapshot` answers and `PUT` takes. */
+/** A snapshot of layout version 1 (every record in full), as the releases before version 2 wrote it: still read. */
+const snapshotV1Schema = z
+  .object({
+    format: z.literal(SNAPSHOT_FORMAT),
+    version: z.literal(1),
+    seed: uint32,
+    time,
+    random: z.object({ events: randomState }).strict(),
+    registry: registrySchema,
+    connections: z.array(connectionSchema(dataV1Schema)),
+    deliveries: z.array(deliverySchema),
+    chaos: chaosSchema,
+  })
+  .strict();
+
+/** The whole state of a sandbox as JSON: what `GET /sandbox/snapshot` answers and `PUT` takes (a version-1 one too). */
 export type SandboxSnapshot = z.infer<typeof snapshotSchema>;
+type SnapshotV1 = z.infer<typeof snapshotV1Schema>;
+type SavedData = z.infer<typeof dataSchema>;
+type SavedDataV1 = z.infer<typeof dataV1Schema>;
+
+/** What a snapshot depends on beyond itself: the sandbox's seed, dataset sizes and fixtures. */
+export interface SnapshotSource {
+  seed: number;
+  dataset: DatasetSize;
+  fixtures: () => readonly FixtureSet[];
+}
 
 function isJsonObject(text: string): boolean {
   try {
@@ -165,10 +271,14 @@ function isJsonObject(text: string): boolean {
   }
 }
 
-/** Writes the state held by `parts` as a snapshot. Records are shared, not copied: they are immutable values. */
-export function takeSnapshot(parts: SandboxParts, seed: number): SandboxSnapshot {
+/**
+ * Writes the state held by `parts` as a snapshot. Records are shared, not copied: they are
+ * immutable values. A data set is written as what changed since it was seeded (the seed
+ * rebuilds the rest), so a snapshot costs what was done, not the size of the data sets.
+ */
+export function takeSnapshot(parts: SandboxParts, source: SnapshotSource): SandboxSnapshot {
   const { registry, lifecycle, dispatcher, clock, events } = parts;
-  const connections = [...registryConnections(parts)].map((connection) => ({
+  const connections = registry.all().map((connection) => ({
     connectionId: connection.connectionId,
     accessToken: connection.accessToken,
     apiKey: connection.apiKey,
@@ -183,25 +293,15 @@ export function takeSnapshot(parts: SandboxParts, seed: number): SandboxSnapshot
     pendingMoves: lifecycle.pending(connection),
     random: connection.random.state(),
     ids: connection.ids.state(),
-    data: connection.data
-      ? {
-          random: connection.data.streams.random.state(),
-          faker: fakerState(connection.data.streams.faker),
-          crm: Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, connection.data!.crm[type].dump()])),
-          mailboxes: connection.data.mailboxes.dump(),
-          users: connection.data.users.dump(),
-          engagementTasks: connection.data.engagementTasks.dump(),
-          engagementActions: connection.data.engagementActions.dump(),
-          archived: connection.data.archived.map((item) => ({ ...item })),
-        }
-      : null,
+    data: connection.data ? dataDelta(connection.data) : null,
     downstreamFaults: connection.downstreamFaults.map((fault) => ({ ...fault })),
   }));
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
-    seed,
+    seed: source.seed,
     time: clock.now(),
+    seeding: seedingOf(source),
     random: { events: events.random.state() },
     registry: registry.exportState(),
     connections,
@@ -210,27 +310,87 @@ export function takeSnapshot(parts: SandboxParts, seed: number): SandboxSnapshot
   } as SandboxSnapshot;
 }
 
-function registryConnections(parts: SandboxParts): ConnectionState[] {
-  return parts.registry.all();
+function dataDelta(data: ConnectionData): SavedData {
+  return {
+    random: data.streams.random.state(),
+    faker: fakerState(data.streams.faker),
+    crm: Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, data.crm[type].delta()])),
+    mailboxes: data.mailboxes.delta(),
+    users: data.users.delta(),
+    engagementTasks: data.engagementTasks.delta(),
+    engagementActions: data.engagementActions.delta(),
+    archived: data.archived.map((item) => ({ ...item })),
+  } as unknown as SavedData;
 }
+
+function seedingOf(source: SnapshotSource): SandboxSnapshot['seeding'] {
+  const fixtures = source.fixtures();
+  return {
+    dataset: { engagement: { ...source.dataset.engagement }, crm: { ...source.dataset.crm } },
+    fixtures: { digest: fixturesDigest(fixtures), sources: fixtures.map((set) => set.source) },
+  };
+}
+
+/** A checked snapshot, of either layout. */
+export type ParsedSnapshot = SandboxSnapshot | SnapshotV1;
 
 /**
  * Checks a snapshot: a 400 naming the first bad field (`connections[0].status must be one of …`),
- * or a snapshot of another seed (ids would no longer follow from it).
+ * or a snapshot of another seed, dataset or fixtures (its data sets would not rebuild the same).
+ * Version 1 snapshots are read as they always were.
  */
-export function parseSnapshot(value: unknown, seed: number): SandboxSnapshot {
-  const result = snapshotSchema.safeParse(value, { reportInput: true });
+export function parseSnapshot(value: unknown, source: SnapshotSource): ParsedSnapshot {
+  const v1 = (value as { version?: unknown } | null)?.version === 1;
+  const result = (v1 ? snapshotV1Schema : snapshotSchema).safeParse(value, { reportInput: true });
   if (!result.success) throw invalidFromIssues(describeIssues(result.error));
-  const snapshot = value as SandboxSnapshot; // the input itself: parsing may reorder keys, and records must keep their bytes
-  if (snapshot.seed !== seed) {
-    throw ApiError.invalidField('seed', `seed is ${snapshot.seed}, but this sandbox runs with seed ${seed}; start it with --seed ${snapshot.seed}`);
+  const snapshot = value as ParsedSnapshot; // the input itself: parsing may reorder keys, and records must keep their bytes
+  if (snapshot.seed !== source.seed) {
+    throw ApiError.invalidField('seed', `seed is ${snapshot.seed}, but this sandbox runs with seed ${source.seed}; start it with --seed ${snapshot.seed}`);
   }
+  if (snapshot.version === SNAPSHOT_VERSION) checkSeeding(snapshot.seeding, source);
   checkReferences(snapshot);
   return snapshot;
 }
 
+/** The dataset sizes and fixtures must be the ones the snapshot's data sets were seeded with. */
+function checkSeeding(seeding: SandboxSnapshot['seeding'], source: SnapshotSource): void {
+  const sizes = (dataset: DatasetSize): Array<[string, number]> => [
+    ['engagement.users', dataset.engagement.users],
+    ['engagement.mailboxes', dataset.engagement.mailboxes],
+    ...CRM_OBJECT_TYPES.map((type): [string, number] => [`crm.${type}`, dataset.crm[type]]),
+  ];
+  const here = new Map(sizes(source.dataset));
+  for (const [name, size] of sizes(seeding.dataset)) {
+    if (size === here.get(name)) continue;
+    const [group, key] = name.split('.');
+    throw ApiError.invalidField(
+      `seeding.dataset.${name}`,
+      `seeding.dataset.${name} is ${size}, but this sandbox seeds ${here.get(name)}; create it with { dataset: { ${group}: { ${key}: ${size} } } }`,
+    );
+  }
+  const fixtures = source.fixtures();
+  const digest = fixturesDigest(fixtures);
+  if (seeding.fixtures.digest === digest) return;
+  const named = (sources: readonly string[]) => (sources.length === 0 ? 'no fixtures' : sources.join(', '));
+  const advice =
+    seeding.fixtures.sources.length === 0
+      ? 'start it with --no-fixtures'
+      : seeding.fixtures.digest === fixturesDigest(bundledFixtureSets())
+        ? 'start it without --fixtures (the bundled ones)'
+        : `start it with the same fixtures (${named(seeding.fixtures.sources)})`;
+  throw ApiError.invalidField(
+    'seeding.fixtures.digest',
+    `seeding.fixtures.digest is ${seeding.fixtures.digest} (${named(seeding.fixtures.sources)}), but this sandbox's fixtures give ${digest} (${named(fixtures.map((set) => set.source))}); ${advice}`,
+  );
+}
+
+/** The package's own fixtures as sets, for the advice above (the rare case of a mismatch). */
+function bundledFixtureSets(): FixtureSet[] {
+  return BUNDLED_FIXTURES.map((fixture, index) => validateFixture(fixture, BUNDLED_FIXTURE_SOURCES[index]!));
+}
+
 /** What zod cannot see: ids unique, deliveries of known connections, sequences ascending. */
-function checkReferences(snapshot: SandboxSnapshot): void {
+function checkReferences(snapshot: ParsedSnapshot): void {
   const ids = new Set<string>();
   const tokens = new Set<string>();
   snapshot.connections.forEach((connection, i) => {
@@ -239,21 +399,24 @@ function checkReferences(snapshot: SandboxSnapshot): void {
     ids.add(connection.connectionId);
     tokens.add(connection.accessToken);
     if (!connection.data) return;
-    const collections: Array<[string, { nextSeq: number; entries: Array<{ seq: number; record: unknown }> }]> = [
-      ...CRM_OBJECT_TYPES.map((type): [string, { nextSeq: number; entries: Array<{ seq: number; record: unknown }> }] => [`crm.${type}`, connection.data!.crm[type]]),
-      ['mailboxes', connection.data.mailboxes],
-      ['users', connection.data.users],
-    ];
-    for (const [name, dumped] of collections) {
+    if (snapshot.version === 1) {
+      // As version 1 was always checked: the CRM collections, mailboxes and users.
+      const data = connection.data as SavedDataV1;
+      for (const type of CRM_OBJECT_TYPES) checkEntries(`connections[${i}].data.crm.${type}`, data.crm[type]);
+      checkEntries(`connections[${i}].data.mailboxes`, data.mailboxes);
+      checkEntries(`connections[${i}].data.users`, data.users);
+      return;
+    }
+    for (const [name, delta] of savedCollections(connection.data as SavedData)) {
+      const field = `connections[${i}].data.${name}`;
+      checkEntries(field, delta);
       let last = 0;
-      const seen = new Set<string>();
-      dumped.entries.forEach((item, j) => {
-        const field = `connections[${i}].data.${name}.entries[${j}]`;
-        if (item.seq <= last || item.seq >= dumped.nextSeq) throw ApiError.invalidField(`${field}.seq`, `${field}.seq must be above the one before and below nextSeq`);
-        const id = (item.record as { id: string }).id;
-        if (seen.has(id)) throw ApiError.invalidField(`${field}.record.id`, `${field}.record.id repeats ${id}`);
-        seen.add(id);
-        last = item.seq;
+      const replaced = new Set(delta.entries.map((item) => item.seq));
+      delta.deleted.forEach((seq, j) => {
+        if (seq <= last || seq > delta.base || replaced.has(seq)) {
+          throw ApiError.invalidField(`${field}.deleted[${j}]`, `${field}.deleted[${j}] must be above the one before, at most base, and not the seq of an entry`);
+        }
+        last = seq;
       });
     }
   });
@@ -265,12 +428,38 @@ function checkReferences(snapshot: SandboxSnapshot): void {
   });
 }
 
+/** Entries with ascending sequences below nextSeq, and no id twice. */
+function checkEntries(field: string, dumped: { nextSeq: number; entries: ReadonlyArray<{ seq: number; record: unknown }> }): void {
+  let last = 0;
+  const seen = new Set<string>();
+  dumped.entries.forEach((item, j) => {
+    const at = `${field}.entries[${j}]`;
+    if (item.seq <= last || item.seq >= dumped.nextSeq) throw ApiError.invalidField(`${at}.seq`, `${at}.seq must be above the one before and below nextSeq`);
+    const id = (item.record as { id: string }).id;
+    if (seen.has(id)) throw ApiError.invalidField(`${at}.record.id`, `${at}.record.id repeats ${id}`);
+    seen.add(id);
+    last = item.seq;
+  });
+}
+
+/** A saved data set's collections, by the names {@link ConnectionData.collections} gives them. */
+function savedCollections(data: SavedData): Array<[string, CollectionDelta<{ id: string }>]>;
+function savedCollections(data: SavedDataV1): Array<[string, { nextSeq: number; entries: Array<DumpedEntry<{ id: string }>> } | undefined]>;
+function savedCollections(data: SavedData | SavedDataV1): Array<[string, unknown]> {
+  return [
+    ...CRM_OBJECT_TYPES.map((type): [string, unknown] => [`crm.${type}`, data.crm[type]]),
+    ['mailboxes', data.mailboxes],
+    ['users', data.users],
+    ['engagementTasks', data.engagementTasks],
+    ['engagementActions', data.engagementActions],
+  ];
+}
+
 /** Loads a checked snapshot into fresh parts (built on a clock standing at `snapshot.time`). */
-export function loadSnapshot(parts: SandboxParts, snapshot: SandboxSnapshot): void {
+export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot): void {
   const { registry, lifecycle, dispatcher } = parts;
-  parts.events.random = Random.fromState(snapshot.random.events);
-  registry.importState(snapshot.registry as unknown as RegistryState);
-  for (const saved of snapshot.connections) {
+  // The data sets first: one that does not rebuild as saved refuses the snapshot before any timer is set.
+  const connections = snapshot.connections.map((saved, i) => {
     const connection: ConnectionState = {
       connectionId: saved.connectionId,
       accessToken: saved.accessToken,
@@ -289,19 +478,33 @@ export function loadSnapshot(parts: SandboxParts, snapshot: SandboxSnapshot): vo
       ids: Random.fromState(saved.ids),
       downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
     };
-    if (saved.data) {
-      const data = registry.emptyData(connection, Random.fromState(saved.data.random), restoreFaker(saved.data.faker));
-      for (const type of CRM_OBJECT_TYPES) data.crm[type].load(saved.data.crm[type] as Parameters<typeof data.crm.Contact.load>[0] & { entries: Array<{ record: CrmRecord }> });
-      data.mailboxes.load(saved.data.mailboxes as { nextSeq: number; entries: Array<{ seq: number; record: Mailbox; extra: Record<string, unknown> }> });
-      data.users.load(saved.data.users as { nextSeq: number; entries: Array<{ seq: number; record: EngagementUser; extra: Record<string, unknown> }> });
-      if (saved.data.engagementTasks) data.engagementTasks.load(saved.data.engagementTasks as unknown as Parameters<typeof data.engagementTasks.load>[0]);
-      if (saved.data.engagementActions) data.engagementActions.load(saved.data.engagementActions as unknown as Parameters<typeof data.engagementActions.load>[0]);
-      data.archived.push(...((saved.data.archived ?? []) as unknown as typeof data.archived));
-      connection.data = data;
-    }
+    if (saved.data) connection.data = restoreData(registry, connection, saved.data, snapshot.version, `connections[${i}].data`);
+    return connection;
+  });
+  parts.events.random = Random.fromState(snapshot.random.events);
+  registry.importState(snapshot.registry as unknown as RegistryState);
+  connections.forEach((connection, i) => {
     registry.adopt(connection);
-    lifecycle.resume(connection, saved.pendingMoves as PendingMove[]);
-  }
+    lifecycle.resume(connection, snapshot.connections[i]!.pendingMoves as PendingMove[]);
+  });
   dispatcher.importChaos(snapshot.chaos ?? []);
   dispatcher.importState(snapshot.deliveries as DeliveryRecord[]);
+}
+
+/**
+ * A connection's data set as saved: its seeded base rebuilt, then the saved delta over it
+ * (version 2), or every saved entry compared with it (version 1), writing on from the saved
+ * stream positions.
+ */
+function restoreData(registry: ConnectionRegistry, connection: ConnectionState, saved: SavedData | SavedDataV1, version: number, field: string): ConnectionData {
+  const seeded = new Map(registry.seededData(connection).collections());
+  const data = registry.emptyData(connection, Random.fromState(saved.random), restoreFaker(saved.faker));
+  const collections = new Map<string, unknown>(version === SNAPSHOT_VERSION ? savedCollections(saved as SavedData) : savedCollections(saved as SavedDataV1));
+  for (const [name, collection] of data.collections()) {
+    const base = seeded.get(name)!;
+    if (version === SNAPSHOT_VERSION) collection.loadDelta(base, collections.get(name) as CollectionDelta<{ id: string }>, `${field}.${name}`);
+    else collection.loadOverBase(base, (collections.get(name) as { nextSeq: number; entries: Array<DumpedEntry<{ id: string }>> } | undefined) ?? { nextSeq: 1, entries: [] });
+  }
+  data.archived.push(...((saved.archived ?? []) as unknown as ConnectionData['archived']));
+  return data;
 }

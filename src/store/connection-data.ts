@@ -83,6 +83,23 @@ export class ConnectionData {
     ) as ConnectionData['crm'];
   }
 
+  /** Every collection, by the name a snapshot gives it (`crm.Contact`, `users`, …). */
+  collections(): Array<[string, OrderedCollection<{ id: string }>]> {
+    const all: Array<[string, unknown]> = [
+      ...CRM_OBJECT_TYPES.map((type): [string, unknown] => [`crm.${type}`, this.crm[type]]),
+      ['mailboxes', this.mailboxes],
+      ['users', this.users],
+      ['engagementTasks', this.engagementTasks],
+      ['engagementActions', this.engagementActions],
+    ];
+    return all as Array<[string, OrderedCollection<{ id: string }>]>;
+  }
+
+  /** Marks what every collection holds now as the seeded data set: a snapshot holds only what changes from here on. */
+  markSeeded(): void {
+    for (const [, collection] of this.collections()) collection.markBase();
+  }
+
   /** The streams new records draw from, for a snapshot. */
   get streams(): { random: Random; faker: Faker } {
     return { random: this.options.random, faker: this.options.faker };

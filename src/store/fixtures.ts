@@ -7,6 +7,7 @@ import { INTEGRATION_IDS, type IntegrationId } from '../model/integrations.js';
 import type { FixtureFileContent } from '../model/platform.js';
 import { linkOf } from './associations.js';
 import { readOnlyIssues } from './connection-data.js';
+import { hashJson } from '../shared/json-hash.js';
 
 /** A fixture CRM record: any writable field, plus optionally its id, nativeId and times. Left-out fields are generated. */
 export type FixtureCrmRecord = Record<string, unknown> & {
@@ -158,4 +159,21 @@ function referenceIssues(set: FixtureSet): FieldIssue[] {
     }
   });
   return issues;
+}
+
+const digests = new WeakMap<readonly FixtureSet[], string>();
+
+/**
+ * A digest (8 hex) of what fixture sets put into a data set (their integrations, records and
+ * engagement users and mailboxes; not where they came from): a snapshot's data sets rebuild only
+ * with the same. Worked out once per list.
+ */
+export function fixturesDigest(sets: readonly FixtureSet[]): string {
+  let digest = digests.get(sets);
+  if (digest === undefined) {
+    const hash = hashJson(sets.map((set) => [set.integrations ?? null, set.crm, set.engagement]));
+    digest = (hash >>> 0).toString(16).padStart(8, '0');
+    digests.set(sets, digest);
+  }
+  return digest;
 }

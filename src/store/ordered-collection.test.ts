@@ -55,4 +55,51 @@ describe('OrderedCollection', () => {
     collection.insert(item('a'));
     expect(() => collection.insert(item('a'))).toThrow(/duplicate/);
   });
+
+  describe('delta over a seeded base', () => {
+    type Item = { id: string; name?: string };
+    /** A collection "seeded" with s1…s5, as a seed would rebuild it. */
+    const seeded = () => {
+      const collection = new OrderedCollection<Item>();
+      for (let i = 1; i <= 5; i++) collection.insert({ id: `s${i}` }, { custom: i });
+      collection.markBase();
+      return collection;
+    };
+    const contents = (collection: OrderedCollection<Item>) => ({ entries: collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra })), page: collection.pageAfter(2, 3) });
+
+    it('holds only what changed since the seed, and fills a collection exactly as it was over a rebuilt base', () => {
+      const original = seeded();
+      expect(original.delta()).toEqual({ nextSeq: 6, base: 5, digest: original.baseDigest(), deleted: [], entries: [] });
+      original.replace({ id: 's2', name: 'changed' });
+      original.delete('s4');
+      original.insert({ id: 'n1' });
+      original.insert({ id: 'n2' });
+      original.delete('n1');
+      const delta = original.delta();
+      expect(delta).toMatchObject({ nextSeq: 8, base: 5, deleted: [4], entries: [{ seq: 2, record: { id: 's2', name: 'changed' } }, { seq: 7, record: { id: 'n2' } }] });
+
+      const restored = new OrderedCollection<Item>();
+      restored.loadDelta(seeded(), JSON.parse(JSON.stringify(delta)), 'c');
+      expect(contents(restored)).toEqual(contents(original));
+      expect(restored.delta()).toEqual(delta);
+      restored.insert({ id: 'n3' });
+      original.insert({ id: 'n3' });
+      expect(contents(restored)).toEqual(contents(original));
+    });
+
+    it('refuses a delta that does not fit the rebuilt base, naming the field', () => {
+      const original = seeded();
+      original.insert({ id: 'n1' });
+      const delta = original.delta();
+      const load = (change: Partial<typeof delta>, base = seeded()) => () => new OrderedCollection<Item>().loadDelta(base, { ...delta, ...change }, 'c');
+      expect(load({ base: 4 })).toThrow('c.base is 4, but this sandbox seeds 5 entries there');
+      expect(load({ digest: '00000000' })).toThrow(/^c\.digest is 00000000, but the seeded entries this sandbox rebuilds there give/);
+      expect(load({ entries: [{ seq: 6, record: { id: 's3' }, extra: {} }] })).toThrow('c.entries[0].record.id repeats the id of a seeded entry: s3');
+      expect(load({ nextSeq: 3, entries: [] })).toThrow('c.nextSeq must be above every entry\'s seq, and seeded entry 5 is neither deleted nor replaced');
+      const other = new OrderedCollection<Item>();
+      for (let i = 1; i <= 5; i++) other.insert({ id: `s${i}`, name: 'another generator' });
+      other.markBase();
+      expect(load({}, other)).toThrow(/^c\.digest/);
+    });
+  });
 });

@@ -1,3 +1,6 @@
+import { ApiError } from '../shared/errors.js';
+import { hashJson } from '../shared/json-hash.js';
+
 /** A stored record with its insertion sequence and its native-only extras. */
 export interface Entry<T> {
   /** Insertion sequence: increasing, never reused. Pages are cut on it. */
@@ -14,10 +17,40 @@ export interface Page<T> {
   lastSeq: number | undefined;
 }
 
+/** An entry as plain data, for a snapshot. */
+export interface DumpedEntry<T> {
+  seq: number;
+  record: T;
+  extra: Record<string, unknown>;
+}
+
+/**
+ * What a collection holds beyond its seeded base ({@link OrderedCollection.markBase}): enough,
+ * with the base rebuilt from the seed, to fill a collection exactly as it was.
+ */
+export interface CollectionDelta<T> {
+  nextSeq: number;
+  /** How many entries were seeded: sequences 1 to `base`. */
+  base: number;
+  /** A digest of the seeded entries still as seeded, so a restore can tell that its rebuilt base is the same. */
+  digest: string;
+  /** Seeded entries deleted since, by sequence, ascending. */
+  deleted: number[];
+  /** Seeded entries replaced since (their sequence is at most `base`), then entries added since, ascending. */
+  entries: Array<DumpedEntry<T>>;
+}
+
+/** An entry's record and extras as JSON text, to tell whether a version-1 entry is the seeded one. */
+const entryJson = (entry: { record: unknown; extra: Record<string, unknown> }): string => `${JSON.stringify(entry.record)}\n${JSON.stringify(entry.extra)}`;
+const plain = <T>({ seq, record, extra }: Entry<T>): DumpedEntry<T> => ({ seq, record, extra });
+
 /**
  * Records by id, kept in insertion order with an index that cuts any page in O(log n + limit):
  * a page never costs a scan of the collection. `version` changes on every write, so callers can
  * cache what they render from it.
+ *
+ * A collection also knows which of its entries were seeded ({@link markBase}) and which of
+ * those were replaced since, so a snapshot holds only what changed ({@link delta}).
  */
 export class OrderedCollection<T extends { id: string }> {
   private readonly byId = new Map<string, Entry<T>>();
@@ -26,6 +59,12 @@ export class OrderedCollection<T extends { id: string }> {
   private readonly ordered: Entry<T>[] = [];
   private nextSeq = 1;
   private changes = 0;
+  /** Entries with a sequence up to this one were seeded: the seed rebuilds them. */
+  private baseSeq = 0;
+  /** Seeded entries replaced since {@link markBase}, by sequence (a later delete leaves them here). */
+  private readonly changedBase = new Set<number>();
+  /** The last {@link baseDigest}, and how many seeded entries were replaced or deleted then. */
+  private digestCache: { changed: number; digest: string } | undefined;
   private readonly nativeIdOf: ((record: T) => string | undefined) | undefined;
 
   constructor(nativeIdOf?: (record: T) => string | undefined) {
@@ -80,6 +119,7 @@ export class OrderedCollection<T extends { id: string }> {
     }
     entry.record = record;
     if (extra) entry.extra = extra;
+    if (entry.seq <= this.baseSeq) this.changedBase.add(entry.seq);
     this.changes++;
   }
 
@@ -115,13 +155,105 @@ export class OrderedCollection<T extends { id: string }> {
     return this.ordered;
   }
 
-  /** The entries and the next sequence number, for a snapshot. */
-  dump(): { nextSeq: number; entries: Array<{ seq: number; record: T; extra: Record<string, unknown> }> } {
-    return { nextSeq: this.nextSeq, entries: this.ordered.map(({ seq, record, extra }) => ({ seq, record, extra })) };
+  /** Marks the entries held now as the seeded base: {@link delta} from here on holds only what changes. */
+  markBase(): void {
+    this.baseSeq = this.nextSeq - 1;
+    this.changedBase.clear();
+    this.digestCache = undefined;
   }
 
-  /** Fills an empty collection from {@link dump}'s output (sequences ascending). */
-  load(dumped: { nextSeq: number; entries: ReadonlyArray<{ seq: number; record: T; extra: Record<string, unknown> }> }): void {
+  /**
+   * What changed since {@link markBase}: the seeded entries deleted and replaced, and the ones
+   * added. Costs the entries added; a scan of the seeded ones only when some were deleted or replaced.
+   */
+  delta(): CollectionDelta<T> {
+    const kept = this.indexAfter(this.baseSeq);
+    const deleted: number[] = [];
+    const entries: Array<DumpedEntry<T>> = [];
+    if (kept < this.baseSeq || this.changedBase.size > 0) {
+      let expected = 1;
+      for (let i = 0; i < kept; i++) {
+        const entry = this.ordered[i]!;
+        while (expected < entry.seq) deleted.push(expected++);
+        expected++;
+        if (this.changedBase.has(entry.seq)) entries.push(plain(entry));
+      }
+      while (expected <= this.baseSeq) deleted.push(expected++);
+    }
+    for (let i = kept; i < this.ordered.length; i++) entries.push(plain(this.ordered[i]!));
+    return { nextSeq: this.nextSeq, base: this.baseSeq, digest: this.baseDigest(), deleted, entries };
+  }
+
+  /**
+   * A digest (8 hex) of the seeded entries still as seeded, in order. Worked out again only when
+   * one more of them was replaced or deleted: a snapshot of an unchanged base costs nothing.
+   */
+  baseDigest(): string {
+    const kept = this.indexAfter(this.baseSeq);
+    const changed = this.changedBase.size + (this.baseSeq - kept);
+    if (this.digestCache?.changed !== changed) {
+      let digest = 0x811c9dc5;
+      for (let i = 0; i < kept; i++) {
+        const entry = this.ordered[i]!;
+        if (!this.changedBase.has(entry.seq)) digest = hashJson(entry.extra, hashJson(entry.record, digest));
+      }
+      this.digestCache = { changed, digest: (digest >>> 0).toString(16).padStart(8, '0') };
+    }
+    return this.digestCache.digest;
+  }
+
+  /**
+   * Fills an empty collection with `delta` over `base`, a collection just seeded the same way as
+   * the one the delta was taken of. A delta that does not fit that base is a 400 naming the field
+   * under `field` (`connections[0].data.crm.Contact.base`); the sequences, ascending and within
+   * range, are the caller's to check.
+   */
+  loadDelta(base: OrderedCollection<T>, delta: CollectionDelta<T>, field: string): void {
+    if (delta.base !== 0 && base.size !== delta.base) {
+      throw ApiError.invalidField(`${field}.base`, `${field}.base is ${delta.base}, but this sandbox seeds ${base.size} entries there; the snapshot was taken by a crm-sandbox that seeds differently (another version?)`);
+    }
+    // A base of 0: a collection read from a version-1 snapshot that did not build on this seeding.
+    const gone = new Set([...delta.deleted, ...delta.entries.map((entry) => entry.seq)]);
+    const kept = (delta.base === 0 ? [] : base.ordered).filter((entry) => !gone.has(entry.seq)).map(plain);
+    const last = kept[kept.length - 1];
+    if (last && last.seq >= delta.nextSeq) {
+      throw ApiError.invalidField(`${field}.nextSeq`, `${field}.nextSeq must be above every entry's seq, and seeded entry ${last.seq} is neither deleted nor replaced`);
+    }
+    const keptIds = new Set(kept.map((entry) => entry.record.id));
+    delta.entries.forEach((entry, j) => {
+      if (keptIds.has(entry.record.id)) throw ApiError.invalidField(`${field}.entries[${j}].record.id`, `${field}.entries[${j}].record.id repeats the id of a seeded entry: ${entry.record.id}`);
+    });
+    const merged: Array<DumpedEntry<T>> = [];
+    for (let i = 0, j = 0; i < kept.length || j < delta.entries.length; ) {
+      merged.push(j === delta.entries.length || (i < kept.length && kept[i]!.seq < delta.entries[j]!.seq) ? kept[i++]! : delta.entries[j++]!);
+    }
+    this.load({ nextSeq: delta.nextSeq, entries: merged });
+    this.baseSeq = delta.base;
+    for (const entry of delta.entries) if (entry.seq <= delta.base) this.changedBase.add(entry.seq);
+    const digest = this.baseDigest();
+    if (digest !== delta.digest) {
+      throw ApiError.invalidField(`${field}.digest`, `${field}.digest is ${delta.digest}, but the seeded entries this sandbox rebuilds there give ${digest}; the snapshot was taken by a crm-sandbox that seeds differently (another version?)`);
+    }
+  }
+
+  /**
+   * Fills an empty collection with every entry of a version-1 snapshot, over `base`, a collection
+   * just seeded the same way: the entries that differ from the seeded ones count as replaced, so
+   * the next {@link delta} is as small as if this sandbox had made them. Entries whose next
+   * sequence would fall among the seeded ones (seeded with smaller sizes) build on no base.
+   */
+  loadOverBase(base: OrderedCollection<T>, dumped: { nextSeq: number; entries: ReadonlyArray<DumpedEntry<T>> }): void {
+    this.load(dumped);
+    this.baseSeq = dumped.nextSeq > base.size ? base.size : 0;
+    for (const entry of this.ordered) {
+      if (entry.seq > this.baseSeq) break;
+      const seeded = base.ordered[base.indexAfter(entry.seq - 1)];
+      if (seeded?.seq !== entry.seq || entryJson(seeded) !== entryJson(entry)) this.changedBase.add(entry.seq);
+    }
+  }
+
+  /** Fills an empty collection with entries (sequences ascending) and the next sequence number. */
+  private load(dumped: { nextSeq: number; entries: ReadonlyArray<DumpedEntry<T>> }): void {
     for (const { seq, record, extra } of dumped.entries) {
       this.nextSeq = seq;
       this.insert(record, extra);

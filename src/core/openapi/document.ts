@@ -19,7 +19,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '401': 'A missing or wrong service-api-token, or a bad accessToken / link token / public token',
   '404': 'An object that does not exist or is not the caller\'s',
   '409': 'A state that does not allow it (still syncing, a delivery in progress)',
-  '413': 'A request body over 1 MiB',
+  '413': 'A request body over 1 MiB (64 MiB for PUT /sandbox/snapshot)',
   '415': 'A body that is not application/json',
   '431': 'Request headers over 16 KiB (dev server)',
   '429': 'Rate limited by a fault rule (Retry-After says when to try again)',
