@@ -14,7 +14,7 @@ import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.
 const builder = (yargs: Argv) =>
   yargs
     .option('port', { requiresArg: true, default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }) })
-    .option('host', { requiresArg: true,  type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
+    .option('host', { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
     .option('seed', { requiresArg: true, default: DEFAULT_SEED, describe: 'Seed of all ids and generated data', coerce: (value) => readInteger('seed', value, { min: 0 }) })
     .option('api-key', {
       type: 'string',
@@ -31,7 +31,7 @@ const builder = (yargs: Argv) =>
       coerce: (value) => readDurationList('retry-schedule', value),
     })
     .option('attempt-timeout', { requiresArg: true, default: '10s', describe: 'Timeout of one webhook delivery attempt', coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }) })
-    .option('webhook-ca', { requiresArg: true,  type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
+    .option('webhook-ca', { requiresArg: true, type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
     .option('fixtures', {
       type: 'string',
       array: true,
@@ -49,10 +49,10 @@ const builder = (yargs: Argv) =>
       coerce: (value) => parseChaosFlag(readText('delivery-chaos', value), flagName('delivery-chaos')),
     })
     .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
-    .option('state-file', { requiresArg: true,  type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
-    .option('latency', { requiresArg: true,  describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
-    .option('error-rate', { requiresArg: true,  describe: "Share of the service's requests answered 503, 0 to 1 (seeded)", coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }) })
-    .option('rate-limit', { requiresArg: true,  describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After', coerce: readRateLimit })
+    .option('state-file', { requiresArg: true, type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
+    .option('latency', { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
+    .option('error-rate', { requiresArg: true, describe: "Share of the service's requests answered 503, 0 to 1 (seeded)", coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }) })
+    .option('rate-limit', { requiresArg: true, describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After', coerce: readRateLimit })
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
     .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
@@ -121,8 +121,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
 };
 
 /**
- * The sandbox of the checked flags. Only the fixtures are read here (files named by `--fixtures`),
- * so a refusal is theirs: it names the flag, as every other CLI message does.
+ * The sandbox of the flags, each already checked by its reader. What createSandbox can still
+ * refuse is a fixture file it reads (`--fixtures`): that message names the flag too.
  */
 function createWithFixtureFlag(options: SandboxOptions) {
   try {
