@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
-const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' };
+// No source maps, like the rest of dist/ (tsconfig.build.json): the package does not ship src/.
+const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: false };
 
 rmSync(dist('cli-bundle'), { recursive: true, force: true });
 await build({

@@ -16,6 +16,35 @@ const run = (args: string[], env: Record<string, string> = {}) => runCli(args, r
 const serve = (args: string[] = [], env: Record<string, string> = {}) => serveCli(args, running, env);
 const api = callApi;
 
+describe('crm-sandbox, every command', () => {
+  // What a container sets for `serve` (and a scenario run) before running other commands in it.
+  const serveEnv = { CRM_SANDBOX_PORT: '4010', CRM_SANDBOX_HOST: '0.0.0.0', CRM_SANDBOX_READY_DELAY: '1s', CRM_SANDBOX_LATENCY: '5ms', CRM_SANDBOX_QUIET: 'true', CRM_SANDBOX_API_KEY: 'k1,k2' };
+
+  it("reads only its own options' environment variables", async () => {
+    const list = run(['scenario', 'list'], serveEnv);
+    expect(await list.exited).toBe(0);
+    expect(list.output()).toMatch(/^deal-won +/m);
+    const openapi = run(['openapi', '--compact'], serveEnv);
+    expect(await openapi.exited).toBe(0);
+    expect(JSON.parse(openapi.output()).servers).toEqual([{ url: 'http://127.0.0.1:4010' }]);
+    const cli = await serve([], { CRM_SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/hooks', CRM_SANDBOX_MAX_WAIT: '1h', CRM_SANDBOX_SERVER_URL: 'http://x' });
+    expect(cli.output()).toContain('API key: sandbox-api-key');
+    // A flag the command lacks is still refused, whatever the environment holds.
+    const unknown = run(['scenario', 'list', '--port', '1'], serveEnv);
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.errors()).toMatch(/Unknown argument: port/);
+  });
+
+  it('refuses a value outside an option\'s choices with exit 2, naming it', async () => {
+    const bad = run(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/hooks', '--integration', 'sap']);
+    expect(await bad.exited).toBe(2);
+    expect(bad.errors()).toBe('crm-sandbox: --integration must be one of salesforce, hubspot, pipedrive, zoho, outreach, salesloft, apollo; got "sap"\n');
+    const fromEnv = run(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/hooks'], { CRM_SANDBOX_INTEGRATION: 'sap' });
+    expect(await fromEnv.exited).toBe(2);
+    expect(fromEnv.errors()).toMatch(/^crm-sandbox: CRM_SANDBOX_INTEGRATION must be one of salesforce, /);
+  });
+});
+
 describe('crm-sandbox serve', () => {
   it('starts on a free port, prints its URL and API key, serves the whole flow, logs requests and stops on SIGTERM', async () => {
     const cli = await serve(['--seed', '3', '--api-key', 'k1', '--initial-sync-delay', '100ms', '--ready-delay', '200ms']);
@@ -108,7 +137,7 @@ describe('crm-sandbox serve', () => {
   it('explains bad options and exits non-zero', async () => {
     const badDuration = run(['serve', '--port', '0', '--ready-delay', 'soon']);
     expect(await badDuration.exited).toBe(2);
-    expect(badDuration.errors()).toContain('crm-sandbox: readyDelay must look like 500ms, 3s, 2m, 1h or 1d, got "soon"');
+    expect(badDuration.errors()).toContain('crm-sandbox: --ready-delay must look like 500ms, 3s, 2m, 1h or 1d, got "soon"');
 
     const unknown = run(['serve', '--colour', 'red']);
     expect(await unknown.exited).toBe(1);
@@ -121,7 +150,7 @@ describe('crm-sandbox serve', () => {
     for (const port of ['abc', '70000', '-1']) {
       const badPort = run(['serve', '--port', port]);
       expect(await badPort.exited).toBe(2);
-      expect(badPort.errors()).toMatch(/^crm-sandbox: --port must be an integer from 0 to 65535, got/);
+      expect(badPort.errors()).toBe(`crm-sandbox: --port must be an integer from 0 to 65535, got "${port}"\n`);
     }
 
     const badHost = run(['serve', '--port', '0', '--host', '0.0.0.0.0']);
@@ -130,7 +159,70 @@ describe('crm-sandbox serve', () => {
 
     const badFixture = run(['serve', '--port', '0', '--fixtures', '/no/such/fixtures']);
     expect(await badFixture.exited).toBe(2);
-    expect(badFixture.errors()).toContain('no such file or directory: /no/such/fixtures');
+    expect(badFixture.errors()).toBe('crm-sandbox: --fixtures: no such file or directory: /no/such/fixtures\n');
+  });
+
+  it('refuses a bad value of any flag with exit 2, naming the flag and quoting what was given', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--seed', 'abc'], '--seed must be an integer of 0 or more, got "abc"'],
+      [['--connection-limit', '0'], '--connection-limit must be an integer of 1 or more, got "0"'],
+      [['--delivery-log-limit', '1e3'], '--delivery-log-limit must be an integer of 1 or more, got "1e3"'],
+      [['--error-rate', 'often'], '--error-rate must be a number from 0 to 1, got "often"'],
+      // A bare number is ambiguous (10 ms? 10 s?), on every duration flag.
+      [['--ready-delay', '10'], '--ready-delay needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"'],
+      [['--initial-sync-delay', '500'], '--initial-sync-delay needs a unit: 500ms, 500s, 500m, 500h or 500d; got "500"'],
+      [['--attempt-timeout', '30'], '--attempt-timeout needs a unit: 30ms, 30s, 30m, 30h or 30d; got "30"'],
+      [['--retry-schedule', '10s,30,1m'], '--retry-schedule item 2 needs a unit: 30ms, 30s, 30m, 30h or 30d; got "30"'],
+      [['--latency', '50-400ms'], '--latency needs a unit: 50ms, 50s, 50m, 50h or 50d; got "50-400ms"'],
+      [['--retry-schedule', '10s,,1m'], '--retry-schedule: item 2 of "10s,,1m" is empty'],
+      [['--ready-delay', '1s'], '--ready-delay (1s) must not be shorter than --initial-sync-delay (3s)'],
+      [['--attempt-timeout', '0s'], '--attempt-timeout must be at least 1ms, got "0s"'],
+      [['--delivery-chaos', 'duplicate=2'], '--delivery-chaos: duplicate must be a number from 0 to 1, got "2"'],
+      [['--delivery-chaos', 'delay=100ms-2s,outage=5'], '--delivery-chaos: outage needs a unit: 5ms, 5s, 5m, 5h or 5d; got "5"'],
+      [['--rate-limit', '100'], '--rate-limit must be a count per s, min or h, such as 100/min; got "100"'],
+      [['--api-key', 'k1,,k2'], '--api-key: item 2 of "k1,,k2" is empty'],
+    ];
+    const runs = cases.map(([flags]) => run(['serve', '--port', '0', ...flags]));
+    for (const [index, cli] of runs.entries()) {
+      expect(await cli.exited, cases[index]![0].join(' ')).toBe(2);
+      expect(cli.errors()).toBe(`crm-sandbox: ${cases[index]![1]}\n`);
+    }
+  });
+
+  it('names the environment variable a refused value came from', async () => {
+    const delay = run(['serve', '--port', '0'], { CRM_SANDBOX_READY_DELAY: '10' });
+    const port = run(['serve'], { CRM_SANDBOX_PORT: 'abc' });
+    expect([await delay.exited, await port.exited]).toEqual([2, 2]);
+    expect(delay.errors()).toBe('crm-sandbox: CRM_SANDBOX_READY_DELAY needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"\n');
+    expect(port.errors()).toBe('crm-sandbox: CRM_SANDBOX_PORT must be an integer from 0 to 65535, got "abc"\n');
+    // The command line wins over the environment, and so does its name in the message.
+    const fromFlag = run(['serve', '--port', '0', '--ready-delay', '11'], { CRM_SANDBOX_READY_DELAY: '10' });
+    expect(await fromFlag.exited).toBe(2);
+    expect(fromFlag.errors()).toContain('crm-sandbox: --ready-delay needs a unit: 11ms');
+    const chaos = run(['serve', '--port', '0'], { CRM_SANDBOX_DELIVERY_CHAOS: 'shuffle' });
+    expect(await chaos.exited).toBe(2);
+    expect(chaos.errors()).toMatch(/^crm-sandbox: CRM_SANDBOX_DELIVERY_CHAOS: unknown setting "shuffle"/);
+  });
+
+  it('takes several API keys from one environment variable, comma-separated', async () => {
+    const cli = await serve(['--quiet'], { CRM_SANDBOX_API_KEY: 'k1, k2' });
+    expect(cli.output()).toContain('API keys: k1, k2 (send as the service-api-token header)');
+    for (const key of ['k1', 'k2']) expect((await api(cli.url, key, 'GET', '/connection/connections')).status).toBe(200);
+    expect((await api(cli.url, 'k1, k2', 'GET', '/connection/connections')).status).toBe(401);
+  });
+
+  it('keeps the fault flags as standing rules: PUT /sandbox/faults adds runtime rules on top, and GET shows both', async () => {
+    const cli = await serve(['--quiet', '--rate-limit', '3/min']);
+    const key = 'sandbox-api-key';
+    const put = await api(cli.url, key, 'PUT', '/sandbox/faults', { rules: [{ route: '/connection', latency: '1ms' }] });
+    expect(put.body).toEqual({ rules: [{ route: '/connection', latency: '1ms' }], standingRules: [{ rateLimit: '3/min' }] });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await api(cli.url, key, 'GET', '/connection/connections')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const { body } = await api(cli.url, key, 'GET', '/sandbox/requests?path=/connection');
+    expect(body.requests.map((r: { fault: string }) => r.fault)).toEqual(['latency 1ms', 'latency 1ms', 'latency 1ms', 'latency 1ms, rate-limit 429']);
+    expect((await api(cli.url, key, 'PUT', '/sandbox/faults', {})).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
+    expect((await api(cli.url, key, 'GET', '/sandbox/faults')).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
   });
 
   it('prints help that lists the options', async () => {

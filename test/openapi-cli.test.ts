@@ -22,6 +22,15 @@ describe('crm-sandbox openapi', () => {
     expect(JSON.parse(cli.output()).servers).toEqual([{ url: 'http://127.0.0.1:8080' }]);
   });
 
+  it('refuses a server URL that is not an absolute http(s) URL, with exit 2 naming the flag', async () => {
+    for (const url of ['notaurl', '/v1', 'ftp://127.0.0.1/']) {
+      const cli = runCli(['openapi', '--server-url', url], spawned);
+      expect(await cli.exited).toBe(2);
+      expect(cli.errors()).toBe(`crm-sandbox: --server-url must be an absolute http or https URL, got "${url}"\n`);
+      expect(cli.output()).toBe('');
+    }
+  });
+
   it('says what it does in --help', async () => {
     const cli = runCli(['openapi', '--help'], spawned);
     expect(await cli.exited).toBe(0);

@@ -1,5 +1,5 @@
 import { setupServer } from 'msw/node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../core/sandbox.js';
 import { DEFAULT_BASE_URL, createHandlers, onUnhandled } from './msw.js';
 
@@ -31,7 +31,14 @@ describe('createHandlers', () => {
     const unknown = await fetch('https://gateway.test/crm/v1/nope', { headers: { 'service-api-token': 'sandbox-api-key' } });
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).errorCode).toBe('ROUTE_NOT_FOUND');
-    // Outside the base path nothing answers: MSW reports the request as unhandled.
-    await expect(fetch('https://gateway.test/link/token', { method: 'POST' })).rejects.toThrow();
+    // Outside the base path nothing answers: MSW reports the request as unhandled (on stderr,
+    // captured here so a passing run prints nothing) and the request fails.
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await expect(fetch('https://gateway.test/link/token', { method: 'POST' })).rejects.toThrow();
+      expect(printed.mock.calls.map((args) => args.join(' ')).join('\n')).toMatch(/\[MSW\] Error: intercepted a request without a matching request handler:[\s\S]*POST https:\/\/gateway\.test\/link\/token/);
+    } finally {
+      printed.mockRestore();
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import yargs, { type Argv } from 'yargs';
+import yargs, { type Argv, type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
+import { ENV_PREFIX, camelName, onCommandLine, readChoice, setCommandLine } from './flags.js';
 import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
@@ -13,21 +14,27 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 /** The `crm-sandbox` command. Options can also come from CRM_SANDBOX_* environment variables. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
-    const cli = yargs(hideBin(argv));
+    const args = hideBin(argv);
+    setCommandLine(args, process.env);
+    const cli = yargs(args);
     skipHelpCache(cli);
     await cli
       .scriptName('crm-sandbox')
+      // Option values stay the text given (no `1e3` → 1000): the checks in flags.ts read them and quote them when refused.
+      .parserConfiguration({ 'parse-numbers': false })
       .usage('$0 <command> [options]')
       .command(serveCommand)
       .command(scenarioCommand)
       .command(openApiCommand)
       .demandCommand(1, 'Name a command: serve, scenario or openapi')
-      .env('CRM_SANDBOX')
+      .env(ENV_PREFIX)
+      .middleware(asMiddleware(ownEnvironmentOnly), true)
+      .middleware(asMiddleware(checkChoices), true)
       .strict()
       .version(version)
       .help()
       .alias('h', 'help')
-      .epilogue('Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY.')
+      .epilogue("Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY (a command reads only its own options' variables).")
       .fail((message, error, cli) => {
         // A value an option's own check refused (yargs wraps it in a YError): a bad value, exit 2.
         if (error?.name === 'YError') {
@@ -52,6 +59,40 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exit(2);
     }
     throw error;
+  }
+}
+
+/** What yargs passes a middleware besides the arguments: itself (its types leave that out). */
+interface CommandInContext {
+  getOptions(): { key: Record<string, unknown>; choices: Record<string, readonly string[]> };
+}
+type Middleware = (argv: Record<string, unknown>, cli: CommandInContext) => void;
+const asMiddleware = (middleware: Middleware) => middleware as unknown as MiddlewareFunction;
+
+/**
+ * yargs's `.env()` applies every CRM_SANDBOX_* variable to every command, and `.strict()` then
+ * refuses those the command has no option for: a container that sets serve's variables could not
+ * run `crm-sandbox scenario list` in it. So each command keeps only its own options' variables
+ * (an option given on the command line stays, for strict to report if the command lacks it).
+ */
+function ownEnvironmentOnly(argv: Record<string, unknown>, cli: CommandInContext): void {
+  const known = cli.getOptions().key;
+  for (const variable of Object.keys(process.env)) {
+    if (!variable.startsWith(`${ENV_PREFIX}_`)) continue;
+    // As yargs names it: CRM_SANDBOX_READY_DELAY → readyDelay (and `__` nests: A__B → a.b).
+    const option = variable.slice(ENV_PREFIX.length + 1).split('__')[0]!.toLowerCase().replace(/_/g, '-');
+    if (option in known || onCommandLine(option)) continue;
+    delete argv[option];
+    delete argv[camelName(option)];
+  }
+}
+
+/** A value outside an option's `choices` is a bad value (exit 2, where yargs would exit 1), worded like every other check. */
+function checkChoices(argv: Record<string, unknown>, cli: CommandInContext): void {
+  for (const [option, choices] of Object.entries(cli.getOptions().choices)) {
+    const value = argv[option];
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) readChoice(option, item, choices);
   }
 }
 

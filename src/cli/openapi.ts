@@ -1,11 +1,18 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { readUrl } from './flags.js';
 
 /** Writes and waits until it is flushed, so a piped document is never cut by the exit. */
 const write = (text: string) => new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
 
 const builder = (yargs: Argv) =>
   yargs
-    .option('server-url', { type: 'string', default: 'http://127.0.0.1:4010', describe: "The document's servers[0].url: where your dev server listens" })
+    .option('server-url', {
+      type: 'string',
+      requiresArg: true,
+      default: 'http://127.0.0.1:4010',
+      describe: "The document's servers[0].url: where your dev server listens",
+      coerce: (value) => readUrl('server-url', value),
+    })
     .option('compact', { type: 'boolean', default: false, describe: 'One line of JSON instead of indented JSON' })
     .example('$0 openapi > openapi.json', 'Save the document, e.g. for a client generator or an API tool import')
     .example('$0 openapi --server-url http://127.0.0.1:8080', 'For a dev server on another port');

@@ -3,55 +3,61 @@ import { startDevServer } from '../adapters/express.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { readCa } from './read-ca.js';
-import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED } from '../core/options.js';
+import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
-import { faultRuleFromFlags } from './fault-flags.js';
+import { faultRuleFromFlags, readLatency, readRateLimit } from './fault-flags.js';
+import { flagName, readDuration, readDurationList, readInteger, readList, readNumber, readText } from './flags.js';
 import { createLineWriter } from './line-writer.js';
 import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.js';
 
 const builder = (yargs: Argv) =>
   yargs
-    .option('port', { type: 'number', default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: checkPort })
-    .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
-    .option('seed', { type: 'number', default: DEFAULT_SEED, describe: 'Seed of all ids and generated data' })
+    .option('port', { requiresArg: true, default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }) })
+    .option('host', { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
+    .option('seed', { requiresArg: true, default: DEFAULT_SEED, describe: 'Seed of all ids and generated data', coerce: (value) => readInteger('seed', value, { min: 0 }) })
     .option('api-key', {
       type: 'string',
       array: true,
-      describe: `Accepted service-api-token value (repeat for several) [default: ${DEFAULT_API_KEY}]`,
+      describe: `Accepted service-api-token value (repeat, or separate with commas, for several) [default: ${DEFAULT_API_KEY}]`,
+      coerce: (value) => readList('api-key', value),
     })
-    .option('initial-sync-delay', { type: 'string', default: '3s', describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)' })
-    .option('ready-delay', { type: 'string', default: '10s', describe: 'Exchange to READY' })
+    .option('initial-sync-delay', { requiresArg: true, default: '3s', describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)', coerce: (value) => readDuration('initial-sync-delay', value) })
+    .option('ready-delay', { requiresArg: true, default: '10s', describe: 'Exchange to READY', coerce: (value) => readDuration('ready-delay', value) })
     .option('retry-schedule', {
-      type: 'string',
+      requiresArg: true,
       default: DEFAULT_RETRY_SCHEDULE.join(','),
-      describe: 'Delays before each webhook retry, comma-separated',
+      describe: 'Delays before each webhook retry, comma-separated ("" for none)',
+      coerce: (value) => readDurationList('retry-schedule', value),
     })
-    .option('attempt-timeout', { type: 'string', default: '10s', describe: 'Timeout of one webhook delivery attempt' })
-    .option('webhook-ca', { type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
+    .option('attempt-timeout', { requiresArg: true, default: '10s', describe: 'Timeout of one webhook delivery attempt', coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }) })
+    .option('webhook-ca', { requiresArg: true, type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
     .option('fixtures', {
       type: 'string',
       array: true,
       describe: 'Fixture directory or file (repeatable); --no-fixtures for none [default: the bundled fixtures]',
     })
-    .option('connection-limit', { type: 'number', describe: 'Most connections per API token (the original capped development tokens at 5)' })
-    .option('delivery-log-limit', { type: 'number', default: 10_000, describe: 'Most finished deliveries kept in the log' })
+    .option('connection-limit', {
+      requiresArg: true,
+      describe: 'Most connections per API token (the original capped development tokens at 5)',
+      coerce: (value) => readInteger('connection-limit', value, { min: 1 }),
+    })
+    .option('delivery-log-limit', { requiresArg: true, default: 10_000, describe: 'Most finished deliveries kept in the log', coerce: (value) => readInteger('delivery-log-limit', value, { min: 1 }) })
     .option('delivery-chaos', {
-      type: 'string',
+      requiresArg: true,
       describe: 'Delivery chaos for every connection: duplicate=0.2,delay=100ms-2s,reorder,outage=5m (per connection: PUT /sandbox/connections/{id}/chaos)',
-      coerce: (text: string) => parseChaosFlag(text),
+      coerce: (value) => parseChaosFlag(readText('delivery-chaos', value), flagName('delivery-chaos')),
     })
     .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
-    .option('state-file', { type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
-    .option('latency', { type: 'string', describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms" })
-    .option('error-rate', { type: 'number', describe: "Share of the service's requests answered 503, 0 to 1 (seeded)" })
-    .option('rate-limit', { type: 'string', describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After' })
+    .option('state-file', { requiresArg: true, type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
+    .option('latency', { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
+    .option('error-rate', { requiresArg: true, describe: "Share of the service's requests answered 503, 0 to 1 (seeded)", coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }) })
+    .option('rate-limit', { requiresArg: true, describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After', coerce: readRateLimit })
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
     .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
     .example('$0 serve --state-file .crm-sandbox.json', 'Keep connections, records and pending deliveries across restarts')
     .example('$0 serve --latency 50ms-400ms --error-rate 0.05 --rate-limit 100/min', 'A slow, flaky, rate-limited service (seeded: --seed replays it)')
-
     .epilogue('The server also serves the inspector at /sandbox/ui and the link widget at /link/init.js (see the README).');
 
 type ServeArgs = ReturnType<typeof builder> extends Argv<infer T> ? T : never;
@@ -61,7 +67,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   describe: 'Start the dev server',
   builder,
   handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
-    const sandbox = createSandbox({
+    if (args.readyDelay < args.initialSyncDelay) {
+      throw new SandboxConfigError(
+        `${flagName('ready-delay')} (${formatDuration(args.readyDelay)}) must not be shorter than ${flagName('initial-sync-delay')} (${formatDuration(args.initialSyncDelay)})`,
+      );
+    }
+    const sandbox = createWithFixtureFlag({
       seed: args.seed,
       apiKeys: args.apiKey ?? [DEFAULT_API_KEY],
       initialSyncDelay: args.initialSyncDelay,
@@ -109,9 +120,19 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   },
 };
 
-function checkPort(port: number): number {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxConfigError(`--port must be an integer from 0 to 65535, got ${port}`);
-  return port;
+/**
+ * The sandbox of the flags, each already checked by its reader. What createSandbox can still
+ * refuse is a fixture file it reads (`--fixtures`): that message names the flag too.
+ */
+function createWithFixtureFlag(options: SandboxOptions) {
+  try {
+    return createSandbox(options);
+  } catch (error) {
+    if (error instanceof SandboxConfigError && /^fixtures?\b/.test(error.message)) {
+      throw new SandboxConfigError(`${flagName('fixtures')}: ${error.message.replace(/^fixtures: /, '')}`);
+    }
+    throw error;
+  }
 }
 
 /** `--fixtures a --fixtures b` lists paths; yargs reads `--no-fixtures` as a `false` among them. */

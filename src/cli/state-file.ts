@@ -2,6 +2,7 @@ import { accessSync, closeSync, constants, fsyncSync, openSync, readFileSync, re
 import { dirname } from 'node:path';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import type { Sandbox } from '../core/sandbox.js';
+import { flagName } from './flags.js';
 
 /**
  * Loads a state file into the sandbox. A missing file is a fresh start (false). A file that is
@@ -14,9 +15,9 @@ export function loadStateFile(sandbox: Sandbox, path: string): boolean {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new SandboxConfigError(`--state-file ${path}: cannot read it: ${(error as Error).message}`);
+    throw new SandboxConfigError(`${flagName('state-file')} ${path}: cannot read it: ${(error as Error).message}`);
   }
-  const refuse = (why: string) => new SandboxConfigError(`--state-file ${path}: ${why}; the file was left as it is`);
+  const refuse = (why: string) => new SandboxConfigError(`${flagName('state-file')} ${path}: ${why}; the file was left as it is`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -41,7 +42,7 @@ export function checkStateFileWritable(path: string): void {
   try {
     accessSync(dirname(path), constants.W_OK);
   } catch (error) {
-    throw new SandboxConfigError(`--state-file ${path}: cannot write to its directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new SandboxConfigError(`${flagName('state-file')} ${path}: cannot write to its directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 

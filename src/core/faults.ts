@@ -127,53 +127,108 @@ function compile(rule: FaultRule): ParsedRule {
 }
 
 /**
- * Injects faults into the service's own endpoints: latency, errors at a rate, a rate limit per
- * API token, and the per-request override headers. Draws come from a seeded stream that starts
- * over at every `set()`, so the same rules and the same calls give the same faults.
+ * One layer of rules with its own seeded stream and rate windows, so what one layer draws never
+ * shifts the other's faults.
  */
-export class FaultInjector {
-  private rules: ParsedRule[] = [];
-  private random: Random;
-  private readonly seed: number;
+class FaultLayer {
+  rules: ParsedRule[] = [];
+  random: Random;
   /** Requests counted per rule and API token in the current window. */
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly seed: number;
+  private readonly label: string;
 
-  constructor(seed: number) {
+  constructor(seed: number, label: string) {
     this.seed = seed;
-    this.random = new Random(seed).fork('faults');
+    this.label = label;
+    this.random = new Random(seed).fork(label);
   }
 
-  /** The rules in force. */
+  /** Replaces the rules (checked: a bad one throws a 400 naming it) and starts over. */
+  set(rules: unknown): void {
+    this.rules = parseFaultRules(rules).map(compile);
+    this.restart();
+  }
+
+  /** The random stream and the rate windows back to their start. */
+  restart(): void {
+    this.random = new Random(this.seed).fork(this.label);
+    this.windows.clear();
+  }
+
   get current(): FaultRule[] {
     return this.rules.map((parsed) => ({ ...parsed.rule }));
   }
+}
 
-  get active(): boolean {
-    return this.rules.length > 0;
+/**
+ * Injects faults into the service's own endpoints: latency, errors at a rate, a rate limit per
+ * API token, and the per-request override headers. Two layers of rules apply together:
+ *
+ * - the standing rules, given when the sandbox is made (`createSandbox({ faults })`, the fault
+ *   flags of `serve`): configured by whoever runs it, for every API token;
+ * - the runtime rules, which `setFaults()` / `PUT /sandbox/faults` replace.
+ *
+ * Each layer draws from its own seeded stream: the runtime one (with the override headers)
+ * starts over at every `setFaults()`, the standing one at a full reset, so the same rules and
+ * the same calls give the same faults.
+ */
+export class FaultInjector {
+  private readonly standing: FaultLayer;
+  private readonly runtime: FaultLayer;
+
+  constructor(seed: number) {
+    this.standing = new FaultLayer(seed, 'faults:standing');
+    // The label the single layer had before there were two: runtime rules draw as they did.
+    this.runtime = new FaultLayer(seed, 'faults');
   }
 
-  /** Replaces the rules (checked: a bad one throws a 400 naming it) and starts the random stream and rate windows over. */
+  /** The runtime rules in force. */
+  get current(): FaultRule[] {
+    return this.runtime.current;
+  }
+
+  /** The standing rules. */
+  get standingRules(): FaultRule[] {
+    return this.standing.current;
+  }
+
+  get active(): boolean {
+    return this.standing.rules.length > 0 || this.runtime.rules.length > 0;
+  }
+
+  /** Replaces the runtime rules and starts their stream and rate windows over. */
   set(rules: unknown): FaultRule[] {
-    this.rules = parseFaultRules(rules).map(compile);
-    this.random = new Random(this.seed).fork('faults');
-    this.windows.clear();
+    this.runtime.set(rules);
     return this.current;
+  }
+
+  /** Sets the standing rules: once, when the sandbox is made. */
+  setStanding(rules: unknown): void {
+    this.standing.set(rules);
+  }
+
+  /** The standing rules' stream and rate windows back to their start, as in a fresh sandbox. */
+  restartStanding(): void {
+    this.standing.restart();
   }
 
   /**
    * Decides one request's faults. `connectionOf` finds the connection the request names, asked
    * only when a rule is scoped to one. Undefined when nothing applies (the common, cheap case).
+   * The standing rules apply first, then the runtime ones; every matching rule adds its latency,
+   * and the first error wins.
    */
   decide(request: SandboxRequest, apiKey: string, now: number, connectionOf: () => string | undefined): FaultDecision | undefined {
     const forced = request.headers[FAULT_HEADERS.forceStatus];
     const latencyHeader = request.headers[FAULT_HEADERS.latency];
-    if (this.rules.length === 0 && forced === undefined && latencyHeader === undefined) return undefined;
+    if (!this.active && forced === undefined && latencyHeader === undefined) return undefined;
     const labels: string[] = [];
     let latencyMs = 0;
     let error: ApiError | undefined;
     if (latencyHeader !== undefined) {
       const [min, max] = parseLatency(latencyHeader, FAULT_HEADERS.latency);
-      latencyMs += this.between(min, max);
+      latencyMs += between(this.runtime.random, min, max);
     }
     if (forced !== undefined) {
       const status = Number(forced);
@@ -184,52 +239,54 @@ export class FaultInjector {
       labels.push(`forced ${status}`);
     }
     let connectionId: string | undefined | null = null;
-    for (const [index, rule] of this.rules.entries()) {
-      if (rule.method !== undefined && rule.method !== request.method.toUpperCase()) continue;
-      if (!request.path.startsWith(rule.pathPrefix)) continue;
-      if (rule.connectionId !== undefined) {
-        if (connectionId === null) connectionId = connectionOf();
-        if (connectionId !== rule.connectionId) continue;
-      }
-      if (rule.latency) latencyMs += this.between(rule.latency[0], rule.latency[1]);
-      if (error) continue;
-      if (rule.rateLimit) error = this.countRate(index, rule.rateLimit, apiKey, now);
-      if (error) {
-        labels.push('rate-limit 429');
-        continue;
-      }
-      if (rule.errorRate > 0 && this.random.uint32() / 0x1_0000_0000 < rule.errorRate) {
-        error = injected(rule.errorStatus, 'error-rate');
-        labels.push(`error-rate ${rule.errorStatus}`);
+    for (const layer of [this.standing, this.runtime]) {
+      for (const [index, rule] of layer.rules.entries()) {
+        if (rule.method !== undefined && rule.method !== request.method.toUpperCase()) continue;
+        if (!request.path.startsWith(rule.pathPrefix)) continue;
+        if (rule.connectionId !== undefined) {
+          if (connectionId === null) connectionId = connectionOf();
+          if (connectionId !== rule.connectionId) continue;
+        }
+        if (rule.latency) latencyMs += between(layer.random, rule.latency[0], rule.latency[1]);
+        if (error) continue;
+        if (rule.rateLimit) error = countRate(layer, index, rule.rateLimit, apiKey, now);
+        if (error) {
+          labels.push('rate-limit 429');
+          continue;
+        }
+        if (rule.errorRate > 0 && layer.random.uint32() / 0x1_0000_0000 < rule.errorRate) {
+          error = injected(rule.errorStatus, 'error-rate');
+          labels.push(`error-rate ${rule.errorStatus}`);
+        }
       }
     }
     if (latencyMs > 0) labels.unshift(`latency ${latencyMs}ms`);
     return labels.length === 0 ? undefined : { latencyMs, error, label: labels.join(', ') };
   }
+}
 
-  private between(min: number, max: number): number {
-    return min === max ? min : min + Math.floor((this.random.uint32() / 0x1_0000_0000) * (max - min + 1));
-  }
+function between(random: Random, min: number, max: number): number {
+  return min === max ? min : min + Math.floor((random.uint32() / 0x1_0000_0000) * (max - min + 1));
+}
 
-  private countRate(index: number, limit: { count: number; windowMs: number }, apiKey: string, now: number): ApiError | undefined {
-    const key = `${index}\u0000${apiKey}`;
-    const start = now - (now % limit.windowMs);
-    let window = this.windows.get(key);
-    if (!window || window.start !== start) {
-      window = { start, count: 0 };
-      this.windows.set(key, window);
-    }
-    window.count++;
-    if (window.count <= limit.count) return undefined;
-    const retryAfter = Math.max(1, Math.ceil((start + limit.windowMs - now) / 1000));
-    return new ApiError(
-      429,
-      ErrorCode.RATE_LIMITED,
-      `rate limit of ${limit.count} requests per ${limit.windowMs / 1000}s exceeded for this API token; retry after ${retryAfter}s`,
-      { limit: limit.count, windowMs: limit.windowMs, retryAfter },
-      { 'retry-after': String(retryAfter) },
-    );
+function countRate(layer: FaultLayer, index: number, limit: { count: number; windowMs: number }, apiKey: string, now: number): ApiError | undefined {
+  const key = `${index}\u0000${apiKey}`;
+  const start = now - (now % limit.windowMs);
+  let window = layer.windows.get(key);
+  if (!window || window.start !== start) {
+    window = { start, count: 0 };
+    layer.windows.set(key, window);
   }
+  window.count++;
+  if (window.count <= limit.count) return undefined;
+  const retryAfter = Math.max(1, Math.ceil((start + limit.windowMs - now) / 1000));
+  return new ApiError(
+    429,
+    ErrorCode.RATE_LIMITED,
+    `rate limit of ${limit.count} requests per ${limit.windowMs / 1000}s exceeded for this API token; retry after ${retryAfter}s`,
+    { limit: limit.count, windowMs: limit.windowMs, retryAfter },
+    { 'retry-after': String(retryAfter) },
+  );
 }
 
 function injected(status: number, cause: 'forced' | 'error-rate'): ApiError {

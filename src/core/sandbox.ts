@@ -54,7 +54,7 @@ export class Sandbox {
     this.faults = new FaultInjector(this.options.seed);
     if (options.faults !== undefined) {
       try {
-        this.faults.set(options.faults);
+        this.faults.setStanding(options.faults);
       } catch (error) {
         if (error instanceof ApiError) throw new SandboxConfigError(`faults: ${error.message}`);
         throw error;
@@ -193,10 +193,11 @@ export class Sandbox {
   }
 
   /**
-   * Replaces the fault rules of the service's endpoints (not the control API): latency, errors at
-   * a rate, a rate limit per API token, each optionally scoped by route and connection. Seeded:
-   * the same rules and calls give the same faults. `setFaults([])` clears them. A bad rule throws
-   * a 400 `ApiError` naming the field.
+   * Replaces the runtime fault rules of the service's endpoints (not the control API): latency,
+   * errors at a rate, a rate limit per API token, each optionally scoped by route and connection.
+   * The standing rules (`createSandbox({ faults })`, the fault flags of `serve`) stay and apply
+   * too. Seeded: the same rules and calls give the same faults. `setFaults([])` clears the
+   * runtime rules. A bad rule throws a 400 `ApiError` naming the field.
    *
    * @example sandbox.setFaults({ route: '/engagement', latency: '50ms-400ms', errorRate: 0.05 });
    */
@@ -204,9 +205,14 @@ export class Sandbox {
     return this.faults.set(rules);
   }
 
-  /** The fault rules in force. */
+  /** The runtime fault rules: those `setFaults()` (or `PUT /sandbox/faults`) set. */
   faultRules(): FaultRule[] {
     return this.faults.current;
+  }
+
+  /** The standing fault rules: those the sandbox was made with (`createSandbox({ faults })`, the `serve` flags), which `setFaults()` leaves. */
+  standingFaultRules(): FaultRule[] {
+    return this.faults.standingRules;
   }
 
   private authenticate(request: SandboxRequest): string {
@@ -417,7 +423,7 @@ export class Sandbox {
    * `startTime`; ids again as in a fresh sandbox. With `apiKey`, only that API token's tenancy
    * is emptied (its connections, their deliveries, its tokens, its request journal) and the rest
    * goes on untouched. A full reset empties the request journal too; event listeners and fault
-   * rules stay.
+   * rules stay, and the standing fault rules draw again from their start, as in a fresh sandbox.
    *
    * @example afterEach(() => sandbox.reset());
    */
@@ -425,6 +431,7 @@ export class Sandbox {
     if (options.apiKey === undefined) {
       this.install(this.freshParts(this.options.startTime));
       this.journal.clear();
+      this.faults.restartStanding();
       return;
     }
     for (const connection of this.parts.registry.list(options.apiKey)) this.removeConnection(connection);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, parseDurationList } from './duration.js';
+import { formatDuration, parseDuration, parseDurationList, requireUnit, splitList } from './duration.js';
 import { SandboxConfigError } from './errors.js';
 
 describe('parseDuration', () => {
@@ -26,6 +26,23 @@ describe('parseDuration', () => {
     expect(parseDurationList('10s,1m, 5m')).toEqual([10_000, 60_000, 300_000]);
     expect(parseDurationList('')).toEqual([]);
     expect(() => parseDurationList('10s,x', 'retrySchedule')).toThrow(/retrySchedule\[1\]/);
+    expect(() => parseDurationList('10s,,1m', 'retrySchedule')).toThrow(new SandboxConfigError('retrySchedule: item 2 of "10s,,1m" is empty'));
+    expect(() => parseDurationList('10s,1m,', 'retrySchedule')).toThrow(/item 3 of "10s,1m," is empty/);
     expect(['10s', '1m', '2h', '1d', '1500ms'].map((text) => formatDuration(parseDuration(text)))).toEqual(['10s', '1m', '2h', '1d', '1500ms']);
+  });
+});
+
+describe('command-line durations', () => {
+  it('need a unit, except 0, on each end of a range', () => {
+    expect(() => requireUnit('10', '--ready-delay')).toThrow(new SandboxConfigError('--ready-delay needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"'));
+    expect(() => requireUnit('100-2s', '--latency')).toThrow(/--latency needs a unit: 100ms, .*; got "100-2s"/);
+    expect(() => requireUnit('50ms-400', '--latency')).toThrow(/400ms/);
+    for (const text of ['10s', '0', '1.5m', '50ms-400ms', 'soon']) expect(() => requireUnit(text, 'x')).not.toThrow();
+  });
+
+  it('lists split on commas, trimmed, refusing empty items', () => {
+    expect(splitList(' k1 , k2', 'apiKeys')).toEqual(['k1', 'k2']);
+    expect(splitList('  ', 'apiKeys')).toEqual([]);
+    expect(() => splitList(',k2', 'apiKeys')).toThrow(new SandboxConfigError('apiKeys: item 1 of ",k2" is empty'));
   });
 });

@@ -26,9 +26,39 @@ export function parseDuration(value: Duration, name = 'duration'): number {
   return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!);
 }
 
-/** Parses a comma-separated list of durations, e.g. `10s,1m,5m`. */
+/**
+ * Refuses a bare number other than 0 in a duration (or a range such as `100ms-2s`) typed on a
+ * command line or in an environment variable: there `10` could mean 10 ms or 10 s. Code and
+ * request bodies keep reading a bare number as milliseconds.
+ *
+ * @example requireUnit('10', '--ready-delay') // throws: --ready-delay needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"
+ */
+export function requireUnit(text: string, name: string): void {
+  // Durations are never negative, so a '-' only ever separates the two ends of a range.
+  for (const end of text.split('-').map((part) => part.trim())) {
+    if (/^\d+(?:\.\d+)?$/.test(end) && Number(end) !== 0) {
+      throw new SandboxConfigError(`${name} needs a unit: ${end}ms, ${end}s, ${end}m, ${end}h or ${end}d; got "${text}"`);
+    }
+  }
+}
+
+/**
+ * Splits comma-separated text into trimmed items: blank text is no items, and an empty item
+ * (`10s,,1m`, a trailing comma) is refused naming it, as it is almost always a typo.
+ *
+ * @example splitList('k1, k2', 'apiKeys') // ['k1', 'k2']
+ */
+export function splitList(text: string, name: string): string[] {
+  if (text.trim() === '') return [];
+  const items = text.split(',').map((item) => item.trim());
+  const empty = items.indexOf('');
+  if (empty !== -1) throw new SandboxConfigError(`${name}: item ${empty + 1} of "${text}" is empty`);
+  return items;
+}
+
+/** Parses a comma-separated list of durations, e.g. `10s,1m,5m` (blank text: none). */
 export function parseDurationList(value: string | readonly Duration[], name = 'durations'): number[] {
-  const items = typeof value === 'string' ? value.split(',').filter((part) => part.trim() !== '') : value;
+  const items = typeof value === 'string' ? splitList(value, name) : value;
   return items.map((item, index) => parseDuration(item, `${name}[${index}]`));
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { signPayload } from '../webhooks/signature.js';
 import { createTestSandbox } from './test-sandbox.js';
 
@@ -48,5 +49,25 @@ describe('TestSandbox (MSW)', () => {
     const { connectionId } = await crm.linkConnection({ integrationId: 'salesforce', status: 'INITIAL_SYNCED' });
     expect(crm.sandbox.connections()[0]).toMatchObject({ connectionId, status: 'INITIAL_SYNCED' });
     expect(crm.events.map((e) => (e.event.data as { status: string }).status)).toEqual(['NEW_CONNECTION', 'INITIAL_SYNCED']);
+  });
+});
+
+describe('TestSandbox faults', () => {
+  it('reset keeps the standing faults of the options, drawing again from their start, and clears those set since', async () => {
+    const crm = createTestSandbox({ apiKeys: ['a'], faults: { errorRate: 0.3 } });
+    const statuses = async () => {
+      const out: number[] = [];
+      for (let i = 0; i < 20; i++) out.push((await callSandbox(crm.sandbox, 'GET', '/connection/connections')).status);
+      return out;
+    };
+    const first = await statuses();
+    expect(first).toContain(503);
+    crm.sandbox.setFaults({ errorRate: 1, errorStatus: 502 });
+    expect(await statuses()).not.toContain(200);
+    crm.reset();
+    expect(crm.sandbox.faultRules()).toEqual([]);
+    expect(crm.sandbox.standingFaultRules()).toEqual([{ errorRate: 0.3 }]);
+    expect(await statuses()).toEqual(first);
+    await crm.close();
   });
 });

@@ -64,14 +64,12 @@ export class TestSandbox {
   private receiverUrl = MSW_RECEIVER_URL;
   private stopTransport: (() => Promise<void>) | undefined;
   private mswServer: { resetHandlers(): void; use(...handlers: never[]): void } | undefined;
-  private readonly initialFaults: NonNullable<SandboxOptions['faults']>;
 
   constructor(options: TestSandboxOptions = {}) {
     const { transport = 'msw', baseUrl = DEFAULT_TEST_BASE_URL, ...sandboxOptions } = options;
     this.transport = transport;
     this.url = baseUrl.replace(/\/+$/, '');
     this.sandbox = createSandbox({ clock: 'virtual', ...sandboxOptions });
-    this.initialFaults = sandboxOptions.faults ?? [];
     this.receiver = new EventReceiver((connectionId) => this.sandbox.parts.registry.find(connectionId)?.accessToken);
   }
 
@@ -231,12 +229,12 @@ export class TestSandbox {
 
   /**
    * Back to a fresh sandbox between tests: state (ids as in a fresh one, the clock at its
-   * start), received events, the request journal, faults (back to the options'), and MSW
-   * handlers added with `use`.
+   * start), received events, the request journal, faults (the options' standing ones stay and
+   * draw again from their start; those set since are cleared), and MSW handlers added with `use`.
    */
   reset(): void {
     this.sandbox.reset();
-    this.sandbox.setFaults(this.initialFaults);
+    this.sandbox.setFaults([]);
     this.receiver.clear();
     this.mswServer?.resetHandlers();
   }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parseDuration } from '../shared/duration.js';
+import { parseDuration, requireUnit, splitList } from '../shared/duration.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import type { Random } from '../shared/random.js';
 import { parseOrThrow } from '../shared/validation.js';
@@ -97,23 +97,53 @@ export function resolveChaos(settings: ChaosSettings, now: number): Chaos | null
   return idle ? null : chaos;
 }
 
+const CHAOS_FLAG_EXAMPLE = 'duplicate=0.2,delay=100ms-2s,reorder,outage=5m';
+
 /**
- * `serve --delivery-chaos` text: `duplicate=0.2,delay=100ms-2s,reorder,outage=5m`.
+ * `serve --delivery-chaos` text: `duplicate=0.2,delay=100ms-2s,reorder,outage=5m`. A bad setting
+ * throws a SandboxConfigError that says what is wrong with it, after `name` (the flag, or the
+ * environment variable it came from); durations need their unit, as everywhere on the command line.
  *
  * @example parseChaosFlag('duplicate=0.5,reorder') // { duplicate: 0.5, reorder: true }
  */
-export function parseChaosFlag(text: string): ChaosSettings {
+export function parseChaosFlag(text: string, name = '--delivery-chaos'): ChaosSettings {
+  const refused = (why: string) => new SandboxConfigError(`${name}: ${why}`);
   const settings: ChaosSettings = {};
-  for (const part of text.split(',').map((item) => item.trim()).filter(Boolean)) {
-    const [key, value] = part.split('=', 2) as [string, string | undefined];
-    if (key === 'reorder' && (value === undefined || value === 'true' || value === 'false')) settings.reorder = value !== 'false';
-    else if (key === 'duplicate' && value !== undefined && value !== '' && Number(value) >= 0 && Number(value) <= 1) settings.duplicate = Number(value);
-    else if ((key === 'delay' || key === 'outage') && value) settings[key] = value;
-    else throw new SandboxConfigError(`--delivery-chaos: cannot read "${part}"; use duplicate=0.2,delay=100ms-2s,reorder,outage=5m`);
+  for (const part of splitList(text, name)) {
+    const equals = part.indexOf('=');
+    const key = (equals === -1 ? part : part.slice(0, equals)).trim();
+    const value = equals === -1 ? undefined : part.slice(equals + 1).trim();
+    if (key === 'reorder') {
+      if (value !== undefined && value !== 'true' && value !== 'false') throw refused(`reorder takes no value, or true or false; got "${value}"`);
+      settings.reorder = value !== 'false';
+    } else if (key === 'duplicate' || key === 'delay' || key === 'outage') {
+      if (!value) throw refused(`${key} needs a value, as in ${CHAOS_FLAG_EXAMPLE}`);
+      if (key === 'duplicate') settings.duplicate = chanceFrom(value, refused);
+      else settings[key] = durationFrom(key, value, refused);
+    } else {
+      throw refused(`unknown setting "${key}"; the settings are duplicate, delay, reorder and outage: ${CHAOS_FLAG_EXAMPLE}`);
+    }
   }
-  if (settings.delay !== undefined) parseDelayRange(settings.delay, '--delivery-chaos delay');
-  if (settings.outage !== undefined) parseDuration(settings.outage, '--delivery-chaos outage');
   return settings;
+}
+
+function chanceFrom(value: string, refused: (why: string) => Error): number {
+  const chance = /^(?:\d+\.?\d*|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+  if (!(chance >= 0 && chance <= 1)) throw refused(`duplicate must be a number from 0 to 1, got "${value}"`);
+  return chance;
+}
+
+/** `delay` (a duration or a range) or `outage` (a duration), each with its unit. */
+function durationFrom(key: 'delay' | 'outage', value: string, refused: (why: string) => Error): string {
+  try {
+    requireUnit(value, key);
+    if (key === 'delay') parseDelayRange(value, key);
+    else parseDuration(value, key);
+  } catch (error) {
+    if (error instanceof SandboxConfigError) throw refused(error.message);
+    throw error;
+  }
+  return value;
 }
 
 /** Reordering without a delay range still needs a spread to shuffle over. */

@@ -1,3 +1,4 @@
+import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { startDevServer, type DevServer } from '../../src/adapters/express.js';
 import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
@@ -56,6 +57,12 @@ async function send(base: string, method: string, path: string, options: CallOpt
   return { status: response.status, headers: response.headers, text, body: parsed };
 }
 
+/**
+ * The receiver the request table's webhooks name (`https://app.test/…`): under MSW the sandbox's
+ * deliveries to it are intercepted too, and would otherwise be printed as unhandled requests.
+ */
+const tableReceiver = http.post('https://app.test/*', () => new Response(null, { status: 204 }));
+
 /** MSW handlers in this process, under a base URL nobody serves: every request is answered in memory. */
 export function mswTransport(baseUrl = 'https://api.service.test'): Transport {
   let server: ReturnType<typeof setupServer> | undefined;
@@ -63,10 +70,10 @@ export function mswTransport(baseUrl = 'https://api.service.test'): Transport {
     name: 'msw',
     async use(sandbox) {
       if (!server) {
-        server = setupServer(...createHandlers(sandbox, { baseUrl }));
+        server = setupServer(...createHandlers(sandbox, { baseUrl }), tableReceiver);
         server.listen(onUnhandled('error'));
       } else {
-        server.resetHandlers(...createHandlers(sandbox, { baseUrl }));
+        server.resetHandlers(...createHandlers(sandbox, { baseUrl }), tableReceiver);
       }
     },
     call: (method, path, options) => send(baseUrl, method, path, options),

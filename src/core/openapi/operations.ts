@@ -56,6 +56,10 @@ const allFields: QueryParameter = { name: 'allFields', description: 'Also answer
 const empty = z.object({}).strict();
 const recordWrite = z.union(CRM_OBJECT_TYPES.map((type) => crmWriteSchema(type))).describe('The fields of the path\'s objectType (see the record schemas); unknown fields are a 400');
 const recordBody = z.object({ record: out.anyRecordSchema });
+const faultRulesAnswer = z.object({
+  rules: z.array(out.faultRuleOutputSchema).describe('The runtime rules: what PUT /sandbox/faults set'),
+  standingRules: z.array(out.faultRuleOutputSchema).describe('The rules the sandbox was started with (serve flags, createSandbox({ faults })); PUT leaves them, and both apply'),
+});
 const RECORDS = '/sandbox/connections/:connectionId/records/:objectType';
 const CONNECTION = '/sandbox/connections/:connectionId';
 
@@ -223,15 +227,15 @@ export const OPERATIONS: Operation[] = [
     ok: { status: 200, schema: z.object({ requests: z.array(out.journalEntrySchema) }), description: 'The requests' },
   },
   { method: 'DELETE', pattern: '/sandbox/requests', operationId: 'clearRequests', summary: 'Empty the request journal', tag: 'Sandbox control', ok: { status: 200, schema: empty, description: 'Emptied' } },
-  { method: 'GET', pattern: '/sandbox/faults', operationId: 'getFaults', summary: "The fault rules of the service's endpoints", tag: 'Sandbox control', ok: { status: 200, schema: z.object({ rules: z.array(out.faultRuleOutputSchema) }), description: 'The rules' } },
+  { method: 'GET', pattern: '/sandbox/faults', operationId: 'getFaults', summary: "The fault rules of the service's endpoints", tag: 'Sandbox control', ok: { status: 200, schema: faultRulesAnswer, description: 'The rules' } },
   {
     method: 'PUT',
     pattern: '/sandbox/faults',
     operationId: 'setFaults',
-    summary: 'Replace the fault rules (a rule, a list of rules, or { rules }; {} clears them)',
+    summary: 'Replace the runtime fault rules (a rule, a list of rules, or { rules }; {} clears them); the standing rules stay',
     tag: 'Sandbox control',
     body: z.union([ruleSchema, z.array(ruleSchema), rulesSchema]),
-    ok: { status: 200, schema: z.object({ rules: z.array(out.faultRuleOutputSchema) }), description: 'The rules' },
+    ok: { status: 200, schema: faultRulesAnswer, description: 'The rules' },
   },
   ...(['GET', 'PUT', 'DELETE'] as const).map(
     (method): Operation => ({
