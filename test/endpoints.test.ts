@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
 import type { ExchangeResult } from '../src/model/connection.js';
-import { API_KEY, devServerTransport, mswTransport, type CallResult, type Transport } from './helpers/transports.js';
+import { API_KEY, TABLE_WEBHOOK_URL, devServerTransport, mswTransport, type CallResult, type Transport } from './helpers/transports.js';
 
 /**
  * One table of requests, run against both transports: MSW handlers in this process, and the
@@ -301,13 +301,13 @@ const cases: Case[] = [
     name: 'a webhook is created, read and deleted',
     run: async (t) => {
       const mine = await link(t);
-      const created = await t.call('POST', '/connection/webhook', { json: { accessToken: mine.accessToken, webhook: { webhookUrl: 'https://app.test/hooks' } } });
+      const created = await t.call('POST', '/connection/webhook', { json: { accessToken: mine.accessToken, webhook: { webhookUrl: TABLE_WEBHOOK_URL } } });
       expect(created.status).toBe(200);
       expect(created.body).toEqual({
         webhook: {
           webhookId: expect.stringMatching(/^[0-9a-f]{32}$/),
           connectionId: mine.connectionId,
-          webhookUrl: 'https://app.test/hooks',
+          webhookUrl: TABLE_WEBHOOK_URL,
           createdTime: '2025-01-01T00:00:00.000Z',
         },
       });
@@ -323,7 +323,7 @@ const cases: Case[] = [
     name: 'a second webhook for a connection is a 400 WEBHOOK_ALREADY_EXISTS',
     run: async (t) => {
       const mine = await link(t);
-      const json = { accessToken: mine.accessToken, webhook: { webhookUrl: 'https://app.test/hooks' } };
+      const json = { accessToken: mine.accessToken, webhook: { webhookUrl: TABLE_WEBHOOK_URL } };
       expect((await t.call('POST', '/connection/webhook', { json })).status).toBe(200);
       expectError(await t.call('POST', '/connection/webhook', { json }), 400, 'WEBHOOK_ALREADY_EXISTS');
     },

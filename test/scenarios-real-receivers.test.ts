@@ -83,7 +83,7 @@ describe('scenarios against receivers that check timestamps', () => {
   it('refuses --timestamps with a bad value or with --server', async () => {
     const bad = runCli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--timestamps', 'wall'], spawned);
     expect(await bad.exited).toBe(2);
-    expect(bad.errors()).toContain('--timestamps must be real or virtual, got "wall"');
+    expect(bad.errors()).toContain('--timestamps must be one of real, virtual; got "wall"');
     const server = runCli(['scenario', 'run', 'deal-won', '--server', 'http://127.0.0.1:9', '--webhook-url', 'http://127.0.0.1:9/x', '--timestamps', 'virtual'], spawned);
     expect(await server.exited).toBe(2);
     expect(server.errors()).toContain('a server signs with its own real clock');
@@ -172,6 +172,35 @@ describe('bounded runs', () => {
     expect(code).toBe(1);
     expect(report.failures[0]).toContain('the run took longer than --timeout 1s');
     expect(report.events[0]!.attempts[0]!.error).toBe('aborted: the sandbox was closed');
+  });
+});
+
+describe('scenario run flags', () => {
+  it('name the flag and quote the value, exit 2', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--seed', 'abc'], '--seed must be an integer of 0 or more, got "abc"'],
+      [['--speed', 'warp'], '--speed must be instant, realtime or a positive factor such as 10, got "warp"'],
+      [['--timeout', '10'], '--timeout needs a unit'],
+      [['--start-time', 'yesterday'], '--start-time must be a time such as 2025-01-01T00:00:00.000Z, got "yesterday"'],
+      [['--retry-schedule', '10s,,1m'], '--retry-schedule: item 2 of "10s,,1m" is empty'],
+      [['--integration', 'sap'], '--integration must be one of salesforce'],
+    ];
+    for (const [flags, message] of cases) {
+      const cli = runCli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', ...flags], spawned);
+      expect(await cli.exited).toBe(2);
+      expect(cli.errors()).toContain(message);
+    }
+  });
+
+  it("work in a container whose environment configures serve: --server ignores serve's variables", async () => {
+    const server = await serveCli(['--api-key', 'k1,k2'], spawned);
+    const spec = await receiver({ status: 200 }); // the server's connection gets a token of its own
+    const env = { CRM_SANDBOX_SEED: '7', CRM_SANDBOX_RETRY_SCHEDULE: '1s', CRM_SANDBOX_API_KEY: 'k1,k2', CRM_SANDBOX_PORT: '4010' };
+    const file = scenarioFileOf(['steps:', '  - create: { type: Contact }']);
+    const cli = runCli(['scenario', 'run', file, '--server', server.url, '--webhook-url', spec.url, '--json'], spawned, env);
+    expect(await cli.exited).toBe(0);
+    // It acted as the first key of the list.
+    expect((JSON.parse(cli.output()) as ScenarioReport).events.map((event) => event.summary)).toEqual(['STATUS_CHANGE NEW_CONNECTION', 'Contact CREATE']);
   });
 });
 

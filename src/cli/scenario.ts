@@ -6,7 +6,7 @@ import { createSandbox } from '../core/sandbox.js';
 import { ACCESS_TOKEN_PATTERN } from '../model/connection.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
-import { parseDuration } from '../shared/duration.js';
+import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
 import { createHttpTransport } from '../webhooks/http-transport.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
@@ -28,84 +28,101 @@ const write = (stream: NodeJS.WriteStream, text: string) => new Promise<void>((r
 const runBuilder = (yargs: Argv) =>
   yargs
     .positional('scenario', { type: 'string', demandOption: true, describe: 'A built-in name (see `scenario list`) or a scenario file' })
-    .option('webhook-url', { type: 'string', describe: 'Where events go (your receiver); required unless the connection or the file has one' })
-    .option('seed', { type: 'number', describe: "Seed of the in-process sandbox [default: the file's seed, else 1]" })
-    .option('speed', { type: 'string', default: 'instant', describe: 'instant (virtual time jumps), realtime, or a factor such as 10 (10x real time)' })
-    .option('start-time', { type: 'string', describe: `Where an instant run's clock starts [default: ${DEFAULT_START_TIME}; realtime: now]` })
+    .option('webhook-url', { requiresArg: true, describe: 'Where events go (your receiver); required unless the connection or the file has one', coerce: (value) => readUrl('webhook-url', value) })
+    .option('seed', { requiresArg: true, describe: "Seed of the in-process sandbox [default: the file's seed, else 1]", coerce: (value) => readInteger('seed', value, { min: 0 }) })
+    .option('speed', { requiresArg: true, default: 'instant', describe: 'instant (virtual time jumps), realtime, or a factor such as 10 (10x real time)', coerce: (value) => readSpeed(value) })
+    .option('start-time', {
+      requiresArg: true,
+      describe: `Where an instant run's clock starts [default: ${DEFAULT_START_TIME}; realtime: now]`,
+      coerce: (value) => readTime('start-time', value),
+    })
     .option('json', { type: 'boolean', default: false, describe: 'Print one machine-readable report on stdout' })
-    .option('server', { type: 'string', describe: 'Drive a running dev server (crm-sandbox serve) at this URL instead of an in-process sandbox' })
-    .option('api-key', { type: 'string', default: DEFAULT_API_KEY, describe: 'service-api-token to act as' })
-    .option('connection-id', { type: 'string', describe: 'With --server: play on this existing connection (one your app linked) instead of linking one' })
-    .option('access-token', { type: 'string', describe: 'The accessToken the linked connection gets (access_ + 40 hex), so your receiver can know it ahead' })
-    .option('integration', { type: 'string', choices: INTEGRATION_IDS, describe: "Integration of the linked connection [default: the file's, else hubspot]" })
-    .option('retry-schedule', { type: 'string', describe: `In-process: delays before each retry [default: ${DEFAULT_RETRY_SCHEDULE.join(',')}]` })
-    .option('attempt-timeout', { type: 'string', default: '10s', describe: 'Timeout of one delivery attempt (and of each receiver probe)' })
-    .option('webhook-ca', { type: 'string', describe: 'PEM file of a CA to trust for an https receiver' })
+    .option('server', { requiresArg: true, describe: 'Drive a running dev server (crm-sandbox serve) at this URL instead of an in-process sandbox', coerce: (value) => readUrl('server', value) })
+    .option('api-key', {
+      requiresArg: true,
+      default: DEFAULT_API_KEY,
+      describe: 'service-api-token to act as (of a comma-separated list, the first)',
+      // A container's CRM_SANDBOX_API_KEY=k1,k2 configures serve; a run acts as the first key.
+      coerce: (value) => readList('api-key', value)[0]!,
+    })
+    .option('connection-id', { requiresArg: true, type: 'string', describe: 'With --server: play on this existing connection (one your app linked) instead of linking one' })
+    .option('access-token', { requiresArg: true, type: 'string', describe: 'The accessToken the linked connection gets (access_ + 40 hex), so your receiver can know it ahead' })
+    .option('integration', { requiresArg: true, type: 'string', choices: INTEGRATION_IDS, describe: "Integration of the linked connection [default: the file's, else hubspot]" })
+    .option('retry-schedule', {
+      requiresArg: true,
+      describe: `In-process: delays before each retry [default: ${DEFAULT_RETRY_SCHEDULE.join(',')}]`,
+      coerce: (value) => readDurationList('retry-schedule', value),
+    })
+    .option('attempt-timeout', { requiresArg: true, default: '10s', describe: 'Timeout of one delivery attempt (and of each receiver probe)', coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }) })
+    .option('webhook-ca', { requiresArg: true, type: 'string', describe: 'PEM file of a CA to trust for an https receiver' })
     .option('timestamps', {
-      type: 'string',
+      requiresArg: true,
       default: 'real',
       describe: 'In-process: x-service-timestamp of each attempt: real (the current time, which receivers accept) or virtual (the run clock: byte-identical transcripts)',
+      coerce: (value) => readChoice('timestamps', value, ['real', 'virtual'] as const),
     })
     .option('max-wait', {
-      type: 'string',
+      requiresArg: true,
       describe: `How long an expectation and the end of the run let sandbox time pass for deliveries [default: ${DEFAULT_MAX_WAIT} instant (milliseconds of real time), ${DEFAULT_REAL_MAX_WAIT} when time is real]`,
+      coerce: (value) => readDuration('max-wait', value),
     })
-    .option('timeout', { type: 'string', default: DEFAULT_RUN_TIMEOUT, describe: 'Real time the whole run may take; then it stops and reports what happened so far (0: no limit)' })
+    .option('timeout', {
+      requiresArg: true,
+      default: DEFAULT_RUN_TIMEOUT,
+      describe: 'Real time the whole run may take; then it stops and reports what happened so far (0: no limit)',
+      coerce: (value) => ({ text: String(value), ms: readDuration('timeout', value) }),
+    })
     .example('$0 scenario run deal-won --webhook-url http://127.0.0.1:3000/webhooks', 'Play a built-in, instantly')
     .example('$0 scenario run receiver-check --webhook-url http://127.0.0.1:3000/webhooks --access-token access_<40 hex>', 'Probe your receiver')
     .example('$0 scenario run ./my-story.yaml --server http://127.0.0.1:4010 --connection-id <id>', "Play a file on a running server's connection");
 
 type RunArgs = ReturnType<typeof runBuilder> extends Argv<infer T> ? T : never;
 
-/** `instant` → Infinity, `realtime` → 1, `10` or `10x` → 10. */
-function parseSpeed(text: string): number {
-  if (text === 'instant') return Infinity;
-  if (text === 'realtime') return 1;
-  const factor = Number(text.replace(/x$/, ''));
-  if (!Number.isFinite(factor) || factor <= 0) throw new SandboxConfigError(`--speed must be instant, realtime or a positive factor such as 10, got "${text}"`);
-  return factor;
+/** An ISO time such as 2025-01-01T00:00:00Z, in ms. */
+function readTime(option: string, value: unknown): number {
+  const text = readText(option, value);
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new SandboxConfigError(`${flagName(option)} must be a time such as ${DEFAULT_START_TIME}, got ${JSON.stringify(text)}`);
+  return ms;
 }
 
-function checkUrl(text: string | undefined, name: string): string | undefined {
-  if (text === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new SandboxConfigError(`${name} must be an absolute http or https URL, got "${text}"`);
-  return text;
+/** `instant` → Infinity, `realtime` → 1, `10` or `10x` → 10. */
+function readSpeed(value: unknown): number {
+  const text = readText('speed', value);
+  if (text === 'instant') return Infinity;
+  if (text === 'realtime') return 1;
+  const factor = /^\d+(\.\d+)?x?$/.test(text) ? Number(text.replace(/x$/, '')) : Number.NaN;
+  if (!(factor > 0)) throw new SandboxConfigError(`${flagName('speed')} must be instant, realtime or a positive factor such as 10, got ${JSON.stringify(text)}`);
+  return factor;
 }
 
 async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   const { findScenario, sandboxTarget, serverTarget, runScenarioOn, progressPrinter, formatSummary } = await engine();
   const scenario = findScenario(args.scenario);
-  const speed = parseSpeed(args.speed);
-  const webhookUrl = checkUrl(args.webhookUrl, '--webhook-url');
-  checkUrl(args.server, '--server');
+  const speed = args.speed;
+  const webhookUrl = args.webhookUrl;
   const fileWebhook = scenario.definition.connection?.webhook;
   if (webhookUrl === undefined && args.connectionId === undefined && typeof fileWebhook !== 'string') {
-    throw new SandboxConfigError('--webhook-url is required: it is where the events go (your receiver)');
+    throw new SandboxConfigError(`${flagName('webhook-url')} is required: it is where the events go (your receiver)`);
   }
   if (args.accessToken !== undefined && !ACCESS_TOKEN_PATTERN.test(args.accessToken)) {
-    throw new SandboxConfigError(`--access-token must be access_ followed by 40 lowercase hex characters, like a real one; got "${args.accessToken}"`);
+    throw new SandboxConfigError(`${flagName('access-token')} must be access_ followed by 40 lowercase hex characters, like a real one; got "${args.accessToken}"`);
   }
   if (args.server === undefined && args.connectionId !== undefined) {
-    throw new SandboxConfigError('--connection-id needs --server: an in-process sandbox has no connections of yours; use --access-token to fix the token of the one it links');
+    throw new SandboxConfigError(`${flagName('connection-id')} needs --server: an in-process sandbox has no connections of yours; use --access-token to fix the token of the one it links`);
   }
-  if (args.timestamps !== 'real' && args.timestamps !== 'virtual') throw new SandboxConfigError(`--timestamps must be real or virtual, got "${args.timestamps}"`);
-  if (args.maxWait !== undefined) parseDuration(args.maxWait, '--max-wait');
-  const timeoutMs = parseDuration(args.timeout, '--timeout');
   if (args.server !== undefined) {
-    for (const [flag, value] of [['--seed', args.seed], ['--start-time', args.startTime], ['--retry-schedule', args.retrySchedule]] as const) {
-      if (value !== undefined) throw new SandboxConfigError(`${flag} belongs to the server: pass it to crm-sandbox serve`);
+    // Only what the command line says: a container's environment may configure serve with the same variables.
+    for (const option of ['seed', 'start-time', 'retry-schedule'] as const) {
+      if (onCommandLine(option)) throw new SandboxConfigError(`--${option} belongs to the server: pass it to crm-sandbox serve`);
     }
-    if (args.timestamps === 'virtual') throw new SandboxConfigError('--timestamps virtual: a server signs with its own real clock; leave --timestamps out with --server');
+    if (onCommandLine('timestamps') && args.timestamps === 'virtual') {
+      throw new SandboxConfigError('--timestamps virtual: a server signs with its own real clock; leave --timestamps out with --server');
+    }
     if (speed !== Infinity && speed !== 1) throw new SandboxConfigError('--speed: a server runs on its own real clock; leave --speed out with --server');
   }
   const ca = args.webhookCa === undefined ? undefined : readCa(args.webhookCa);
-  const seed = args.seed ?? scenario.definition.seed ?? 1;
+  const seed = (args.server === undefined ? args.seed : undefined) ?? scenario.definition.seed ?? 1;
   const realtime = speed !== Infinity;
   const sandbox =
     args.server === undefined
@@ -136,7 +153,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const timer = timeoutMs > 0 ? setTimeout(() => halt(`the run took longer than --timeout ${args.timeout}`), timeoutMs) : undefined;
+  const timer = args.timeout.ms > 0 ? setTimeout(() => halt(`the run took longer than ${flagName('timeout')} ${args.timeout.text}`), args.timeout.ms) : undefined;
   timer?.unref();
   try {
     const report = await runScenarioOn(scenario, target, {
