@@ -181,7 +181,7 @@ describe('the README run as a user runs it, in a scratch project', () => {
   let sandboxUrl = '';
   let appPort = 0;
   const running: Background[] = [];
-  /** The CI example's WEBHOOK_TOKEN: the token the README's receiver verifies scenario runs with. */
+  /** The CI example, parsed: its job's env (WEBHOOK_TOKEN, which the README's receiver verifies scenario runs with) and steps. */
   const ci = parseYaml(marked('ci')[0]!.body) as { jobs: Record<string, { env: Record<string, string>; steps: Array<{ run?: string; uses?: string }> }> };
   const job = Object.values(ci.jobs)[0]!;
   /** The environment of the app and of the commands beside it: the CI example's, and the app's port. */
@@ -249,23 +249,26 @@ describe('the README run as a user runs it, in a scratch project', () => {
   it('runs each script with npx tsx, printing what its comments say', async () => {
     const scripts = filePaths.filter((path) => path.endsWith('.ts') && !path.endsWith('.test.ts'));
     expect(scripts).toEqual(expect.arrayContaining(['drive.ts']));
-    for (const script of scripts) {
-      const ran = await bash(`npx tsx ${script}`, dir);
+    // Side by side: each is a process of its own, mostly waiting for npx and Node to start.
+    const runs = await Promise.all(scripts.map((script) => bash(`npx tsx ${script}`, dir)));
+    scripts.forEach((script, i) => {
+      const ran = runs[i]!;
       expect(ran.code, explain(ran, `npx tsx ${script}`)).toBe(0);
       const printed = ran.stdout.split('\n');
       for (const line of promisedLines(readFileSync(join(dir, script), 'utf8'))) expect(printed, `${script} prints "${line}"`).toContain(line);
-    }
+    });
   }, 120_000);
 
   it('starts every serve command on a free port, and stops it with SIGTERM', async () => {
     const lines = marked('serve').flatMap((block) => block.body.trim().split('\n'));
     expect(lines.length).toBeGreaterThan(3);
-    for (const line of lines.slice(1)) {
+    // Side by side, each on its own free port.
+    await Promise.all(lines.slice(1).map(async (line) => {
       const { server, url } = await serve(line);
       expect((await fetch(`${url}/sandbox/health`)).status).toBe(200);
       await server.stop();
       expect(server.output, line).toContain('SIGTERM: stopping');
-    }
+    }));
   }, 120_000);
 
   it('runs the curl session with bash against the dev server: each answer as the comments show it', async () => {
