@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { bodyLimit, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -59,14 +58,24 @@ export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerO
 }
 
 /**
+ * What {@link createApp} returns: an express application, typed by what you do with it (mount it
+ * with `app.use(path, …)`, or `listen`) so that your project needs no `@types/express`. It is an
+ * express app at run time: cast it if you want express's own type.
+ */
+export interface SandboxApp {
+  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void;
+  listen(port: number, host?: string, callback?: (error?: Error) => void): Server;
+}
+
+/**
  * The same listener as an express app, to mount the sandbox in an express server of your own
  * (`app.use('/crm', createApp(sandbox))`). express is loaded only when this is called.
  *
  * @example
  * const app = createApp(createSandbox());
- * app.listen(4010);
+ * app.listen(4010, '127.0.0.1');
  */
-export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log'> = {}): Express {
+export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log'> = {}): SandboxApp {
   const express = createRequire(import.meta.url)('express') as typeof import('express');
   const app = express();
   app.disable('x-powered-by');

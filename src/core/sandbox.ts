@@ -1,5 +1,5 @@
 import type { EmittedEvent } from '../events/event-factory.js';
-import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, type ExchangeResult } from '../model/connection.js';
+import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, type ExchangeResult, type Webhook } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
@@ -20,6 +20,8 @@ import { Router } from './router.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { parseObjectType } from '../model/crm.js';
 import { ROUTES, type RouteHandler } from './routes/index.js';
+import { addWebhook, removeWebhook } from './routes/webhook.js';
+import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
@@ -77,8 +79,18 @@ export class Sandbox {
     return this.router.routes.map(({ method, pattern }) => ({ method, pattern }));
   }
 
-  /** Answers one request. Never throws: every failure is an error body with its status. */
+  /**
+   * Answers one request, given as the core's plain record `{ method, path, query, headers, body }`
+   * (what the adapters build; no Fetch `Request`: {@link Sandbox.fetch} takes those). Never throws
+   * for a request: every failure is an error body with its status. Only a value that is not such
+   * a record is a TypeError.
+   *
+   * @example
+   * const response = await sandbox.handle({ method: 'POST', path: '/link/token', query: '', headers: { 'service-api-token': 'sandbox-api-key' } });
+   * JSON.parse(response.body).linkToken; // 'link_…'
+   */
   async handle(request: SandboxRequest): Promise<SandboxResponse> {
+    if (typeof request?.path !== 'string') throw notARequestRecord(request);
     this.revision++;
     const method = request.method.toUpperCase();
     const clock = this.parts.clock;
@@ -116,6 +128,21 @@ export class Sandbox {
     }
     // HEAD is GET without the body, wherever GET is served.
     return method === 'HEAD' ? { status: response.status, headers: response.headers, body: '' } : response;
+  }
+
+  /**
+   * Answers a Fetch `Request` as the service would, like a Hono app's `fetch`: the URL's path is
+   * the service's path (`/engagement/users`) whatever its origin, and a string starting with `/`
+   * needs no origin. It is {@link Sandbox.handle} behind the same translation as the MSW handlers.
+   *
+   * @example
+   * const response = await sandbox.fetch('/link/token', { method: 'POST', headers: { 'service-api-token': 'sandbox-api-key' } });
+   * const { linkToken } = await response.json();
+   * await sandbox.fetch(new Request('http://sandbox.test/sandbox/health')); // 200 { status: 'ok' }
+   */
+  async fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+    const request = new Request(typeof input === 'string' && input.startsWith('/') ? new URL(input, 'http://localhost') : input, init);
+    return toFetchResponse(await this.handle(await toSandboxRequest(request)));
   }
 
   private async answer(method: string, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
@@ -291,6 +318,32 @@ export class Sandbox {
     const connection = this.connection(connectionId);
     this.parts.lifecycle.force(connection, parseOrThrow(connectionStatusSchema, status, 'status'));
     return connectionSummary(connection);
+  }
+
+  /**
+   * Creates the connection's webhook, as `POST /connection/webhook` does and with its checks (a
+   * 400 `ApiError` naming `webhook.webhookUrl`, `WEBHOOK_ALREADY_EXISTS` for a second one). Events
+   * that waited for a webhook go out to it, in order.
+   *
+   * @example
+   * const { webhookId } = sandbox.createWebhook(connectionId, 'http://127.0.0.1:3000/webhooks');
+   */
+  createWebhook(connectionId: string, webhookUrl: string): Webhook {
+    const webhook = addWebhook(this, this.connection(connectionId), { webhookUrl });
+    this.revision++;
+    return { ...webhook };
+  }
+
+  /**
+   * Deletes the connection's webhook, as `DELETE /connection/webhook` does (a 404 `ApiError`
+   * unless `webhookId` is its webhook's): events still pending for it are marked failed, and
+   * nothing more is sent to it.
+   *
+   * @example sandbox.deleteWebhook(connectionId, webhookId);
+   */
+  deleteWebhook(connectionId: string, webhookId: string): void {
+    removeWebhook(this, this.connection(connectionId), webhookId);
+    this.revision++;
   }
 
   // --- Records ------------------------------------------------------------------------------
@@ -484,6 +537,13 @@ export class Sandbox {
     this.parts.clock.close();
     this.parts.dispatcher.close();
   }
+}
+
+/** What {@link Sandbox.handle} throws for a value that is not the core's request record. */
+function notARequestRecord(value: unknown): TypeError {
+  const object = typeof value === 'object' && value !== null;
+  const got = !object ? String(value) : typeof (value as { url?: unknown }).url === 'string' ? 'a Fetch Request (it has a url): use sandbox.fetch(request) for those' : 'an object without a string path';
+  return new TypeError(`sandbox.handle() takes the core's request record { method, path, query, headers, body }, got ${got}`);
 }
 
 /**

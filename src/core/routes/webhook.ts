@@ -3,16 +3,19 @@ import type { ConnectionState } from '../connections.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { Webhook } from '../../model/connection.js';
 import { parseOrThrow } from '../../shared/validation.js';
+import type { Sandbox } from '../sandbox.js';
 import { connectionByToken, requiredQuery, type Route } from './context.js';
 
 export const createBody = z.object({
   accessToken: z.string().min(1),
   webhook: z.object({ webhookUrl: z.string().min(1) }),
 });
+/** The part of {@link createBody} that describes the webhook, for `sandbox.createWebhook()`. */
+const webhookPart = createBody.pick({ webhook: true });
 export const deleteBody = z.object({ accessToken: z.string().min(1), webhookId: z.string().min(1) });
 
 /** A webhook URL must be absolute http(s). */
-function checkWebhookUrl(text: string): string {
+function checkWebhookUrl(text: string): void {
   let url: URL | undefined;
   try {
     url = new URL(text);
@@ -22,12 +25,43 @@ function checkWebhookUrl(text: string): string {
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw ApiError.invalidField('webhook.webhookUrl', `webhook.webhookUrl must be an absolute http or https URL, got ${JSON.stringify(text)}`);
   }
-  return text;
 }
 
 function webhookOf(connection: ConnectionState, webhookId: string): Webhook {
   if (connection.webhook?.webhookId !== webhookId) throw ApiError.notFound('Webhook', webhookId, 'webhookId');
   return connection.webhook;
+}
+
+/**
+ * Creates a connection's webhook, checked as `POST /connection/webhook` checks its body's
+ * `webhook` (`webhook.webhookUrl` named in a 400); events waiting for it go out. The route and
+ * `sandbox.createWebhook()` both come here.
+ */
+export function addWebhook(sandbox: Sandbox, connection: ConnectionState, webhook: unknown): Webhook {
+  const { webhookUrl } = parseOrThrow(webhookPart, { webhook }).webhook;
+  checkWebhookUrl(webhookUrl);
+  if (connection.webhook) {
+    throw new ApiError(400, ErrorCode.WEBHOOK_ALREADY_EXISTS, 'this connection already has a webhook; delete it before creating another', {
+      webhookId: connection.webhook.webhookId,
+    });
+  }
+  const { clock, dispatcher } = sandbox.parts;
+  const created: Webhook = {
+    webhookId: connection.ids.hex(32),
+    connectionId: connection.connectionId,
+    webhookUrl,
+    createdTime: new Date(clock.now()).toISOString(),
+  };
+  connection.webhook = created;
+  dispatcher.webhookCreated(connection.connectionId);
+  return created;
+}
+
+/** Deletes a connection's webhook (404 unless `webhookId` is its webhook's); what was pending for it is dropped. */
+export function removeWebhook(sandbox: Sandbox, connection: ConnectionState, webhookId: string): void {
+  webhookOf(connection, webhookId);
+  connection.webhook = undefined;
+  sandbox.parts.dispatcher.webhookDeleted(connection.connectionId);
 }
 
 /** One webhook per connection: create, read, delete. No PUT or PATCH: a change is delete then create. */
@@ -38,22 +72,7 @@ export const webhookRoutes: Route[] = [
     handler: (ctx) => {
       const body = parseOrThrow(createBody, ctx.body());
       const connection = connectionByToken(ctx, body.accessToken);
-      const webhookUrl = checkWebhookUrl(body.webhook.webhookUrl);
-      if (connection.webhook) {
-        throw new ApiError(400, ErrorCode.WEBHOOK_ALREADY_EXISTS, 'this connection already has a webhook; delete it before creating another', {
-          webhookId: connection.webhook.webhookId,
-        });
-      }
-      const { clock, dispatcher } = ctx.sandbox.parts;
-      const webhook: Webhook = {
-        webhookId: connection.ids.hex(32),
-        connectionId: connection.connectionId,
-        webhookUrl,
-        createdTime: new Date(clock.now()).toISOString(),
-      };
-      connection.webhook = webhook;
-      dispatcher.webhookCreated(connection.connectionId);
-      return { body: { webhook } };
+      return { body: { webhook: addWebhook(ctx.sandbox, connection, body.webhook) } };
     },
   },
   {
@@ -69,10 +88,7 @@ export const webhookRoutes: Route[] = [
     pattern: '/connection/webhook',
     handler: (ctx) => {
       const body = parseOrThrow(deleteBody, ctx.body());
-      const connection = connectionByToken(ctx, body.accessToken);
-      webhookOf(connection, body.webhookId);
-      connection.webhook = undefined;
-      ctx.sandbox.parts.dispatcher.webhookDeleted(connection.connectionId);
+      removeWebhook(ctx.sandbox, connectionByToken(ctx, body.accessToken), body.webhookId);
       return { body: {} };
     },
   },

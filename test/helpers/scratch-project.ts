@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * A user's project in a temp folder, driven as a user drives it: commands through bash, the
+ * package from a tarball. Children get the user's environment, not the one of the `npm test`
+ * and vitest that run this test (no npm_* or VITEST* variables, which would steer the npm and
+ * vitest they start).
+ */
+export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(npm_|VITEST|TEST$|NODE_ENV$|INIT_CWD$|NODE_OPTIONS$)/i.test(name)) continue;
+    env[name] = value;
+  }
+  // No audit or funding requests to the registry, no update check: quieter, and nothing it needs.
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
+}
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a bash script to its end (stdout and stderr closed) in `cwd`. */
+export function bash(script: string, cwd: string, env: NodeJS.ProcessEnv = userEnv()): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], { cwd, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A failed command's report, for an assertion message. */
+export function explain(ran: Ran, what: string): string {
+  return `${what} exited with ${ran.code}\n--- stdout\n${ran.stdout.slice(-6000)}\n--- stderr\n${ran.stderr.slice(-6000)}`;
+}
+
+/**
+ * A long-running command (a server) in its own process group, so that `stop()` ends it and
+ * everything it started (npx → node, npm start → node).
+ */
+export class Background {
+  readonly child: ChildProcess;
+  private out = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(script: string, cwd: string, env: NodeJS.ProcessEnv) {
+    this.child = spawn('bash', ['-c', script], { cwd, env, detached: true });
+    this.child.stdout!.on('data', (chunk) => (this.out += chunk));
+    this.child.stderr!.on('data', (chunk) => (this.out += chunk));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  /** stdout and stderr so far, interleaved. */
+  get output(): string {
+    return this.out;
+  }
+
+  /** Resolves with the first match of `pattern` in the output; rejects if the process ends first. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(this.out);
+        if (match) resolve(match);
+        return match;
+      };
+      if (check()) return;
+      this.child.stdout!.on('data', check);
+      this.child.stderr!.on('data', check);
+      void this.exited.then((code) => reject(new Error(`exited with ${code} before printing ${pattern}:\n${this.out}`)));
+    });
+  }
+
+  /** SIGTERM to the whole group (also what the shell left running in the background); resolves once the shell is gone. */
+  async stop(): Promise<void> {
+    try {
+      process.kill(-this.child.pid!, 'SIGTERM');
+    } catch {
+      // The group is gone already.
+    }
+    await this.exited;
+  }
+}
+
+/** A port nothing listens on right now, for a server the test starts through a command (which takes a port, not 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until something answers HTTP on the port (any status), for up to 30 s. */
+export async function waitForHttp(port: number, server: Background): Promise<void> {
+  for (const deadline = Date.now() + 30_000; ; ) {
+    if (server.child.exitCode !== null) throw new Error(`the server exited with ${server.child.exitCode}:\n${server.output}`);
+    if (Date.now() > deadline) throw new Error(`nothing answered on port ${port} within 30 s:\n${server.output}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * Packs the built package as `npm publish` would (`npm pack`; the build is already in dist/, so
+ * its prepare script is not run again) into `into`, and returns the tarball's file name.
+ */
+export async function packPackage(root: string, into: string): Promise<string> {
+  const packed = await bash(`npm pack --ignore-scripts --silent --pack-destination ${JSON.stringify(into)}`, root);
+  if (packed.code !== 0) throw new Error(explain(packed, 'npm pack'));
+  const tarball = readdirSync(into).find((name) => name.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack wrote no tarball:\n${packed.stdout}`);
+  return tarball;
+}
+
+/**
+ * The version range this checkout tests each package with: msw of the installed major (msw 2
+ * or 3, whichever leg of CI this is), the others as package.json has them; a package this
+ * repository does not use, its latest.
+ */
+export function testedRange(root: string, name: string): string {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  if (name === 'msw') {
+    const { version } = JSON.parse(readFileSync(join(root, 'node_modules/msw/package.json'), 'utf8')) as { version: string };
+    return `msw@^${version.split('.')[0]}`;
+  }
+  const range = manifest.devDependencies?.[name] ?? manifest.dependencies?.[name];
+  return range === undefined ? name : `${name}@${range}`;
+}
+
+/** Writes the scratch project's package.json: an ES module project whose `npm start` is `node <start>`. */
+export function writeManifest(dir: string, start: string): void {
+  const manifest = { name: 'readme-scratch', private: true, type: 'module', scripts: { start: `node ${start}` } };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+}
