@@ -20,6 +20,7 @@ export type { AttemptChaos, ChaosSettings } from './webhooks/chaos.js';
 export type { RunScenarioOptions } from './scenarios/index.js';
 export type { CheckResult, ProbeResult, ScenarioReport, TranscriptAttempt, TranscriptEvent } from './scenarios/report.js';
 export type { ProbeName, ScenarioDefinition, ScenarioStep, StepKind } from './scenarios/schema.js';
+export type { ScenarioProblem } from './scenarios/check.js';
 export { DEFAULT_DATASET, type DatasetSize } from './store/seed/seed-connection.js';
 export type { FixtureFile } from './store/fixtures.js';
 export { CRM_OBJECT_TYPES } from './model/crm.js';

@@ -1,3 +1,4 @@
+import { http, HttpResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { signPayload } from '../webhooks/signature.js';
@@ -43,6 +44,14 @@ describe('TestSandbox (MSW)', () => {
     crm.reset();
     expect(crm.events).toHaveLength(0);
     expect(crm.receiver.rejected).toHaveLength(0);
+  });
+
+  it('takes handlers of your own on crm.server (typed: no cast), removed again by reset', async () => {
+    crm.server?.use(http.get('http://127.0.0.1:9/ping', () => HttpResponse.json({ pong: true })));
+    expect(await (await fetch('http://127.0.0.1:9/ping')).json()).toEqual({ pong: true });
+    crm.reset();
+    // Unhandled requests pass through to the network: nothing listens on port 9.
+    await expect(fetch('http://127.0.0.1:9/ping')).rejects.toThrow();
   });
 
   it('links at any status, with events delivered to the receiver', async () => {

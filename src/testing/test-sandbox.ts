@@ -16,6 +16,17 @@ export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';
 /** The webhook URL of the test receiver under MSW: never on the network, MSW answers it. */
 export const MSW_RECEIVER_URL = 'http://receiver.crm-sandbox.test/webhooks';
 
+/**
+ * The part of MSW's `setupServer()` a test uses for handlers of its own, said here so the types
+ * need no `msw` when the transport is `'server'`.
+ *
+ * @example crm.server?.use(http.get('https://api.example.test/x', () => HttpResponse.json({})))
+ */
+export interface MswServer {
+  use(...handlers: unknown[]): void;
+  resetHandlers(...handlers: unknown[]): void;
+}
+
 export interface TestSandboxOptions extends SandboxOptions {
   /**
    * `'msw'` (default): MSW's `setupServer` answers `baseUrl` in this process (needs `msw`).
@@ -63,7 +74,7 @@ export class TestSandbox {
   private url: string;
   private receiverUrl = MSW_RECEIVER_URL;
   private stopTransport: (() => Promise<void>) | undefined;
-  private mswServer: { resetHandlers(): void; use(...handlers: never[]): void } | undefined;
+  private mswServer: MswServer | undefined;
 
   constructor(options: TestSandboxOptions = {}) {
     const { transport = 'msw', baseUrl = DEFAULT_TEST_BASE_URL, ...sandboxOptions } = options;
@@ -98,8 +109,8 @@ export class TestSandbox {
     return this.receiver.events;
   }
 
-  /** MSW's server (transport `'msw'`), for your own `server.use(...)` handlers. */
-  get server(): unknown {
+  /** MSW's server (transport `'msw'`; undefined with `'server'`), for your own `crm.server?.use(...)` handlers. */
+  get server(): MswServer | undefined {
     return this.mswServer;
   }
 
@@ -128,7 +139,7 @@ export class TestSandbox {
     });
     const server = setupServer(...createHandlers(this.sandbox, { baseUrl: this.url }), receive);
     server.listen(onUnhandled('bypass'));
-    this.mswServer = server as unknown as TestSandbox['mswServer'];
+    this.mswServer = server;
     this.stopTransport = async () => {
       server.close();
       this.sandbox.close();
