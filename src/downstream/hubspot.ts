@@ -282,7 +282,7 @@ function selectionOf(target: HubspotObject, request: DownstreamRequest): Selecti
   if (known?.target === target) return known;
   const names = (list: string | undefined) => list?.split(',').map((name) => name.trim());
   const properties = names(request.query.properties);
-  const associations = names(request.query.associations)?.filter((name) => target.links[name]);
+  const associations = names(request.query.associations)?.filter((name) => Object.hasOwn(target.links, name));
   const selection: Selection = {
     target,
     ...(properties ? { properties: new Set([...properties, ...ALWAYS_SHOWN]) } : {}),
