@@ -49,6 +49,8 @@ export function wildcardMatcher(pattern: string, syntax: WildcardSyntax): Wildca
 
 interface Segment {
   text: string;
+  /** The single-character wildcard's code unit, -1 for none. */
+  one: number;
   /** Holds single-character wildcards. */
   wild: boolean;
   /** The leftmost place in [from, to) where the whole segment matches, or -1. */
@@ -56,19 +58,23 @@ interface Segment {
 }
 
 function lineMatcher(pattern: string, syntax: WildcardSyntax): WildcardMatcher {
-  const fold = syntax.ignoreCase ? foldCase : (text: string) => text;
-  const segments = pattern.split(syntax.any).map((text) => segment(fold(text), syntax.one));
+  const folding = syntax.ignoreCase === true;
+  const segments = pattern.split(syntax.any).map((text) => segment(folding ? foldCase(text) : text, syntax.one));
   const first = segments[0]!;
-  if (segments.length === 1) return (raw) => raw.length === first.text.length && matchesAt(fold(raw), 0, first, syntax.one);
+  if (segments.length === 1) return (value) => value.length === first.text.length && matchesAt(value, 0, first, folding);
   const last = segments.at(-1)!;
   // Empty segments between two run wildcards match anywhere: only the others are looked for.
   const middle = segments.slice(1, -1).filter((item) => item.text !== '');
   const shortest = segments.reduce((sum, item) => sum + item.text.length, 0);
+  if (middle.length === 0) {
+    // `ab%`, `%yz`, `ab%yz`: only the two ends are read, however long the value.
+    return (value) => value.length >= shortest && matchesAt(value, 0, first, folding) && matchesAt(value, value.length - last.text.length, last, folding);
+  }
   return (raw) => {
     if (raw.length < shortest) return false;
-    const value = fold(raw);
+    const value = folding ? foldCase(raw) : raw;
     const end = value.length - last.text.length;
-    if (!matchesAt(value, 0, first, syntax.one) || !matchesAt(value, end, last, syntax.one)) return false;
+    if (!matchesAt(value, 0, first, false) || !matchesAt(value, end, last, false)) return false;
     let at = first.text.length;
     for (const item of middle) {
       const found = item.find(value, at, end);
@@ -83,6 +89,7 @@ function segment(text: string, one: string | undefined): Segment {
   const wild = one !== undefined && text.includes(one);
   return {
     text,
+    one: one === undefined ? -1 : one.charCodeAt(0),
     wild,
     find: wild
       ? shiftAnd(text, one!)
@@ -93,11 +100,14 @@ function segment(text: string, one: string | undefined): Segment {
   };
 }
 
-function matchesAt(value: string, at: number, item: Segment, one: string | undefined): boolean {
-  if (!item.wild) return value.startsWith(item.text, at);
+/** Whether the segment matches the value from `at`, the value's units folded first when `folding`. */
+function matchesAt(value: string, at: number, item: Segment, folding: boolean): boolean {
+  if (!item.wild && !folding) return value.startsWith(item.text, at);
   for (let i = 0; i < item.text.length; i++) {
-    const want = item.text[i];
-    if (want !== one && value[at + i] !== want) return false;
+    const want = item.text.charCodeAt(i);
+    if (want === item.one) continue;
+    const got = value.charCodeAt(at + i);
+    if ((folding ? foldUnit(got) : got) !== want) return false;
   }
   return true;
 }
@@ -139,6 +149,13 @@ function shiftAnd(text: string, one: string): Segment['find'] {
 const NON_ASCII = /[^\x00-\x7f]/;
 let canonical: Uint16Array | undefined;
 
+/** One code unit as `foldCase` folds it. */
+function foldUnit(code: number): number {
+  if (code < 0x80) return code >= 0x61 && code <= 0x7a ? code - 0x20 : code;
+  canonical ??= canonicalTable();
+  return canonical[code]!;
+}
+
 /**
  * Each UTF-16 code unit as a case-insensitive RegExp (no `u` flag) compares it: upper-cased,
  * unless that takes more than one unit or turns a non-ASCII letter into an ASCII one (ECMA-262
@@ -146,9 +163,8 @@ let canonical: Uint16Array | undefined;
  */
 export function foldCase(text: string): string {
   if (!NON_ASCII.test(text)) return text.toUpperCase();
-  canonical ??= canonicalTable();
   const codes = new Uint16Array(text.length);
-  for (let i = 0; i < text.length; i++) codes[i] = canonical[text.charCodeAt(i)]!;
+  for (let i = 0; i < text.length; i++) codes[i] = foldUnit(text.charCodeAt(i));
   let out = '';
   for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192));
   return out;
