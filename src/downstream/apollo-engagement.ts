@@ -1,5 +1,6 @@
 import type { EngagementTask } from '../model/engagement-activity.js';
 import type { EngagementUser } from '../model/engagement.js';
+import { NeedleSet } from '../shared/needles.js';
 import { nestedCustom } from './custom-fields.js';
 import { contactOf } from './engagement-activity.js';
 import { engagementHex24, fullName } from './engagement-native.js';
@@ -81,6 +82,9 @@ function listParam(params: Flat, name: string): string[] | undefined {
   throw new FieldError(name, `${name} must be an array of strings`, 'type');
 }
 
+/** A list filter as a Set: one lookup a record, however long the list. */
+const setOf = (list: string[] | undefined) => (list ? new Set(list) : undefined);
+
 /**
  * People filtered as Apollo's searches take them: `q_keywords` (every word in the name, email or
  * title) and `person_titles`. `mixed_people/search` searches Apollo's people database; the
@@ -89,14 +93,17 @@ function listParam(params: Flat, name: string): string[] | undefined {
 export function peopleSearch(key: 'people' | 'contacts', request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
   const params = paramsOf(request);
   const keywords = typeof params.q_keywords === 'string' ? params.q_keywords.trim().toLowerCase() : '';
-  const titles = listParam(params, 'person_titles')?.map((title) => title.toLowerCase());
+  // Every word, and any title, looked for in one pass over each person (a request may list thousands).
+  const words = keywords ? new NeedleSet(keywords.split(/\s+/)) : undefined;
+  const titles = listParam(params, 'person_titles');
+  const anyTitle = titles && new NeedleSet(titles.map((title) => title.toLowerCase()));
   const target = COLLECTIONS.contacts!;
   const people = context.data.crm.Contact.entries()
     .map((entry) => renderFields(target, entry.record, entry.extra, context))
     .filter((person) => {
       const text = [person.first_name, person.last_name, person.name, person.email, person.title].filter((value) => typeof value === 'string').join(' ').toLowerCase();
-      if (keywords && !keywords.split(/\s+/).every((word) => text.includes(word))) return false;
-      return !titles || titles.some((title) => typeof person.title === 'string' && person.title.toLowerCase().includes(title));
+      if (words && !words.allIn(text)) return false;
+      return !anyTitle || (typeof person.title === 'string' && anyTitle.someIn(person.title.toLowerCase()));
     });
   return page(key, people, params);
 }
@@ -129,15 +136,15 @@ export function apolloEngagementRoutes(): Route[] {
       pattern: 'tasks/search',
       run: (_params, request, context) => {
         const params = paramsOf(request);
-        const users = listParam(params, 'user_ids');
-        const statuses = listParam(params, 'task_statuses') ?? listParam(params, 'status');
-        const contacts = listParam(params, 'contact_ids');
+        const users = setOf(listParam(params, 'user_ids'));
+        const statuses = setOf(listParam(params, 'task_statuses') ?? listParam(params, 'status'));
+        const contacts = setOf(listParam(params, 'contact_ids'));
         const items = context.data.engagementTasks
           .entries()
           .map((entry) => renderTask(entry.record, context))
-          .filter((task) => !users || users.includes(task.user_id as string))
-          .filter((task) => !statuses || statuses.includes(task.status as string))
-          .filter((task) => !contacts || (task.contact_id !== null && contacts.includes(task.contact_id as string)));
+          .filter((task) => !users || users.has(task.user_id as string))
+          .filter((task) => !statuses || statuses.has(task.status as string))
+          .filter((task) => !contacts || (task.contact_id !== null && contacts.has(task.contact_id as string)));
         return page('tasks', items, params);
       },
     },

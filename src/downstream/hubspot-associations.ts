@@ -41,21 +41,30 @@ function pairing(from: Side, to: Side): Pairing | undefined {
 const objectId = (nativeId: string) => (/^\d{1,15}$/.test(nativeId) ? Number(nativeId) : nativeId);
 const typesOf = (typeId: number) => [{ category: 'HUBSPOT_DEFINED', typeId, label: null }];
 
-/** The records `found` is linked to on the `to` side. */
-function linked(found: Found, from: Side, to: Side, context: DownstreamContext): string[] {
+/**
+ * The records a record is linked to on the `to` side, as a function of the record. When only the
+ * far end names the link, the records there that point back are gathered in one scan, so a batch
+ * of inputs costs one pass over the far end, not one each.
+ */
+function linker(from: Side, to: Side, context: DownstreamContext): (found: Found) => string[] {
   const own = from.target.links[to.collection];
-  const ids = own ? ((found.entry.record.associations as Record<string, string[] | string | null>)[own.assoc] ?? []) : [];
-  if (own) return (Array.isArray(ids) ? ids : [ids]).flatMap((id) => context.data.crm[to.target.type].get(id)?.nativeId ?? []);
+  if (own) {
+    return (found) => {
+      const ids = (found.entry.record.associations as Record<string, string[] | string | null>)[own.assoc] ?? [];
+      return (Array.isArray(ids) ? ids : [ids]).flatMap((id) => context.data.crm[to.target.type].get(id)?.nativeId ?? []);
+    };
+  }
   const back = to.target.links[from.collection];
-  if (!back) return [];
-  // Only the far end names the link: find the records there that point back.
-  return context.data.crm[to.target.type]
-    .entries()
-    .filter(({ record }) => {
-      const held = (record.associations as Record<string, string[] | string | null>)[back.assoc];
-      return Array.isArray(held) ? held.includes(found.entry.record.id) : held === found.entry.record.id;
-    })
-    .map(({ record }) => record.nativeId);
+  if (!back) return () => [];
+  const pointing = new Map<string, string[]>();
+  for (const { record } of context.data.crm[to.target.type].entries()) {
+    const held = (record.associations as Record<string, string[] | string | null>)[back.assoc];
+    for (const id of new Set(Array.isArray(held) ? held : typeof held === 'string' ? [held] : [])) {
+      if (!pointing.has(id)) pointing.set(id, []);
+      pointing.get(id)!.push(record.nativeId);
+    }
+  }
+  return (found) => pointing.get(found.entry.record.id) ?? [];
 }
 
 /** Adds or removes one link, writing the end that holds it: an UPDATE of that record. */
@@ -155,6 +164,9 @@ function link(labelled: boolean): Run {
   };
 }
 
+/** A batch read takes at most 1000 inputs (HubSpot changelog, "Batch Read Limit for HubSpot Associations API", 2025-02-10). */
+const BATCH_READ_LIMIT = 1000;
+
 function inputsOf(body: unknown): Flat[] {
   const inputs = isPlainObject(body) ? body.inputs : undefined;
   if (!Array.isArray(inputs) || inputs.some((input) => !isPlainObject(input))) {
@@ -173,7 +185,7 @@ export function hubspotAssociationRoutes(): Route[] {
       run: resolved(({ from, to, pair }, params, request, context) => {
         const a = record(from, params.fromId!, request, context);
         if (isResponse(a)) return a;
-        const all = linked(a, from, to, context);
+        const all = linker(from, to, context)(a);
         const after = intParam(request.query.after, 'after', 0, 0);
         const limit = intParam(request.query.limit, 'limit', 500, 1, 500);
         const page = all.slice(after, after + limit);
@@ -209,6 +221,8 @@ export function hubspotAssociationRoutes(): Route[] {
         const inputs = inputsOf(request.body);
         const at = new Date(context.now).toISOString();
         if (params.action === 'read') {
+          if (inputs.length > BATCH_READ_LIMIT) throw new FieldError('inputs', `Batch input cannot exceed ${BATCH_READ_LIMIT} inputs, got ${inputs.length}`, 'body');
+          const linksOf = linker(from, to, context);
           const results: Flat[] = [];
           const missing: string[] = [];
           for (const input of inputs) {
@@ -218,7 +232,7 @@ export function hubspotAssociationRoutes(): Route[] {
               missing.push(String(id));
               continue;
             }
-            results.push({ from: { id }, to: linked(a, from, to, context).map((toId) => ({ toObjectId: objectId(toId), associationTypes: typesOf(pair.typeId) })) });
+            results.push({ from: { id }, to: linksOf(a).map((toId) => ({ toObjectId: objectId(toId), associationTypes: typesOf(pair.typeId) })) });
           }
           const errorsPart = missing.length
             ? { numErrors: missing.length, errors: missing.map((id) => ({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `No ${from.target.name} with id ${id} exists`, context: { fromObjectId: [id] } })) }

@@ -3,7 +3,7 @@ import type { ArchivedRecord } from '../store/connection-data.js';
 import { collectionHandlers } from './collection-api.js';
 import { CUSTOM_FIELD_KEYS } from './custom-fields.js';
 import { api, COLLECTIONS, errors, HEADERS, hubspotError, renderObject, type HubspotObject } from './hubspot.js';
-import { matchesGroups, matchesQuery, parseSearch, sortBy } from './hubspot-search.js';
+import { groupsTest, parseSearch, queryTest, sortBy } from './hubspot-search.js';
 import {
   createRecord,
   deleteRecord,
@@ -87,20 +87,21 @@ function search(collection: string, request: DownstreamRequest, context: Downstr
   const target = COLLECTIONS[collection]!;
   const names = propertyNames(target);
   const parsed = parseSearch(request.body, (name) => names.includes(name));
+  const inGroups = groupsTest(parsed.groups);
+  const inQuery = parsed.query === undefined ? () => true : queryTest(SEARCHABLE[collection] ?? [], parsed.query);
   const rows = context.data.crm[target.type]
     .entries()
     .map((entry) => ({ entry, properties: propertiesOf(target, entry.record, entry.extra, context) }))
-    .filter((row) => matchesGroups(row.properties, parsed.groups))
-    .filter((row) => parsed.query === undefined || matchesQuery(row.properties, SEARCHABLE[collection] ?? [], parsed.query));
+    .filter((row) => inGroups(row.properties) && inQuery(row.properties));
   const sorted = sortBy(rows, (row) => row.properties, parsed.sort);
   const page = sorted.slice(parsed.after, parsed.after + parsed.limit);
-  const wanted = parsed.properties ?? SEARCH_DEFAULTS[collection] ?? [];
+  const shown = asking(request, parsed.properties ?? SEARCH_DEFAULTS[collection] ?? []);
   const next = parsed.after + parsed.limit;
   return reply(
     200,
     {
       total: sorted.length,
-      results: page.map(({ entry }) => renderObject(target, entry.record, entry.extra, context, asking(request, wanted))),
+      results: page.map(({ entry }) => renderObject(target, entry.record, entry.extra, context, shown)),
       ...(next < sorted.length ? { paging: { next: { after: String(next) } } } : {}),
     },
     HEADERS,
@@ -139,25 +140,22 @@ function batch(collection: string, action: string, request: DownstreamRequest, c
   const target = COLLECTIONS[collection]!;
   const inputs = inputsOf(request.body);
   const body = request.body as Flat;
-  const render = (found: Found, properties?: readonly string[]) =>
-    renderObject(target, found.entry.record, found.entry.extra, context, asking(request, properties));
+  const plain = asking(request, undefined);
+  const render = (found: Found, shown = plain) => renderObject(target, found.entry.record, found.entry.extra, context, shown);
   switch (action) {
     case 'read': {
-      const properties = Array.isArray(body.properties) ? body.properties.map(String) : undefined;
+      const shown = asking(request, Array.isArray(body.properties) ? body.properties.map(String) : undefined);
       const idProperty = typeof body.idProperty === 'string' ? body.idProperty : undefined;
+      const byProperty = idProperty === undefined ? undefined : recordsBy(target, idProperty, context);
       const found: Found[] = [];
       const missing: string[] = [];
       inputs.forEach((input, i) => {
         const id = idOf(input, i);
-        const hit = idProperty
-          ? context.data.crm[target.type]
-              .entries()
-              .find((entry) => String(propertiesOf(target, entry.record, entry.extra, context)[idProperty] ?? '').toLowerCase() === id.toLowerCase())
-          : findRecord([target], id, context.data)?.entry;
+        const hit = byProperty ? byProperty.get(id.toLowerCase()) : findRecord([target], id, context.data)?.entry;
         if (hit) found.push({ object: target, entry: hit });
         else missing.push(id);
       });
-      const results = found.map((item) => render(item, properties));
+      const results = found.map((item) => render(item, shown));
       if (missing.length === 0) return batchDone(200, results, context);
       // Some found, some not: a multi-status answer, as the batch docs describe.
       return batchDone(207, results, context, {
@@ -225,6 +223,16 @@ function listArchived(collection: string, request: DownstreamRequest, context: D
   const all = archivedOf(target, context);
   const items = all.slice(offset, offset + limit).map((item) => renderArchived(target, item, context, request));
   return api.list(items, { offset, limit, total: all.length }, collection, request, context);
+}
+
+/** The records by a property's value (lower-cased), the first in store order for each: every record rendered once, not once per id asked for. */
+function recordsBy(target: HubspotObject, idProperty: string, context: DownstreamContext): Map<string, Found['entry']> {
+  const out = new Map<string, Found['entry']>();
+  for (const entry of context.data.crm[target.type].entries()) {
+    const key = String(propertiesOf(target, entry.record, entry.extra, context)[idProperty] ?? '').toLowerCase();
+    if (!out.has(key)) out.set(key, entry);
+  }
+  return out;
 }
 
 /** `GET …/{value}?idProperty=email`: the record whose unique property has that value. */

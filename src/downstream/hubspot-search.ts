@@ -1,3 +1,4 @@
+import { wildcardMatcher } from '../shared/wildcard.js';
 import { FieldError, isPlainObject, type Flat } from './rest-engine.js';
 
 /**
@@ -40,8 +41,12 @@ export interface SearchRequest {
   after: number;
 }
 
-/** The documented limits: 5 groups, 6 filters a group, 18 in all; 200 results a page; no paging past 10,000 results. */
-export const SEARCH_LIMITS = { groups: 5, filtersPerGroup: 6, filters: 18, pageSize: 200, defaultPageSize: 10, results: 10_000 } as const;
+/**
+ * The documented limits: 5 groups, 6 filters a group, 18 in all; 200 results a page; no paging
+ * past 10,000 results (the search guide); a `query` of at most 3000 characters (the search
+ * endpoints' OpenAPI spec: "The search query string, up to 3000 characters").
+ */
+export const SEARCH_LIMITS = { groups: 5, filtersPerGroup: 6, filters: 18, pageSize: 200, defaultPageSize: 10, results: 10_000, queryLength: 3000 } as const;
 
 const bad = (field: string, message: string) => new FieldError(field, message, 'body');
 const asText = (value: unknown): string | undefined =>
@@ -112,6 +117,7 @@ export function parseSearch(body: unknown, isProperty: (name: string) => boolean
   if (out.sort && !isProperty(out.sort.propertyName)) throw new FieldError(out.sort.propertyName, `Property "${out.sort.propertyName}" does not exist`, 'unknown');
   if (input.query !== undefined) {
     if (typeof input.query !== 'string') throw bad('query', 'query must be a string');
+    if (input.query.length > SEARCH_LIMITS.queryLength) throw bad('query', `query must be at most ${SEARCH_LIMITS.queryLength} characters, got ${input.query.length}`);
     out.query = input.query;
   }
   if (input.properties !== undefined) {
@@ -134,92 +140,141 @@ function pageNumber(value: unknown, name: string, fallback: number, min: number)
 
 const ISO = /^\d{4}-\d{2}-\d{2}T/;
 
-/**
- * Two property values compared as HubSpot does: date-times by instant (a filter may give epoch
- * ms or ISO), numbers as numbers, text case-insensitively.
- */
-function compare(property: unknown, value: string): number {
-  const left = String(property);
-  if (ISO.test(left)) {
-    const right = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-    const l = Date.parse(left);
-    if (!Number.isNaN(right)) return l === right ? 0 : l < right ? -1 : 1;
-  }
-  const ln = Number(left);
-  const rn = Number(value);
-  if (left.trim() !== '' && value.trim() !== '' && Number.isFinite(ln) && Number.isFinite(rn)) return ln === rn ? 0 : ln < rn ? -1 : 1;
-  const a = left.toLowerCase();
-  const b = value.toLowerCase();
-  return a === b ? 0 : a < b ? -1 : 1;
+/** A filter value with what comparing takes worked out once, not once a row. */
+interface Operand {
+  /** As an instant: epoch ms, or an ISO date parsed. */
+  instant: number;
+  number: number;
+  blank: boolean;
+  lower: string;
 }
 
-/** CONTAINS_TOKEN: a whole word of the value, or the whole value against a `*` wildcard pattern. */
-function containsToken(property: unknown, token: string): boolean {
-  const text = String(property).toLowerCase();
+function operand(value: string): Operand {
+  return { instant: /^\d+$/.test(value) ? Number(value) : Date.parse(value), number: Number(value), blank: value.trim() === '', lower: value.toLowerCase() };
+}
+
+/**
+ * A property value compared with a filter value as HubSpot does: date-times by instant (a
+ * filter may give epoch ms or ISO), numbers as numbers, text case-insensitively.
+ */
+function compare(property: unknown, right: Operand): number {
+  const left = String(property);
+  if (ISO.test(left)) {
+    const l = Date.parse(left);
+    if (!Number.isNaN(right.instant)) return l === right.instant ? 0 : l < right.instant ? -1 : 1;
+  }
+  const ln = Number(left);
+  if (left.trim() !== '' && !right.blank && Number.isFinite(ln) && Number.isFinite(right.number)) return ln === right.number ? 0 : ln < right.number ? -1 : 1;
+  const a = left.toLowerCase();
+  return a === right.lower ? 0 : a < right.lower ? -1 : 1;
+}
+
+/** IN: whether `compare` says 0 for one of the values, in a few lookups however many values there are. */
+function oneOf(values: readonly string[]): (property: unknown) => boolean {
+  const instants = new Set<number>();
+  const numbers = new Set<number>();
+  const textsOfNonInstants = new Set<string>();
+  const textsOfNonNumbers = new Set<string>();
+  const texts = new Set<string>();
+  for (const value of values.map(operand)) {
+    if (Number.isNaN(value.instant)) textsOfNonInstants.add(value.lower);
+    else instants.add(value.instant);
+    if (!value.blank && Number.isFinite(value.number)) numbers.add(value.number);
+    else textsOfNonNumbers.add(value.lower);
+    texts.add(value.lower);
+  }
+  return (property) => {
+    const left = String(property);
+    // As compare: an ISO date-time meets the values that are instants by instant and the others as text...
+    if (ISO.test(left)) return instants.has(Date.parse(left)) || textsOfNonInstants.has(left.toLowerCase());
+    // ...a number meets the numeric values as numbers and the others as text, and other text meets them all as text.
+    const ln = Number(left);
+    if (left.trim() !== '' && Number.isFinite(ln)) return numbers.has(ln) || textsOfNonNumbers.has(left.toLowerCase());
+    return texts.has(left.toLowerCase());
+  };
+}
+
+/** CONTAINS_TOKEN: a whole word of the value, or the whole value (or a word of it) against a `*` wildcard pattern. */
+function tokenMatcher(token: string): (property: unknown) => boolean {
   const want = token.toLowerCase();
   if (want.includes('*')) {
-    const pattern = new RegExp(`^${want.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-    return pattern.test(text) || text.split(/\s+/).some((word) => pattern.test(word));
+    const matches = wildcardMatcher(want, { any: '*', withinLines: true });
+    return (property) => {
+      const text = String(property).toLowerCase();
+      return matches(text) || text.split(/\s+/).some(matches);
+    };
   }
-  return text.split(/[\s,;]+/).includes(want) || text === want;
+  return (property) => {
+    const text = String(property).toLowerCase();
+    return text.split(/[\s,;]+/).includes(want) || text === want;
+  };
 }
 
 const isSet = (value: unknown) => value !== null && value !== undefined && value !== '';
 
-export function matchesFilter(properties: Flat, filter: SearchFilter): boolean {
-  const property = properties[filter.propertyName];
+/** One filter as a test of a record's properties, its values worked out once for all the records. */
+function filterTest(filter: SearchFilter): (properties: Flat) => boolean {
+  const name = filter.propertyName;
+  const value = filter.value === undefined ? undefined : operand(filter.value);
+  const high = filter.highValue === undefined ? undefined : operand(filter.highValue);
   switch (filter.operator) {
     case 'HAS_PROPERTY':
-      return isSet(property);
+      return (properties) => isSet(properties[name]);
     case 'NOT_HAS_PROPERTY':
-      return !isSet(property);
+      return (properties) => !isSet(properties[name]);
     case 'NEQ':
-      return !isSet(property) || compare(property, filter.value!) !== 0;
-    case 'NOT_IN':
-      return !isSet(property) || filter.values!.every((value) => compare(property, value) !== 0);
-    case 'NOT_CONTAINS_TOKEN':
-      return !isSet(property) || !containsToken(property, filter.value!);
-    default:
-      break;
-  }
-  if (!isSet(property)) return false;
-  switch (filter.operator) {
+      return (properties) => !isSet(properties[name]) || compare(properties[name], value!) !== 0;
+    case 'NOT_IN': {
+      const within = oneOf(filter.values!);
+      return (properties) => !isSet(properties[name]) || !within(properties[name]);
+    }
+    case 'NOT_CONTAINS_TOKEN': {
+      const contains = tokenMatcher(filter.value!);
+      return (properties) => !isSet(properties[name]) || !contains(properties[name]);
+    }
     case 'EQ':
-      return compare(property, filter.value!) === 0;
+      return (properties) => isSet(properties[name]) && compare(properties[name], value!) === 0;
     case 'LT':
-      return compare(property, filter.value!) < 0;
+      return (properties) => isSet(properties[name]) && compare(properties[name], value!) < 0;
     case 'LTE':
-      return compare(property, filter.value!) <= 0;
+      return (properties) => isSet(properties[name]) && compare(properties[name], value!) <= 0;
     case 'GT':
-      return compare(property, filter.value!) > 0;
+      return (properties) => isSet(properties[name]) && compare(properties[name], value!) > 0;
     case 'GTE':
-      return compare(property, filter.value!) >= 0;
+      return (properties) => isSet(properties[name]) && compare(properties[name], value!) >= 0;
     case 'BETWEEN':
-      return compare(property, filter.value!) >= 0 && compare(property, filter.highValue!) <= 0;
-    case 'IN':
-      return filter.values!.some((value) => compare(property, value) === 0);
-    case 'CONTAINS_TOKEN':
-      return containsToken(property, filter.value!);
+      return (properties) => isSet(properties[name]) && compare(properties[name], value!) >= 0 && compare(properties[name], high!) <= 0;
+    case 'IN': {
+      const within = oneOf(filter.values!);
+      return (properties) => isSet(properties[name]) && within(properties[name]);
+    }
+    case 'CONTAINS_TOKEN': {
+      const contains = tokenMatcher(filter.value!);
+      return (properties) => isSet(properties[name]) && contains(properties[name]);
+    }
     default:
-      return false;
+      return () => false;
   }
 }
 
-/** No groups match everything; otherwise any group whose filters all match. */
-export function matchesGroups(properties: Flat, groups: SearchFilter[][]): boolean {
-  return groups.length === 0 || groups.some((group) => group.every((filter) => matchesFilter(properties, filter)));
+/** The filter groups as one test: no groups match everything; otherwise any group whose filters all match. */
+export function groupsTest(groups: SearchFilter[][]): (properties: Flat) => boolean {
+  if (groups.length === 0) return () => true;
+  const tests = groups.map((group) => group.map(filterTest));
+  return (properties) => tests.some((group) => group.every((test) => test(properties)));
 }
 
-/** The free-text `query`: a word of one of the object's default searchable properties starts with it. */
-export function matchesQuery(properties: Flat, searchable: readonly string[], query: string): boolean {
+/** The free-text `query` as a test: a word of one of the object's default searchable properties starts with it. */
+export function queryTest(searchable: readonly string[], query: string): (properties: Flat) => boolean {
   const want = query.trim().toLowerCase();
-  if (want === '') return true;
-  return searchable.some((name) => {
-    const value = properties[name];
-    if (!isSet(value)) return false;
-    const text = String(value).toLowerCase();
-    return text.startsWith(want) || text.split(/[\s@.,;:/-]+/).some((word) => word.startsWith(want));
-  });
+  if (want === '') return () => true;
+  return (properties) =>
+    searchable.some((name) => {
+      const value = properties[name];
+      if (!isSet(value)) return false;
+      const text = String(value).toLowerCase();
+      return text.startsWith(want) || text.split(/[\s@.,;:/-]+/).some((word) => word.startsWith(want));
+    });
 }
 
 /** Sorts by one property; records without it come last either way, ties keep store order. */
@@ -227,12 +282,13 @@ export function sortBy<T>(items: T[], propertiesOf: (item: T) => Flat, sort: Sea
   if (!sort) return items;
   const sign = sort.descending ? -1 : 1;
   return items
-    .map((item, index) => ({ item, index, value: propertiesOf(item)[sort.propertyName] }))
+    .map((item, index) => {
+      const value = propertiesOf(item)[sort.propertyName];
+      return { item, index, value, operand: isSet(value) ? operand(String(value)) : undefined };
+    })
     .sort((a, b) => {
-      const aSet = isSet(a.value);
-      const bSet = isSet(b.value);
-      if (!aSet || !bSet) return aSet === bSet ? a.index - b.index : aSet ? -1 : 1;
-      return sign * compare(a.value, String(b.value)) || a.index - b.index;
+      if (!a.operand || !b.operand) return !a.operand === !b.operand ? a.index - b.index : a.operand ? -1 : 1;
+      return sign * compare(a.value, b.operand) || a.index - b.index;
     })
     .map(({ item }) => item);
 }

@@ -109,6 +109,18 @@ const TASK_STATUS = table({
 const hubspotOwner = owner('hubspot_owner_id');
 
 /**
+ * A website without its scheme, `www.` and path: the text up to the first `/` after the last line
+ * break, as `.replace(/\/.*$/, '')` cut it (that RegExp backtracks quadratically on a long run of
+ * slashes, and a website is any text a client wrote).
+ */
+function hostOf(website: string): string {
+  const rest = website.replace(/^https?:\/\/(www\.)?/, '');
+  const lineEnd = Math.max(rest.lastIndexOf('\n'), rest.lastIndexOf('\r'), rest.lastIndexOf('\u2028'), rest.lastIndexOf('\u2029'));
+  const slash = rest.indexOf('/', lineEnd + 1);
+  return slash < 0 ? rest : rest.slice(0, slash);
+}
+
+/**
  * A company's `domain` is a writable property in HubSpot (its properties docs list it as such).
  * The unified Account keeps one website: `domain` reads as the website's host and writes it as
  * `https://{domain}`, unless the same body also sets `website`.
@@ -116,7 +128,7 @@ const hubspotOwner = owner('hubspot_owner_id');
 const domainField = custom(
   'domain',
   ['website'],
-  (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '').replace(/\/.*$/, '') || null,
+  (record) => hostOf((record as CrmRecord<'Account'>).website ?? '') || null,
   (value, { body }) => {
     const domain = text.in(value, 'domain');
     if ('website' in body) return {};
@@ -254,16 +266,40 @@ const OWNERS: NativeObject = {
 
 const isHubspotObject = (candidate: NativeObject): candidate is HubspotObject => 'links' in candidate;
 
+/** What a request asks for: `?properties=` (plus the ones always shown) and `?associations=` this object has, each once. */
+interface Selection {
+  target: HubspotObject;
+  properties?: Set<string>;
+  associations?: string[];
+}
+
+const ALWAYS_SHOWN = ['hs_object_id', 'createdate', 'hs_createdate', 'lastmodifieddate', 'hs_lastmodifieddate'];
+// Read once per request, not once per record of the page it renders: the lists may be long.
+const selections = new WeakMap<DownstreamRequest, Selection>();
+
+function selectionOf(target: HubspotObject, request: DownstreamRequest): Selection {
+  const known = selections.get(request);
+  if (known?.target === target) return known;
+  const names = (list: string | undefined) => list?.split(',').map((name) => name.trim());
+  const properties = names(request.query.properties);
+  const associations = names(request.query.associations)?.filter((name) => Object.hasOwn(target.links, name));
+  const selection: Selection = {
+    target,
+    ...(properties ? { properties: new Set([...properties, ...ALWAYS_SHOWN]) } : {}),
+    ...(associations ? { associations: [...new Set(associations)] } : {}),
+  };
+  selections.set(request, selection);
+  return selection;
+}
+
 export function renderObject(target: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, request?: DownstreamRequest): Flat {
   if (!isHubspotObject(target)) return renderFields(target, record, extra, context);
   let properties = renderFields(target, record, extra, context);
-  const wanted = request?.query.properties?.split(',').map((name) => name.trim());
-  if (wanted) {
-    const always = ['hs_object_id', 'createdate', 'hs_createdate', 'lastmodifieddate', 'hs_lastmodifieddate'];
-    properties = Object.fromEntries(Object.entries(properties).filter(([name]) => wanted.includes(name) || always.includes(name)));
-  }
+  const selection = request ? selectionOf(target, request) : undefined;
+  const wanted = selection?.properties;
+  if (wanted) properties = Object.fromEntries(Object.entries(properties).filter(([name]) => wanted.has(name)));
   const out: Flat = { id: record.nativeId, properties, createdAt: record.createdTime, updatedAt: record.modifiedTime, archived: false };
-  const asked = request?.query.associations?.split(',').map((name) => name.trim()).filter((name) => target.links[name]);
+  const asked = selection?.associations;
   if (asked && asked.length > 0) {
     out.associations = Object.fromEntries(
       asked.map((name) => {

@@ -175,14 +175,15 @@ function filtersOf(request: DownstreamRequest, sample: Flat | undefined): Array<
     const isRelationship = /\]\[id\]$/.test(key);
     const known = sample && name ? (isRelationship ? name in (sample.relationships as Flat) : name in (sample.attributes as Flat) || name === 'id') : false;
     if (!name || (sample && !known)) throw new FieldError(key, `${key} is not a valid filter for this resource.`, 'param');
-    const wanted = value.split(',');
+    // A Set: one lookup an item, however long the list.
+    const wanted = new Set(value.split(','));
     out.push((item) => {
-      if (name === 'id' && !isRelationship) return wanted.includes(String(item.id));
+      if (name === 'id' && !isRelationship) return wanted.has(String(item.id));
       if (isRelationship) {
         const data = ((item.relationships as Record<string, { data: Ref }>)[name]?.data ?? null) as Ref;
-        return data !== null && wanted.includes(String(data.id));
+        return data !== null && wanted.has(String(data.id));
       }
-      return wanted.includes(String((item.attributes as Flat)[name]));
+      return wanted.has(String((item.attributes as Flat)[name]));
     });
   }
   return out;
@@ -193,8 +194,11 @@ export type Resolver = (ref: { type: string; id: number }, context: DownstreamCo
 
 /** The resources named by `include` (relationship names), each once. */
 function included(items: Flat[], request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): Flat[] | undefined {
-  const names = request.query.include?.split(',').map((name) => name.trim()).filter(Boolean);
-  if (!names || names.length === 0) return undefined;
+  const asked = request.query.include?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (!asked || asked.length === 0) return undefined;
+  // Each relationship the items have, once: a name asked for again, or one no item has, adds nothing.
+  const held = new Set(items.flatMap((item) => Object.keys(item.relationships as Flat)));
+  const names = [...new Set(asked)].filter((name) => held.has(name));
   const seen = new Set<string>();
   const out: Flat[] = [];
   for (const item of items) {
@@ -230,7 +234,13 @@ function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
   const keys = request.query.sort?.split(',').map((key) => key.trim()).filter(Boolean);
   if (!keys || keys.length === 0) return items;
   const sample = items[0];
-  const fields = keys.map((key) => ({ name: key.replace(/^-/, ''), sign: key.startsWith('-') ? -1 : 1 }));
+  // An attribute sorted by again never decides: the items it would compare are equal on it already.
+  const byName = new Map<string, { name: string; sign: number }>();
+  for (const key of keys) {
+    const name = key.replace(/^-/, '');
+    if (!byName.has(name)) byName.set(name, { name, sign: key.startsWith('-') ? -1 : 1 });
+  }
+  const fields = [...byName.values()];
   for (const { name } of fields) {
     if (sample && name !== 'id' && !(name in (sample.attributes as Flat))) throw new FieldError('sort', `sort: '${name}' is not a sortable attribute of this resource.`, 'param');
   }

@@ -148,8 +148,9 @@ function search(target: Searchable, request: DownstreamRequest, context: Downstr
   if (term.length < (exact ? 1 : 2)) {
     return failure(400, `Validation failed: term: Parameter 'term' must be at least ${exact ? 1 : 2} characters long`);
   }
-  const asked = request.query.fields ? request.query.fields.split(',').map((name) => name.trim()) : Object.keys(target.fields);
-  const unknown = asked.find((name) => !target.fields[name]);
+  // Each field once (a field named again adds no value to score), and only the endpoint's own: `constructor` is no field.
+  const asked = request.query.fields ? [...new Set(request.query.fields.split(',').map((name) => name.trim()))] : Object.keys(target.fields);
+  const unknown = asked.find((name) => !Object.hasOwn(target.fields, name));
   if (unknown !== undefined) {
     return failure(400, `Validation failed: fields: Parameter 'fields' must be one of ${Object.keys(target.fields).join(', ')}; got ${JSON.stringify(unknown)}`);
   }

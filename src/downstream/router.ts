@@ -19,9 +19,15 @@ export interface RouteErrors {
   invalid(error: FieldError, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;
 }
 
-function match(pattern: string, path: string): Params | undefined {
+/** A path's segments, trailing slashes dropped (trimmed by a loop: `/\/+$/` backtracks quadratically on a long run of slashes). */
+function segmentsOf(path: string): string[] {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(0, end).split('/');
+}
+
+function match(pattern: string, got: readonly string[]): Params | undefined {
   const want = pattern.split('/');
-  const got = path.replace(/\/+$/, '').split('/');
   if (want.length !== got.length) return undefined;
   const params: Params = {};
   for (let i = 0; i < want.length; i++) {
@@ -51,8 +57,9 @@ function safeDecode(segment: string): string {
  */
 export function dispatch(routes: readonly Route[], errors: RouteErrors, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
   const allowed: PassthroughMethod[] = [];
+  const got = segmentsOf(request.path);
   for (const route of routes) {
-    const params = match(route.pattern, request.path);
+    const params = match(route.pattern, got);
     if (!params) continue;
     const methods = typeof route.method === 'string' ? [route.method] : route.method;
     if (!methods.includes(request.method)) {

@@ -1,6 +1,7 @@
 import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, referenceField, REFERENCES } from './salesforce-describe.js';
-import { fieldsOf, type Condition, type Soql, type SoqlValue } from './salesforce-soql.js';
+import { fieldsOf, type Condition, type OrderItem, type Soql, type SoqlValue } from './salesforce-soql.js';
 import { FieldError, type Flat } from './rest-engine.js';
+import { wildcardMatcher } from '../shared/wildcard.js';
 import type { DownstreamContext } from './types.js';
 
 /**
@@ -62,11 +63,23 @@ function resolvePath(schema: QuerySchema, from: string, written: string): Path {
   throw invalidField(`No such column '${written}'`);
 }
 
+/** The selected fields, resolved: Salesforce refuses a field selected twice, however it is spelled. */
+function selectedPaths(schema: QuerySchema, from: string, fields: string[]): Path[] {
+  const seen = new Set<string>();
+  return fields.map((written) => {
+    const path = resolvePath(schema, from, written);
+    const key = path.steps.join('.');
+    if (seen.has(key)) throw new FieldError('q', `duplicate field selected: ${written.split('.').at(-1)}`, 'param', 'MALFORMED_QUERY');
+    seen.add(key);
+    return path;
+  });
+}
+
 /** The row a path's parent steps land on (or null), and the value at its end. */
 function follow(schema: QuerySchema, row: Flat, path: Path, context: DownstreamContext): unknown {
   let current: Flat | null = row;
-  for (const step of path.steps.slice(0, -1)) {
-    const id: unknown = current[step];
+  for (let i = 0; i < path.steps.length - 1; i++) {
+    const id: unknown = current[path.steps[i]!];
     current = typeof id === 'string' ? (schema.ofId(id, context)?.row ?? null) : null;
     if (!current) return null;
   }
@@ -156,30 +169,67 @@ function literalRange(value: Extract<SoqlValue, { kind: 'dateLiteral' }>, now: n
   }
 }
 
-/** -1, 0 or 1; NaN when the two do not compare. */
-function compareTo(actual: unknown, literal: SoqlValue, now: number): number {
-  if (literal.kind === 'null') return Number.NaN;
-  if (literal.kind === 'dateLiteral') {
-    const t = instant(actual);
-    const [start, end] = literalRange(literal, now);
-    return Number.isNaN(t) ? Number.NaN : t < start ? -1 : t >= end ? 1 : 0;
+/** How a value compares with a literal: -1, 0 or 1, NaN when the two do not compare. What the literal alone decides is worked out once. */
+function comparison(literal: SoqlValue, now: number): (actual: unknown) => number {
+  switch (literal.kind) {
+    case 'null':
+      return () => Number.NaN;
+    case 'dateLiteral': {
+      const [start, end] = literalRange(literal, now);
+      return (actual) => {
+        const t = instant(actual);
+        return Number.isNaN(t) ? Number.NaN : t < start ? -1 : t >= end ? 1 : 0;
+      };
+    }
+    case 'date':
+    case 'datetime': {
+      const u = instant(literal.value);
+      return (actual) => {
+        const t = instant(actual);
+        return Number.isNaN(t) || Number.isNaN(u) ? Number.NaN : Math.sign(t - u);
+      };
+    }
+    case 'number':
+      return (actual) => (typeof actual === 'number' ? Math.sign(actual - literal.value) : Number.NaN);
+    case 'boolean':
+      return (actual) => (actual === literal.value ? 0 : Number.NaN);
+    default: {
+      const b = literal.value.toLowerCase();
+      return (actual) => {
+        const a = String(actual).toLowerCase();
+        return a === b ? 0 : a < b ? -1 : 1;
+      };
+    }
   }
-  if (literal.kind === 'date' || literal.kind === 'datetime') {
-    const t = instant(actual);
-    const u = instant(literal.value);
-    return Number.isNaN(t) || Number.isNaN(u) ? Number.NaN : Math.sign(t - u);
-  }
-  if (literal.kind === 'number') return typeof actual === 'number' ? Math.sign(actual - literal.value) : Number.NaN;
-  if (literal.kind === 'boolean') return actual === literal.value ? 0 : Number.NaN;
-  const a = String(actual).toLowerCase();
-  const b = literal.value.toLowerCase();
-  return a === b ? 0 : a < b ? -1 : 1;
 }
 
-/** A LIKE pattern (`%` any run, `_` one character) as a case-insensitive RegExp. */
-function likePattern(pattern: string): RegExp {
-  const source = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.');
-  return new RegExp(`^${source}$`, 'is');
+/**
+ * Whether a value equals one of a list's literals (as `comparison` would say 0 for one of them),
+ * in one lookup: a list may hold thousands of literals, and every row is tested against it.
+ */
+function membership(literals: SoqlValue[], now: number): (actual: unknown) => boolean {
+  const texts = new Set<string>();
+  const numbers = new Set<number>();
+  const booleans = new Set<boolean>();
+  const instants = new Set<number>();
+  const ranges: Array<[number, number]> = [];
+  for (const literal of literals) {
+    if (literal.kind === 'string') texts.add(literal.value.toLowerCase());
+    else if (literal.kind === 'number' && Number.isFinite(literal.value)) numbers.add(literal.value);
+    else if (literal.kind === 'boolean') booleans.add(literal.value);
+    else if (literal.kind === 'date' || literal.kind === 'datetime') instants.add(instant(literal.value));
+    else if (literal.kind === 'dateLiteral') ranges.push(literalRange(literal, now));
+  }
+  instants.delete(Number.NaN);
+  const dated = instants.size > 0 || ranges.length > 0;
+  return (actual) => {
+    if (texts.size > 0 && texts.has(String(actual).toLowerCase())) return true;
+    if (typeof actual === 'number') return numbers.has(actual);
+    if (typeof actual === 'boolean') return booleans.has(actual);
+    if (!dated) return false;
+    const t = instant(actual);
+    return instants.has(t) || ranges.some(([start, end]) => t >= start && t < end);
+  };
 }
 
 /** Salesforce refuses a literal of the wrong kind for the field (a number for a text field, say). */
@@ -207,35 +257,67 @@ function checkLiteral(column: string, literal: SoqlValue): void {
 
 type Compiled = (row: Flat) => boolean;
 
+/** `IN (…)` (or `NOT IN`): one lookup a row, however long the list. */
+function inList(schema: QuerySchema, path: Path, literals: SoqlValue[], positive: boolean, context: DownstreamContext): Compiled {
+  // Only date literals (TODAY, LAST_N_DAYS:n) need the time; reading it marks the answer as time-dependent.
+  const within = membership(literals, literals.some((literal) => literal.kind === 'dateLiteral') ? context.now : 0);
+  return (row) => {
+    const actual = follow(schema, row, path, context);
+    const hit = actual !== null && actual !== undefined && within(actual);
+    return positive ? hit : !hit;
+  };
+}
+
+/**
+ * The parts of an AND or OR, each checked as written. `F = x OR F = y …` is `F IN (x, y …)` and
+ * `F != x AND F != y …` is `F NOT IN (x, y …)`: such runs (a query builder's output) become one
+ * lookup a row instead of one comparison per literal.
+ */
+function joined(schema: QuerySchema, from: string, condition: Extract<Condition, { kind: 'and' | 'or' }>, context: DownstreamContext): Compiled[] {
+  const compiled = condition.parts.map((part) => compile(schema, from, part, context));
+  const op = condition.kind === 'or' ? '=' : '!=';
+  const lists = new Map<string, { path: Path; literals: SoqlValue[] }>();
+  const rest: Compiled[] = [];
+  condition.parts.forEach((part, i) => {
+    if (part.kind !== 'compare' || part.op !== op || Array.isArray(part.value) || part.value.kind === 'null') {
+      rest.push(compiled[i]!);
+      return;
+    }
+    const path = resolvePath(schema, from, part.field);
+    const key = path.steps.join('.');
+    if (!lists.has(key)) lists.set(key, { path, literals: [] });
+    lists.get(key)!.literals.push(part.value);
+  });
+  return [...[...lists.values()].map(({ path, literals }) => inList(schema, path, literals, op === '=', context)), ...rest];
+}
+
 function compile(schema: QuerySchema, from: string, condition: Condition, context: DownstreamContext): Compiled {
   if (condition.kind === 'not') {
     const part = compile(schema, from, condition.part, context);
     return (row) => !part(row);
   }
   if (condition.kind !== 'compare') {
-    const parts = condition.parts.map((part) => compile(schema, from, part, context));
+    const parts = joined(schema, from, condition, context);
     return condition.kind === 'and' ? (row) => parts.every((part) => part(row)) : (row) => parts.some((part) => part(row));
   }
   const path = resolvePath(schema, from, condition.field);
   const literals = Array.isArray(condition.value) ? condition.value : [condition.value];
   for (const literal of literals) checkLiteral(path.column, literal);
   const { op } = condition;
+  if (op === 'IN' || op === 'NOT IN') return inList(schema, path, literals, op === 'IN', context);
   // Only date literals (TODAY, LAST_N_DAYS:n) need the time; reading it marks the answer as time-dependent.
   const now = literals.some((literal) => literal.kind === 'dateLiteral') ? context.now : 0;
-  const pattern = op === 'LIKE' ? likePattern((literals[0] as { value: string }).value) : undefined;
+  const literal = literals[0]!;
+  const like = op === 'LIKE' ? wildcardMatcher((literal as { value: string }).value, { any: '%', one: '_', ignoreCase: true }) : undefined;
+  const compare = comparison(literal, now);
   return (row) => {
     const actual = follow(schema, row, path, context);
     const isNull = actual === null || actual === undefined;
-    if (op === 'IN' || op === 'NOT IN') {
-      const hit = !isNull && literals.some((literal) => compareTo(actual, literal, now) === 0);
-      return op === 'IN' ? hit : !hit;
-    }
-    const literal = literals[0]!;
     if (literal.kind === 'null') return op === '=' ? isNull : op === '!=' ? !isNull : false;
-    if (op === '!=') return isNull || compareTo(actual, literal, now) !== 0;
+    if (op === '!=') return isNull || compare(actual) !== 0;
     if (isNull) return false;
-    if (op === 'LIKE') return typeof actual === 'string' && pattern!.test(actual);
-    const c = compareTo(actual, literal, now);
+    if (op === 'LIKE') return typeof actual === 'string' && like!(actual);
+    const c = compare(actual);
     if (Number.isNaN(c)) return false;
     return op === '=' ? c === 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
   };
@@ -304,7 +386,7 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
 /** Every row of a (child) query, filtered and sorted, with its selected form. */
 function runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): Array<{ row: Flat; selected: Flat }> {
   const object = schema.object(soql.from)!;
-  const selected = soql.fields.map((written) => resolvePath(schema, object.name, written));
+  const selected = selectedPaths(schema, object.name, soql.fields);
   for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
   let rows = schema.rows(object.name, context);
   if (soql.where) rows = rows.filter(compile(schema, object.name, soql.where, context));
@@ -314,7 +396,13 @@ function runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): A
 
 function orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, context: DownstreamContext): Flat[] {
   if (soql.orderBy.length === 0) return rows;
-  const keys = soql.orderBy.map((item) => ({ item, path: resolvePath(schema, from, item.field) }));
+  // A field ordered by again never decides: the rows it would compare are equal on it already.
+  const byPath = new Map<string, { item: OrderItem; path: Path }>();
+  for (const item of soql.orderBy) {
+    const path = resolvePath(schema, from, item.field);
+    if (!byPath.has(path.steps.join('.'))) byPath.set(path.steps.join('.'), { item, path });
+  }
+  const keys = [...byPath.values()];
   const decorated = rows.map((row, index) => ({ row, index, values: keys.map(({ path }) => follow(schema, row, path, context)) }));
   decorated.sort((a, b) => {
     for (const [i, { item }] of keys.entries()) {
@@ -338,7 +426,7 @@ function runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext, 
   const object = schema.object(soql.from);
   if (!object) throw new FieldError('q', `sObject type '${soql.from}' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name.`, 'unknown', 'INVALID_TYPE');
   for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
-  const selected = soql.fields.map((written) => resolvePath(schema, object.name, written));
+  const selected = selectedPaths(schema, object.name, soql.fields);
   const offset = soql.offset ?? 0;
   const end = soql.limit === undefined ? undefined : offset + soql.limit;
   if (!soql.where && soql.orderBy.length === 0) {

@@ -203,17 +203,21 @@ function readMany(object: SObject, version: string, request: DownstreamRequest, 
   const ids = idsParam(request);
   const wanted = (request.query.fields ?? '').split(',').map((name) => name.trim()).filter(Boolean);
   if (wanted.length === 0) throw new FieldError('fields', 'The fields parameter is required', 'param', 'MALFORMED_QUERY');
-  const columns = columnsOf(object);
-  const selected = wanted.map((name) => {
-    const column = columns.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
-    if (!column) throw new FieldError('fields', `No such column '${name}' on entity '${object.name}'.`, 'unknown', 'INVALID_FIELD');
-    return column;
-  });
+  const columns = new Map<string, string>();
+  for (const column of columnsOf(object)) if (!columns.has(column.toLowerCase())) columns.set(column.toLowerCase(), column);
+  // Each column once (a name asked for again would only set it again), looked up by name, not by scanning.
+  const selected = new Set(
+    wanted.map((name) => {
+      const column = columns.get(name.toLowerCase());
+      if (!column) throw new FieldError('fields', `No such column '${name}' on entity '${object.name}'.`, 'unknown', 'INVALID_FIELD');
+      return column;
+    }),
+  );
   const rows = ids.map((id) => {
     const found = findRecord([object], id, context.data);
     if (!found) return null;
     const row = render(object, found.entry.record, found.entry.extra, context, version);
-    return { attributes: row.attributes, Id: row.Id, ...Object.fromEntries(selected.map((name) => [name, row[name] ?? null])) };
+    return { attributes: row.attributes, Id: row.Id, ...Object.fromEntries([...selected].map((name) => [name, row[name] ?? null])) };
   });
   return reply(200, rows, HEADERS);
 }

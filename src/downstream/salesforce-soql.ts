@@ -58,6 +58,14 @@ export interface Soql {
 /** The largest OFFSET Salesforce takes. */
 export const MAX_OFFSET = 2000;
 
+/**
+ * Salesforce's documented limits ("SOQL and SOSL Limits for Search Queries"): a statement of at
+ * most 100,000 characters, strings in a WHERE clause of at most 4,000. NOT and parentheses nest
+ * at most 100 deep: Salesforce documents no depth; no hand-written or generated query comes near
+ * it, and the parser (a recursive descent) must stop long before the stack does.
+ */
+export const SOQL_LIMITS = { queryLength: 100_000, whereString: 4000, nesting: 100 } as const;
+
 const malformed = (message: string) => new FieldError('q', message, 'param', 'MALFORMED_QUERY');
 
 type Token = { type: 'word' | 'string' | 'number' | 'op' | 'punct'; text: string; value?: string };
@@ -117,7 +125,18 @@ const KEYWORDS = new Set(['SELECT', 'FROM', 'WHERE', 'ORDER', 'BY', 'LIMIT', 'OF
 
 class Parser {
   private at = 0;
+  /** How many NOTs and parentheses enclose the condition being read. */
+  private depth = 0;
   constructor(private readonly tokens: Token[]) {}
+
+  /** Reads one level deeper: a MALFORMED_QUERY past the limit, never a stack overflow. */
+  nested<T>(read: () => T): T {
+    if (this.depth >= SOQL_LIMITS.nesting) throw malformed(`the WHERE clause nests NOT and parentheses more than ${SOQL_LIMITS.nesting} deep`);
+    this.depth++;
+    const out = read();
+    this.depth--;
+    return out;
+  }
 
   peek(offset = 0): Token | undefined {
     return this.tokens[this.at + offset];
@@ -151,7 +170,10 @@ class Parser {
 
   value(): SoqlValue {
     const token = this.next();
-    if (token.type === 'string') return { kind: 'string', value: token.value! };
+    if (token.type === 'string') {
+      if (token.value!.length > SOQL_LIMITS.whereString) throw malformed(`Strings in a WHERE clause can't exceed ${SOQL_LIMITS.whereString} characters, got ${token.value!.length}`);
+      return { kind: 'string', value: token.value! };
+    }
     if (token.type === 'number') return { kind: 'number', value: Number(token.text) };
     if (token.type === 'word') {
       const upper = token.text.toUpperCase();
@@ -182,11 +204,11 @@ class Parser {
   unary(): Condition {
     if (this.isWord('NOT')) {
       this.next();
-      return { kind: 'not', part: this.unary() };
+      return this.nested(() => ({ kind: 'not', part: this.unary() }));
     }
     if (this.peek()?.text === '(' && this.peek()?.type === 'punct') {
       this.next();
-      const inner = this.condition();
+      const inner = this.nested(() => this.condition());
       this.expectPunct(')');
       return inner;
     }
@@ -236,6 +258,7 @@ class Parser {
 /** Parses a SOQL query; a FieldError with Salesforce's code (MALFORMED_QUERY) when it is not one. */
 export function parseSoql(query: string | undefined): Soql {
   if (!query || query.trim() === '') throw malformed('unexpected token: <EOF>');
+  if (query.length > SOQL_LIMITS.queryLength) throw malformed(`SOQL statements can not be longer than ${SOQL_LIMITS.queryLength} characters.`);
   const p = new Parser(tokenize(query));
   const out = parseQuery(p, false);
   if (!p.done()) throw malformed(`unexpected token: '${p.peek()!.text}'`);

@@ -371,8 +371,8 @@ const ROUTES: Route[] = [
     run: withRecord((object, found, params, request, context) => {
       if (request.method === 'GET') {
         const row = render(object, found.entry.record, found.entry.extra, context, params.version);
-        const wanted = request.query.fields?.split(',').map((name) => name.trim().toLowerCase());
-        const keep = (name: string) => !wanted || name === 'attributes' || name === 'Id' || wanted.includes(name.toLowerCase());
+        const wanted = request.query.fields === undefined ? undefined : new Set(request.query.fields.split(',').map((name) => name.trim().toLowerCase()));
+        const keep = (name: string) => !wanted || name === 'attributes' || name === 'Id' || wanted.has(name.toLowerCase());
         return reply(200, Object.fromEntries(Object.entries(row).filter(([name]) => keep(name))), HEADERS);
       }
       if (request.method === 'PATCH') updateRecord(found, writeBody(request.body, object), POLICY, context);

@@ -160,9 +160,11 @@ function list(resource: Resource, request: DownstreamRequest, context: Downstrea
     const values = filterValues(request, name);
     return values ? [{ name, values }] : [];
   });
+  // Sets: one lookup an item, however long the lists.
+  const sets = wanted.map(({ name, values }) => ({ name, values: new Set(values) }));
   const matching = resource
     .all(context)
-    .filter(({ keys }) => wanted.every(({ name, values }) => keys[name] !== null && keys[name] !== undefined && values.includes(keys[name]!)))
+    .filter(({ keys }) => sets.every(({ name, values }) => keys[name] !== null && keys[name] !== undefined && values.has(keys[name]!)))
     .map(({ item }) => item);
   const offset = (page - 1) * perPage;
   const pages = Math.max(1, Math.ceil(matching.length / perPage));

@@ -25,6 +25,12 @@ class QueryError extends Error {
 }
 
 const MAX_CONDITIONS = 10;
+/**
+ * How deep groups may nest. Zoho documents no depth; ten conditions never need more than ten
+ * levels, and twice that leaves room for redundant parentheses, where deeper input would only
+ * make the (recursive) parser recurse deeper.
+ */
+const MAX_NESTING = 20;
 
 /** Splits on `sep` outside escapes; unescapes the parts. */
 function splitEscaped(text: string, sep: string): string[] {
@@ -49,6 +55,7 @@ function splitEscaped(text: string, sep: string): string[] {
 export function parseCriteria(source: string, fields: readonly string[]): Criteria {
   let i = 0;
   let count = 0;
+  let depth = 0;
   const fail = (reason: string, more: Flat = {}): never => {
     throw new QueryError({ reason, ...more });
   };
@@ -57,9 +64,11 @@ export function parseCriteria(source: string, fields: readonly string[]): Criter
     i++;
     // A nested group, or one condition up to its unescaped ')'.
     if (source[i] === '(') {
+      if (++depth > MAX_NESTING) fail(`more than ${MAX_NESTING} levels of parentheses`);
       const inner = sequence();
       if (source[i] !== ')') fail('invalid query formed', { near: source.slice(i, i + 20) });
       i++;
+      depth--;
       return inner;
     }
     let body = '';
@@ -109,46 +118,64 @@ function texts(value: unknown): string[] {
   return [String(value)];
 }
 
-function compare(a: string, b: string): number {
-  const x = Number(a);
-  const y = Number(b);
-  if (a.trim() !== '' && b.trim() !== '' && Number.isFinite(x) && Number.isFinite(y)) return x - y;
-  const t = Date.parse(a);
-  const u = Date.parse(b);
-  if (/^\d{4}-\d{2}-\d{2}/.test(a) && /^\d{4}-\d{2}-\d{2}/.test(b) && !Number.isNaN(t) && !Number.isNaN(u)) return t - u;
-  return a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0;
+const DATE_LIKE = /^\d{4}-\d{2}-\d{2}/;
+
+/** A criteria value with what comparing takes worked out once, not once a row. */
+interface Operand {
+  number: number;
+  blank: boolean;
+  /** As a date, when it reads as one (starts YYYY-MM-DD and parses). */
+  date: number;
+  lower: string;
 }
 
-function matches(row: Flat, criteria: Criteria): boolean {
+function operand(value: string): Operand {
+  return { number: Number(value), blank: value.trim() === '', date: DATE_LIKE.test(value) ? Date.parse(value) : Number.NaN, lower: value.toLowerCase() };
+}
+
+/** Numbers as numbers, dates as dates, anything else as text, case-insensitively. */
+function compare(a: string, b: Operand): number {
+  const x = Number(a);
+  if (a.trim() !== '' && !b.blank && Number.isFinite(x) && Number.isFinite(b.number)) return x - b.number;
+  const t = DATE_LIKE.test(a) ? Date.parse(a) : Number.NaN;
+  if (!Number.isNaN(t) && !Number.isNaN(b.date)) return t - b.date;
+  const lower = a.toLowerCase();
+  return lower < b.lower ? -1 : lower > b.lower ? 1 : 0;
+}
+
+/** A criteria tree as one test of a rendered row, its values worked out once for all the rows. */
+function criteriaTest(criteria: Criteria): (row: Flat) => boolean {
   if (criteria.kind !== 'cond') {
-    return criteria.kind === 'and' ? criteria.parts.every((part) => matches(row, part)) : criteria.parts.some((part) => matches(row, part));
+    const parts = criteria.parts.map(criteriaTest);
+    return criteria.kind === 'and' ? (row) => parts.every((part) => part(row)) : (row) => parts.some((part) => part(row));
   }
-  const values = texts(row[criteria.field]);
-  const [first = '', second = ''] = criteria.values;
-  const equal = (want: string) => values.some((value) => value.toLowerCase() === want.toLowerCase());
-  switch (criteria.operator) {
+  const { field, operator } = criteria;
+  const [first, second] = [operand(criteria.values[0] ?? ''), operand(criteria.values[1] ?? '')];
+  const listed = new Set(criteria.values.map((value) => value.toLowerCase()));
+  const test = (row: Flat, hit: (value: string) => boolean) => texts(row[field]).some(hit);
+  switch (operator) {
     case 'equals':
-      return equal(first);
+      return (row) => test(row, (value) => value.toLowerCase() === first.lower);
     case 'not_equal':
-      return !equal(first);
+      return (row) => !test(row, (value) => value.toLowerCase() === first.lower);
     case 'starts_with':
-      return values.some((value) => value.toLowerCase().startsWith(first.toLowerCase()));
+      return (row) => test(row, (value) => value.toLowerCase().startsWith(first.lower));
     case 'in':
-      return criteria.values.some(equal);
+      return (row) => test(row, (value) => listed.has(value.toLowerCase()));
     case 'not_in':
-      return !criteria.values.some(equal);
+      return (row) => !test(row, (value) => listed.has(value.toLowerCase()));
     case 'greater_than':
-      return values.some((value) => compare(value, first) > 0);
+      return (row) => test(row, (value) => compare(value, first) > 0);
     case 'greater_equal':
-      return values.some((value) => compare(value, first) >= 0);
+      return (row) => test(row, (value) => compare(value, first) >= 0);
     case 'less_than':
-      return values.some((value) => compare(value, first) < 0);
+      return (row) => test(row, (value) => compare(value, first) < 0);
     case 'less_equal':
-      return values.some((value) => compare(value, first) <= 0);
+      return (row) => test(row, (value) => compare(value, first) <= 0);
     case 'between':
-      return values.some((value) => compare(value, first) >= 0 && compare(value, second) <= 0);
+      return (row) => test(row, (value) => compare(value, first) >= 0 && compare(value, second) <= 0);
     default:
-      return false;
+      return () => false;
   }
 }
 
@@ -174,7 +201,7 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
       if (error instanceof QueryError) return zohoError(400, 'INVALID_QUERY', 'Invalid query formed', error.details);
       throw error;
     }
-    test = (row) => matches(row, parsed);
+    test = criteriaTest(parsed);
   } else {
     const [names, want, how] =
       email !== undefined && email !== ''
