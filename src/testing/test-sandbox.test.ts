@@ -47,11 +47,11 @@ describe('TestSandbox (MSW)', () => {
   });
 
   it('takes handlers of your own on crm.server (typed: no cast), removed again by reset', async () => {
-    crm.server?.use(http.get('http://127.0.0.1:9/ping', () => HttpResponse.json({ pong: true })));
-    expect(await (await fetch('http://127.0.0.1:9/ping')).json()).toEqual({ pong: true });
+    crm.server?.use(http.get('http://127.0.0.1:2/ping', () => HttpResponse.json({ pong: true })));
+    expect(await (await fetch('http://127.0.0.1:2/ping')).json()).toEqual({ pong: true });
     crm.reset();
-    // Unhandled requests pass through to the network: nothing listens on port 9.
-    await expect(fetch('http://127.0.0.1:9/ping')).rejects.toThrow();
+    // Unhandled requests pass through to the network: nothing listens on port 2 (not one the Fetch standard blocks, as it does 9).
+    await expect(fetch('http://127.0.0.1:2/ping')).rejects.toThrow();
   });
 
   it('links at any status, with events delivered to the receiver', async () => {

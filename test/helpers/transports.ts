@@ -58,13 +58,13 @@ async function send(base: string, method: string, path: string, options: CallOpt
 }
 
 /**
- * The webhook the request table's connections get: on loopback, where nothing listens (port 9,
- * discard), so the dev server's deliveries never leave the machine (a name such as app.test would
- * be looked up in DNS). Under MSW the deliveries are intercepted instead, by `tableReceiver`, and
- * would otherwise be printed as unhandled requests.
+ * The webhook the request table's connections get: on loopback, where nothing listens (port 2,
+ * which the Fetch standard does not block, unlike 9), so the dev server's deliveries never leave
+ * the machine (a name such as app.test would be looked up in DNS). Under MSW the deliveries are
+ * intercepted instead, by `tableReceiver`, and would otherwise be printed as unhandled requests.
  */
-export const TABLE_WEBHOOK_URL = 'http://127.0.0.1:9/hooks';
-const tableReceiver = http.post('http://127.0.0.1:9/*', () => new Response(null, { status: 204 }));
+export const TABLE_WEBHOOK_URL = 'http://127.0.0.1:2/hooks';
+const tableReceiver = http.post('http://127.0.0.1:2/*', () => new Response(null, { status: 204 }));
 
 /** MSW handlers in this process, under a base URL nobody serves: every request is answered in memory. */
 export function mswTransport(baseUrl = 'https://api.service.test'): Transport {
