@@ -4,6 +4,7 @@ import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
+import type { ScenarioDefinition } from '../../scenarios/schema.js';
 import type { Route, RouteContext } from './context.js';
 
 export const runBody = z.strictObject({
@@ -63,6 +64,7 @@ async function run(ctx: RouteContext, scenario: 'definition' | string) {
     if (error instanceof ScenarioError) throw invalidDefinition(error);
     throw error;
   }
+  checkRunSize(resolved.definition, scenario === 'definition' ? 'definition.' : '', ctx.sandbox.options.scenarioRepeatLimit);
   if (body.connectionId !== undefined) ctx.sandbox.parts.registry.get(ctx.apiKey, body.connectionId);
   const report = await runScenario(ctx.sandbox, resolved, {
     apiKey: ctx.apiKey,
@@ -76,6 +78,27 @@ async function run(ctx: RouteContext, scenario: 'definition' | string) {
     maxWait: body.maxWait ?? ROUTE_MAX_WAIT,
   });
   return { body: report };
+}
+
+/**
+ * A run through the control API creates at most `limit` records (the sum of its create steps'
+ * `repeat`): a 400 naming the step where the count goes over. The CLI and `runScenario()` are
+ * not capped: their runs hold no shared server.
+ */
+function checkRunSize(definition: ScenarioDefinition, prefix: string, limit: number): void {
+  let creates = 0;
+  for (const [index, step] of definition.steps.entries()) {
+    if (!('create' in step)) continue;
+    creates += step.create.repeat ?? 1;
+    if (creates <= limit) continue;
+    const field = `${prefix}steps[${index}].create.repeat`;
+    throw ApiError.invalidField(
+      field,
+      `${field}: this run would create ${creates} records by this step, and a scenario run through the control API creates at most ${limit} (the sandbox's cap: scenarioRepeatLimit, --scenario-repeat-limit); ` +
+        'play it with the CLI (crm-sandbox scenario run, which --server can point at this server) or raise the cap',
+      { limit, option: 'scenarioRepeatLimit', flag: '--scenario-repeat-limit' },
+    );
+  }
 }
 
 /** `GET /sandbox/scenarios` lists the built-ins; `POST …/{name}/run` and `POST /sandbox/scenarios/run` (a definition) play one. */
