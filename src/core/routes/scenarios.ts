@@ -49,7 +49,7 @@ function invalidDefinition(error: InstanceType<ScenarioEngine['ScenarioError']>)
 async function run(ctx: RouteContext, scenario: 'definition' | string) {
   const body = parseOrThrow(runBody, ctx.body());
   if (body.connectionId !== undefined && body.link !== undefined) throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
-  const { checkScenario, listBuiltIns, findScenario, runScenario, ScenarioError } = await engine();
+  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine();
   let resolved;
   try {
     if (scenario === 'definition') {
@@ -77,7 +77,8 @@ async function run(ctx: RouteContext, scenario: 'definition' | string) {
     // The dev server's clock is real: a request should not wait out a 20-hour retry schedule.
     maxWait: body.maxWait ?? ROUTE_MAX_WAIT,
   });
-  return { body: report };
+  // Serialised and encoded with turns of the event loop between events: a big report does not hold the server.
+  return reportJson(report);
 }
 
 /**
