@@ -27,12 +27,11 @@ export function jsonTooDeep(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
-      // To the closing quote, over escaped characters.
-      for (i++; i < text.length; i++) {
-        const inner = text.charCodeAt(i);
-        if (inner === BACKSLASH) i++;
-        else if (inner === QUOTE) break;
-      }
+      // To the closing quote (one not escaped), found by the native search: most of a body is strings.
+      do {
+        i = text.indexOf('"', i + 1);
+        if (i === -1) return false;
+      } while (escaped(text, i));
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       if (++depth > limit) return true;
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
@@ -40,6 +39,13 @@ export function jsonTooDeep(text: string, limit: number): boolean {
     }
   }
   return false;
+}
+
+/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /**
