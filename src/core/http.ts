@@ -12,7 +12,8 @@ export const SNAPSHOT_BODY_BYTES = 64 * 1024 * 1024;
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-const isSnapshotWrite = (method: string, path: string) => method.toUpperCase() === 'PUT' && path === '/sandbox/snapshot';
+// The path first: no request but a snapshot's pays for the case-insensitive method.
+const isSnapshotWrite = (method: string, path: string) => path === '/sandbox/snapshot' && method.toUpperCase() === 'PUT';
 
 /** The most a request's body may take, in bytes: {@link SNAPSHOT_BODY_BYTES} for `PUT /sandbox/snapshot`, else {@link MAX_BODY_BYTES}. */
 export function bodyLimit(method: string, path: string): number {
