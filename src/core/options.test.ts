@@ -41,4 +41,3 @@ describe('createSandbox options', () => {
     sandbox.close();
   });
 });
-

@@ -27,7 +27,7 @@ export const DEFAULT_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12
 export const DEFAULT_LIMITS = {
   /** Connections per API token. */
   connectionLimit: 1_000,
-  /** Records a connection holds (seeded ones included; about 600 by default). */
+  /** Records a connection holds (its seeded data set included: about 650 by default). */
   recordLimit: 100_000,
   /**
    * Deliveries a connection keeps waiting (pending, retrying or in flight); over it the oldest are
@@ -39,7 +39,7 @@ export const DEFAULT_LIMITS = {
 } as const;
 
 /** The capped quantities, by option name. */
-export type LimitName = keyof typeof DEFAULT_LIMITS;
+type LimitName = keyof typeof DEFAULT_LIMITS;
 
 export interface SandboxOptions {
   /** Seed of every id and generated value. Default {@link DEFAULT_SEED}. */
