@@ -2,6 +2,7 @@
 export { Sandbox, createSandbox, type EventListener } from './core/sandbox.js';
 export {
   DEFAULT_API_KEY,
+  DEFAULT_LIMITS,
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SEED,
   DEFAULT_START_TIME,

@@ -165,7 +165,7 @@ describe('crm-sandbox serve', () => {
   it('refuses a bad value of any flag with exit 2, naming the flag and quoting what was given', async () => {
     const cases: Array<[string[], string]> = [
       [['--seed', 'abc'], '--seed must be an integer of 0 or more, got "abc"'],
-      [['--connection-limit', '0'], '--connection-limit must be an integer of 1 or more, got "0"'],
+      [['--connection-limit', '0'], '--connection-limit must be an integer of 1 or more, or none, got "0"'],
       [['--delivery-log-limit', '1e3'], '--delivery-log-limit must be an integer of 1 or more, got "1e3"'],
       [['--error-rate', 'often'], '--error-rate must be a number from 0 to 1, got "often"'],
       // A bare number is ambiguous (10 ms? 10 s?), on every duration flag.

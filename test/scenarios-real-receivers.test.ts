@@ -161,7 +161,8 @@ describe('bounded runs', () => {
     expect(await cli.exited).toBe(1);
     const report = JSON.parse(cli.output()) as ScenarioReport;
     expect(report.ok).toBe(false);
-    expect(report.failures[0]).toMatch(new RegExp(`^the run was stopped at steps\\[\\d+\\] \\(expect\\): interrupted by ${signal}`));
+    // Where it stops depends on when the signal lands: a run gives the event loop a turn every 5 ms, so at any step.
+    expect(report.failures[0]).toMatch(new RegExp(`^the run was stopped at steps\\[\\d+\\] \\(\\w+\\): interrupted by ${signal}; the report shows what happened until then$`));
     expect(report.events.length).toBeGreaterThan(0);
   }, 60_000);
 

@@ -1,7 +1,8 @@
 // The dev server under test, in its own process: `startDevServer` exactly as `crm-sandbox serve`
 // runs it (no request log), with READY connections made up front. Prints one JSON line:
 // { url, connections: [{ integrationId, accessToken, connectionId }] }.
-// Usage: node bench/servers/sandbox.mjs '{"users":250,"integrations":["hubspot"]}'
+// Usage: node bench/servers/sandbox.mjs '{"users":250,"integrations":["hubspot"]}' ("recordLimit": null
+// takes the record cap off, for a load that creates records as fast as it can).
 import { createSandbox } from '../../dist/index.js';
 import { startDevServer } from '../../dist/server.js';
 
@@ -9,6 +10,7 @@ const config = JSON.parse(process.argv[2] ?? '{}');
 const sandbox = createSandbox({
   ...(config.users ? { dataset: { engagement: { users: config.users } } } : {}),
   ...(config.retrySchedule ? { retrySchedule: config.retrySchedule } : {}),
+  ...('recordLimit' in config ? { recordLimit: config.recordLimit } : {}),
 });
 const connections = (config.integrations ?? ['hubspot']).map((integrationId) => {
   const { connectionId, accessToken } = sandbox.connect({ integrationId });

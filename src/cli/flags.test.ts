@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxConfigError } from '../shared/errors.js';
-import { envName, flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readNumber, readText, readUrl, setCommandLine } from './flags.js';
+import { envName, flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText, readUrl, setCommandLine } from './flags.js';
 
 afterEach(() => setCommandLine([], {}));
 
@@ -43,6 +43,16 @@ describe('flag readers', () => {
     expect(readNumber('error-rate', '.5', { min: 0, max: 1 })).toBe(0.5);
     expect(refusal(() => readNumber('error-rate', '2', { min: 0, max: 1 }))).toBe('--error-rate must be a number from 0 to 1, got "2"');
     expect(refusal(() => readNumber('error-rate', '0x1', { min: 0, max: 1 }))).toBe('--error-rate must be a number from 0 to 1, got "0x1"');
+  });
+
+  it('read a cap: an integer of 1 or more, or none for no cap', () => {
+    expect(readLimit('record-limit', '5000')).toBe(5000);
+    expect(readLimit('record-limit', 100_000)).toBe(100_000); // a default
+    expect(readLimit('record-limit', 'none')).toBeNull();
+    expect(refusal(() => readLimit('record-limit', '0'))).toBe('--record-limit must be an integer of 1 or more, or none, got "0"');
+    expect(refusal(() => readLimit('record-limit', 'unlimited'))).toBe('--record-limit must be an integer of 1 or more, or none, got "unlimited"');
+    setCommandLine(['serve'], { CRM_SANDBOX_RECORD_LIMIT: '-1' });
+    expect(refusal(() => readLimit('record-limit', '-1'))).toBe('CRM_SANDBOX_RECORD_LIMIT must be an integer of 1 or more, or none, got "-1"');
   });
 
   it('refuse a repeated flag and a flag without its value', () => {

@@ -80,6 +80,15 @@ export function readInteger(option: string, value: unknown, range: Range): numbe
   return number;
 }
 
+/** A cap: a whole number of 1 or more, or `none` for no cap (null): `--record-limit must be an integer of 1 or more, or none, got "0"`. */
+export function readLimit(option: string, value: unknown): number | null {
+  const text = readText(option, value).trim();
+  if (text === 'none') return null;
+  const number = /^\+?\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(number >= 1 && number <= Number.MAX_SAFE_INTEGER)) throw new SandboxConfigError(`${flagName(option)} must be an integer of 1 or more, or none, got ${JSON.stringify(text)}`);
+  return number;
+}
+
 /** A decimal number in a range: `--error-rate must be a number from 0 to 1, got "2"`. */
 export function readNumber(option: string, value: unknown, range: Range): number {
   const text = readText(option, value).trim();

@@ -133,6 +133,10 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
           apiKeys: [args.apiKey],
           attemptTimeout: args.attemptTimeout,
           deliveryLogLimit: RUN_LOG_LIMIT,
+          // The sandbox of one run, shared with no one: the caps on tenants do not apply (a repeat may go to 1,000,000).
+          connectionLimit: null,
+          recordLimit: null,
+          pendingDeliveryLimit: null,
           // A receiver in another process checks x-service-timestamp against its own clock.
           webhookTimestamps: args.timestamps === 'virtual' ? 'clock' : 'real',
           ...(args.retrySchedule === undefined ? {} : { retrySchedule: args.retrySchedule }),

@@ -3,11 +3,11 @@ import { startDevServer } from '../adapters/express.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { readCa } from './read-ca.js';
-import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
+import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
 import { createSandbox } from '../core/sandbox.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
 import { faultRuleFromFlags, readLatency, readRateLimit } from './fault-flags.js';
-import { flagName, readDuration, readDurationList, readInteger, readList, readNumber, readText } from './flags.js';
+import { flagName, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText } from './flags.js';
 import { createLineWriter } from './line-writer.js';
 import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.js';
 
@@ -39,8 +39,27 @@ const builder = (yargs: Argv) =>
     })
     .option('connection-limit', {
       requiresArg: true,
-      describe: 'Most connections per API token (the original capped development tokens at 5)',
-      coerce: (value) => readInteger('connection-limit', value, { min: 1 }),
+      default: DEFAULT_LIMITS.connectionLimit,
+      describe: 'Most connections per API token, or none (the original capped development tokens at 5)',
+      coerce: (value) => readLimit('connection-limit', value),
+    })
+    .option('record-limit', {
+      requiresArg: true,
+      default: DEFAULT_LIMITS.recordLimit,
+      describe: 'Most records one connection holds, seeded ones included, or none',
+      coerce: (value) => readLimit('record-limit', value),
+    })
+    .option('pending-delivery-limit', {
+      requiresArg: true,
+      default: DEFAULT_LIMITS.pendingDeliveryLimit,
+      describe: 'Most deliveries one connection keeps waiting, or none; over it the oldest is dropped (failed)',
+      coerce: (value) => readLimit('pending-delivery-limit', value),
+    })
+    .option('scenario-repeat-limit', {
+      requiresArg: true,
+      default: DEFAULT_LIMITS.scenarioRepeatLimit,
+      describe: 'Most records one scenario run through the control API creates, or none',
+      coerce: (value) => readLimit('scenario-repeat-limit', value),
     })
     .option('delivery-log-limit', { requiresArg: true, default: 10_000, describe: 'Most finished deliveries kept in the log', coerce: (value) => readInteger('delivery-log-limit', value, { min: 1 }) })
     .option('delivery-chaos', {
@@ -81,7 +100,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       attemptTimeout: args.attemptTimeout,
       ...(args.webhookCa ? { webhookCa: readCa(args.webhookCa) } : {}),
       ...fixturesOption(args.fixtures),
-      ...(args.connectionLimit === undefined ? {} : { connectionLimit: args.connectionLimit }),
+      connectionLimit: args.connectionLimit,
+      recordLimit: args.recordLimit,
+      pendingDeliveryLimit: args.pendingDeliveryLimit,
+      scenarioRepeatLimit: args.scenarioRepeatLimit,
       deliveryLogLimit: args.deliveryLogLimit,
       ...(args.deliveryChaos === undefined ? {} : { deliveryChaos: args.deliveryChaos }),
       faults: faultRuleFromFlags({ latency: args.latency, errorRate: args.errorRate, rateLimit: args.rateLimit }),

@@ -1,6 +1,7 @@
 import { accessSync, closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
+import { MAX_SNAPSHOT_DEPTH, jsonTooDeep, tooDeepPhrase } from '../shared/json-depth.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { flagName } from './flags.js';
 
@@ -18,6 +19,7 @@ export function loadStateFile(sandbox: Sandbox, path: string): boolean {
     throw new SandboxConfigError(`${flagName('state-file')} ${path}: cannot read it: ${(error as Error).message}`);
   }
   const refuse = (why: string) => new SandboxConfigError(`${flagName('state-file')} ${path}: ${why}; the file was left as it is`);
+  if (jsonTooDeep(text, MAX_SNAPSHOT_DEPTH)) throw refuse(`its JSON is ${tooDeepPhrase(MAX_SNAPSHOT_DEPTH)}`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -72,7 +72,10 @@ export interface ConnectionRegistryOptions {
   clock: Clock;
   random: Random;
   tokenTtlMs: number;
-  connectionLimit: number | undefined;
+  /** Most connections per API token (`Infinity`: no cap). */
+  connectionLimit: number;
+  /** Most records a connection holds (`Infinity`: no cap). */
+  recordLimit: number;
   dataset: DatasetSize;
   fixtures: () => readonly FixtureSet[];
   onRecordChange: (connection: ConnectionState, change: RecordChange) => void;
@@ -176,9 +179,9 @@ export class ConnectionRegistry {
       throw new ApiError(400, ErrorCode.PUBLIC_TOKEN_EXPIRED, 'publicToken has expired', { field: 'publicToken' });
     }
     const limit = this.options.connectionLimit;
-    if (limit !== undefined && this.list(apiKey).length >= limit) {
-      // The original's message for development accounts, word for word.
-      throw new ApiError(400, ErrorCode.CONNECTION_LIMIT_REACHED, 'Maximum number of connections reached for development account', { limit });
+    if (this.countOf(apiKey) >= limit) {
+      // The original's message for development accounts, word for word; the metadata names the sandbox's cap.
+      throw new ApiError(400, ErrorCode.CONNECTION_LIMIT_REACHED, 'Maximum number of connections reached for development account', { limit, option: 'connectionLimit', flag: '--connection-limit' });
     }
     if (token.accessToken !== undefined) this.checkFreeAccessToken(token.accessToken);
     token.used = true;
@@ -293,6 +296,13 @@ export class ConnectionRegistry {
     return [...this.byId.values()];
   }
 
+  /** How many connections the API token has (no list built: asked at every exchange). */
+  private countOf(apiKey: string): number {
+    let count = 0;
+    for (const connection of this.byId.values()) if (connection.apiKey === apiKey) count++;
+    return count;
+  }
+
   /** The API token's connections, oldest first. */
   list(apiKey: string): ConnectionState[] {
     return [...this.byId.values()].filter((connection) => connection.apiKey === apiKey);
@@ -335,6 +345,7 @@ export class ConnectionRegistry {
       clock: this.options.clock,
       random,
       faker,
+      recordLimit: this.options.recordLimit,
       onChange: (change) => this.options.onRecordChange(connection, change),
     });
   }

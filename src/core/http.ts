@@ -2,6 +2,7 @@ import { ApiError, ErrorCode } from '../shared/errors.js';
 
 export type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
+import { MAX_JSON_DEPTH, MAX_SNAPSHOT_DEPTH, jsonTooDeep, tooDeepPhrase } from '../shared/json-depth.js';
 import { utf8ByteLength } from '../shared/text-codec.js';
 
 /** Bodies over 1 MiB are refused with a 413. */
@@ -11,9 +12,17 @@ export const SNAPSHOT_BODY_BYTES = 64 * 1024 * 1024;
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+// The path first: no request but a snapshot's pays for the case-insensitive method.
+const isSnapshotWrite = (method: string, path: string) => path === '/sandbox/snapshot' && method.toUpperCase() === 'PUT';
+
 /** The most a request's body may take, in bytes: {@link SNAPSHOT_BODY_BYTES} for `PUT /sandbox/snapshot`, else {@link MAX_BODY_BYTES}. */
 export function bodyLimit(method: string, path: string): number {
-  return method === 'PUT' && path === '/sandbox/snapshot' ? SNAPSHOT_BODY_BYTES : MAX_BODY_BYTES;
+  return isSnapshotWrite(method, path) ? SNAPSHOT_BODY_BYTES : MAX_BODY_BYTES;
+}
+
+/** How deep a request's JSON may nest: {@link MAX_SNAPSHOT_DEPTH} for `PUT /sandbox/snapshot`, else {@link MAX_JSON_DEPTH}. */
+export function depthLimit(method: string, path: string): number {
+  return isSnapshotWrite(method, path) ? MAX_SNAPSHOT_DEPTH : MAX_JSON_DEPTH;
 }
 
 /** A 413: the core answers it, and the dev server too when it stops reading a body early. */
@@ -44,8 +53,9 @@ export function queryParam(params: URLSearchParams, name: string): string | unde
 }
 
 /**
- * Parses a JSON body into an object: 415 for another content type, 400 for bad JSON or a body
- * that is not an object. A request without a body reads as `{}`, so missing fields are named.
+ * Parses a JSON body into an object: 415 for another content type, 400 for bad JSON, JSON nested
+ * deeper than {@link depthLimit} (read from the text before parsing), or a body that is not an
+ * object. A request without a body reads as `{}`, so missing fields are named.
  */
 export function parseJsonBody(request: SandboxRequest): Record<string, unknown> {
   const text = request.body;
@@ -58,6 +68,8 @@ export function parseJsonBody(request: SandboxRequest): Record<string, unknown> 
       `request bodies must be JSON with content-type application/json, got ${contentType ? JSON.stringify(contentType) : 'no content-type'}`,
     );
   }
+  const depth = depthLimit(request.method, request.path);
+  if (jsonTooDeep(text, depth)) throw new ApiError(400, ErrorCode.INVALID_JSON, `request body is ${tooDeepPhrase(depth)}`, { limit: depth });
   let value: unknown;
   try {
     value = JSON.parse(text);

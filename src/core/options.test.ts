@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxConfigError } from '../shared/errors.js';
+import { DEFAULT_LIMITS } from './options.js';
 import { createSandbox } from './sandbox.js';
 
 describe('createSandbox options', () => {
@@ -7,6 +8,36 @@ describe('createSandbox options', () => {
     expect(() => createSandbox({ retrySchedule: '10s,,1m' })).toThrow(new SandboxConfigError('retrySchedule: item 2 of "10s,,1m" is empty'));
     const sandbox = createSandbox({ clock: 'virtual', retrySchedule: [250, '1s'], readyDelay: 10, initialSyncDelay: 5 });
     expect([sandbox.options.retryScheduleMs, sandbox.options.readyDelayMs]).toEqual([[250, 1000], 10]);
+    sandbox.close();
+  });
+
+  it('caps connections, records, pending deliveries and HTTP scenario runs by default; null turns a cap off; a bad cap is named', () => {
+    const sandbox = createSandbox({ clock: 'virtual' });
+    const { connectionLimit, recordLimit, pendingDeliveryLimit, scenarioRepeatLimit } = sandbox.options;
+    expect({ connectionLimit, recordLimit, pendingDeliveryLimit, scenarioRepeatLimit }).toEqual(DEFAULT_LIMITS);
+    expect(DEFAULT_LIMITS).toEqual({ connectionLimit: 1000, recordLimit: 100_000, pendingDeliveryLimit: 20_000, scenarioRepeatLimit: 10_000 });
+    sandbox.close();
+    const open = createSandbox({ clock: 'virtual', connectionLimit: null, recordLimit: null, pendingDeliveryLimit: null, scenarioRepeatLimit: null });
+    expect([open.options.connectionLimit, open.options.recordLimit, open.options.pendingDeliveryLimit, open.options.scenarioRepeatLimit]).toEqual([Infinity, Infinity, Infinity, Infinity]);
+    open.close();
+    expect(() => createSandbox({ recordLimit: 0 })).toThrow(new SandboxConfigError('recordLimit must be a positive integer or null (no cap), got 0'));
+    expect(() => createSandbox({ connectionLimit: 1.5 })).toThrow(new SandboxConfigError('connectionLimit must be a positive integer or null (no cap), got 1.5'));
+  });
+
+  it('refuses an exchange over the connection cap with the original message; the metadata names the cap and its flag', () => {
+    const sandbox = createSandbox({ clock: 'virtual', connectionLimit: 2, apiKeys: ['a', 'b'] });
+    sandbox.connect({ apiKey: 'a' });
+    sandbox.connect({ apiKey: 'a' });
+    expect(() => sandbox.connect({ apiKey: 'a' })).toThrow(
+      expect.objectContaining({
+        status: 400,
+        errorCode: 'CONNECTION_LIMIT_REACHED',
+        message: 'Maximum number of connections reached for development account',
+        metadata: { limit: 2, option: 'connectionLimit', flag: '--connection-limit' },
+      }),
+    );
+    // Per API token: the other tenant still links.
+    expect(sandbox.connect({ apiKey: 'b' }).connectionId).toMatch(/^[0-9a-f]{32}$/);
     sandbox.close();
   });
 });

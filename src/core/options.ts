@@ -19,6 +19,28 @@ export const DEFAULT_START_TIME = '2025-01-01T00:00:00.000Z';
 /** Delays before each retry of a failed delivery: attempts at 0 s, 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h after the one before. */
 export const DEFAULT_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12h'] as const;
 
+/**
+ * The caps on what one tenant can make a shared sandbox hold or do (decision 0123). Each is far
+ * above what a test suite needs and low enough that no tenant can exhaust the server; `null`
+ * turns one off. Their CLI flags are the option's name in kebab case (`--record-limit`).
+ */
+export const DEFAULT_LIMITS = {
+  /** Connections per API token. */
+  connectionLimit: 1_000,
+  /** Records a connection holds (its seeded data set included: about 650 by default). */
+  recordLimit: 100_000,
+  /**
+   * Deliveries a connection keeps waiting (pending, retrying or in flight); over it the oldest are
+   * dropped as failed. Twice the biggest burst a scenario run over HTTP may make, so none of those loses an event.
+   */
+  pendingDeliveryLimit: 20_000,
+  /** Records one scenario run through the control API may create (the sum of its create steps' `repeat`). */
+  scenarioRepeatLimit: 10_000,
+} as const;
+
+/** The capped quantities, by option name. */
+type LimitName = keyof typeof DEFAULT_LIMITS;
+
 export interface SandboxOptions {
   /** Seed of every id and generated value. Default {@link DEFAULT_SEED}. */
   seed?: number;
@@ -34,8 +56,14 @@ export interface SandboxOptions {
   readyDelay?: Duration;
   /** Lifetime of link and public tokens. Default `30m`. */
   tokenTtl?: Duration;
-  /** Most connections per API token (the original's development cap was 5). Default: no cap. */
-  connectionLimit?: number;
+  /** Most connections per API token (the original's development cap was 5); `null` for no cap. Default 1000. */
+  connectionLimit?: number | null;
+  /** Most records one connection holds, seeded ones included; a create over it is a 400 `RECORD_LIMIT_REACHED`. `null` for no cap. Default 100000. */
+  recordLimit?: number | null;
+  /** Most deliveries one connection keeps waiting; over it the oldest waiting one is dropped (marked failed). `null` for no cap. Default 20000. */
+  pendingDeliveryLimit?: number | null;
+  /** Most records one scenario run through the control API creates (`POST /sandbox/scenarios/…/run`); `runScenario()` and the CLI are not capped. `null` for no cap. Default 10000. */
+  scenarioRepeatLimit?: number | null;
   /** Fixture directories, files (Node only) or objects; `false` for none. Default: the package's `fixtures/`. */
   fixtures?: false | ReadonlyArray<string | FixtureFile>;
   /** How many records a new connection gets; see `DEFAULT_DATASET`. */
@@ -75,7 +103,11 @@ export interface ResolvedOptions {
   initialSyncDelayMs: number;
   readyDelayMs: number;
   tokenTtlMs: number;
-  connectionLimit: number | undefined;
+  /** The caps ({@link DEFAULT_LIMITS}); `Infinity` where turned off. */
+  connectionLimit: number;
+  recordLimit: number;
+  pendingDeliveryLimit: number;
+  scenarioRepeatLimit: number;
   /** The fixture sets, read when the first data set is built (the bundled ones are checked then, once per process). */
   fixtures: () => readonly FixtureSet[];
   dataset: DatasetSize;
@@ -107,10 +139,6 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (readyDelayMs < initialSyncDelayMs) {
     throw new SandboxConfigError(`readyDelay (${readyDelayMs}ms) must not be shorter than initialSyncDelay (${initialSyncDelayMs}ms)`);
   }
-  const connectionLimit = options.connectionLimit;
-  if (connectionLimit !== undefined && (!Number.isSafeInteger(connectionLimit) || connectionLimit < 1)) {
-    throw new SandboxConfigError(`connectionLimit must be a positive integer, got ${connectionLimit}`);
-  }
   const deliveryLogLimit = options.deliveryLogLimit ?? 10_000;
   if (!Number.isSafeInteger(deliveryLogLimit) || deliveryLogLimit < 1) {
     throw new SandboxConfigError(`deliveryLogLimit must be a positive integer, got ${deliveryLogLimit}`);
@@ -129,7 +157,10 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     initialSyncDelayMs,
     readyDelayMs,
     tokenTtlMs: parseDuration(options.tokenTtl ?? '30m', 'tokenTtl'),
-    connectionLimit,
+    connectionLimit: resolveLimit(options, 'connectionLimit'),
+    recordLimit: resolveLimit(options, 'recordLimit'),
+    pendingDeliveryLimit: resolveLimit(options, 'pendingDeliveryLimit'),
+    scenarioRepeatLimit: resolveLimit(options, 'scenarioRepeatLimit'),
     fixtures: resolveFixtures(options.fixtures),
     dataset: resolveDataset(options.dataset),
     retryScheduleMs: parseDurationList(options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, 'retrySchedule'),
@@ -141,6 +172,15 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     deliveryChaos: checkChaos(options.deliveryChaos),
     onError: options.onError ?? ((error) => console.error('crm-sandbox internal error:', error)),
   };
+}
+
+/** A cap as a number: its default when not given, `Infinity` for `null` (no cap). */
+function resolveLimit(options: SandboxOptions, name: LimitName): number {
+  const value = options[name];
+  if (value === undefined) return DEFAULT_LIMITS[name];
+  if (value === null) return Infinity;
+  if (!Number.isSafeInteger(value) || value < 1) throw new SandboxConfigError(`${name} must be a positive integer or null (no cap), got ${String(value)}`);
+  return value;
 }
 
 let bundledSets: readonly FixtureSet[] | undefined;

@@ -39,6 +39,7 @@ export function buildParts(
     random,
     tokenTtlMs: options.tokenTtlMs,
     connectionLimit: options.connectionLimit,
+    recordLimit: options.recordLimit,
     dataset: options.dataset,
     fixtures: options.fixtures,
     onRecordChange: (connection, change) => {
@@ -58,6 +59,7 @@ export function buildParts(
     attemptTimeoutMs: options.attemptTimeoutMs,
     signingNow: options.webhookTimestamps === 'real' ? realNow : () => clock.now(),
     logLimit: options.deliveryLogLimit,
+    pendingLimit: options.pendingDeliveryLimit,
     target: (connectionId) => registry.find(connectionId),
     random: random.fork('chaos'),
     defaultChaos: options.deliveryChaos,

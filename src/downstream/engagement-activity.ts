@@ -82,6 +82,7 @@ function relinkUser(data: ConnectionData, taskId: string, from: string | null, t
 
 /** Creates an engagement task for a user and names it in the user's `taskIds`. */
 export function createTask(data: ConnectionData, write: TaskWrite & { userId: string }, now: number): Entry<EngagementTask> {
+  data.checkRoom();
   const at = new Date(now).toISOString();
   const state = write.state ?? 'incomplete';
   const task: EngagementTask = {

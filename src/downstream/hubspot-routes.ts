@@ -174,6 +174,7 @@ function batch(collection: string, action: string, request: DownstreamRequest, c
       const bodies = inputs.map(inputBody);
       // Every input is checked before any is written: a bad one changes nothing.
       for (const item of bodies) translate(target, item, api.policy, context);
+      context.data.checkRoom(bodies.length);
       const created = bodies.map((item) => createRecord(target, item, api.policy, context));
       return batchDone(201, created.map((item) => render(item)), context);
     }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ApiError } from '../shared/errors.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { FieldIssue } from '../shared/validation.js';
 import { CRM_FIELDS, type CrmObjectType, type CrmRecord, type CrmWrite } from '../model/crm.js';
 import type { ConnectionData } from '../store/connection-data.js';
@@ -243,12 +243,12 @@ function nativeError(object: NativeObject, error: ApiError, body: Flat): FieldEr
   return new FieldError(field?.native, field ? `${field.native} ${issue.message}` : error.message, kind);
 }
 
-/** Runs a store write, turning its validation errors into native ones. */
+/** Runs a store write, turning its validation errors into native ones (the sandbox's own caps stay the service's errors). */
 function storeWrite<T>(object: NativeObject, body: Flat, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400) throw nativeError(object, error, body);
+    if (error instanceof ApiError && error.errorCode === ErrorCode.INVALID_FIELD_VALUE) throw nativeError(object, error, body);
     throw error;
   }
 }

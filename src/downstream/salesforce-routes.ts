@@ -113,6 +113,8 @@ const typeError = (typeName: string) =>
 
 function createMany(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
   const { allOrNone, records } = recordsOf(request.body);
+  // The sandbox's record cap is checked for the whole collection first: it writes all of them or none.
+  context.data.checkRoom(records.length);
   const outcomes = collect(
     allOrNone,
     records.map((record) => {

@@ -36,5 +36,6 @@ export function runScenario(sandbox: ScenarioSandbox, scenario: string | Scenari
 
 export { ScenarioError, listBuiltIns, findScenario, parseScenario, loadScenarioFile, checkScenario, type Scenario } from './load.js';
 export type { ScenarioReport, TranscriptEvent, TranscriptAttempt, CheckResult, ProbeResult } from './report.js';
+export { reportJson } from './report.js';
 export type { ScenarioDefinition, ScenarioStep, StepKind, ProbeName } from './schema.js';
 export { scenarioJsonSchema, PROBES, STEP_KINDS } from './schema.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../core/sandbox.js';
 import { CRM_OBJECT_TYPES, crmRecordSchema } from '../model/crm.js';
+import { MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { checkScenario, listBuiltIns, parseScenario, ScenarioError } from './load.js';
 import { resolveRefs, RefError } from './refs.js';
 import { scenarioJsonSchema, type ScenarioDefinition } from './schema.js';
@@ -243,4 +244,25 @@ describe('scenario files', () => {
       sandbox.close();
     }
   });
+
+  it('refuses a definition nested deeper than the limit, naming the depth, from YAML, JSON or code, at any depth', () => {
+    const message = (source: string) => `scenario ${source}: the definition is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays inside each other)`;
+    const fields = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    // steps (2) > the step (3) > create (4) > fields (5) > x: 5 levels above what x holds.
+    const json = (depth: number) => `{"steps":[{"create":{"type":"Contact","fields":{"x":${fields(depth)}}}}]}`;
+    expect(() => parseScenario(json(MAX_JSON_DEPTH - 5), 'deep.json')).toThrow(/fields.x/); // as deep as allowed: refused for its field, not its depth
+    expect(errorOf(json(MAX_JSON_DEPTH - 4), 'deep.json').message).toBe(message('deep.json'));
+    expect(errorOf(json(20_000), 'deep.json').message).toBe(message('deep.json'));
+    const yamlFlow = (depth: number) => `steps:\n  - create: { type: Contact, fields: { x: ${fields(depth)} } }\n`;
+    expect(() => parseScenario(yamlFlow(MAX_JSON_DEPTH - 5), 'deep.yaml')).toThrow(/fields.x/);
+    expect(errorOf(yamlFlow(MAX_JSON_DEPTH - 4), 'deep.yaml').message).toBe(message('deep.yaml'));
+    expect(errorOf(yamlFlow(20_000), 'deep.yaml').message).toBe(message('deep.yaml'));
+    // Block collections count as flow ones do: 2,000 maps nested by indentation (the YAML parser's own recursion overflows before that).
+    const block = `steps:\n  - create:\n      type: Contact\n      fields:\n${Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(8 + i)}k:`).join('\n')} 1\n`;
+    expect(errorOf(block, 'block.yaml').message).toBe(message('block.yaml'));
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    expect(() => checkScenario({ steps: [{ create: { type: 'Contact', fields: { x: deep } } }] }, '(code)')).toThrow(message('(code)'));
+  });
 });
+

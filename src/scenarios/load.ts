@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml, parseDocument } from 'yaml';
+import { CST, Parser, parse as parseYaml, parseDocument } from 'yaml';
+import { MAX_JSON_DEPTH, tooDeepPhrase, valueTooDeep } from '../shared/json-depth.js';
 import { checkDefinition, type ScenarioProblem } from './check.js';
 import type { ScenarioDefinition } from './schema.js';
 
@@ -112,6 +113,8 @@ export function parseScenario(text: string, source: string): Scenario {
       throw ScenarioError.of(source, [{ step: null, kind: null, field: '', message: `not valid JSON: ${(error as Error).message}` }]);
     }
   } else {
+    // Measured on the syntax tree, which the parser builds without recursion: building the values recurses, and would overflow first.
+    if (yamlTooDeep(text, MAX_JSON_DEPTH)) throw tooDeep(source);
     const document = parseDocument(text, { prettyErrors: true });
     const problem = document.errors[0];
     if (problem) throw ScenarioError.of(source, [{ step: null, kind: null, field: '', message: `not valid YAML: ${problem.message.split('\n')[0]}` }]);
@@ -123,8 +126,27 @@ export function parseScenario(text: string, source: string): Scenario {
 
 /** Checks a definition (from a file or code) before anything runs; throws a ScenarioError with every problem. */
 export function checkScenario(value: unknown, source: string, fallbackName = 'scenario'): Scenario {
+  // First: every check after this one walks the value by recursion.
+  if (valueTooDeep(value, MAX_JSON_DEPTH)) throw tooDeep(source);
   const result = checkDefinition(value);
   if (!result.ok) throw ScenarioError.of(source, result.problems);
   const { definition } = result;
   return { name: definition.name ?? fallbackName, description: definition.description ?? '', source, definition };
+}
+
+function tooDeep(source: string): ScenarioError {
+  return ScenarioError.of(source, [{ step: null, kind: null, field: '', message: `the definition is ${tooDeepPhrase(MAX_JSON_DEPTH)}` }]);
+}
+
+/** Whether YAML text nests collections (block or flow) more than `limit` levels deep, read from its syntax tree with a stack of its own. */
+function yamlTooDeep(text: string, limit: number): boolean {
+  const pending: Array<[CST.Token | null | undefined, number]> = [];
+  for (const token of new Parser().parse(text)) if (token.type === 'document') pending.push([token.value, 0]);
+  while (pending.length > 0) {
+    const [token, depth] = pending.pop()!;
+    if (!CST.isCollection(token)) continue;
+    if (depth + 1 > limit) return true;
+    for (const item of token.items) pending.push([item.key, depth + 1], [item.value, depth + 1]);
+  }
+  return false;
 }

@@ -1,8 +1,9 @@
 import type { ServiceEvent } from '../model/events.js';
+import { utf8Bytes } from '../shared/text-codec.js';
 import { signPayload } from '../webhooks/signature.js';
 import type { AttemptChaos } from '../webhooks/chaos.js';
 import type { Delivery, DeliveryState } from '../webhooks/dispatcher.js';
-import type { RunConnection } from './target.js';
+import { Breather, type RunConnection } from './target.js';
 
 /** One attempt in the transcript: what was sent and what came back. Network durations are left out so a seeded instant run is byte-identical. */
 export interface TranscriptAttempt {
@@ -109,4 +110,41 @@ export function transcriptEvent(delivery: Delivery, accessToken: string): Transc
       ...(attempt.chaos ? { chaos: attempt.chaos } : {}),
     })),
   };
+}
+
+/** What stands for the events while the rest of a report is serialised: no value of a report can hold it as JSON text. */
+const EVENTS_PLACEHOLDER = '\u0000events';
+
+/**
+ * The report as JSON text (the very text `JSON.stringify(report)` gives) and as its UTF-8 bytes,
+ * serialised and encoded one event at a time with turns of the event loop between: a server
+ * answering a run of 10,000 events is not held for the hundreds of milliseconds one
+ * `JSON.stringify` and one encoding of the whole report take.
+ */
+export async function reportJson(report: ScenarioReport): Promise<{ json: string; encoded: Uint8Array }> {
+  const breather = new Breather();
+  const marker = `"events":${JSON.stringify(EVENTS_PLACEHOLDER)}`;
+  const rest = JSON.stringify({ ...report, events: EVENTS_PLACEHOLDER });
+  const at = rest.indexOf(marker);
+  const parts = [`${rest.slice(0, at)}"events":[`];
+  for (const [index, event] of report.events.entries()) {
+    await breather.breathe();
+    parts.push(index === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`);
+  }
+  parts.push(`]${rest.slice(at + marker.length)}`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (const part of parts) {
+    await breather.breathe();
+    const bytes = utf8Bytes(part);
+    chunks.push(bytes);
+    size += bytes.length;
+  }
+  const encoded = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    encoded.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { json: parts.join(''), encoded };
 }

@@ -12,7 +12,7 @@ import { checkReceiver } from './receiver-check.js';
 import { RefError, resolveRefs } from './refs.js';
 import { summarize, transcriptEvent, type CheckResult, type ProbeResult, type ScenarioReport } from './report.js';
 import type { ScenarioStep, StepKind } from './schema.js';
-import { sleep, type RunConnection, type ScenarioTarget } from './target.js';
+import { Breather, sleep, type RunConnection, type ScenarioTarget } from './target.js';
 
 import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT } from './defaults.js';
 
@@ -65,9 +65,6 @@ export interface RunProgress {
   waiting?: string | undefined;
 }
 
-/** How many creates of a `repeat` run between two turns of the event loop (so Ctrl+C and other requests get through). */
-const YIELD_EVERY = 250;
-
 /** The connection a step acts on, by name. */
 interface Named {
   connection: RunConnection;
@@ -104,6 +101,8 @@ class Run {
   private readonly transport: HttpTransport;
   /** Checked before anything runs: a bad value is a SandboxConfigError (exit 2, or a 400). */
   private readonly maxWaitMs: number;
+  /** Between steps, creates and transcript events: a long run never holds a server's event loop for long. */
+  private readonly breather = new Breather();
 
   constructor(
     private readonly scenario: Scenario,
@@ -128,6 +127,7 @@ class Run {
     }
     for (const [index, step] of steps.entries()) {
       const kind = Object.keys(step)[0] as StepKind;
+      await this.breather.breathe();
       await this.warnOfRejections();
       if (this.stopped(index, kind)) break;
       this.progress(index + 1, kind, describeStep(kind, (step as Record<string, unknown>)[kind]));
@@ -298,10 +298,8 @@ class Run {
         const { connection } = this.on(step.connection);
         const count = step.repeat ?? 1;
         for (let i = 0; i < count; i++) {
-          if (i > 0 && i % YIELD_EVERY === 0) {
-            await sleep(0);
-            if (this.options.signal?.aborted) return;
-          }
+          await this.breather.breathe();
+          if (this.options.signal?.aborted) return;
           const record = await target.create(connection, step.type, this.resolve(step.fields ?? {}, { i }));
           if (step.as) this.name(step.as, step.type, record);
           if (count > 1 && (i + 1) % 500 === 0) this.progress(index + 1, 'create', `created ${i + 1} of ${count} ${step.type} records`);
@@ -470,6 +468,7 @@ class Run {
     const events = [];
     for (const connection of new Set(this.connections.values())) {
       for (const delivery of await this.runDeliveries(connection)) {
+        await this.breather.breathe();
         events.push(transcriptEvent(delivery, connection.accessToken));
         if (connection.webhookUrl === null || this.excused.has(delivery.eventId) || delivery.state === 'succeeded') continue;
         const last = delivery.attempts.at(-1);

@@ -188,3 +188,42 @@ describe('ConnectionData writes', () => {
     expect(badField(() => data.create('Contact', { nativeId: first.nativeId })).field).toBe('nativeId');
   });
 });
+
+describe('the record cap', () => {
+  it('refuses a create over the cap with a 400 naming the cap and its flag, changing nothing; a delete makes room', () => {
+    const { data, changes } = seededData('hubspot', { size: null, recordLimit: 3 });
+    const first = data.create('Contact', {});
+    data.create('Account', {});
+    data.create('Deal', {});
+    expect(data.recordCount).toBe(3);
+    const streamBefore = JSON.stringify(data.streams.random.state());
+    let refused: ApiError | undefined;
+    try {
+      data.create('Contact', { firstName: 'Ada' });
+    } catch (error) {
+      refused = error as ApiError;
+    }
+    expect(refused?.toBody()).toEqual({
+      message: `connection ${'c'.repeat(32)} holds 3 records, and may hold at most 3 (the sandbox's record cap: recordLimit, --record-limit); delete records or raise the cap`,
+      errorCode: 'RECORD_LIMIT_REACHED',
+      metadata: { limit: 3, held: 3, option: 'recordLimit', flag: '--record-limit' },
+    });
+    expect(refused?.status).toBe(400);
+    // Refused before anything was drawn or written: the same data, the same streams, no event.
+    expect(JSON.stringify(data.streams.random.state())).toBe(streamBefore);
+    expect(data.recordCount).toBe(3);
+    expect(changes).toHaveLength(3);
+    data.delete('Contact', first.id);
+    expect((data.create('Contact', { firstName: 'Ada' }) as CrmRecord<'Contact'>).firstName).toBe('Ada');
+  });
+
+  it('counts seeded records and every collection, and checks a batch as a whole', () => {
+    const { data } = seededData('hubspot', { recordLimit: 10_000 });
+    const seeded = [...Object.values(data.crm), data.users, data.mailboxes, data.engagementTasks, data.engagementActions].reduce((sum, collection) => sum + collection.size, 0);
+    expect(data.recordCount).toBe(seeded);
+    expect(() => data.checkRoom(10_000 - seeded)).not.toThrow();
+    expect(() => data.checkRoom(10_001 - seeded)).toThrow(`holds ${seeded} records and this write adds ${10_001 - seeded}, and may hold at most 10000`);
+    // No cap by default.
+    expect(() => seededData('hubspot', { size: null }).data.checkRoom(Number.MAX_SAFE_INTEGER)).not.toThrow();
+  });
+});

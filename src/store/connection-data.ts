@@ -1,6 +1,6 @@
 import type { Faker } from '@faker-js/faker';
 import type { Clock } from '../clock/clock.js';
-import { ApiError } from '../shared/errors.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { Random } from '../shared/random.js';
 import { invalidFromIssues, parseOrThrow, type FieldIssue } from '../shared/validation.js';
 import {
@@ -48,6 +48,8 @@ export interface ConnectionDataOptions {
   random: Random;
   /** Values for the fields a create leaves out. */
   faker: Faker;
+  /** Most records the connection holds, of every collection, seeded ones included (`Infinity`: no cap). Default: no cap. */
+  recordLimit?: number;
   onChange: (change: RecordChange) => void;
 }
 
@@ -125,6 +127,29 @@ export class ConnectionData {
     return this.options.integrationId;
   }
 
+  /** How many records the connection holds, in every collection. */
+  get recordCount(): number {
+    let count = this.mailboxes.size + this.users.size + this.engagementTasks.size + this.engagementActions.size;
+    for (const type of CRM_OBJECT_TYPES) count += this.crm[type].size;
+    return count;
+  }
+
+  /**
+   * Throws the 400 `RECORD_LIMIT_REACHED` unless `count` more records fit under the connection's
+   * cap. Every create checks it; a batch checks for all its records first, so it writes all or none.
+   */
+  checkRoom(count = 1): void {
+    const limit = this.options.recordLimit ?? Infinity;
+    const held = limit === Infinity ? 0 : this.recordCount;
+    if (held + count <= limit) return;
+    throw new ApiError(
+      400,
+      ErrorCode.RECORD_LIMIT_REACHED,
+      `connection ${this.connectionId} holds ${held} records${count > 1 ? ` and this write adds ${count}` : ''}, and may hold at most ${limit} (the sandbox's record cap: recordLimit, --record-limit); delete records or raise the cap`,
+      { limit, held, option: 'recordLimit', flag: '--record-limit' },
+    );
+  }
+
   get(type: CrmObjectType, id: string): CrmRecord {
     const record = this.crm[type].get(id);
     if (!record) throw ApiError.notFound(type, id, 'id');
@@ -152,6 +177,7 @@ export class ConnectionData {
    * out are empty. Throws a 400 naming the first bad field.
    */
   create(type: CrmObjectType, input: unknown, extra: Record<string, unknown> = {}): CrmRecord {
+    this.checkRoom();
     const write = this.parseWrite(type, input);
     const now = this.options.clock.now();
     const generated = fakeFields[type]({ faker: this.options.faker, now }) as Record<string, unknown>;

@@ -89,6 +89,11 @@ export interface DispatcherOptions {
    * go first. Unfinished ones are always kept: they still have work to do.
    */
   logLimit: number;
+  /**
+   * Most deliveries a connection keeps waiting (pending, retrying or in flight): over it the
+   * oldest one not in flight is dropped, marked failed with a reason. `Infinity`: no cap. Default: no cap.
+   */
+  pendingLimit?: number;
   /** The connection's accessToken and current webhook, if it still exists. */
   target: (connectionId: string) => { accessToken: string; webhook: Webhook | undefined } | undefined;
   /** Root of the chaos streams: each connection draws its chaos from its own fork. */
@@ -139,8 +144,9 @@ export class Dispatcher {
   private readonly options: DispatcherOptions;
   private readonly log = new Map<string, Entry>();
   private readonly queues = new Map<string, Queue>();
-  /** How many entries of the log are succeeded or failed. */
+  /** How many entries of the log are succeeded or failed, and how many of those succeeded. */
   private finished = 0;
+  private succeeded = 0;
   /** Aborts the attempts in flight when the sandbox closes. */
   private readonly closing = new AbortController();
   private readonly chaos = new Map<string, Chaos>();
@@ -210,8 +216,28 @@ export class Dispatcher {
       timer: undefined,
     };
     this.log.set(emitted.eventId, entry);
-    this.queueOf(emitted.connectionId).items.push(entry);
+    const queue = this.queueOf(emitted.connectionId);
+    queue.items.push(entry);
+    if (queue.items.length > (this.options.pendingLimit ?? Infinity)) this.dropOldest(queue);
     this.pump(emitted.connectionId);
+  }
+
+  /**
+   * A bounded queue: the oldest event not in flight makes room for the new one, as a webhook
+   * delete drops what waits (marked failed, with the reason). Refusing the record write that
+   * made the event instead would fail a write for the sake of its notification.
+   */
+  private dropOldest(queue: Queue): void {
+    const victim = queue.items.find((entry) => entry.state !== 'delivering');
+    if (!victim) return;
+    victim.timer?.cancel();
+    victim.timer = undefined;
+    victim.nextAttemptAt = null;
+    victim.nextChaos = undefined;
+    this.setState(victim, 'failed');
+    victim.failureReason = `dropped: the connection had more than ${this.options.pendingLimit} deliveries waiting (the sandbox's cap: pendingDeliveryLimit, --pending-delivery-limit)`;
+    removeFrom(queue.items, victim);
+    this.evict();
   }
 
   /** A webhook was created: send what waited for it. */
@@ -359,6 +385,7 @@ export class Dispatcher {
         }
       }
       if (isFinished(entry.state)) this.finished++;
+      if (entry.state === 'succeeded') this.succeeded++;
       this.log.set(entry.emitted.eventId, entry);
       if (!record.queued) continue;
       this.queueOf(record.connectionId).items.push(entry);
@@ -500,18 +527,21 @@ export class Dispatcher {
 
   private setState(entry: Entry, state: DeliveryState): void {
     this.finished += Number(isFinished(state)) - Number(isFinished(entry.state));
+    this.succeeded += Number(state === 'succeeded') - Number(entry.state === 'succeeded');
     entry.state = state;
   }
 
   private remove(eventId: string, entry: Entry): void {
     if (isFinished(entry.state)) this.finished--;
+    if (entry.state === 'succeeded') this.succeeded--;
     this.log.delete(eventId);
   }
 
   /** Keeps the finished deliveries within the limit: oldest succeeded first, then oldest failed. */
   private evict(): void {
     while (this.finished > this.options.logLimit) {
-      const victim = this.oldest('succeeded') ?? this.oldest('failed');
+      // Counted, so a log of failed deliveries (a connection without a webhook) is not scanned for a succeeded one each time.
+      const victim = (this.succeeded > 0 ? this.oldest('succeeded') : undefined) ?? this.oldest('failed');
       if (!victim) return;
       this.remove(victim.emitted.eventId, victim);
     }

@@ -10,10 +10,10 @@ export const SEED_TIME = Date.parse('2025-01-01T00:00:00Z');
 
 /**
  * One connection's data on a virtual clock at SEED_TIME, seeded with the default data set (or
- * `size`, or nothing), with the changes it reports collected in `changes`, and a downstream
+ * `size`, or nothing), capped at `recordLimit` records (none by default), with the changes it reports collected in `changes`, and a downstream
  * context over it.
  */
-export function seededData(integrationId: IntegrationId = 'hubspot', options: { size?: DatasetSize | null } = {}) {
+export function seededData(integrationId: IntegrationId = 'hubspot', options: { size?: DatasetSize | null; recordLimit?: number } = {}) {
   const clock = new VirtualClock(SEED_TIME, (error) => {
     throw error;
   });
@@ -26,6 +26,7 @@ export function seededData(integrationId: IntegrationId = 'hubspot', options: { 
     clock,
     random: new Random(1),
     faker,
+    ...(options.recordLimit === undefined ? {} : { recordLimit: options.recordLimit }),
     onChange: (change) => changes.push(change),
   });
   const size = options.size === undefined ? DEFAULT_DATASET : options.size;

@@ -4,6 +4,7 @@ import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
+import type { ScenarioDefinition } from '../../scenarios/schema.js';
 import type { Route, RouteContext } from './context.js';
 
 export const runBody = z.strictObject({
@@ -48,7 +49,7 @@ function invalidDefinition(error: InstanceType<ScenarioEngine['ScenarioError']>)
 async function run(ctx: RouteContext, scenario: 'definition' | string) {
   const body = parseOrThrow(runBody, ctx.body());
   if (body.connectionId !== undefined && body.link !== undefined) throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
-  const { checkScenario, listBuiltIns, findScenario, runScenario, ScenarioError } = await engine();
+  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine();
   let resolved;
   try {
     if (scenario === 'definition') {
@@ -63,6 +64,7 @@ async function run(ctx: RouteContext, scenario: 'definition' | string) {
     if (error instanceof ScenarioError) throw invalidDefinition(error);
     throw error;
   }
+  checkRunSize(resolved.definition, scenario === 'definition' ? 'definition.' : '', ctx.sandbox.options.scenarioRepeatLimit);
   if (body.connectionId !== undefined) ctx.sandbox.parts.registry.get(ctx.apiKey, body.connectionId);
   const report = await runScenario(ctx.sandbox, resolved, {
     apiKey: ctx.apiKey,
@@ -75,7 +77,29 @@ async function run(ctx: RouteContext, scenario: 'definition' | string) {
     // The dev server's clock is real: a request should not wait out a 20-hour retry schedule.
     maxWait: body.maxWait ?? ROUTE_MAX_WAIT,
   });
-  return { body: report };
+  // Serialised and encoded with turns of the event loop between events: a big report does not hold the server.
+  return reportJson(report);
+}
+
+/**
+ * A run through the control API creates at most `limit` records (the sum of its create steps'
+ * `repeat`): a 400 naming the step where the count goes over. The CLI and `runScenario()` are
+ * not capped: their runs hold no shared server.
+ */
+function checkRunSize(definition: ScenarioDefinition, prefix: string, limit: number): void {
+  let creates = 0;
+  for (const [index, step] of definition.steps.entries()) {
+    if (!('create' in step)) continue;
+    creates += step.create.repeat ?? 1;
+    if (creates <= limit) continue;
+    const field = `${prefix}steps[${index}].create.repeat`;
+    throw ApiError.invalidField(
+      field,
+      `${field}: this run would create ${creates} records by this step, and a scenario run through the control API creates at most ${limit} (the sandbox's cap: scenarioRepeatLimit, --scenario-repeat-limit); ` +
+        'play it with the CLI (crm-sandbox scenario run, which --server can point at this server) or raise the cap',
+      { limit, option: 'scenarioRepeatLimit', flag: '--scenario-repeat-limit' },
+    );
+  }
 }
 
 /** `GET /sandbox/scenarios` lists the built-ins; `POST …/{name}/run` and `POST /sandbox/scenarios/run` (a definition) play one. */

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../clock/clock.js';
+import type { EmittedEvent } from '../events/event-factory.js';
+import type { PostOutcome } from '../model/transport.js';
+import { Random } from '../shared/random.js';
+import { Dispatcher } from './dispatcher.js';
+
+const CONNECTION = 'c'.repeat(32);
+const START = Date.parse('2025-01-01T00:00:00Z');
+
+/** A dispatcher on a virtual clock whose receiver answers only when the test says, one POST at a time. */
+function setup(options: { pendingLimit?: number; logLimit?: number; webhook?: boolean } = {}) {
+  const clock = new VirtualClock(START, (error) => {
+    throw error;
+  });
+  const posts: Array<{ body: string; answer: (outcome: PostOutcome) => void }> = [];
+  let webhook = options.webhook ?? false;
+  const dispatcher = new Dispatcher({
+    clock,
+    transport: (_url, _headers, body) => new Promise((resolve) => posts.push({ body, answer: resolve })),
+    retryScheduleMs: [1_000],
+    attemptTimeoutMs: 1_000,
+    signingNow: () => clock.now(),
+    logLimit: options.logLimit ?? 100,
+    ...(options.pendingLimit === undefined ? {} : { pendingLimit: options.pendingLimit }),
+    target: () => ({ accessToken: `access_${'a'.repeat(40)}`, webhook: webhook ? { webhookId: 'w', connectionId: CONNECTION, webhookUrl: 'http://127.0.0.1:9/hook', createdTime: '' } : undefined }),
+    random: new Random(1),
+  });
+  let count = 0;
+  const emit = () => {
+    const eventId = `event-${count++}`;
+    const emitted = { eventId, connectionId: CONNECTION, createdAt: clock.now(), event: { type: 'STATUS_CHANGE' }, body: JSON.stringify({ eventId }) } as unknown as EmittedEvent;
+    dispatcher.enqueue(emitted);
+    return eventId;
+  };
+  const states = () => dispatcher.list(CONNECTION).map((delivery) => `${delivery.eventId} ${delivery.state}`);
+  const addWebhook = () => {
+    webhook = true;
+    dispatcher.webhookCreated(CONNECTION);
+  };
+  return { clock, dispatcher, posts, emit, states, addWebhook };
+}
+
+describe('the pending delivery cap', () => {
+  it('drops the oldest waiting event as failed, with the reason naming the cap and its flag', () => {
+    const { dispatcher, emit, states } = setup({ pendingLimit: 3 });
+    for (let i = 0; i < 5; i++) emit();
+    expect(states()).toEqual(['event-0 failed', 'event-1 failed', 'event-2 pending', 'event-3 pending', 'event-4 pending']);
+    expect(dispatcher.get('event-0')!.failureReason).toBe(
+      "dropped: the connection had more than 3 deliveries waiting (the sandbox's cap: pendingDeliveryLimit, --pending-delivery-limit)",
+    );
+    expect(dispatcher.unfinished(CONNECTION)).toEqual(['event-2', 'event-3', 'event-4']);
+  });
+
+  it('never drops the event in flight; a retrying head makes room and the next one goes out', async () => {
+    const { clock, dispatcher, posts, emit, states } = setup({ pendingLimit: 2, webhook: true });
+    emit();
+    emit();
+    expect(states()).toEqual(['event-0 delivering', 'event-1 pending']);
+    emit();
+    // event-0 is in flight: the oldest waiting behind it goes.
+    expect(states()).toEqual(['event-0 delivering', 'event-1 failed', 'event-2 pending']);
+    posts[0]!.answer({ status: 503 });
+    await clock.settle();
+    expect(states()).toEqual(['event-0 retrying', 'event-1 failed', 'event-2 pending']);
+    emit();
+    // Retrying is waiting too: it goes, and event-2 is attempted at once.
+    expect(states()).toEqual(['event-0 failed', 'event-1 failed', 'event-2 delivering', 'event-3 pending']);
+    expect(posts.map((post) => JSON.parse(post.body).eventId)).toEqual(['event-0', 'event-2']);
+    // Its retry timer was cancelled with it.
+    expect(dispatcher.get('event-0')!.nextAttemptTime).toBeNull();
+    expect(clock.nextDue()).toBeUndefined();
+  });
+
+  it('keeps the log bounded when every finished delivery is a dropped one', () => {
+    const { dispatcher, emit } = setup({ pendingLimit: 10, logLimit: 5 });
+    for (let i = 0; i < 1_000; i++) emit();
+    const deliveries = dispatcher.list(CONNECTION);
+    expect(deliveries.filter((delivery) => delivery.state === 'failed').map((delivery) => delivery.eventId)).toEqual(['event-985', 'event-986', 'event-987', 'event-988', 'event-989']);
+    expect(deliveries.filter((delivery) => delivery.state === 'pending')).toHaveLength(10);
+  });
+
+  it('keeps every event without a cap, and sends what waited once a webhook comes', () => {
+    const { dispatcher, posts, emit, addWebhook } = setup();
+    for (let i = 0; i < 50; i++) emit();
+    expect(dispatcher.unfinished(CONNECTION)).toHaveLength(50);
+    addWebhook();
+    expect(posts.map((post) => JSON.parse(post.body).eventId)).toEqual(['event-0']);
+  });
+});
