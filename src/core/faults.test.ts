@@ -67,7 +67,7 @@ describe('faults', () => {
   it('latency ranges are drawn from the seed; PUT /sandbox/faults checks every field', async () => {
     const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
     const put = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rules: [{ latency: '50ms-400ms' }] } });
-    expect(put).toEqual({ status: 200, headers: expect.anything(), body: { rules: [{ latency: '50ms-400ms' }], standingRules: [] } });
+    expect(put).toEqual({ status: 200, headers: expect.anything(), body: { rules: [{ latency: '50ms-400ms' }], serverRules: [], standingRules: [] } });
     await statuses(sandbox, 20);
     const latencies = sandbox.requests({ apiKey: 'a', path: '/connection' }).map((r) => r.durationMs);
     expect(new Set(latencies).size).toBeGreaterThan(5);
@@ -84,23 +84,23 @@ describe('faults', () => {
       expect(response.status, field).toBe(400);
       expect(response.body.metadata.field).toBe(field);
     }
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [{ latency: '50ms-400ms' }], standingRules: [] });
-    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], standingRules: [] });
+    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [{ latency: '50ms-400ms' }], serverRules: [], standingRules: [] });
+    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], serverRules: [], standingRules: [] });
     expect(() => createSandbox({ faults: { errorRate: -1 } })).toThrow(/faults: errorRate/);
   });
 
   it('standing rules (the options, the serve flags) stay under the runtime ones PUT sets; both apply and GET shows both', async () => {
     const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'], faults: { rateLimit: '3/min' } });
     const put = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rules: [{ latency: '200ms' }] } });
-    expect(put.body).toEqual({ rules: [{ latency: '200ms' }], standingRules: [{ rateLimit: '3/min' }] });
+    expect(put.body).toEqual({ rules: [{ latency: '200ms' }], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
     expect(await statuses(sandbox, 4)).toEqual([200, 200, 200, 429]);
     expect(sandbox.requests({ apiKey: 'a', path: '/connection' }).map((r) => r.fault)).toEqual(['latency 200ms', 'latency 200ms', 'latency 200ms', 'latency 200ms, rate-limit 429']);
     // Clearing the runtime rules leaves the standing ones, and their rate window goes on.
-    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
+    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
     expect(await statuses(sandbox, 1)).toEqual([429]);
     expect(sandbox.setFaults([])).toEqual([]);
     expect([sandbox.faultRules(), sandbox.standingFaultRules()]).toEqual([[], [{ rateLimit: '3/min' }]]);
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
+    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
   });
 
   it('each layer draws from its own seeded stream: runtime rules do not move the standing faults; a full reset starts them over', async () => {

@@ -4,13 +4,13 @@ import { createSandbox, type Sandbox } from './sandbox.js';
 const options = { clock: 'virtual' as const, dataset: { engagement: { users: 3, mailboxes: 3 }, crm: { Contact: 5, Account: 3 } } };
 const API_KEY = 'sandbox-api-key';
 
-async function call(sandbox: Sandbox, method: string, path: string, body?: unknown) {
+async function call(sandbox: Sandbox, method: string, path: string, body?: unknown, key = API_KEY) {
   const [pathname, query = ''] = path.split('?');
   const response = await sandbox.handle({
     method,
     path: pathname!,
     query,
-    headers: { 'service-api-token': API_KEY, 'content-type': 'application/json' },
+    headers: { 'service-api-token': key, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: JSON.parse(response.body || 'null') };
@@ -48,13 +48,14 @@ describe('reset', () => {
     expect(sandbox.connections('b').map((c) => c.connectionId)).toEqual([kept.connectionId]);
   });
 
-  it('over HTTP: POST /sandbox/reset empties the tenancy; ?all=true everything; a bad flag is a 400', async () => {
-    const sandbox = createSandbox(options);
+  it('over HTTP: POST /sandbox/reset empties the tenancy; ?all=true everything, with the admin key only; a bad flag is a 400', async () => {
+    const sandbox = createSandbox({ ...options, adminKey: 'admin-key' });
     sandbox.connect();
     expect(await call(sandbox, 'POST', '/sandbox/reset?all=maybe')).toMatchObject({ status: 400, body: { metadata: { field: 'all' } } });
     expect(await call(sandbox, 'POST', '/sandbox/reset')).toEqual({ status: 200, body: { reset: 'tenancy' } });
     expect(sandbox.connections()).toEqual([]);
-    expect(await call(sandbox, 'POST', '/sandbox/reset?all=true')).toEqual({ status: 200, body: { reset: 'all' } });
+    expect(await call(sandbox, 'POST', '/sandbox/reset?all=true')).toMatchObject({ status: 403, body: { errorCode: 'ADMIN_KEY_REQUIRED' } });
+    expect(await call(sandbox, 'POST', '/sandbox/reset?all=true', undefined, 'admin-key')).toEqual({ status: 200, body: { reset: 'all' } });
   });
 });
 
