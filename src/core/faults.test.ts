@@ -118,4 +118,27 @@ describe('faults', () => {
     both.reset({ apiKey: 'a' });
     expect(await failing(both)).not.toEqual(expected);
   });
+
+  it("a tenant's rules apply to its requests only, and draw from its own stream: another tenant's requests never move its faults", async () => {
+    const failing = async (interleave: boolean) => {
+      const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'] });
+      for (const key of ['a', 'b']) await call(sandbox, 'PUT', '/sandbox/faults', { key, body: { errorRate: 0.3, latency: '1ms-9ms' } });
+      const out: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        if (interleave) await call(sandbox, 'GET', '/connection/connections', { key: 'b', headers: { 'x-sandbox-latency': '1ms-5ms' } });
+        if ((await call(sandbox, 'GET', '/connection/connections')).status === 503) out.push(i);
+      }
+      return { out, latencies: sandbox.requests({ apiKey: 'a' }).map((r) => r.durationMs) };
+    };
+    const alone = await failing(false);
+    expect(alone.out.length).toBeGreaterThan(3);
+    expect(await failing(true)).toEqual(alone);
+
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'] });
+    sandbox.setFaults({ errorRate: 1, errorStatus: 502 }, { apiKey: 'b' });
+    expect([(await call(sandbox, 'GET', '/connection/connections')).status, (await call(sandbox, 'GET', '/connection/connections', { key: 'b' })).status]).toEqual([200, 502]);
+    expect([sandbox.faultRules(), sandbox.faultRules({ apiKey: 'b' })]).toEqual([[], [{ errorRate: 1, errorStatus: 502 }]]);
+    expect((await call(sandbox, 'GET', '/sandbox/faults', { key: 'b' })).body).toEqual({ rules: [{ errorRate: 1, errorStatus: 502 }], serverRules: [], standingRules: [] });
+    expect(() => sandbox.setFaults([], { apiKey: 'nobody' })).toThrow('invalid service-api-token');
+  });
 });
