@@ -145,6 +145,7 @@ export class RequestJournal {
   clear(apiKey?: string): void {
     for (const [key, ring] of this.rings) if (apiKey === undefined || key === apiKey) ring.slots.fill(undefined);
   }
+
   private entry(slot: Slot): JournalEntry {
     return {
       id: slot.id,
