@@ -127,15 +127,17 @@ const tenant = z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex char
  * How a layout names the tenant of a connection or a token: version 1 by its API key, a
  * whole-server version 2 by the key's digest, a tenant's version 2 not at all.
  */
-type Naming = 'apiKey' | 'tenant' | 'none';
-const owner = (naming: Naming) => (naming === 'apiKey' ? { apiKey: z.string().min(1) } : naming === 'tenant' ? { tenant } : {});
+const BY_API_KEY = { apiKey: z.string().min(1) };
+const BY_DIGEST = { tenant };
+const UNNAMED = {};
+type Owner = typeof BY_API_KEY | typeof BY_DIGEST | typeof UNNAMED;
 
-const connectionSchema = <D extends z.ZodType>(data: D, naming: Naming) =>
+const connectionSchema = <D extends z.ZodType, O extends Owner>(data: D, owner: O) =>
   z
     .object({
       connectionId: z.string().min(1),
       accessToken: z.string().min(1),
-      ...owner(naming),
+      ...owner,
       integrationId: z.enum(INTEGRATION_IDS),
       org: z.object({ nativeOrgId: z.string(), nativeUserId: z.string(), slug: z.string() }).strict(),
       nativeOrgURL: z.string(),
@@ -212,18 +214,20 @@ const deliverySchema = z
   })
   .strict();
 
-const tokenFields = (naming: Naming) => ({ token: z.string().min(1), ...owner(naming), expiresAt: time });
+const tokenFields = <O extends Owner>(owner: O) => ({ token: z.string().min(1), ...owner, expiresAt: time });
+/** The server's token stream and connection count: in a whole-server snapshot, not a tenant's. */
+const SERVER_STREAMS = { tokens: randomState, created: z.number().int().nonnegative() };
 
-/** Link and public tokens; with the server's token stream and connection count, except in a tenant's snapshot. */
-const registrySchema = (naming: Naming) =>
+/** Link and public tokens, each named as `owner` says, and `streams` (the server's, or none). */
+const registrySchema = <O extends Owner, S extends typeof SERVER_STREAMS | typeof UNNAMED>(owner: O, streams: S) =>
   z
     .object({
-      ...(naming === 'none' ? {} : { tokens: randomState, created: z.number().int().nonnegative() }),
-      linkTokens: z.array(z.object({ ...tokenFields(naming), used: z.boolean() }).strict()),
+      ...streams,
+      linkTokens: z.array(z.object({ ...tokenFields(owner), used: z.boolean() }).strict()),
       publicTokens: z.array(
         z
           .object({
-            ...tokenFields(naming),
+            ...tokenFields(owner),
             integrationId: z.enum(INTEGRATION_IDS),
             nativeOrgId: z.string().optional(),
             orgName: z.string().optional(),
@@ -251,8 +255,8 @@ export const serverSnapshotSchema = z
     time,
     seeding: seedingSchema,
     random: z.object({ events: randomState }).strict(),
-    registry: registrySchema('tenant'),
-    connections: z.array(connectionSchema(dataSchema, 'tenant')),
+    registry: registrySchema(BY_DIGEST, SERVER_STREAMS),
+    connections: z.array(connectionSchema(dataSchema, BY_DIGEST)),
     deliveries: z.array(deliverySchema),
     chaos: chaosSchema,
   })
@@ -267,8 +271,8 @@ export const tenantSnapshotSchema = z
     seed: uint32,
     time,
     seeding: seedingSchema,
-    registry: registrySchema('none'),
-    connections: z.array(connectionSchema(dataSchema, 'none')),
+    registry: registrySchema(UNNAMED, UNNAMED),
+    connections: z.array(connectionSchema(dataSchema, UNNAMED)),
     deliveries: z.array(deliverySchema),
     chaos: chaosSchema,
   })
@@ -285,8 +289,8 @@ const snapshotV1Schema = z
     seed: uint32,
     time,
     random: z.object({ events: randomState }).strict(),
-    registry: registrySchema('apiKey'),
-    connections: z.array(connectionSchema(dataV1Schema, 'apiKey')),
+    registry: registrySchema(BY_API_KEY, SERVER_STREAMS),
+    connections: z.array(connectionSchema(dataV1Schema, BY_API_KEY)),
     deliveries: z.array(deliverySchema),
     chaos: chaosSchema,
   })
