@@ -157,6 +157,11 @@ describe('two tenants on one dev server', () => {
     tokenOnly.chaos = [];
     expect((await call(B, 'PUT', '/sandbox/snapshot', tokenOnly)).body.metadata.field).toBe('connections[0].accessToken');
     expect(await stateOf(B)).toEqual(bBefore);
+    // B's own snapshot with chaos, or a delivery, for A's connection: the chaos is not B's to set, the delivery names no connection of it.
+    const withChaos = { ...ofB, chaos: [...ofB.chaos, { connectionId: a.connectionId, settings: { duplicate: 1, outage: '1h' }, outageUntil: null, stream: null }] };
+    expect((await call(B, 'PUT', '/sandbox/snapshot', withChaos)).status).toBe(200);
+    const withDelivery = { ...ofB, deliveries: [...ofB.deliveries, { ...ofA.deliveries[0], connectionId: a.connectionId }] };
+    expect((await call(B, 'PUT', '/sandbox/snapshot', withDelivery)).body.metadata.field).toBe(`deliveries[${ofB.deliveries.length}].connectionId`);
 
     // A whole-server snapshot with A's connections re-tagged as B's (the old attack): refused the same way.
     const retagged = { ...structuredClone(ofA), scope: 'server', random: { events: { seed: 1, position: [0, 0, 0, 0] } } };
