@@ -11,7 +11,7 @@ export {
 export { ApiError, ErrorCode, SandboxConfigError, type ErrorBody } from './shared/errors.js';
 export { parseDuration, type Duration } from './shared/duration.js';
 export type { SandboxRequest, SandboxResponse } from './core/http.js';
-export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SandboxSnapshot } from './core/snapshot.js';
+export { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SandboxSnapshot, type ServerSnapshot, type TenantSnapshot } from './core/snapshot.js';
 export { FAULT_HEADERS, type FaultRule } from './core/faults.js';
 export type { JournalEntry, JournalFilter, JournalOptions } from './core/journal.js';
 export { signPayload, verifySignature, type VerifySignatureInput } from './webhooks/signature.js';

@@ -215,14 +215,14 @@ describe('crm-sandbox serve', () => {
     const cli = await serve(['--quiet', '--rate-limit', '3/min']);
     const key = 'sandbox-api-key';
     const put = await api(cli.url, key, 'PUT', '/sandbox/faults', { rules: [{ route: '/connection', latency: '1ms' }] });
-    expect(put.body).toEqual({ rules: [{ route: '/connection', latency: '1ms' }], standingRules: [{ rateLimit: '3/min' }] });
+    expect(put.body).toEqual({ rules: [{ route: '/connection', latency: '1ms' }], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await api(cli.url, key, 'GET', '/connection/connections')).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
     const { body } = await api(cli.url, key, 'GET', '/sandbox/requests?path=/connection');
     expect(body.requests.map((r: { fault: string }) => r.fault)).toEqual(['latency 1ms', 'latency 1ms', 'latency 1ms', 'latency 1ms, rate-limit 429']);
-    expect((await api(cli.url, key, 'PUT', '/sandbox/faults', {})).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
-    expect((await api(cli.url, key, 'GET', '/sandbox/faults')).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
+    expect((await api(cli.url, key, 'PUT', '/sandbox/faults', {})).body).toEqual({ rules: [], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
+    expect((await api(cli.url, key, 'GET', '/sandbox/faults')).body).toEqual({ rules: [], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
   });
 
   it('prints help that lists the options', async () => {

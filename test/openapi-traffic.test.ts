@@ -74,6 +74,7 @@ it('walks the rest of the control API and the link widget', async () => {
     expect((await call('POST', '/sandbox/scenarios/run', { definition: { description: 'x', steps: [{ advance: 'later' }] } })).status).toBe(400);
 
     expect((await call('POST', '/sandbox/reset?all=maybe')).status).toBe(400);
+    expect((await call('POST', '/sandbox/reset?all=true')).status).toBe(403); // no admin key configured
     expect((await call('POST', '/sandbox/reset')).status).toBe(200);
     expect((await call('GET', '/openapi.json', undefined, null)).status).toBe(200);
   } finally {

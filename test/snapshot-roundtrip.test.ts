@@ -62,9 +62,11 @@ async function observe(call: Call, connections: ReadonlyArray<{ connectionId: st
   return seen;
 }
 
-describe('GET then PUT /sandbox/snapshot of 100 used connections, through a dev server', () => {
+describe('GET then PUT /sandbox/snapshot?all=true of 100 used connections, through a dev server', () => {
   it('costs what was done, and the restored state pages, answers and goes on exactly as the original', async () => {
-    const sandbox = sandboxWith({ clock: 'virtual' });
+    // The whole server's state, so that what comes next (a new connection's ids too) is the same: the admin's operation.
+    const ADMIN = 'admin-key';
+    const sandbox = sandboxWith({ clock: 'virtual', adminKey: ADMIN });
     const server = await startDevServer(sandbox, { port: 0 });
     stoppers.push(() => server.close());
     const call: Call = (method, path, json) => callApi(server.url, KEY, method, path, json);
@@ -86,7 +88,7 @@ describe('GET then PUT /sandbox/snapshot of 100 used connections, through a dev 
       }
     }
     const before = await observe(call, connections);
-    const response = await fetch(`${server.url}/sandbox/snapshot`, { headers: { 'service-api-token': KEY } });
+    const response = await fetch(`${server.url}/sandbox/snapshot?all=true`, { headers: { 'service-api-token': ADMIN } });
     const saved = await response.text();
     // Each connection: its own fields, four events in the delivery log, one new contact; not its 600-odd seeded records.
     expect(saved.length / connections.length).toBeLessThan(20_000);
@@ -99,13 +101,13 @@ describe('GET then PUT /sandbox/snapshot of 100 used connections, through a dev 
     ];
     const afterwards = await next();
 
-    expect((await call('POST', '/sandbox/reset?all=true')).status).toBe(200);
+    expect((await callApi(server.url, ADMIN, 'POST', '/sandbox/reset?all=true')).status).toBe(200);
     expect((await call('GET', '/sandbox/connections')).body.connections).toEqual([]);
-    const restored = await fetch(`${server.url}/sandbox/snapshot`, { method: 'PUT', headers: { 'service-api-token': KEY, 'content-type': 'application/json' }, body: saved });
+    const restored = await fetch(`${server.url}/sandbox/snapshot?all=true`, { method: 'PUT', headers: { 'service-api-token': ADMIN, 'content-type': 'application/json' }, body: saved });
     expect(restored.status).toBe(200);
     expect((await restored.json()).restored.connections).toBe(100);
 
-    expect(await (await fetch(`${server.url}/sandbox/snapshot`, { headers: { 'service-api-token': KEY } })).text()).toBe(saved);
+    expect(await (await fetch(`${server.url}/sandbox/snapshot?all=true`, { headers: { 'service-api-token': ADMIN } })).text()).toBe(saved);
     expect(await observe(call, connections)).toEqual(before);
     expect(await next()).toEqual(afterwards);
   });

@@ -22,6 +22,12 @@ const builder = (yargs: Argv) =>
       describe: `Accepted service-api-token value (repeat, or separate with commas, for several) [default: ${DEFAULT_API_KEY}]`,
       coerce: (value) => readList('api-key', value),
     })
+    .option('admin-key', {
+      requiresArg: true,
+      type: 'string',
+      describe: 'Key of the operations over every tenant (GET/PUT /sandbox/snapshot?all=true, POST /sandbox/reset?all=true, PUT /sandbox/faults?all=true), sent as service-api-token; not a tenant [default: none, those are off]',
+      coerce: (value) => readAdminKey(value),
+    })
     .option('initial-sync-delay', { requiresArg: true, default: '3s', describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)', coerce: (value) => readDuration('initial-sync-delay', value) })
     .option('ready-delay', { requiresArg: true, default: '10s', describe: 'Exchange to READY', coerce: (value) => readDuration('ready-delay', value) })
     .option('retry-schedule', {
@@ -91,9 +97,14 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         `${flagName('ready-delay')} (${formatDuration(args.readyDelay)}) must not be shorter than ${flagName('initial-sync-delay')} (${formatDuration(args.initialSyncDelay)})`,
       );
     }
+    const apiKeys = args.apiKey ?? [DEFAULT_API_KEY];
+    if (args.adminKey !== undefined && apiKeys.includes(args.adminKey)) {
+      throw new SandboxConfigError(`${flagName('admin-key')} must differ from every ${flagName('api-key')} (the admin is not a tenant)`);
+    }
     const sandbox = createWithFixtureFlag({
       seed: args.seed,
-      apiKeys: args.apiKey ?? [DEFAULT_API_KEY],
+      apiKeys,
+      ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
       initialSyncDelay: args.initialSyncDelay,
       readyDelay: args.readyDelay,
       retrySchedule: args.retrySchedule,
@@ -120,6 +131,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       [
         `crm-sandbox listening on ${server.url}`,
         `API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send as the service-api-token header)`,
+        // The admin key itself is not printed: output is often shared, and it can act on every tenant.
+        `admin operations (?all=true): ${options.adminKey === undefined ? 'off (--admin-key turns them on)' : 'on, with the --admin-key'}`,
         `seed ${options.seed}; initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
@@ -155,6 +168,13 @@ function createWithFixtureFlag(options: SandboxOptions) {
     }
     throw error;
   }
+}
+
+/** The admin key: one non-blank value. */
+function readAdminKey(value: unknown): string {
+  const text = readText('admin-key', value);
+  if (text.trim() === '') throw new SandboxConfigError(`${flagName('admin-key')} must not be empty`);
+  return text;
 }
 
 /** `--fixtures a --fixtures b` lists paths; yargs reads `--no-fixtures` as a `false` among them. */

@@ -196,7 +196,21 @@ export class ConnectionRegistry {
     if (this.byAccessToken.has(accessToken)) throw ApiError.invalidField('accessToken', 'accessToken is already the token of another connection');
   }
 
-  private add(apiKey: string, { integrationId, nativeOrgId, orgName: givenName, accessToken: fixedAccessToken }: PublicToken): ConnectionState {
+  private add(apiKey: string, token: PublicToken): ConnectionState {
+    // A tenant's restore may have brought in a connection another server (or an earlier life of
+    // this one) made from the stream the next one would get: skip streams whose ids are taken.
+    for (;;) {
+      const connection = this.draw(apiKey, token);
+      // (A fixed accessToken was checked free before: only a drawn one can be taken.)
+      if (this.byId.has(connection.connectionId) || (token.accessToken === undefined && this.byAccessToken.has(connection.accessToken))) continue;
+      this.byId.set(connection.connectionId, connection);
+      this.byAccessToken.set(connection.accessToken, connection);
+      return connection;
+    }
+  }
+
+  /** A new connection from the next connection stream (`connection:n`). */
+  private draw(apiKey: string, { integrationId, nativeOrgId, orgName: givenName, accessToken: fixedAccessToken }: PublicToken): ConnectionState {
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
     const drawn = orgFaker(random);
@@ -212,7 +226,7 @@ export class ConnectionRegistry {
     const connectionId = random.hex(32);
     // Drawn even when fixed, so that the rest of the connection's stream stays the same.
     const accessToken = `access_${random.hex(40)}`;
-    const connection: ConnectionState = {
+    return {
       connectionId,
       accessToken: fixedAccessToken ?? accessToken,
       apiKey,
@@ -230,9 +244,6 @@ export class ConnectionRegistry {
       downstreamFaults: [],
       ids: random.fork('ids'),
     };
-    this.byId.set(connection.connectionId, connection);
-    this.byAccessToken.set(connection.accessToken, connection);
-    return connection;
   }
 
   /** Tokens and counters, for a snapshot. */
@@ -249,8 +260,19 @@ export class ConnectionRegistry {
   importState(state: RegistryState): void {
     this.tokens = Random.fromState(state.tokens);
     this.created = state.created;
+    this.addTokens(state);
+  }
+
+  /** Adds link and public tokens of a snapshot (a tenant's restore: the token stream and counters stay the server's). */
+  addTokens(state: Pick<RegistryState, 'linkTokens' | 'publicTokens'>): void {
     for (const { token, ...link } of state.linkTokens) this.linkTokens.set(token, link);
     for (const { token, ...publicToken } of state.publicTokens) this.publicTokens.set(token, publicToken);
+  }
+
+  /** The API token holding a connection id, an access token, a link or a public token; undefined when none does. */
+  holderOf(kind: 'connectionId' | 'accessToken' | 'linkToken' | 'publicToken', value: string): string | undefined {
+    const held = { connectionId: this.byId, accessToken: this.byAccessToken, linkToken: this.linkTokens, publicToken: this.publicTokens }[kind].get(value);
+    return held?.apiKey;
   }
 
   /** Adds a connection rebuilt from a snapshot, as it was. */

@@ -67,7 +67,7 @@ describe('faults', () => {
   it('latency ranges are drawn from the seed; PUT /sandbox/faults checks every field', async () => {
     const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
     const put = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rules: [{ latency: '50ms-400ms' }] } });
-    expect(put).toEqual({ status: 200, headers: expect.anything(), body: { rules: [{ latency: '50ms-400ms' }], standingRules: [] } });
+    expect(put).toEqual({ status: 200, headers: expect.anything(), body: { rules: [{ latency: '50ms-400ms' }], serverRules: [], standingRules: [] } });
     await statuses(sandbox, 20);
     const latencies = sandbox.requests({ apiKey: 'a', path: '/connection' }).map((r) => r.durationMs);
     expect(new Set(latencies).size).toBeGreaterThan(5);
@@ -84,23 +84,23 @@ describe('faults', () => {
       expect(response.status, field).toBe(400);
       expect(response.body.metadata.field).toBe(field);
     }
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [{ latency: '50ms-400ms' }], standingRules: [] });
-    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], standingRules: [] });
+    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [{ latency: '50ms-400ms' }], serverRules: [], standingRules: [] });
+    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], serverRules: [], standingRules: [] });
     expect(() => createSandbox({ faults: { errorRate: -1 } })).toThrow(/faults: errorRate/);
   });
 
   it('standing rules (the options, the serve flags) stay under the runtime ones PUT sets; both apply and GET shows both', async () => {
     const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'], faults: { rateLimit: '3/min' } });
     const put = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rules: [{ latency: '200ms' }] } });
-    expect(put.body).toEqual({ rules: [{ latency: '200ms' }], standingRules: [{ rateLimit: '3/min' }] });
+    expect(put.body).toEqual({ rules: [{ latency: '200ms' }], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
     expect(await statuses(sandbox, 4)).toEqual([200, 200, 200, 429]);
     expect(sandbox.requests({ apiKey: 'a', path: '/connection' }).map((r) => r.fault)).toEqual(['latency 200ms', 'latency 200ms', 'latency 200ms', 'latency 200ms, rate-limit 429']);
     // Clearing the runtime rules leaves the standing ones, and their rate window goes on.
-    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
+    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
     expect(await statuses(sandbox, 1)).toEqual([429]);
     expect(sandbox.setFaults([])).toEqual([]);
     expect([sandbox.faultRules(), sandbox.standingFaultRules()]).toEqual([[], [{ rateLimit: '3/min' }]]);
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [], standingRules: [{ rateLimit: '3/min' }] });
+    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toEqual({ rules: [], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
   });
 
   it('each layer draws from its own seeded stream: runtime rules do not move the standing faults; a full reset starts them over', async () => {
@@ -117,5 +117,28 @@ describe('faults', () => {
     // A tenancy reset is not a fresh sandbox: the standing stream goes on.
     both.reset({ apiKey: 'a' });
     expect(await failing(both)).not.toEqual(expected);
+  });
+
+  it("a tenant's rules apply to its requests only, and draw from its own stream: another tenant's requests never move its faults", async () => {
+    const failing = async (interleave: boolean) => {
+      const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'] });
+      for (const key of ['a', 'b']) await call(sandbox, 'PUT', '/sandbox/faults', { key, body: { errorRate: 0.3, latency: '1ms-9ms' } });
+      const out: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        if (interleave) await call(sandbox, 'GET', '/connection/connections', { key: 'b', headers: { 'x-sandbox-latency': '1ms-5ms' } });
+        if ((await call(sandbox, 'GET', '/connection/connections')).status === 503) out.push(i);
+      }
+      return { out, latencies: sandbox.requests({ apiKey: 'a' }).map((r) => r.durationMs) };
+    };
+    const alone = await failing(false);
+    expect(alone.out.length).toBeGreaterThan(3);
+    expect(await failing(true)).toEqual(alone);
+
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'] });
+    sandbox.setFaults({ errorRate: 1, errorStatus: 502 }, { apiKey: 'b' });
+    expect([(await call(sandbox, 'GET', '/connection/connections')).status, (await call(sandbox, 'GET', '/connection/connections', { key: 'b' })).status]).toEqual([200, 502]);
+    expect([sandbox.faultRules(), sandbox.faultRules({ apiKey: 'b' })]).toEqual([[], [{ errorRate: 1, errorStatus: 502 }]]);
+    expect((await call(sandbox, 'GET', '/sandbox/faults', { key: 'b' })).body).toEqual({ rules: [{ errorRate: 1, errorStatus: 502 }], serverRules: [], standingRules: [] });
+    expect(() => sandbox.setFaults([], { apiKey: 'nobody' })).toThrow('invalid service-api-token');
   });
 });

@@ -163,29 +163,40 @@ class FaultLayer {
 
 /**
  * Injects faults into the service's own endpoints: latency, errors at a rate, a rate limit per
- * API token, and the per-request override headers. Two layers of rules apply together:
+ * API token, and the per-request override headers. Three layers of rules apply together, in
+ * this order:
  *
  * - the standing rules, given when the sandbox is made (`createSandbox({ faults })`, the fault
  *   flags of `serve`): configured by whoever runs it, for every API token;
- * - the runtime rules, which `setFaults()` / `PUT /sandbox/faults` replace.
+ * - the server's runtime rules, which the sandbox's owner replaces (`setFaults()` in code, or
+ *   `PUT /sandbox/faults?all=true` with the admin key): for every API token too;
+ * - each tenant's runtime rules (`PUT /sandbox/faults` with its API key,
+ *   `setFaults(rules, { apiKey })`): for that API token's requests only.
  *
- * Each layer draws from its own seeded stream: the runtime one (with the override headers)
- * starts over at every `setFaults()`, the standing one at a full reset, so the same rules and
- * the same calls give the same faults.
+ * Each layer draws from its own seeded stream, so what one draws never shifts another's faults,
+ * and no tenant's requests move another tenant's draws: a runtime layer's stream (a tenant's
+ * also draws that tenant's `x-sandbox-latency` ranges) starts over whenever its rules are set,
+ * the standing one at a full reset. The same rules and the same calls give the same faults.
  */
 export class FaultInjector {
   private readonly standing: FaultLayer;
   private readonly runtime: FaultLayer;
+  /** Each tenant's own runtime rules, by API key (every accepted key has one). */
+  private readonly tenants = new Map<string, FaultLayer>();
+  /** How many layers hold rules: the common case, none, skips all fault work. */
+  private layersWithRules = 0;
 
-  constructor(seed: number) {
+  constructor(seed: number, apiKeys: readonly string[]) {
     this.standing = new FaultLayer(seed, 'faults:standing');
-    // The label the single layer had before there were two: runtime rules draw as they did.
+    // The label the single layer had before there were more: runtime rules draw as they did.
     this.runtime = new FaultLayer(seed, 'faults');
+    // A tenant's layer draws as the single runtime layer did when each tenant was alone.
+    for (const apiKey of apiKeys) this.tenants.set(apiKey, new FaultLayer(seed, 'faults'));
   }
 
-  /** The runtime rules in force. */
-  get current(): FaultRule[] {
-    return this.runtime.current;
+  /** The runtime rules in force: the server's, or with `apiKey` that tenant's. */
+  current(apiKey?: string): FaultRule[] {
+    return this.layer(apiKey).current;
   }
 
   /** The standing rules. */
@@ -194,18 +205,18 @@ export class FaultInjector {
   }
 
   get active(): boolean {
-    return this.standing.rules.length > 0 || this.runtime.rules.length > 0;
+    return this.layersWithRules > 0;
   }
 
-  /** Replaces the runtime rules and starts their stream and rate windows over. */
-  set(rules: unknown): FaultRule[] {
-    this.runtime.set(rules);
-    return this.current;
+  /** Replaces the runtime rules (the server's, or with `apiKey` that tenant's) and starts their stream and rate windows over. */
+  set(rules: unknown, apiKey?: string): FaultRule[] {
+    this.replace(this.layer(apiKey), rules);
+    return this.current(apiKey);
   }
 
   /** Sets the standing rules: once, when the sandbox is made. */
   setStanding(rules: unknown): void {
-    this.standing.set(rules);
+    this.replace(this.standing, rules);
   }
 
   /** The standing rules' stream and rate windows back to their start, as in a fresh sandbox. */
@@ -213,22 +224,36 @@ export class FaultInjector {
     this.standing.restart();
   }
 
+  private layer(apiKey: string | undefined): FaultLayer {
+    if (apiKey === undefined) return this.runtime;
+    const layer = this.tenants.get(apiKey);
+    if (!layer) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
+    return layer;
+  }
+
+  private replace(layer: FaultLayer, rules: unknown): void {
+    const had = layer.rules.length > 0;
+    layer.set(rules);
+    this.layersWithRules += Number(layer.rules.length > 0) - Number(had);
+  }
+
   /**
    * Decides one request's faults. `connectionOf` finds the connection the request names, asked
    * only when a rule is scoped to one. Undefined when nothing applies (the common, cheap case).
-   * The standing rules apply first, then the runtime ones; every matching rule adds its latency,
-   * and the first error wins.
+   * The standing rules apply first, then the server's runtime ones, then the caller's own; every
+   * matching rule adds its latency, and the first error wins.
    */
   decide(request: SandboxRequest, apiKey: string, now: number, connectionOf: () => string | undefined): FaultDecision | undefined {
     const forced = request.headers[FAULT_HEADERS.forceStatus];
     const latencyHeader = request.headers[FAULT_HEADERS.latency];
     if (!this.active && forced === undefined && latencyHeader === undefined) return undefined;
+    const tenant = this.tenants.get(apiKey);
     const labels: string[] = [];
     let latencyMs = 0;
     let error: ApiError | undefined;
     if (latencyHeader !== undefined) {
       const [min, max] = parseLatency(latencyHeader, FAULT_HEADERS.latency);
-      latencyMs += between(this.runtime.random, min, max);
+      latencyMs += between((tenant ?? this.runtime).random, min, max);
     }
     if (forced !== undefined) {
       const status = Number(forced);
@@ -239,7 +264,7 @@ export class FaultInjector {
       labels.push(`forced ${status}`);
     }
     let connectionId: string | undefined | null = null;
-    for (const layer of [this.standing, this.runtime]) {
+    for (const layer of tenant ? [this.standing, this.runtime, tenant] : [this.standing, this.runtime]) {
       for (const [index, rule] of layer.rules.entries()) {
         if (rule.method !== undefined && rule.method !== request.method.toUpperCase()) continue;
         if (!request.path.startsWith(rule.pathPrefix)) continue;

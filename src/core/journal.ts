@@ -3,7 +3,7 @@ import { utf8Bytes, utf8Text } from '../shared/text-codec.js';
 
 /** One request as the journal shows it. */
 export interface JournalEntry {
-  /** Increasing from 1 over the sandbox's life. */
+  /** Increasing from 1 over the sandbox's life, per API token (another tenant's requests leave no gaps). */
   id: number;
   /** Sandbox time the request arrived (ISO-8601). */
   time: string;
@@ -38,7 +38,7 @@ export interface JournalFilter {
 }
 
 export interface JournalOptions {
-  /** Most requests kept; the oldest go first. Default 1000. */
+  /** Most requests kept per API token; its oldest go first. Default 1000. */
   limit?: number;
   /** Most characters of a request body kept. Default 4096. */
   bodyLimit?: number;
@@ -63,36 +63,50 @@ interface Slot extends JournalRecord {
   truncated: boolean;
 }
 
+/** One API token's latest requests: a ring of slots, reused. */
+interface Ring {
+  /** The configured key (long-lived), kept in its slots instead of each request's copy of it. */
+  readonly apiKey: string;
+  readonly slots: Array<Slot | undefined>;
+  next: number;
+  lastId: number;
+}
+
 /**
- * The request journal: a bounded ring of the latest requests, newest kept, each tagged with the
- * API token that sent it so that a tenancy sees only its own. Recording writes into a slot the
- * ring already holds: under load the ring turns over every few dozen milliseconds, and a new
- * object per request would outlive the young generation and be promoted only to die there
- * (measured: half of what a passthrough call promoted; GC pause per users-page GET 2.2 → 1.7 µs).
- * Entries are shaped only when listed.
+ * The request journal: one bounded ring of the latest requests per API token, so that a
+ * tenant sees only its own and no tenant's traffic evicts another's. Requests of a key that is
+ * no tenant's (none, unknown, the admin key) are not kept: nobody could list them. Recording
+ * writes into a slot the ring already holds: under load the ring turns over every few dozen
+ * milliseconds, and a new object per request would outlive the young generation and be
+ * promoted only to die there (measured: half of what a passthrough call promoted; GC pause per
+ * users-page GET 2.2 → 1.7 µs). Entries are shaped only when listed.
  */
 export class RequestJournal {
   readonly limit: number;
   readonly bodyLimit: number;
-  private readonly ring: Array<Slot | undefined>;
-  private next = 0;
-  private lastId = 0;
+  private readonly rings = new Map<string, Ring>();
 
-  constructor(options: JournalOptions = {}) {
+  /** `apiKeys`: the tenants whose requests are kept. */
+  constructor(options: JournalOptions, apiKeys: readonly string[]) {
     this.limit = options.limit ?? 1000;
     this.bodyLimit = options.bodyLimit ?? 4096;
     if (!Number.isSafeInteger(this.limit) || this.limit < 1) throw new SandboxConfigError(`journal.limit must be a positive integer, got ${this.limit}`);
     if (!Number.isSafeInteger(this.bodyLimit) || this.bodyLimit < 0) {
       throw new SandboxConfigError(`journal.bodyLimit must be a non-negative integer, got ${this.bodyLimit}`);
     }
-    this.ring = new Array<Slot | undefined>(this.limit);
+    // The slots are made as requests arrive: a tenant that sends little costs little.
+    for (const apiKey of apiKeys) this.rings.set(apiKey, { apiKey, slots: new Array<Slot | undefined>(this.limit), next: 0, lastId: 0 });
   }
 
   record(record: JournalRecord): void {
-    const previous = this.ring[(this.next + this.limit - 1) % this.limit];
-    const slot = (this.ring[this.next] ??= emptySlot());
-    slot.id = ++this.lastId;
-    slot.apiKey = same(previous?.apiKey, record.apiKey);
+    const ring = this.rings.get(record.apiKey);
+    if (ring === undefined) return;
+    const slots = ring.slots;
+    const limit = this.limit;
+    const previous = slots[(ring.next + limit - 1) % limit];
+    const slot = (slots[ring.next] ??= emptySlot());
+    slot.id = ++ring.lastId;
+    slot.apiKey = ring.apiKey;
     slot.at = record.at;
     slot.method = record.method;
     slot.path = same(previous?.path, record.path);
@@ -104,17 +118,19 @@ export class RequestJournal {
     slot.truncated = record.body !== undefined && record.body.length > this.bodyLimit;
     // A copy, not a slice: a slice would keep the whole (up to 1 MiB) body alive in the ring.
     slot.body = slot.truncated ? utf8Text(utf8Bytes(record.body!.slice(0, this.bodyLimit))) : same(previous?.body, record.body);
-    this.next = (this.next + 1) % this.limit;
+    ring.next = (ring.next + 1) % limit;
   }
 
   /** An API token's requests, oldest first, filtered. */
   list(apiKey: string, filter: JournalFilter = {}): JournalEntry[] {
+    const ring = this.rings.get(apiKey);
+    if (ring === undefined) return [];
     const since = filter.since === undefined ? undefined : new Date(filter.since).getTime();
     const method = filter.method?.toUpperCase();
     const out: JournalEntry[] = [];
     for (let i = 0; i < this.limit; i++) {
-      const slot = this.ring[(this.next + i) % this.limit];
-      if (!slot || slot.apiKey !== apiKey) continue;
+      const slot = ring.slots[(ring.next + i) % this.limit];
+      if (!slot) continue;
       if (method !== undefined && slot.method !== method) continue;
       if (filter.path !== undefined && !slot.path.startsWith(filter.path)) continue;
       if (filter.status !== undefined && slot.status !== filter.status) continue;
@@ -125,11 +141,9 @@ export class RequestJournal {
     return filter.limit === undefined ? out : out.slice(Math.max(0, out.length - filter.limit));
   }
 
-  /** Forgets an API token's requests (or everyone's). */
+  /** Forgets an API token's requests (or everyone's). Ids go on from where they were. */
   clear(apiKey?: string): void {
-    for (let i = 0; i < this.limit; i++) {
-      if (apiKey === undefined || this.ring[i]?.apiKey === apiKey) this.ring[i] = undefined;
-    }
+    for (const [key, ring] of this.rings) if (apiKey === undefined || key === apiKey) ring.slots.fill(undefined);
   }
 
   private entry(slot: Slot): JournalEntry {

@@ -48,8 +48,15 @@ export interface SandboxOptions {
   clock?: 'real' | 'virtual';
   /** Start of a virtual clock (ISO text, ms or Date). Default {@link DEFAULT_START_TIME}. */
   startTime?: string | number | Date;
-  /** Accepted `service-api-token` values. Default `[DEFAULT_API_KEY]`. */
+  /** Accepted `service-api-token` values, one tenant each. Default `[DEFAULT_API_KEY]`. */
   apiKeys?: readonly string[];
+  /**
+   * The key of the operations over every tenant through the control API (`?all=true` on
+   * snapshot, reset and faults), sent as `service-api-token`. It is not a tenant: the service's
+   * endpoints refuse it. Default: none, so those operations are off (403). Code holding the
+   * sandbox needs no key: `snapshot()`, `restore()`, `reset()` and `setFaults()` act on all.
+   */
+  adminKey?: string;
   /** From exchange to INITIAL_SYNCED. Default `3s`. */
   initialSyncDelay?: Duration;
   /** From exchange to READY. Default `10s`. */
@@ -100,6 +107,7 @@ export interface ResolvedOptions {
   clock: 'real' | 'virtual';
   startTime: number;
   apiKeys: readonly string[];
+  adminKey: string | undefined;
   initialSyncDelayMs: number;
   readyDelayMs: number;
   tokenTtlMs: number;
@@ -134,6 +142,10 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (apiKeys.length === 0 || apiKeys.some((key) => typeof key !== 'string' || key.trim() === '')) {
     throw new SandboxConfigError('apiKeys must list at least one non-empty API token');
   }
+  const adminKey = options.adminKey;
+  if (adminKey !== undefined && (typeof adminKey !== 'string' || adminKey.trim() === '')) throw new SandboxConfigError('adminKey must be a non-empty string');
+  // Who sends it must be told apart from every tenant (and no tenant may act as the admin).
+  if (adminKey !== undefined && apiKeys.includes(adminKey)) throw new SandboxConfigError('adminKey must differ from every API key (the admin is not a tenant)');
   const initialSyncDelayMs = parseDuration(options.initialSyncDelay ?? '3s', 'initialSyncDelay');
   const readyDelayMs = parseDuration(options.readyDelay ?? '10s', 'readyDelay');
   if (readyDelayMs < initialSyncDelayMs) {
@@ -154,6 +166,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     clock,
     startTime,
     apiKeys,
+    adminKey,
     initialSyncDelayMs,
     readyDelayMs,
     tokenTtlMs: parseDuration(options.tokenTtl ?? '30m', 'tokenTtl'),

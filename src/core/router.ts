@@ -5,6 +5,8 @@ export interface RouteDefinition<H> {
   handler: H;
   /** Answers without the service-api-token header (health checks). */
   public?: boolean;
+  /** Also takes the admin key (the operations over every tenant, `?all=true`); every other route refuses it as an unknown key. */
+  admin?: boolean;
 }
 
 export type RouteMatch<H> =

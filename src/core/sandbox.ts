@@ -15,7 +15,8 @@ import { RequestJournal, type JournalEntry, type JournalFilter } from './journal
 import { bodyLimit, isOverBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { buildParts, type SandboxParts } from './sandbox-parts.js';
-import { loadSnapshot, parseSnapshot, takeSnapshot, type SandboxSnapshot } from './snapshot.js';
+import { loadSnapshot, loadTenantPart, parseSnapshot, takeSnapshot, takeTenantSnapshot, tenantPart, type SandboxSnapshot, type ServerSnapshot, type TenantSnapshot } from './snapshot.js';
+import { sameKey } from './tenants.js';
 import { Router } from './router.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { parseObjectType } from '../model/crm.js';
@@ -27,6 +28,9 @@ import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
 import type { RequestNote } from './routes/context.js';
 import { loadScenarioEngine } from './scenario-engine.js';
+
+/** What {@link Sandbox.authenticate} answers for the admin key: no string, so no API key is ever taken for it. */
+const ADMIN: unique symbol = Symbol('admin');
 
 /** Called for every event the sandbox emits, as it is emitted. */
 export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
@@ -52,8 +56,8 @@ export class Sandbox {
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
-    this.journal = new RequestJournal(options.journal);
-    this.faults = new FaultInjector(this.options.seed);
+    this.journal = new RequestJournal(options.journal ?? {}, this.options.apiKeys);
+    this.faults = new FaultInjector(this.options.seed, this.options.apiKeys);
     if (options.faults !== undefined) {
       try {
         this.faults.setStanding(options.faults);
@@ -157,14 +161,15 @@ export class Sandbox {
       }
       const limit = bodyLimit(method, request.path);
       if (request.body !== undefined && isOverBytes(request.body, limit)) throw payloadTooLarge(limit);
-      const apiKey = match.route.public ? '' : this.authenticate(request);
+      const apiKey = match.route.public ? '' : this.authenticate(request, match.route.admin === true);
       note.connectionId = match.params.connectionId;
       let parsed: Record<string, unknown> | undefined;
       const reply = await match.route.handler({
         sandbox: this,
         request,
         params: match.params,
-        apiKey,
+        apiKey: apiKey === ADMIN ? '' : apiKey,
+        admin: apiKey === ADMIN,
         query: new URLSearchParams(request.query),
         body: () => (parsed ??= parseJsonBody(request)),
         note,
@@ -222,19 +227,22 @@ export class Sandbox {
   /**
    * Replaces the runtime fault rules of the service's endpoints (not the control API): latency,
    * errors at a rate, a rate limit per API token, each optionally scoped by route and connection.
-   * The standing rules (`createSandbox({ faults })`, the fault flags of `serve`) stay and apply
-   * too. Seeded: the same rules and calls give the same faults. `setFaults([])` clears the
-   * runtime rules. A bad rule throws a 400 `ApiError` naming the field.
+   * Without `apiKey` they are the server's, for every API token (`PUT /sandbox/faults?all=true`
+   * with the admin key); with it, that tenant's own, for its requests only (what `PUT
+   * /sandbox/faults` with its key sets). The standing rules (`createSandbox({ faults })`, the
+   * fault flags of `serve`) stay and apply too. Seeded: the same rules and calls give the same
+   * faults. `setFaults([])` clears the rules. A bad rule throws a 400 `ApiError` naming the field.
    *
    * @example sandbox.setFaults({ route: '/engagement', latency: '50ms-400ms', errorRate: 0.05 });
+   * @example sandbox.setFaults({ errorRate: 1 }, { apiKey: 'team-b' }); // team-b's requests only
    */
-  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }): FaultRule[] {
-    return this.faults.set(rules);
+  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, options: { apiKey?: string } = {}): FaultRule[] {
+    return this.faults.set(rules, options.apiKey);
   }
 
-  /** The runtime fault rules: those `setFaults()` (or `PUT /sandbox/faults`) set. */
-  faultRules(): FaultRule[] {
-    return this.faults.current;
+  /** The runtime fault rules: the server's (`setFaults()`), or with `apiKey` that tenant's (`PUT /sandbox/faults`). */
+  faultRules(options: { apiKey?: string } = {}): FaultRule[] {
+    return this.faults.current(options.apiKey);
   }
 
   /** The standing fault rules: those the sandbox was made with (`createSandbox({ faults })`, the `serve` flags), which `setFaults()` leaves. */
@@ -242,14 +250,23 @@ export class Sandbox {
     return this.faults.standingRules;
   }
 
-  private authenticate(request: SandboxRequest): string {
+  /** The caller's API key; {@link ADMIN} for the admin key, on the routes that take it (`admin`). */
+  private authenticate(request: SandboxRequest, admin: boolean): string | typeof ADMIN {
     const apiKey = request.headers['service-api-token'];
     if (apiKey === undefined || apiKey === '') {
       throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'missing service-api-token header');
     }
     if (!this.options.apiKeys.includes(apiKey)) {
+      // The admin key is no tenant's: only the operations over every tenant take it.
+      if (admin && this.options.adminKey !== undefined && sameKey(apiKey, this.options.adminKey)) return ADMIN;
       throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
     }
+    return apiKey;
+  }
+
+  /** A key the API accepts as a tenant's, else a 401 as for an unknown service-api-token. */
+  private tenant(apiKey: string): string {
+    if (!this.options.apiKeys.includes(apiKey)) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
     return apiKey;
   }
 
@@ -281,8 +298,7 @@ export class Sandbox {
    * @example const { accessToken } = sandbox.connect({ integrationId: 'hubspot' });
    */
   connect(options: { apiKey?: string; integrationId?: IntegrationId; nativeOrgId?: string; accessToken?: string } = {}): ExchangeResult {
-    const apiKey = options.apiKey ?? this.options.apiKeys[0]!;
-    if (!this.options.apiKeys.includes(apiKey)) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
+    const apiKey = this.tenant(options.apiKey ?? this.options.apiKeys[0]!);
     const { registry } = this.parts;
     const linkToken = registry.createLinkToken(apiKey);
     const publicToken = registry.createPublicToken(apiKey, {
@@ -493,25 +509,48 @@ export class Sandbox {
   }
 
   /**
-   * The whole state as versioned JSON (connections, tokens, records, the delivery log with its
-   * pending retries, the positions of every random stream and the clock's time). Restoring it
-   * goes on exactly as this sandbox would have.
+   * The whole state as versioned JSON (every tenant's connections, tokens, records, the
+   * delivery log with its pending retries, the positions of every random stream and the clock's
+   * time), each tenant named by a digest of its API key, never the key. Restoring it goes on
+   * exactly as this sandbox would have. With `apiKey`, that tenant's state only (its
+   * connections, tokens, records, deliveries and chaos; no server stream): what
+   * `GET /sandbox/snapshot` answers that tenant.
    *
    * @example const saved = sandbox.snapshot(); … sandbox.restore(saved);
    */
-  snapshot(): SandboxSnapshot {
-    return takeSnapshot(this.parts, this.options);
+  snapshot(): ServerSnapshot;
+  snapshot(options: { apiKey: string }): TenantSnapshot;
+  snapshot(options: { apiKey?: string }): SandboxSnapshot;
+  snapshot(options: { apiKey?: string } = {}): SandboxSnapshot {
+    if (options.apiKey === undefined) return takeSnapshot(this.parts, this.options);
+    return takeTenantSnapshot(this.parts, this.options, this.tenant(options.apiKey));
   }
 
   /**
-   * Replaces the whole state with a snapshot's. A bad snapshot throws a 400 `ApiError` naming
-   * the field, and the state stays as it was. On a virtual clock, time goes to the snapshot's;
-   * on a real clock, retries and status moves whose time has passed run at once.
+   * Replaces the whole state with a whole-server snapshot's. A bad snapshot throws a 400
+   * `ApiError` naming the field (a tenant's digest that no API key of this sandbox has, too),
+   * and the state stays as it was. On a virtual clock, time goes to the snapshot's; on a real
+   * clock, retries and status moves whose time has passed run at once.
+   *
+   * With `apiKey`, only that tenant's state is replaced (what `PUT /sandbox/snapshot` does with
+   * its key): by all of a tenant's snapshot, or this tenant's part of a whole-server one.
+   * Everything restored becomes this tenant's; other tenants and the clock are untouched, and
+   * the server's streams (event ids, link and public tokens, new connections) go on from where
+   * they are. A connection id, token or event id another tenant holds is a 400 naming the field.
    */
-  restore(snapshot: unknown): void {
+  restore(snapshot: unknown, options: { apiKey?: string } = {}): void {
     const parsed = parseSnapshot(snapshot, this.options);
+    if (options.apiKey !== undefined) {
+      const apiKey = this.tenant(options.apiKey);
+      const part = tenantPart(this.parts, parsed, apiKey);
+      for (const connection of this.parts.registry.list(apiKey)) this.removeConnection(connection);
+      this.parts.registry.forgetTokens(apiKey);
+      loadTenantPart(this.parts, part);
+      this.revision++;
+      return;
+    }
     const parts = this.freshParts(this.options.clock === 'virtual' ? parsed.time : Date.now());
-    loadSnapshot(parts, parsed);
+    loadSnapshot(parts, parsed, this.options);
     this.install(parts);
   }
 

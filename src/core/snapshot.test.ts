@@ -4,13 +4,13 @@ import { createSandbox, type Sandbox } from './sandbox.js';
 const options = { clock: 'virtual' as const, dataset: { engagement: { users: 3, mailboxes: 3 }, crm: { Contact: 5, Account: 3 } } };
 const API_KEY = 'sandbox-api-key';
 
-async function call(sandbox: Sandbox, method: string, path: string, body?: unknown) {
+async function call(sandbox: Sandbox, method: string, path: string, body?: unknown, key = API_KEY) {
   const [pathname, query = ''] = path.split('?');
   const response = await sandbox.handle({
     method,
     path: pathname!,
     query,
-    headers: { 'service-api-token': API_KEY, 'content-type': 'application/json' },
+    headers: { 'service-api-token': key, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: JSON.parse(response.body || 'null') };
@@ -48,13 +48,14 @@ describe('reset', () => {
     expect(sandbox.connections('b').map((c) => c.connectionId)).toEqual([kept.connectionId]);
   });
 
-  it('over HTTP: POST /sandbox/reset empties the tenancy; ?all=true everything; a bad flag is a 400', async () => {
-    const sandbox = createSandbox(options);
+  it('over HTTP: POST /sandbox/reset empties the tenancy; ?all=true everything, with the admin key only; a bad flag is a 400', async () => {
+    const sandbox = createSandbox({ ...options, adminKey: 'admin-key' });
     sandbox.connect();
     expect(await call(sandbox, 'POST', '/sandbox/reset?all=maybe')).toMatchObject({ status: 400, body: { metadata: { field: 'all' } } });
     expect(await call(sandbox, 'POST', '/sandbox/reset')).toEqual({ status: 200, body: { reset: 'tenancy' } });
     expect(sandbox.connections()).toEqual([]);
-    expect(await call(sandbox, 'POST', '/sandbox/reset?all=true')).toEqual({ status: 200, body: { reset: 'all' } });
+    expect(await call(sandbox, 'POST', '/sandbox/reset?all=true')).toMatchObject({ status: 403, body: { errorCode: 'ADMIN_KEY_REQUIRED' } });
+    expect(await call(sandbox, 'POST', '/sandbox/reset?all=true', undefined, 'admin-key')).toEqual({ status: 200, body: { reset: 'all' } });
   });
 });
 
@@ -185,5 +186,51 @@ describe('snapshot and restore of deliveries', () => {
     } finally {
       await receiver.stop();
     }
+  });
+});
+
+describe("a tenant's snapshot", () => {
+  it('restores into another server: ids stay unique there (a new connection skips the streams whose ids it brought), and its connections go on as they did', async () => {
+    const keys = { ...options, apiKeys: ['a', 'b'] };
+    const first = createSandbox(keys);
+    const linked = first.connect({ apiKey: 'a' });
+    first.createRecord(linked.connectionId, 'Contact', { firstName: 'Ada' });
+    const saved = JSON.parse(JSON.stringify(first.snapshot({ apiKey: 'a' })));
+    expect(saved).toMatchObject({ scope: 'tenant', connections: [{ connectionId: linked.connectionId }] });
+    expect(saved).not.toHaveProperty('random');
+    expect(JSON.stringify(saved)).not.toMatch(/"(apiKey|tenant)":/);
+
+    // A fresh server (a restart without a state file): its next connection stream is the one that made linked.
+    const second = createSandbox(keys);
+    second.restore(saved, { apiKey: 'b' }); // everything in it becomes b's
+    expect(second.connections('b').map((c) => c.connectionId)).toEqual([linked.connectionId]);
+    const fresh = second.connect({ apiKey: 'a' });
+    expect(fresh.connectionId).not.toBe(linked.connectionId);
+    expect(fresh.accessToken).not.toBe(linked.accessToken);
+    expect(second.createRecord(linked.connectionId, 'Deal', { name: 'x' }).id).toBe(first.createRecord(linked.connectionId, 'Deal', { name: 'x' }).id);
+    // What another tenant holds is refused, naming the field; nothing changes.
+    const before = JSON.stringify(second.snapshot());
+    expect(() => second.restore(saved, { apiKey: 'a' })).toThrow(/^connections\[0\]\.connectionId is the id of a connection of another tenant/);
+    expect(JSON.stringify(second.snapshot())).toBe(before);
+    first.close();
+    second.close();
+  });
+
+  it('a whole-server snapshot names tenants by digest, and restores only where those keys are accepted', () => {
+    const sandbox = createSandbox({ ...options, apiKeys: ['a', 'b'] });
+    sandbox.connect({ apiKey: 'b' });
+    sandbox.parts.registry.createLinkToken('a');
+    const saved = JSON.parse(JSON.stringify(sandbox.snapshot()));
+    expect(saved.scope).toBe('server');
+    expect(saved.connections[0].tenant).toMatch(/^[0-9a-f]{16}$/);
+    expect(new Set(saved.registry.linkTokens.map((token: { tenant: string }) => token.tenant)).size).toBe(2); // b's (its connection's) and a's
+    expect(JSON.stringify(saved)).not.toMatch(/"apiKey"/);
+    const elsewhere = createSandbox({ ...options, apiKeys: ['a', 'c'] });
+    // The registry comes first in a snapshot: its first token of b's is named.
+    expect(() => elsewhere.restore(saved)).toThrow(/^registry\.linkTokens\[0\]\.tenant is [0-9a-f]{16}, the digest of none of this sandbox's API keys; start it with the API keys the snapshot was taken with \(--api-key\)$/);
+    const same = createSandbox({ ...options, apiKeys: ['b', 'a'] });
+    same.restore(saved);
+    expect([same.connections('a').length, same.connections('b').length]).toEqual([0, 1]);
+    for (const made of [sandbox, elsewhere, same]) made.close();
   });
 });

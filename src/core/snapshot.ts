@@ -5,11 +5,11 @@ import { engagementUserSchema, mailboxSchema } from '../model/engagement.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import type { ConnectionRegistry, ConnectionState, RegistryState } from './connections.js';
 import type { PendingMove } from '../events/lifecycle.js';
-import type { DeliveryRecord } from '../webhooks/dispatcher.js';
+import type { ChaosRecord, DeliveryRecord } from '../webhooks/dispatcher.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DOWNSTREAM_FAULT_KINDS } from '../downstream/faults.js';
 import { ApiError } from '../shared/errors.js';
-import { Random } from '../shared/random.js';
+import { Random, type RandomState } from '../shared/random.js';
 import { fakerState, restoreFaker } from '../store/seed/seeded-faker.js';
 import type { DatasetSize } from '../store/seed/seed-connection.js';
 import type { ConnectionData } from '../store/connection-data.js';
@@ -18,6 +18,7 @@ import { fixturesDigest, validateFixture, type FixtureSet } from '../store/fixtu
 import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from '../store/bundled-fixtures.js';
 import { describeIssues, invalidFromIssues } from '../shared/validation.js';
 import type { SandboxParts } from './sandbox-parts.js';
+import { tenantDigest } from './tenants.js';
 
 /*
  * Snapshots: the whole state of a sandbox as versioned JSON (docs/decisions/0070).
@@ -35,6 +36,14 @@ import type { SandboxParts } from './sandbox-parts.js';
  *
  * Version 1 (every record in full) is still read: each of its collections is compared with the
  * rebuilt base, so the next snapshot is a small version 2.
+ *
+ * Tenants (docs/decisions/0121): a snapshot has a `scope`. A whole-server one (`server`: the
+ * state file, `?all=true` with the admin key, `snapshot()` in code) names the tenant of each
+ * connection and token by a digest of its API key, never the key, and holds the server's own
+ * streams (event ids, link and public tokens, the count of connections made). A tenant's
+ * (`tenant`) holds only that tenant's connections, tokens, deliveries and chaos, names no
+ * tenant (everything in it becomes the restoring tenant's) and no server stream: a tenant
+ * restore must not rewind what other tenants draw from. Version 1 names tenants by API key.
  */
 
 /** What `snapshot()` writes in `format`, so a foreign JSON file is told apart. */
@@ -111,12 +120,24 @@ const dataSchema = z
   })
   .strict();
 
-const connectionSchema = <D extends z.ZodType>(data: D) =>
+/** The start of the SHA-256 of a tenant's API key: how a whole-server snapshot names the tenant. */
+const tenant = z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters: the start of the SHA-256 of the tenant's API key");
+
+/**
+ * How a layout names the tenant of a connection or a token: version 1 by its API key, a
+ * whole-server version 2 by the key's digest, a tenant's version 2 not at all.
+ */
+const BY_API_KEY = { apiKey: z.string().min(1) };
+const BY_DIGEST = { tenant };
+const UNNAMED = {};
+type Owner = typeof BY_API_KEY | typeof BY_DIGEST | typeof UNNAMED;
+
+const connectionSchema = <D extends z.ZodType, O extends Owner>(data: D, owner: O) =>
   z
     .object({
       connectionId: z.string().min(1),
       accessToken: z.string().min(1),
-      apiKey: z.string().min(1),
+      ...owner,
       integrationId: z.enum(INTEGRATION_IDS),
       org: z.object({ nativeOrgId: z.string(), nativeUserId: z.string(), slug: z.string() }).strict(),
       nativeOrgURL: z.string(),
@@ -193,46 +214,72 @@ const deliverySchema = z
   })
   .strict();
 
-const tokenFields = { token: z.string().min(1), apiKey: z.string().min(1), expiresAt: time };
+const tokenFields = <O extends Owner>(owner: O) => ({ token: z.string().min(1), ...owner, expiresAt: time });
+/** The server's token stream and connection count: in a whole-server snapshot, not a tenant's. */
+const SERVER_STREAMS = { tokens: randomState, created: z.number().int().nonnegative() };
 
-const registrySchema = z
-  .object({
-    tokens: randomState,
-    created: z.number().int().nonnegative(),
-    linkTokens: z.array(z.object({ ...tokenFields, used: z.boolean() }).strict()),
-    publicTokens: z.array(
-      z
-        .object({
-          ...tokenFields,
-          integrationId: z.enum(INTEGRATION_IDS),
-          nativeOrgId: z.string().optional(),
-          orgName: z.string().optional(),
-          accessToken: z.string().optional(),
-          used: z.boolean(),
-        })
-        .strict(),
-    ),
-  })
-  .strict();
+/** Link and public tokens, each named as `owner` says, and `streams` (the server's, or none). */
+const registrySchema = <O extends Owner, S extends typeof SERVER_STREAMS | typeof UNNAMED>(owner: O, streams: S) =>
+  z
+    .object({
+      ...streams,
+      linkTokens: z.array(z.object({ ...tokenFields(owner), used: z.boolean() }).strict()),
+      publicTokens: z.array(
+        z
+          .object({
+            ...tokenFields(owner),
+            integrationId: z.enum(INTEGRATION_IDS),
+            nativeOrgId: z.string().optional(),
+            orgName: z.string().optional(),
+            accessToken: z.string().optional(),
+            used: z.boolean(),
+          })
+          .strict(),
+      ),
+    })
+    .strict();
 
 /** Per-connection delivery chaos and where its seeded stream stands. */
 const chaosSchema = z.array(z.object({ connectionId: z.string().min(1), settings: chaosSettingsSchema, outageUntil: time.nullable(), stream: randomState.nullable() }).strict()).optional();
 
-/** The zod schema of a snapshot: every field checked, so a bad one is named before anything changes. */
-export const snapshotSchema = z
+/**
+ * A whole-server snapshot: every tenant's state (each named by its key's digest) and the
+ * server's streams. Every field is checked, so a bad one is named before anything changes.
+ */
+export const serverSnapshotSchema = z
   .object({
     format: z.literal(SNAPSHOT_FORMAT),
     version: z.literal(SNAPSHOT_VERSION),
+    scope: z.literal('server'),
     seed: uint32,
     time,
     seeding: seedingSchema,
     random: z.object({ events: randomState }).strict(),
-    registry: registrySchema,
-    connections: z.array(connectionSchema(dataSchema)),
+    registry: registrySchema(BY_DIGEST, SERVER_STREAMS),
+    connections: z.array(connectionSchema(dataSchema, BY_DIGEST)),
     deliveries: z.array(deliverySchema),
     chaos: chaosSchema,
   })
   .strict();
+
+/** One tenant's snapshot: its connections, tokens, deliveries and chaos; no tenant named, no server stream. */
+export const tenantSnapshotSchema = z
+  .object({
+    format: z.literal(SNAPSHOT_FORMAT),
+    version: z.literal(SNAPSHOT_VERSION),
+    scope: z.literal('tenant'),
+    seed: uint32,
+    time,
+    seeding: seedingSchema,
+    registry: registrySchema(UNNAMED, UNNAMED),
+    connections: z.array(connectionSchema(dataSchema, UNNAMED)),
+    deliveries: z.array(deliverySchema),
+    chaos: chaosSchema,
+  })
+  .strict();
+
+/** The zod schema of a snapshot of either scope (what `GET /sandbox/snapshot` answers and `PUT` takes). */
+export const snapshotSchema = z.union([serverSnapshotSchema, tenantSnapshotSchema]);
 
 /** A snapshot of layout version 1 (every record in full), as the releases before version 2 wrote it: still read. */
 const snapshotV1Schema = z
@@ -242,15 +289,19 @@ const snapshotV1Schema = z
     seed: uint32,
     time,
     random: z.object({ events: randomState }).strict(),
-    registry: registrySchema,
-    connections: z.array(connectionSchema(dataV1Schema)),
+    registry: registrySchema(BY_API_KEY, SERVER_STREAMS),
+    connections: z.array(connectionSchema(dataV1Schema, BY_API_KEY)),
     deliveries: z.array(deliverySchema),
     chaos: chaosSchema,
   })
   .strict();
 
-/** The whole state of a sandbox as JSON: what `GET /sandbox/snapshot` answers and `PUT` takes (a version-1 one too). */
-export type SandboxSnapshot = z.infer<typeof snapshotSchema>;
+/** The whole state of a sandbox as JSON, every tenant's: `sandbox.snapshot()`, `GET /sandbox/snapshot?all=true`, the state file. */
+export type ServerSnapshot = z.infer<typeof serverSnapshotSchema>;
+/** One tenant's state as JSON: `sandbox.snapshot({ apiKey })`, `GET /sandbox/snapshot`. */
+export type TenantSnapshot = z.infer<typeof tenantSnapshotSchema>;
+/** A snapshot of either scope: what `PUT /sandbox/snapshot` takes (a version-1 one too). */
+export type SandboxSnapshot = ServerSnapshot | TenantSnapshot;
 type SnapshotV1 = z.infer<typeof snapshotV1Schema>;
 type SavedData = z.infer<typeof dataSchema>;
 type SavedDataV1 = z.infer<typeof dataV1Schema>;
@@ -258,6 +309,8 @@ type SavedDataV1 = z.infer<typeof dataV1Schema>;
 /** What a snapshot depends on beyond itself: the sandbox's seed, dataset sizes and fixtures. */
 export interface SnapshotSource {
   seed: number;
+  /** The accepted API keys: the tenants a whole-server snapshot's digests must name. */
+  apiKeys: readonly string[];
   dataset: DatasetSize;
   fixtures: () => readonly FixtureSet[];
 }
@@ -272,16 +325,66 @@ function isJsonObject(text: string): boolean {
 }
 
 /**
- * Writes the state held by `parts` as a snapshot. Records are shared, not copied: they are
- * immutable values. A data set is written as what changed since it was seeded (the seed
- * rebuilds the rest), so a snapshot costs what was done, not the size of the data sets.
+ * Writes the state held by `parts` as a whole-server snapshot, each tenant named by its key's
+ * digest. Records are shared, not copied: they are immutable values. A data set is written as
+ * what changed since it was seeded (the seed rebuilds the rest), so a snapshot costs what was
+ * done, not the size of the data sets.
  */
-export function takeSnapshot(parts: SandboxParts, source: SnapshotSource): SandboxSnapshot {
-  const { registry, lifecycle, dispatcher, clock, events } = parts;
-  const connections = registry.all().map((connection) => ({
+export function takeSnapshot(parts: SandboxParts, source: SnapshotSource): ServerSnapshot {
+  const { registry, dispatcher, clock, events } = parts;
+  const digests = new Map<string, string>();
+  const digestOf = (apiKey: string) => digests.get(apiKey) ?? digests.set(apiKey, tenantDigest(apiKey)).get(apiKey)!;
+  const { tokens, created, linkTokens, publicTokens } = registry.exportState();
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    scope: 'server',
+    seed: source.seed,
+    time: clock.now(),
+    seeding: seedingOf(source),
+    random: { events: events.random.state() },
+    registry: {
+      tokens,
+      created,
+      linkTokens: linkTokens.map(({ token, apiKey, ...rest }) => ({ token, tenant: digestOf(apiKey), ...rest })),
+      publicTokens: publicTokens.map(({ token, apiKey, ...rest }) => ({ token, tenant: digestOf(apiKey), ...rest })),
+    },
+    connections: registry.all().map((connection) => savedConnection(parts, connection, { tenant: digestOf(connection.apiKey) })),
+    deliveries: dispatcher.exportState(),
+    chaos: dispatcher.exportChaos(),
+  } as ServerSnapshot;
+}
+
+/**
+ * Writes one tenant's state: its connections, link and public tokens, the deliveries and chaos
+ * of its connections, and nothing that names a tenant or another tenant's state.
+ */
+export function takeTenantSnapshot(parts: SandboxParts, source: SnapshotSource, apiKey: string): TenantSnapshot {
+  const { registry, dispatcher, clock } = parts;
+  const connections = registry.list(apiKey);
+  const ids = new Set(connections.map((connection) => connection.connectionId));
+  const { linkTokens, publicTokens } = registry.exportState();
+  const own = <T extends { apiKey: string }>(items: T[]) => items.filter((item) => item.apiKey === apiKey).map(({ apiKey: _, ...rest }) => rest);
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    scope: 'tenant',
+    seed: source.seed,
+    time: clock.now(),
+    seeding: seedingOf(source),
+    registry: { linkTokens: own(linkTokens), publicTokens: own(publicTokens) },
+    connections: connections.map((connection) => savedConnection(parts, connection, {})),
+    deliveries: dispatcher.exportState().filter((delivery) => ids.has(delivery.connectionId)),
+    chaos: dispatcher.exportChaos().filter((chaos) => ids.has(chaos.connectionId)),
+  } as TenantSnapshot;
+}
+
+/** A connection as a snapshot holds it, its tenant named as the layout says (`owner`). */
+function savedConnection(parts: SandboxParts, connection: ConnectionState, owner: { tenant?: string }) {
+  return {
     connectionId: connection.connectionId,
     accessToken: connection.accessToken,
-    apiKey: connection.apiKey,
+    ...owner,
     integrationId: connection.integrationId,
     org: { ...connection.org },
     nativeOrgURL: connection.nativeOrgURL,
@@ -290,24 +393,12 @@ export function takeSnapshot(parts: SandboxParts, source: SnapshotSource): Sandb
     status: connection.status,
     lastActivity: connection.lastActivity,
     webhook: connection.webhook ? { ...connection.webhook } : null,
-    pendingMoves: lifecycle.pending(connection),
+    pendingMoves: parts.lifecycle.pending(connection),
     random: connection.random.state(),
     ids: connection.ids.state(),
     data: connection.data ? dataDelta(connection.data) : null,
     downstreamFaults: connection.downstreamFaults.map((fault) => ({ ...fault })),
-  }));
-  return {
-    format: SNAPSHOT_FORMAT,
-    version: SNAPSHOT_VERSION,
-    seed: source.seed,
-    time: clock.now(),
-    seeding: seedingOf(source),
-    random: { events: events.random.state() },
-    registry: registry.exportState(),
-    connections,
-    deliveries: dispatcher.exportState(),
-    chaos: dispatcher.exportChaos(),
-  } as SandboxSnapshot;
+  };
 }
 
 function dataDelta(data: ConnectionData): SavedData {
@@ -340,8 +431,9 @@ export type ParsedSnapshot = SandboxSnapshot | SnapshotV1;
  * Version 1 snapshots are read as they always were.
  */
 export function parseSnapshot(value: unknown, source: SnapshotSource): ParsedSnapshot {
-  const v1 = (value as { version?: unknown } | null)?.version === 1;
-  const result = (v1 ? snapshotV1Schema : snapshotSchema).safeParse(value, { reportInput: true });
+  const { version, scope } = (value ?? {}) as { version?: unknown; scope?: unknown };
+  const schema = version === 1 ? snapshotV1Schema : scope === 'tenant' ? tenantSnapshotSchema : serverSnapshotSchema;
+  const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw invalidFromIssues(describeIssues(result.error));
   const snapshot = value as ParsedSnapshot; // the input itself: parsing may reorder keys, and records must keep their bytes
   if (snapshot.seed !== source.seed) {
@@ -455,40 +547,149 @@ function savedCollections(data: SavedData | SavedDataV1): Array<[string, unknown
   ];
 }
 
-/** Loads a checked snapshot into fresh parts (built on a clock standing at `snapshot.time`). */
-export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot): void {
+type SavedConnection = ParsedSnapshot['connections'][number];
+type SavedToken = ParsedSnapshot['registry']['linkTokens'][number] | ParsedSnapshot['registry']['publicTokens'][number];
+/** How a saved connection or token names its tenant, whatever the layout (a tenant's snapshot names none). */
+const named = (item: SavedConnection | SavedToken) => item as { apiKey?: string; tenant?: string };
+
+/**
+ * Loads a checked whole-server snapshot into fresh parts (built on a clock standing at
+ * `snapshot.time`). Each connection and token goes back to the API key its digest (version 1:
+ * its key) names; one that names no accepted key is a 400 naming the field. A tenant's
+ * snapshot is refused: it says nothing of the other tenants or the server's streams.
+ */
+export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot, source: SnapshotSource): void {
+  if (snapshot.version === SNAPSHOT_VERSION && snapshot.scope === 'tenant') {
+    throw ApiError.invalidField(
+      'scope',
+      "scope is tenant: a tenant's snapshot restores into one tenant (PUT /sandbox/snapshot with its API key, restore(snapshot, { apiKey }) in code), not over the whole server",
+    );
+  }
   const { registry, lifecycle, dispatcher } = parts;
+  const keys = tenantKeys(source);
+  const keyOf = (item: SavedConnection | SavedToken, field: string): string => {
+    const { apiKey, tenant } = named(item);
+    const key = apiKey !== undefined ? (source.apiKeys.includes(apiKey) ? apiKey : undefined) : keys.get(tenant!);
+    if (key !== undefined) return key;
+    const what = apiKey !== undefined ? `${field}.apiKey is not one of this sandbox's API keys` : `${field}.tenant is ${tenant}, the digest of none of this sandbox's API keys`;
+    throw ApiError.invalidField(`${field}.${apiKey !== undefined ? 'apiKey' : 'tenant'}`, `${what}; start it with the API keys the snapshot was taken with (--api-key)`);
+  };
+  const tokens = (list: SavedToken[], field: string) =>
+    list.map((item, i) => {
+      const { apiKey: _, tenant: __, ...rest } = named(item) as SavedToken & { apiKey?: string; tenant?: string };
+      return { ...rest, apiKey: keyOf(item, `registry.${field}[${i}]`) };
+    });
+  const saved = snapshot.registry as { tokens: RandomState; created: number; linkTokens: SavedToken[]; publicTokens: SavedToken[] };
+  const state = { tokens: saved.tokens, created: saved.created, linkTokens: tokens(saved.linkTokens, 'linkTokens'), publicTokens: tokens(saved.publicTokens, 'publicTokens') };
   // The data sets first: one that does not rebuild as saved refuses the snapshot before any timer is set.
-  const connections = snapshot.connections.map((saved, i) => {
-    const connection: ConnectionState = {
-      connectionId: saved.connectionId,
-      accessToken: saved.accessToken,
-      apiKey: saved.apiKey,
-      integrationId: saved.integrationId,
-      org: { ...saved.org },
-      nativeOrgURL: saved.nativeOrgURL,
-      orgName: saved.orgName,
-      createdTime: saved.createdTime,
-      random: Random.fromState(saved.random),
-      status: saved.status,
-      lastActivity: saved.lastActivity,
-      webhook: saved.webhook ?? undefined,
-      lifecycle: [],
-      data: undefined,
-      ids: Random.fromState(saved.ids),
-      downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
-    };
-    if (saved.data) connection.data = restoreData(registry, connection, saved.data, snapshot.version, `connections[${i}].data`);
-    return connection;
-  });
-  parts.events.random = Random.fromState(snapshot.random.events);
-  registry.importState(snapshot.registry as unknown as RegistryState);
+  const connections = snapshot.connections.map((item, i) => rebuildConnection(registry, item, keyOf(item, `connections[${i}]`), snapshot.version, i));
+  parts.events.random = Random.fromState((snapshot as ServerSnapshot | SnapshotV1).random.events);
+  registry.importState(state as unknown as RegistryState);
   connections.forEach((connection, i) => {
     registry.adopt(connection);
     lifecycle.resume(connection, snapshot.connections[i]!.pendingMoves as PendingMove[]);
   });
   dispatcher.importChaos(snapshot.chaos ?? []);
   dispatcher.importState(snapshot.deliveries as DeliveryRecord[]);
+}
+
+/** The accepted API keys by their digests. */
+function tenantKeys(source: SnapshotSource): Map<string, string> {
+  return new Map(source.apiKeys.map((apiKey) => [tenantDigest(apiKey), apiKey]));
+}
+
+/** A saved connection as the registry holds it, owned by `apiKey`, its data set rebuilt (a 400 naming the field if it does not fit). */
+function rebuildConnection(registry: ConnectionRegistry, saved: SavedConnection, apiKey: string, version: number, i: number): ConnectionState {
+  const connection: ConnectionState = {
+    connectionId: saved.connectionId,
+    accessToken: saved.accessToken,
+    apiKey,
+    integrationId: saved.integrationId,
+    org: { ...saved.org },
+    nativeOrgURL: saved.nativeOrgURL,
+    orgName: saved.orgName,
+    createdTime: saved.createdTime,
+    random: Random.fromState(saved.random),
+    status: saved.status,
+    lastActivity: saved.lastActivity,
+    webhook: saved.webhook ?? undefined,
+    lifecycle: [],
+    data: undefined,
+    ids: Random.fromState(saved.ids),
+    downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
+  };
+  if (saved.data) connection.data = restoreData(registry, connection, saved.data, version, `connections[${i}].data`);
+  return connection;
+}
+
+/** One tenant's part of a checked snapshot, every check passed and every data set rebuilt: what {@link loadTenantPart} lays in. */
+export interface TenantPart {
+  connections: Array<{ connection: ConnectionState; pendingMoves: PendingMove[] }>;
+  tokens: Pick<RegistryState, 'linkTokens' | 'publicTokens'>;
+  deliveries: DeliveryRecord[];
+  chaos: ChaosRecord[];
+}
+
+/**
+ * What a snapshot restores into the tenant of `apiKey`: all of a tenant's snapshot (whoever it
+ * was taken from), or the part of a whole-server one (or a version-1 file) that names this
+ * tenant; the rest is left out. Everything becomes this tenant's. A connection id, access token,
+ * link or public token or event id that another tenant holds is a 400 naming the field, and so
+ * is a data set that does not rebuild: nothing has changed yet when it is thrown.
+ */
+export function tenantPart(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey: string): TenantPart {
+  const { registry, dispatcher } = parts;
+  const digest = tenantDigest(apiKey);
+  const mine = (item: SavedConnection | SavedToken) => {
+    const { apiKey: key, tenant } = named(item);
+    return key !== undefined ? key === apiKey : tenant === undefined || tenant === digest;
+  };
+  const taken = (holder: string | undefined, field: string, what: string) => {
+    if (holder !== undefined && holder !== apiKey) throw ApiError.invalidField(field, `${field} is ${what} of another tenant; a restore changes only your own tenant`);
+  };
+  const ids = new Set<string>();
+  const connections = snapshot.connections.flatMap((saved, i) => {
+    if (!mine(saved)) return [];
+    taken(registry.holderOf('connectionId', saved.connectionId), `connections[${i}].connectionId`, 'the id of a connection');
+    taken(registry.holderOf('accessToken', saved.accessToken), `connections[${i}].accessToken`, 'the accessToken of a connection');
+    ids.add(saved.connectionId);
+    return [{ connection: rebuildConnection(registry, saved, apiKey, snapshot.version, i), pendingMoves: saved.pendingMoves as PendingMove[] }];
+  });
+  const tokens = <T extends SavedToken>(list: T[], kind: 'linkToken' | 'publicToken', field: string) =>
+    list.flatMap((item, i) => {
+      if (!mine(item)) return [];
+      taken(registry.holderOf(kind, item.token), `registry.${field}[${i}].token`, `a ${kind === 'linkToken' ? 'link' : 'public'} token`);
+      const { apiKey: _, tenant: __, ...rest } = item as T & { apiKey?: string; tenant?: string };
+      return [{ ...rest, apiKey }];
+    });
+  const deliveries = snapshot.deliveries.filter((delivery, i) => {
+    if (!ids.has(delivery.connectionId)) return false;
+    const held = dispatcher.get(delivery.eventId);
+    taken(held && (registry.find(held.connectionId)?.apiKey ?? ''), `deliveries[${i}].eventId`, 'the eventId of a delivery');
+    return true;
+  });
+  return {
+    connections,
+    tokens: {
+      linkTokens: tokens(snapshot.registry.linkTokens, 'linkToken', 'linkTokens') as unknown as RegistryState['linkTokens'],
+      publicTokens: tokens(snapshot.registry.publicTokens, 'publicToken', 'publicTokens') as unknown as RegistryState['publicTokens'],
+    },
+    deliveries: deliveries as DeliveryRecord[],
+    // Only the chaos of the connections restored: a snapshot sets nothing on another tenant's.
+    chaos: (snapshot.chaos ?? []).filter((chaos) => ids.has(chaos.connectionId)),
+  };
+}
+
+/** Lays a tenant's part into the parts, once that tenant's connections and tokens are gone: its deliveries and moves go on. */
+export function loadTenantPart(parts: SandboxParts, part: TenantPart): void {
+  const { registry, lifecycle, dispatcher } = parts;
+  registry.addTokens(part.tokens);
+  for (const { connection, pendingMoves } of part.connections) {
+    registry.adopt(connection);
+    lifecycle.resume(connection, pendingMoves);
+  }
+  dispatcher.importChaos(part.chaos);
+  dispatcher.importState(part.deliveries);
 }
 
 /**

@@ -73,8 +73,11 @@ describe('TestSandbox faults', () => {
     expect(first).toContain(503);
     crm.sandbox.setFaults({ errorRate: 1, errorStatus: 502 });
     expect(await statuses()).not.toContain(200);
+    // A tenant's own rules, as the code under test may PUT them: cleared too.
+    expect((await callSandbox(crm.sandbox, 'PUT', '/sandbox/faults', { body: { latency: '5ms' } })).status).toBe(200);
     crm.reset();
     expect(crm.sandbox.faultRules()).toEqual([]);
+    expect(crm.sandbox.faultRules({ apiKey: 'a' })).toEqual([]);
     expect(crm.sandbox.standingFaultRules()).toEqual([{ errorRate: 0.3 }]);
     expect(await statuses()).toEqual(first);
     await crm.close();

@@ -241,11 +241,13 @@ export class TestSandbox {
   /**
    * Back to a fresh sandbox between tests: state (ids as in a fresh one, the clock at its
    * start), received events, the request journal, faults (the options' standing ones stay and
-   * draw again from their start; those set since are cleared), and MSW handlers added with `use`.
+   * draw again from their start; those set since, the server's and each API token's, are
+   * cleared), and MSW handlers added with `use`.
    */
   reset(): void {
     this.sandbox.reset();
     this.sandbox.setFaults([]);
+    for (const apiKey of this.sandbox.options.apiKeys) this.sandbox.setFaults([], { apiKey });
     this.receiver.clear();
     this.mswServer?.resetHandlers();
   }

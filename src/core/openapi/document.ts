@@ -17,6 +17,7 @@ const COMPONENTS = '#/components/schemas/';
 const ERROR_DESCRIPTIONS: Record<string, string> = {
   '400': 'A bad field (metadata.field names it), bad JSON, or a bad fault header',
   '401': 'A missing or wrong service-api-token, or a bad accessToken / link token / public token',
+  '403': 'An operation over every tenant (all=true) without the admin key',
   '404': 'An object that does not exist or is not the caller\'s',
   '409': 'A state that does not allow it (still syncing, a delivery in progress)',
   '413': 'A request body over 1 MiB (64 MiB for PUT /sandbox/snapshot)',

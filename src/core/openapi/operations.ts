@@ -57,9 +57,12 @@ const empty = z.object({}).strict();
 const recordWrite = z.union(CRM_OBJECT_TYPES.map((type) => crmWriteSchema(type))).describe('The fields of the path\'s objectType (see the record schemas); unknown fields are a 400');
 const recordBody = z.object({ record: out.anyRecordSchema });
 const faultRulesAnswer = z.object({
-  rules: z.array(out.faultRuleOutputSchema).describe('The runtime rules: what PUT /sandbox/faults set'),
-  standingRules: z.array(out.faultRuleOutputSchema).describe('The rules the sandbox was started with (serve flags, createSandbox({ faults })); PUT leaves them, and both apply'),
+  rules: z.array(out.faultRuleOutputSchema).describe("The runtime rules PUT /sandbox/faults set: the caller's own (for its requests only), or with all=true the server's"),
+  serverRules: z.array(out.faultRuleOutputSchema).optional().describe("The server's runtime rules, for every tenant (set with the admin key and all=true); absent with all=true, where they are `rules`"),
+  standingRules: z.array(out.faultRuleOutputSchema).describe('The rules the sandbox was started with (serve flags, createSandbox({ faults })), for every tenant; PUT leaves them, and all apply'),
 });
+/** `?all=true`: the operation over every tenant, with the admin key (else 403). */
+const allTenants: QueryParameter = { name: 'all', description: "Every tenant's state, not only the caller's: needs the admin key (--admin-key) as service-api-token, else 403", schema: { type: 'boolean', default: false } };
 const RECORDS = '/sandbox/connections/:connectionId/records/:objectType';
 const CONNECTION = '/sandbox/connections/:connectionId';
 
@@ -195,20 +198,32 @@ export const OPERATIONS: Operation[] = [
     method: 'POST',
     pattern: '/sandbox/reset',
     operationId: 'reset',
-    summary: "Empty the caller's tenancy (or everything with all=true)",
+    summary: "Empty the caller's tenancy (or, with all=true and the admin key, everything)",
     tag: 'Sandbox control',
-    query: [{ name: 'all', description: 'Reset every API token\'s state', schema: { type: 'boolean', default: false } }],
+    query: [allTenants],
     ok: { status: 200, schema: z.object({ reset: z.enum(['all', 'tenancy']) }), description: 'Reset' },
+    errors: [403],
   },
-  { method: 'GET', pattern: '/sandbox/snapshot', operationId: 'getSnapshot', summary: 'The whole state as versioned JSON', tag: 'Sandbox control', ok: { status: 200, schema: { $ref: '#/components/schemas/Snapshot' }, description: 'The snapshot' } },
+  {
+    method: 'GET',
+    pattern: '/sandbox/snapshot',
+    operationId: 'getSnapshot',
+    summary: "The caller's tenant as versioned JSON (with all=true and the admin key, the whole server's state)",
+    tag: 'Sandbox control',
+    query: [allTenants],
+    ok: { status: 200, schema: { $ref: '#/components/schemas/Snapshot' }, description: 'The snapshot' },
+    errors: [403],
+  },
   {
     method: 'PUT',
     pattern: '/sandbox/snapshot',
     operationId: 'restoreSnapshot',
-    summary: 'Replace the whole state with a snapshot',
+    summary: "Replace the caller's tenant with a snapshot's (with all=true and the admin key, the whole state)",
     tag: 'Sandbox control',
+    query: [allTenants],
     body: snapshotSchema,
     ok: { status: 200, schema: z.object({ restored: z.object({ connections: z.number().int(), deliveries: z.number().int() }) }), description: 'Restored' },
+    errors: [403],
   },
   {
     method: 'GET',
@@ -227,15 +242,26 @@ export const OPERATIONS: Operation[] = [
     ok: { status: 200, schema: z.object({ requests: z.array(out.journalEntrySchema) }), description: 'The requests' },
   },
   { method: 'DELETE', pattern: '/sandbox/requests', operationId: 'clearRequests', summary: 'Empty the request journal', tag: 'Sandbox control', ok: { status: 200, schema: empty, description: 'Emptied' } },
-  { method: 'GET', pattern: '/sandbox/faults', operationId: 'getFaults', summary: "The fault rules of the service's endpoints", tag: 'Sandbox control', ok: { status: 200, schema: faultRulesAnswer, description: 'The rules' } },
+  {
+    method: 'GET',
+    pattern: '/sandbox/faults',
+    operationId: 'getFaults',
+    summary: "The fault rules of the service's endpoints that apply to the caller",
+    tag: 'Sandbox control',
+    query: [allTenants],
+    ok: { status: 200, schema: faultRulesAnswer, description: 'The rules' },
+    errors: [403],
+  },
   {
     method: 'PUT',
     pattern: '/sandbox/faults',
     operationId: 'setFaults',
-    summary: 'Replace the runtime fault rules (a rule, a list of rules, or { rules }; {} clears them); the standing rules stay',
+    summary: "Replace the caller's runtime fault rules (a rule, a list of rules, or { rules }; {} clears them); with all=true and the admin key, the server's",
     tag: 'Sandbox control',
+    query: [allTenants],
     body: z.union([ruleSchema, z.array(ruleSchema), rulesSchema]),
     ok: { status: 200, schema: faultRulesAnswer, description: 'The rules' },
+    errors: [403],
   },
   ...(['GET', 'PUT', 'DELETE'] as const).map(
     (method): Operation => ({

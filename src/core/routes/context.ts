@@ -1,4 +1,5 @@
-import { ApiError } from '../../shared/errors.js';
+import { ApiError, ErrorCode } from '../../shared/errors.js';
+import { adminKeyRequired } from '../tenants.js';
 import { queryParam, type Reply, type SandboxRequest } from '../http.js';
 import type { RouteDefinition } from '../router.js';
 import type { Sandbox } from '../sandbox.js';
@@ -9,8 +10,10 @@ export interface RouteContext {
   readonly request: SandboxRequest;
   /** Path parameters, decoded. */
   readonly params: Record<string, string>;
-  /** The caller's API token (checked), or '' on public routes. */
+  /** The caller's API token (checked): its tenant. '' on public routes and for the admin. */
   readonly apiKey: string;
+  /** The caller sent the admin key (only routes marked `admin` take it). */
+  readonly admin: boolean;
   readonly query: URLSearchParams;
   /** The JSON body as an object; 415/400 if it is not one. Parsed once, on first call. */
   body(): Record<string, unknown>;
@@ -39,4 +42,19 @@ export function requiredQuery(ctx: RouteContext, name: string): string {
   const value = queryParam(ctx.query, name);
   if (value === undefined || value === '') throw ApiError.invalidField(name, `${name} is required`);
   return value;
+}
+
+/**
+ * Whether a request acts on every tenant (`?all=true`: only with the admin key, else a 403
+ * naming `--admin-key`) or on the caller's own (`?all=false` or none). `operation` names it in
+ * the 403. The admin key acts only on every tenant: without `?all=true` it is refused as an
+ * unknown key is, since the admin is no tenant. A bad `all` is a 400 naming it.
+ */
+export function everyTenant(ctx: RouteContext, operation: string): boolean {
+  const value = queryParam(ctx.query, 'all');
+  if (value !== undefined && value !== 'true' && value !== 'false') throw ApiError.invalidField('all', `all must be true or false, got ${JSON.stringify(value)}`);
+  const all = value === 'true';
+  if (all && !ctx.admin) throw adminKeyRequired(`${operation}?all=true`, ctx.sandbox.options.adminKey !== undefined);
+  if (!all && ctx.admin) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, "the admin key is no tenant's API key: it acts on every tenant at once, with ?all=true");
+  return all;
 }
