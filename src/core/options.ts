@@ -34,6 +34,13 @@ export interface SandboxOptions {
   readyDelay?: Duration;
   /** Lifetime of link and public tokens. Default `30m`. */
   tokenTtl?: Duration;
+  /**
+   * Where link, public and access tokens come from. `'seeded'` (default): the seed, like every
+   * id, so the same calls give the same tokens (tests, scenario transcripts). `'random'`: the
+   * platform's cryptographic randomness, so no one can guess another's tokens (`serve`'s
+   * default, a server others reach). Ids, records and events are the seed's either way.
+   */
+  tokens?: 'seeded' | 'random';
   /** Most connections per API token (the original's development cap was 5). Default: no cap. */
   connectionLimit?: number;
   /** Fixture directories, files (Node only) or objects; `false` for none. Default: the package's `fixtures/`. */
@@ -75,6 +82,7 @@ export interface ResolvedOptions {
   initialSyncDelayMs: number;
   readyDelayMs: number;
   tokenTtlMs: number;
+  tokens: 'seeded' | 'random';
   connectionLimit: number | undefined;
   /** The fixture sets, read when the first data set is built (the bundled ones are checked then, once per process). */
   fixtures: () => readonly FixtureSet[];
@@ -117,6 +125,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   }
   const attemptTimeoutMs = parseDuration(options.attemptTimeout ?? '10s', 'attemptTimeout');
   if (attemptTimeoutMs < 1) throw new SandboxConfigError('attemptTimeout must be at least 1ms');
+  const tokens = options.tokens ?? 'seeded';
+  if (tokens !== 'seeded' && tokens !== 'random') throw new SandboxConfigError(`tokens must be 'seeded' or 'random', got ${String(tokens)}`);
   const webhookTimestamps = options.webhookTimestamps ?? 'clock';
   if (webhookTimestamps !== 'clock' && webhookTimestamps !== 'real') {
     throw new SandboxConfigError(`webhookTimestamps must be 'clock' or 'real', got ${String(webhookTimestamps)}`);
@@ -129,6 +139,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     initialSyncDelayMs,
     readyDelayMs,
     tokenTtlMs: parseDuration(options.tokenTtl ?? '30m', 'tokenTtl'),
+    tokens,
     connectionLimit,
     fixtures: resolveFixtures(options.fixtures),
     dataset: resolveDataset(options.dataset),
