@@ -125,7 +125,7 @@ export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log
  * console.log(server.url); // http://127.0.0.1:53211
  * await server.close();
  */
-export function startDevServer(sandbox: Sandbox, options: DevServerOptions = {}): Promise<DevServer> {
+export async function startDevServer(sandbox: Sandbox, options: DevServerOptions = {}): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
   const allowed = hostCheck(host, options.allowedHosts);
   const listener = createRequestListener(sandbox, options);
