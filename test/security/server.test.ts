@@ -45,7 +45,8 @@ describe('authentication comes before any fault, latency or work', () => {
   it('an unauthenticated request meets no fault header: a 401, with the journal entry it always had', async () => {
     const sandbox = createSandbox({ clock: 'virtual' });
     const server = await devServer(sandbox);
-    for (const headers of [{ 'x-sandbox-latency': '60s' }, { 'x-sandbox-force-status': '503' }, { 'x-sandbox-latency': 'slow' }, { 'x-sandbox-latency': '1d' }]) {
+    const probes: Array<Record<string, string>> = [{ 'x-sandbox-latency': '60s' }, { 'x-sandbox-force-status': '503' }, { 'x-sandbox-latency': 'slow' }, { 'x-sandbox-latency': '1d' }];
+    for (const headers of probes) {
       const missing = await send(server.url, 'GET', '/connection/connections', headers);
       expect(missing.status, JSON.stringify(headers)).toBe(401);
       expect(missing.json()).toEqual({ message: 'missing service-api-token header', errorCode: 'INVALID_API_TOKEN' });
