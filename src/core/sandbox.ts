@@ -105,10 +105,10 @@ export class Sandbox {
     let response: SandboxResponse | undefined;
     // Routing, the body limit and authentication first: a request that fails them meets no fault, no latency and no work.
     const admitted = this.admit(method, request);
-    if (admitted.kind === 'refused') {
-      response = admitted.response;
+    if (!('route' in admitted)) {
+      response = admitted;
     } else {
-      const { route } = admitted.match;
+      const { route } = admitted;
       // Most requests meet no fault: skip the fault code (and its closure) unless a rule or an override header is there.
       // Public routes (health, the OpenAPI document, the link widget's) and the control API never meet faults.
       const faulty = this.faults.active || request.headers[FAULT_HEADERS.forceStatus] !== undefined || request.headers[FAULT_HEADERS.latency] !== undefined;
@@ -122,7 +122,7 @@ export class Sandbox {
         // On a virtual clock latency is only reported (journal), never waited: a test must not hang on it.
         if (fault && fault.latencyMs > 0 && clock.kind === 'real') await new Promise<void>((resolve) => clock.setTimer(fault!.latencyMs, () => resolve()));
       }
-      response ??= fault?.error ? respondError(fault.error) : await this.answer(admitted.match, route.public ? '' : apiKey, request, note);
+      response ??= fault?.error ? respondError(fault.error) : await this.answer(admitted, route.public ? '' : apiKey, request, note);
     }
     if (!request.path.startsWith('/sandbox/requests')) {
       const virtualLatency = clock.kind === 'virtual' ? (fault?.latencyMs ?? 0) : 0;
@@ -160,9 +160,10 @@ export class Sandbox {
 
   /**
    * What is checked before a request meets faults or work, in this order: its route (404, 405),
-   * its body's size (413), its caller (401; public routes take no API token).
+   * its body's size (413), its caller (401; public routes take no API token). The route found,
+   * or the error answer.
    */
-  private admit(method: string, request: SandboxRequest): { kind: 'admitted'; match: FoundRoute } | { kind: 'refused'; response: SandboxResponse } {
+  private admit(method: string, request: SandboxRequest): FoundRoute | SandboxResponse {
     try {
       const match = this.router.match(method === 'HEAD' ? 'GET' : method, request.path);
       if (match.kind === 'not-found') {
@@ -175,9 +176,9 @@ export class Sandbox {
       const limit = bodyLimit(method, request.path);
       if (request.body !== undefined && isOverBytes(request.body, limit)) throw payloadTooLarge(limit);
       if (!match.route.public) this.authenticate(request);
-      return { kind: 'admitted', match };
+      return match;
     } catch (error) {
-      return { kind: 'refused', response: this.failure(error) };
+      return this.failure(error);
     }
   }
 
@@ -273,7 +274,8 @@ export class Sandbox {
     return this.faults.standingRules;
   }
 
-  private authenticate(request: SandboxRequest): string {
+  /** A 401 unless the request carries one of the accepted API keys. */
+  private authenticate(request: SandboxRequest): void {
     const apiKey = request.headers['service-api-token'];
     if (apiKey === undefined || apiKey === '') {
       throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'missing service-api-token header');
@@ -282,7 +284,6 @@ export class Sandbox {
     let accepted = false;
     for (const key of this.options.apiKeys) accepted = constantTimeEqual(apiKey, key) || accepted;
     if (!accepted) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
-    return apiKey;
   }
 
   // --- Time ---------------------------------------------------------------------------------
