@@ -113,7 +113,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       [
         `crm-sandbox listening on ${server.url}`,
         `API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send as the service-api-token header)`,
-        `seed ${options.seed} (tokens ${options.tokens === 'random' ? 'random' : 'seeded too'}); initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
+        `seed ${options.seed} (tokens ${options.tokens}); initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,

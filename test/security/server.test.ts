@@ -248,7 +248,7 @@ describe('tokens and the smaller things', () => {
     const [c, d] = await Promise.all([serveCli(['--quiet', '--seeded-tokens'], spawned), serveCli(['--quiet'], spawned, { CRM_SANDBOX_SEEDED_TOKENS: 'true' })]);
     const [third, fourth] = [await linkAll(c.url), await linkAll(d.url)];
     expect(third).toEqual(fourth);
-    expect(c.output()).toContain('seed 1 (tokens seeded too)');
+    expect(c.output()).toContain('seed 1 (tokens seeded)');
     const inProcess = createSandbox();
     const seeded = await linkAll((await devServer(inProcess)).url);
     expect(seeded).toEqual({ ...third });
