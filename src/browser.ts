@@ -15,6 +15,10 @@ import { Faker, base, en, generateMersenne53Randomizer } from '@faker-js/faker';
 import { setPlatform } from './model/platform.js';
 import { createFetchTransport } from './webhooks/transport.js';
 
-setPlatform({ createTransport: () => createFetchTransport(), loadFaker: () => ({ Faker, base, en, generateMersenne53Randomizer }) });
+setPlatform({
+  createTransport: () => createFetchTransport(),
+  loadFaker: () => ({ Faker, base, en, generateMersenne53Randomizer }),
+  fillRandom: (bytes) => crypto.getRandomValues(bytes),
+});
 
 export * from './api.js';

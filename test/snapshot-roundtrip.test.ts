@@ -264,7 +264,7 @@ describe('the body limit of PUT /sandbox/snapshot', () => {
       });
       socket.on('close', () => resolve(text));
       socket.on('error', reject);
-      socket.write(`PUT /sandbox/snapshot HTTP/1.1\r\nhost: x\r\nservice-api-token: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${SNAPSHOT_BODY_BYTES + 1}\r\n\r\n{`);
+      socket.write(`PUT /sandbox/snapshot HTTP/1.1\r\nhost: localhost\r\nservice-api-token: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${SNAPSHOT_BODY_BYTES + 1}\r\n\r\n{`);
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toContain(`"metadata":{"limit":${SNAPSHOT_BODY_BYTES}}`);

@@ -8,6 +8,7 @@ import type { Sandbox } from '../core/sandbox.js';
 import { merged } from '../shared/merged.js';
 import { staticAssets } from './static-assets.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
+import { hostCheck, hostNotAllowed } from './allowed-hosts.js';
 // The dev server runs in Node: fixture paths from disk, webhooks over node:http.
 import '../node/platform.js';
 
@@ -18,6 +19,12 @@ export interface DevServerOptions {
   host?: string;
   /** Called with one line per request (method, path, status, time); none by default. */
   log?: (line: string) => void;
+  /**
+   * Host names (or addresses) clients reach the server by, besides the loopback names and
+   * `host`: `['crm-sandbox']` in a container network. Requests for any other `Host` get a 421
+   * (a guard against DNS rebinding). `['*']` allows any host, and turns the guard off.
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface DevServer {
@@ -28,6 +35,31 @@ export interface DevServer {
   /** Stops accepting requests, ends open connections and stops the sandbox's timers. */
   close(): Promise<void>;
 }
+
+/**
+ * What the dev server allows each connection (node's defaults in brackets). Timeouts bound how
+ * long a slow or stuck client holds a connection; none bounds how long the server takes to
+ * answer (a scenario run may take its whole `maxWait`), since node stops the request timer once
+ * the request has arrived.
+ */
+export const SERVER_LIMITS = {
+  /** To receive a request's headers [60 s]: a client sends them at once. */
+  headersTimeoutMs: 10_000,
+  /** To receive a whole request [300 s]: a 64 MiB snapshot needs ~9 Mbit/s to arrive in time. */
+  requestTimeoutMs: 60_000,
+  /** An idle keep-alive connection is closed after [5 s]. */
+  keepAliveTimeoutMs: 5_000,
+  /** How often those timeouts are checked [30 s]: they act within a second of being due. */
+  checkIntervalMs: 1_000,
+  /** Open connections at once [no cap]: further ones are closed as they come until one ends. */
+  maxConnections: 1_000,
+} as const;
+
+/**
+ * On every answer of the dev server (writeResponse spells it out, on the hot path): a browser never
+ * takes a body for another type than the one sent (an API's JSON as HTML or script).
+ */
+const NO_SNIFF = { 'x-content-type-options': 'nosniff' } as const;
 
 /**
  * The dev server's request listener for a plain `node:http` server: reads the raw body (up to
@@ -93,12 +125,30 @@ export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log
  * console.log(server.url); // http://127.0.0.1:53211
  * await server.close();
  */
-export function startDevServer(sandbox: Sandbox, options: DevServerOptions = {}): Promise<DevServer> {
+export async function startDevServer(sandbox: Sandbox, options: DevServerOptions = {}): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer(createRequestListener(sandbox, options));
+  const allowed = hostCheck(host, options.allowedHosts);
+  const listener = createRequestListener(sandbox, options);
+  const server = createServer(
+    {
+      headersTimeout: SERVER_LIMITS.headersTimeoutMs,
+      requestTimeout: SERVER_LIMITS.requestTimeoutMs,
+      keepAliveTimeout: SERVER_LIMITS.keepAliveTimeoutMs,
+      connectionsCheckingInterval: SERVER_LIMITS.checkIntervalMs,
+      // An HTTP/1.1 request without Host is answered below, in the error body, not with node's empty 400.
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      const { host: hostHeader } = req.headers;
+      if (hostHeader === undefined && req.httpVersion !== '1.0') refuseWithoutHost(res);
+      else if (allowed(hostHeader)) listener(req, res);
+      else writeResponse(res, respondError(hostNotAllowed(hostHeader!)));
+    },
+  );
+  server.maxConnections = SERVER_LIMITS.maxConnections;
   return new Promise((resolve, reject) => {
     server.listen(options.port ?? 4010, host);
-    server.on('clientError', answerUnparsable);
+    server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerUnparsable(error, socket, server));
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
@@ -124,28 +174,43 @@ const answered = new WeakSet<Duplex>();
 
 /**
  * Requests node's HTTP parser refuses before any route sees them (a garbled request line, an
- * unknown method token, headers over 16 KiB) still get the error body; the rest of what the
+ * unknown method token, headers over 16 KiB, a request that did not arrive within the server's
+ * timeouts) still get the error body; the rest of what the
  * client sends is read and dropped (bounded), then the connection closes.
  */
-function answerUnparsable(error: Error & { code?: string }, socket: Duplex): void {
+function answerUnparsable(error: Error & { code?: string }, socket: Duplex, server: Server): void {
   if (answered.has(socket)) return;
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
   answered.add(socket);
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const failure = tooLarge
-    ? new ApiError(431, ErrorCode.HEADERS_TOO_LARGE, 'request headers are too large')
-    : new ApiError(400, ErrorCode.BAD_REQUEST, `malformed HTTP request (${error.code ?? error.message})`);
-  const { status, headers, body } = respondError(failure);
-  const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+  const { status, headers, body } = respondError(unparsable(error, server));
+  const head = Object.entries({ ...headers, ...NO_SNIFF, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
     .map(([name, value]) => `${name}: ${value}`)
     .join('\r\n');
   // The parser is done with this socket: what still arrives is only read to be dropped.
   socket.removeAllListeners('data');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
   drainThenClose(socket);
+}
+
+/** Why node refused a request before any route saw it, as an error to answer. */
+function unparsable(error: Error & { code?: string }, server: Server): ApiError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError(431, ErrorCode.HEADERS_TOO_LARGE, 'request headers are too large');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const { headersTimeout, requestTimeout } = server;
+    return new ApiError(408, ErrorCode.REQUEST_TIMEOUT, `the request did not arrive in time: its headers are due within ${headersTimeout} ms, the whole request within ${requestTimeout} ms`, {
+      headersTimeoutMs: headersTimeout,
+      requestTimeoutMs: requestTimeout,
+    });
+  }
+  return new ApiError(400, ErrorCode.BAD_REQUEST, `malformed HTTP request (${error.code ?? error.message})`);
+}
+
+/** An HTTP/1.1 request must name its host (RFC 9112 §3.2); HTTP/1.0 ones may not. */
+function refuseWithoutHost(res: ServerResponse): void {
+  writeResponse(res, respondError(new ApiError(400, ErrorCode.BAD_REQUEST, 'an HTTP/1.1 request needs a Host header')));
 }
 
 /** Answers one request; resolves with the status sent. */
@@ -175,7 +240,7 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 /** Sends the body as bytes: a cached page's, encoded once, or the text encoded here once (not measured, then encoded again). */
 function writeResponse(res: ServerResponse, response: SandboxResponse): void {
   const bytes = response.encoded ?? Buffer.from(response.body, 'utf8');
-  res.writeHead(response.status, merged(response.headers, { 'content-length': bytes.length }));
+  res.writeHead(response.status, merged(response.headers, { 'content-length': bytes.length, 'x-content-type-options': 'nosniff' }));
   res.end(bytes);
 }
 
@@ -185,7 +250,7 @@ function writeResponse(res: ServerResponse, response: SandboxResponse): void {
  */
 function answerTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
   const { status, headers, body } = respondError(payloadTooLarge(limit));
-  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.writeHead(status, { ...headers, ...NO_SNIFF, 'content-length': Buffer.byteLength(body), connection: 'close' });
   res.write(body);
   if (req.complete) {
     res.end();

@@ -1,4 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { parseAllowedHost } from '../adapters/allowed-hosts.js';
 import { startDevServer } from '../adapters/express.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
@@ -15,6 +16,13 @@ const builder = (yargs: Argv) =>
   yargs
     .option('port', { requiresArg: true, default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }) })
     .option('host', { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
+    .option('allowed-host', {
+      type: 'string',
+      array: true,
+      describe:
+        'A host name clients reach the server by, besides localhost, *.localhost, 127.0.0.1, [::1] and --host (repeat, or separate with commas); others get a 421. In a container: the name other containers use (crm-sandbox). * allows any host: no guard against DNS rebinding',
+      coerce: (value) => readList('allowed-host', value).map((name) => parseAllowedHost(name, flagName('allowed-host'))),
+    })
     .option('seed', { requiresArg: true, default: DEFAULT_SEED, describe: 'Seed of all ids and generated data', coerce: (value) => readInteger('seed', value, { min: 0 }) })
     .option('api-key', {
       type: 'string',
@@ -73,6 +81,11 @@ const builder = (yargs: Argv) =>
       describe: 'Delivery chaos for every connection: duplicate=0.2,delay=100ms-2s,reorder,outage=5m (per connection: PUT /sandbox/connections/{id}/chaos)',
       coerce: (value) => parseChaosFlag(readText('delivery-chaos', value), flagName('delivery-chaos')),
     })
+    .option('seeded-tokens', {
+      type: 'boolean',
+      default: false,
+      describe: 'Draw link, public and access tokens from --seed, to reproduce a server run exactly; by default they are random, so no one can guess them',
+    })
     .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
     .option('state-file', { requiresArg: true, type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
     .option('latency', { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
@@ -83,6 +96,7 @@ const builder = (yargs: Argv) =>
     .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
     .example('$0 serve --state-file .crm-sandbox.json', 'Keep connections, records and pending deliveries across restarts')
     .example('$0 serve --latency 50ms-400ms --error-rate 0.05 --rate-limit 100/min', 'A slow, flaky, rate-limited service (seeded: --seed replays it)')
+    .example('$0 serve --host 0.0.0.0 --allowed-host crm-sandbox', 'In a container that others reach as http://crm-sandbox:4010')
     .epilogue('The server also serves the inspector at /sandbox/ui and the link widget at /link/init.js (see the README).');
 
 type ServeArgs = ReturnType<typeof builder> extends Argv<infer T> ? T : never;
@@ -103,6 +117,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     }
     const sandbox = createWithFixtureFlag({
       seed: args.seed,
+      tokens: args.seededTokens ? 'seeded' : 'random',
       apiKeys,
       ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
       initialSyncDelay: args.initialSyncDelay,
@@ -123,7 +138,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
     const saver = stateFile && new StateSaver(sandbox, stateFile.path);
     const log = args.quiet ? undefined : createLineWriter(process.stdout);
-    const server = await startDevServer(sandbox, { port: args.port, host: args.host, ...(log ? { log } : {}) });
+    const server = await startDevServer(sandbox, { port: args.port, host: args.host, ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}), ...(log ? { log } : {}) });
     const { options } = sandbox;
     const keys = options.apiKeys;
     // One write, so whoever reads the output sees the whole banner at once.
@@ -133,7 +148,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         `API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send as the service-api-token header)`,
         // The admin key itself is not printed: output is often shared, and it can act on every tenant.
         `admin operations (?all=true): ${options.adminKey === undefined ? 'off (--admin-key turns them on)' : 'on, with the --admin-key'}`,
-        `seed ${options.seed}; initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
+        `seed ${options.seed} (tokens ${options.tokens}); initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,

@@ -1,4 +1,5 @@
-import { accessSync, closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { MAX_SNAPSHOT_DEPTH, jsonTooDeep, tooDeepPhrase } from '../shared/json-depth.js';
@@ -49,19 +50,23 @@ export function checkStateFileWritable(path: string): void {
 }
 
 /**
- * Writes a file so that a crash at any moment leaves either the old content or the new one:
- * a temporary file beside it, fsynced, renamed over it, and the directory fsynced.
+ * Writes a file so that a crash at any moment leaves either the old content or the new one, and
+ * only its owner can read it (it holds API keys and access tokens): a temporary file beside it,
+ * created exclusively under a random name with mode 0600 (a file or symlink planted at that name
+ * makes it fail, never written through), fsynced, renamed over the target (which replaces a
+ * symlink there rather than writing where it points, and a looser file's mode with 0600), and
+ * the directory fsynced.
  */
 export function writeFileAtomic(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temporary, 'w');
+  const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`;
+  const fd = openSync(temporary, 'wx', 0o600);
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, path);
   } catch (error) {
     unlinkSync(temporary);
@@ -97,7 +102,8 @@ export class StateSaver {
     this.sandbox = sandbox;
     this.path = path;
     this.intervalMs = options.intervalMs ?? 250;
-    this.saved = sandbox.stateRevision;
+    // A file others may read (older versions wrote 0644) or a symlink is saved again at the first tick: 0600, a file of its own.
+    this.saved = ownerOnlyFile(path) ? sandbox.stateRevision : Number.NaN;
     this.onError = options.onError ?? ((error) => console.error(`crm-sandbox: cannot save ${path}: ${(error as Error).message}`));
   }
 
@@ -123,5 +129,15 @@ export class StateSaver {
     } catch (error) {
       this.onError(error);
     }
+  }
+}
+
+/** Whether `path` is a regular file only its owner may read or write (or no file yet: it will be one). */
+function ownerOnlyFile(path: string): boolean {
+  try {
+    const stats = lstatSync(path);
+    return stats.isFile() && (stats.mode & 0o077) === 0;
+  } catch {
+    return true;
   }
 }

@@ -9,6 +9,7 @@ import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { orgFaker, seededFaker } from '../store/seed/seeded-faker.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { unguessableHex } from '../model/platform.js';
 import { Random, type RandomState } from '../shared/random.js';
 
 /** Everything the sandbox knows about one connection. */
@@ -72,6 +73,8 @@ export interface ConnectionRegistryOptions {
   clock: Clock;
   random: Random;
   tokenTtlMs: number;
+  /** Link, public and access tokens from the seed, or from the platform's cryptographic randomness. */
+  tokens: 'seeded' | 'random';
   /** Most connections per API token (`Infinity`: no cap). */
   connectionLimit: number;
   /** Most records a connection holds (`Infinity`: no cap). */
@@ -108,7 +111,7 @@ export class ConnectionRegistry {
   }
 
   createLinkToken(apiKey: string): string {
-    const linkToken = `link_${this.tokens.hex(32)}`;
+    const linkToken = `link_${this.tokenHex(32)}`;
     this.linkTokens.set(linkToken, { apiKey, expiresAt: this.options.clock.now() + this.options.tokenTtlMs, used: false });
     return linkToken;
   }
@@ -153,7 +156,7 @@ export class ConnectionRegistry {
 
   private mintPublicToken(apiKey: string, request: PublicTokenRequest): string {
     if (request.accessToken !== undefined) this.checkFreeAccessToken(request.accessToken);
-    const publicToken = `public_${this.tokens.hex(32)}`;
+    const publicToken = `public_${this.tokenHex(32)}`;
     this.publicTokens.set(publicToken, {
       apiKey,
       integrationId: request.integrationId,
@@ -224,11 +227,12 @@ export class ConnectionRegistry {
     };
     const now = this.options.clock.now();
     const connectionId = random.hex(32);
-    // Drawn even when fixed, so that the rest of the connection's stream stays the same.
-    const accessToken = `access_${random.hex(40)}`;
+    // Drawn even when fixed or random, so that the rest of the connection's stream (its ids and data) stays the same.
+    const seededAccessToken = `access_${random.hex(40)}`;
+    const accessToken = fixedAccessToken ?? (this.options.tokens === 'random' ? `access_${unguessableHex(40)}` : seededAccessToken);
     return {
       connectionId,
-      accessToken: fixedAccessToken ?? accessToken,
+      accessToken,
       apiKey,
       integrationId,
       org,
@@ -244,6 +248,11 @@ export class ConnectionRegistry {
       downstreamFaults: [],
       ids: random.fork('ids'),
     };
+  }
+
+  /** Hex for a link or public token: the registry's seeded stream, or unguessable (which leaves the stream where it is). */
+  private tokenHex(length: number): string {
+    return this.options.tokens === 'random' ? unguessableHex(length) : this.tokens.hex(length);
   }
 
   /** Tokens and counters, for a snapshot. */

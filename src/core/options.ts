@@ -63,6 +63,13 @@ export interface SandboxOptions {
   readyDelay?: Duration;
   /** Lifetime of link and public tokens. Default `30m`. */
   tokenTtl?: Duration;
+  /**
+   * Where link, public and access tokens come from. `'seeded'` (default): the seed, like every
+   * id, so the same calls give the same tokens (tests, scenario transcripts). `'random'`: the
+   * platform's cryptographic randomness, so no one can guess another's tokens (`serve`'s
+   * default, a server others reach). Ids, records and events are the seed's either way.
+   */
+  tokens?: 'seeded' | 'random';
   /** Most connections per API token (the original's development cap was 5); `null` for no cap. Default 1000. */
   connectionLimit?: number | null;
   /** Most records one connection holds, seeded ones included; a create over it is a 400 `RECORD_LIMIT_REACHED`. `null` for no cap. Default 100000. */
@@ -111,6 +118,7 @@ export interface ResolvedOptions {
   initialSyncDelayMs: number;
   readyDelayMs: number;
   tokenTtlMs: number;
+  tokens: 'seeded' | 'random';
   /** The caps ({@link DEFAULT_LIMITS}); `Infinity` where turned off. */
   connectionLimit: number;
   recordLimit: number;
@@ -157,6 +165,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   }
   const attemptTimeoutMs = parseDuration(options.attemptTimeout ?? '10s', 'attemptTimeout');
   if (attemptTimeoutMs < 1) throw new SandboxConfigError('attemptTimeout must be at least 1ms');
+  const tokens = options.tokens ?? 'seeded';
+  if (tokens !== 'seeded' && tokens !== 'random') throw new SandboxConfigError(`tokens must be 'seeded' or 'random', got ${String(tokens)}`);
   const webhookTimestamps = options.webhookTimestamps ?? 'clock';
   if (webhookTimestamps !== 'clock' && webhookTimestamps !== 'real') {
     throw new SandboxConfigError(`webhookTimestamps must be 'clock' or 'real', got ${String(webhookTimestamps)}`);
@@ -170,6 +180,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     initialSyncDelayMs,
     readyDelayMs,
     tokenTtlMs: parseDuration(options.tokenTtl ?? '30m', 'tokenTtl'),
+    tokens,
     connectionLimit: resolveLimit(options, 'connectionLimit'),
     recordLimit: resolveLimit(options, 'recordLimit'),
     pendingDeliveryLimit: resolveLimit(options, 'pendingDeliveryLimit'),

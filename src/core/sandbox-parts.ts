@@ -38,6 +38,7 @@ export function buildParts(
     clock,
     random,
     tokenTtlMs: options.tokenTtlMs,
+    tokens: options.tokens,
     connectionLimit: options.connectionLimit,
     recordLimit: options.recordLimit,
     dataset: options.dataset,

@@ -10,14 +10,13 @@ import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
 import { parseDuration, type Duration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
-import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
+import { FAULT_HEADERS, FaultInjector, parseLatency, type FaultDecision, type FaultRule } from './faults.js';
 import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
 import { bodyLimit, isOverBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { buildParts, type SandboxParts } from './sandbox-parts.js';
 import { loadSnapshot, loadTenantPart, parseSnapshot, takeSnapshot, takeTenantSnapshot, tenantPart, type SandboxSnapshot, type ServerSnapshot, type TenantSnapshot } from './snapshot.js';
-import { sameKey } from './tenants.js';
-import { Router } from './router.js';
+import { Router, type RouteMatch } from './router.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { parseObjectType } from '../model/crm.js';
 import { ROUTES, type RouteHandler } from './routes/index.js';
@@ -28,6 +27,10 @@ import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
 import type { RequestNote } from './routes/context.js';
 import { loadScenarioEngine } from './scenario-engine.js';
+import { constantTimeEqual } from '../shared/constant-time.js';
+
+/** A request's route, found. */
+type FoundRoute = Extract<RouteMatch<RouteHandler>, { kind: 'found' }>;
 
 /** What {@link Sandbox.authenticate} answers for the admin key: no string, so no API key is ever taken for it. */
 const ADMIN: unique symbol = Symbol('admin');
@@ -103,18 +106,28 @@ export class Sandbox {
     const apiKey = request.headers['service-api-token'] ?? '';
     let fault: FaultDecision | undefined;
     let response: SandboxResponse | undefined;
-    // Most requests meet no fault: skip the fault code (and its closure) unless a rule or an override header is there.
-    const faulty = this.faults.active || request.headers[FAULT_HEADERS.forceStatus] !== undefined || request.headers[FAULT_HEADERS.latency] !== undefined;
-    if (faulty && !request.path.startsWith('/sandbox/')) {
-      try {
-        fault = this.faults.decide(request, apiKey, at, () => this.connectionNamed(request, apiKey));
-      } catch (error) {
-        response = respondError(error as ApiError);
+    // Routing, the body limit and authentication first: a request that fails them meets no fault, no latency and no work.
+    const admitted = this.admit(method, request);
+    if (!('route' in admitted)) {
+      response = admitted;
+    } else {
+      const { route } = admitted;
+      // Most requests meet no fault: skip the fault code (and its closure) unless a rule or an override header is there.
+      // Public routes (health, the OpenAPI document, the link widget's) and the control API never meet faults.
+      const faulty = this.faults.active || request.headers[FAULT_HEADERS.forceStatus] !== undefined || request.headers[FAULT_HEADERS.latency] !== undefined;
+      if (faulty && !route.public && !request.path.startsWith('/sandbox/')) {
+        try {
+          checkLatencyHeader(request);
+          fault = this.faults.decide(request, apiKey, at, () => this.connectionNamed(request, apiKey));
+        } catch (error) {
+          response = respondError(error as ApiError);
+        }
+        // On a virtual clock latency is only reported (journal), never waited: a test must not hang on it.
+        if (fault && fault.latencyMs > 0 && clock.kind === 'real') await new Promise<void>((resolve) => clock.setTimer(fault!.latencyMs, () => resolve()));
       }
-      // On a virtual clock latency is only reported (journal), never waited: a test must not hang on it.
-      if (fault && fault.latencyMs > 0 && clock.kind === 'real') await new Promise<void>((resolve) => clock.setTimer(fault!.latencyMs, () => resolve()));
+      const caller = route.public ? '' : route.admin === true && this.isAdminKey(apiKey) ? ADMIN : apiKey;
+      response ??= fault?.error ? respondError(fault.error) : await this.answer(admitted, caller, request, note);
     }
-    response ??= fault?.error ? respondError(fault.error) : await this.answer(method, request, note);
     if (!request.path.startsWith('/sandbox/requests')) {
       const virtualLatency = clock.kind === 'virtual' ? (fault?.latencyMs ?? 0) : 0;
       this.journal.record({
@@ -149,7 +162,12 @@ export class Sandbox {
     return toFetchResponse(await this.handle(await toSandboxRequest(request)));
   }
 
-  private async answer(method: string, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
+  /**
+   * What is checked before a request meets faults or work, in this order: its route (404, 405),
+   * its body's size (413), its caller (401; public routes take no API token). The route found,
+   * or the error answer.
+   */
+  private admit(method: string, request: SandboxRequest): FoundRoute | SandboxResponse {
     try {
       const match = this.router.match(method === 'HEAD' ? 'GET' : method, request.path);
       if (match.kind === 'not-found') {
@@ -161,7 +179,19 @@ export class Sandbox {
       }
       const limit = bodyLimit(method, request.path);
       if (request.body !== undefined && isOverBytes(request.body, limit)) throw payloadTooLarge(limit);
-      const apiKey = match.route.public ? '' : this.authenticate(request, match.route.admin === true);
+      if (!match.route.public) this.authenticate(request, match.route.admin === true);
+      return match;
+    } catch (error) {
+      return this.failure(error);
+    }
+  }
+
+  /**
+   * Runs an admitted request's route for its caller: '' on a public route, {@link ADMIN} for the
+   * admin key (only routes marked `admin` take it), else the caller's API key.
+   */
+  private async answer(match: FoundRoute, apiKey: string | typeof ADMIN, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
+    try {
       note.connectionId = match.params.connectionId;
       let parsed: Record<string, unknown> | undefined;
       const reply = await match.route.handler({
@@ -176,10 +206,15 @@ export class Sandbox {
       });
       return respond(reply);
     } catch (error) {
-      if (error instanceof ApiError) return respondError(error);
-      this.options.onError(error);
-      return respondError(ApiError.internal());
+      return this.failure(error);
     }
+  }
+
+  /** The error body of what a request threw: its own for an ApiError, else a 500 (and the error reported: a bug). */
+  private failure(error: unknown): SandboxResponse {
+    if (error instanceof ApiError) return respondError(error);
+    this.options.onError(error);
+    return respondError(ApiError.internal());
   }
 
   /** The connection a request names (accessToken or connectionId, in the query or the JSON body), for connection-scoped faults. */
@@ -250,18 +285,22 @@ export class Sandbox {
     return this.faults.standingRules;
   }
 
-  /** The caller's API key; {@link ADMIN} for the admin key, on the routes that take it (`admin`). */
-  private authenticate(request: SandboxRequest, admin: boolean): string | typeof ADMIN {
+  /** A 401 unless the request carries one of the accepted API keys, or the admin key on a route that takes it (`admin`). */
+  private authenticate(request: SandboxRequest, admin: boolean): void {
     const apiKey = request.headers['service-api-token'];
     if (apiKey === undefined || apiKey === '') {
       throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'missing service-api-token header');
     }
-    if (!this.options.apiKeys.includes(apiKey)) {
-      // The admin key is no tenant's: only the operations over every tenant take it.
-      if (admin && this.options.adminKey !== undefined && sameKey(apiKey, this.options.adminKey)) return ADMIN;
-      throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
-    }
-    return apiKey;
+    // Every configured key is compared, each in constant time: how long it takes tells nothing of how close a guess was.
+    let accepted = false;
+    for (const key of this.options.apiKeys) accepted = constantTimeEqual(apiKey, key) || accepted;
+    // The admin key is no tenant's: only the operations over every tenant take it.
+    if (!accepted && !(admin && this.isAdminKey(apiKey))) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
+  }
+
+  /** Whether a key is the admin key (compared in constant time); never when none is configured. */
+  private isAdminKey(apiKey: string): boolean {
+    return this.options.adminKey !== undefined && constantTimeEqual(apiKey, this.options.adminKey);
   }
 
   /** A key the API accepts as a tenant's, else a 401 as for an unknown service-api-token. */
@@ -575,6 +614,22 @@ export class Sandbox {
   close(): void {
     this.parts.clock.close();
     this.parts.dispatcher.close();
+  }
+}
+
+/**
+ * The most `x-sandbox-latency` may ask for: 60 s, past any HTTP client's usual timeout (so every
+ * timeout path can be tested), yet short enough that no request can hold a socket for long.
+ */
+export const MAX_LATENCY_HEADER_MS = 60_000;
+
+/** A 400 naming the header and the cap when `x-sandbox-latency` asks for more than {@link MAX_LATENCY_HEADER_MS} (a bad value is the fault injector's 400). */
+function checkLatencyHeader(request: SandboxRequest): void {
+  const header = request.headers[FAULT_HEADERS.latency];
+  if (header === undefined) return;
+  const [, max] = parseLatency(header, FAULT_HEADERS.latency);
+  if (max > MAX_LATENCY_HEADER_MS) {
+    throw ApiError.invalidField(FAULT_HEADERS.latency, `${FAULT_HEADERS.latency} must be at most ${MAX_LATENCY_HEADER_MS / 1000}s, got ${JSON.stringify(header)}`, { max: MAX_LATENCY_HEADER_MS });
   }
 }
 

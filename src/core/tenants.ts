@@ -21,18 +21,6 @@ export function tenantDigest(apiKey: string): string {
   return bytesToHex(sha256(utf8.encode(apiKey))).slice(0, 16);
 }
 
-/**
- * Whether two keys are equal, in a time that does not depend on where they first differ: their
- * SHA-256 digests are compared, so the timing tells nothing about the key's characters.
- */
-export function sameKey(given: string, expected: string): boolean {
-  const a = sha256(utf8.encode(given));
-  const b = sha256(utf8.encode(expected));
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
-  return difference === 0;
-}
-
 /** The 403 of an operation over every tenant that the caller may not do: no admin key is configured, or the caller did not send it. */
 export function adminKeyRequired(operation: string, configured: boolean): ApiError {
   const why = configured

@@ -23,6 +23,8 @@ export interface Platform {
   loadFaker(): FakerModule;
   /** The scenario engine's module (src/scenarios/index.ts), loaded on first use; absent in browsers (its built-ins are files). */
   loadScenarios?: () => Promise<unknown>;
+  /** Fills `bytes` from the runtime's cryptographic randomness (`crypto.getRandomValues`): for tokens no one may guess. */
+  fillRandom(bytes: Uint8Array): Uint8Array;
 }
 
 let current: Platform | undefined;
@@ -40,4 +42,17 @@ export function setPlatform(platform: Platform): void {
 export function platform(): Platform {
   if (!current) throw new Error("crm-sandbox: no platform set; import the package from 'crm-sandbox' (Node) or 'crm-sandbox/browser'");
   return current;
+}
+
+/**
+ * `length` lowercase hex characters from the platform's cryptographic randomness: unguessable,
+ * and never the same twice (unlike the seeded streams, which a seed replays).
+ *
+ * @example `link_${unguessableHex(32)}`
+ */
+export function unguessableHex(length: number): string {
+  const bytes = platform().fillRandom(new Uint8Array(Math.ceil(length / 2)));
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out.slice(0, length);
 }

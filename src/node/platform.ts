@@ -1,3 +1,4 @@
+import { webcrypto } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { setPlatform, type FakerModule, type Platform } from '../model/platform.js';
 import { createHttpTransport } from '../webhooks/http-transport.js';
@@ -6,7 +7,7 @@ import { readFixturePath } from './fixture-files.js';
 /**
  * Node's platform: fixture paths read from disk, webhooks posted over `node:http` keep-alive
  * connections (fetch when MSW patches it), faker required and the scenario engine imported on
- * first use, so `serve` starts without loading them.
+ * first use, so `serve` starts without loading them; tokens from node:crypto's randomness.
  */
 export const nodePlatform: Platform = {
   createTransport: ({ ca }) => createHttpTransport({ ca }),
@@ -14,6 +15,7 @@ export const nodePlatform: Platform = {
   loadFaker,
   // Loaded by the first scenario run: a sandbox that plays none never pays for the engine or YAML.
   loadScenarios: () => import('../scenarios/index.js'),
+  fillRandom: (bytes) => webcrypto.getRandomValues(bytes),
 };
 
 /**

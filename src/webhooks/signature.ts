@@ -1,6 +1,7 @@
 // A synchronous, audited SHA-256 that runs in browsers, Node, Deno and Bun alike (no node:crypto).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { constantTimeEqual } from '../shared/constant-time.js';
 
 const utf8 = new TextEncoder();
 // ignoreBOM keeps a leading BOM in the text, as the bytes were signed (Buffer#toString did the same).
@@ -55,16 +56,5 @@ export function verifySignature(input: VerifySignatureInput): boolean {
     if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return false;
   }
   const body = typeof input.body === 'string' ? input.body : utf8Decoder.decode(input.body);
-  return constantTimeEqual(signPayload(accessToken, body, timestamp), signature);
-}
-
-/**
- * Compares two strings of equal length without an early exit, so the time taken does not tell
- * how many leading characters matched. Both are 64 hex characters here (checked above).
- */
-function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
+  return constantTimeEqual(signature, signPayload(accessToken, body, timestamp));
 }

@@ -30,12 +30,12 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '5XX': 'Another status forced by x-sandbox-force-status or a fault rule\'s errorStatus',
 };
 
-/** The service's endpoints meet fault rules and x-sandbox-force-status; the control API (`/sandbox/…`) never does. */
+/** The service's endpoints meet fault rules and x-sandbox-force-status; the control API (`/sandbox/…`) and the public routes never do. */
 function errorStatuses(op: Operation): string[] {
   const statuses = new Set<number | string>([400, 404, 413, 431, 500, ...(op.errors ?? [])]);
   if (op.pattern !== '/sandbox/health' && op.pattern !== '/openapi.json') statuses.add(401);
   if (op.body) statuses.add(415);
-  if (!op.pattern.startsWith('/sandbox/')) for (const status of [429, 503, '4XX', '5XX']) statuses.add(status);
+  if (!op.pattern.startsWith('/sandbox/') && !op.public) for (const status of [429, 503, '4XX', '5XX']) statuses.add(status);
   return [...statuses].map(String).sort();
 }
 
