@@ -75,7 +75,7 @@ const builder = (yargs: Argv) =>
       describe: 'Most records one scenario run through the control API creates, or none',
       coerce: (value) => readLimit('scenario-repeat-limit', value),
     })
-    .option('delivery-log-limit', { requiresArg: true, default: 10_000, describe: 'Most finished deliveries kept in the log', coerce: (value) => readInteger('delivery-log-limit', value, { min: 1 }) })
+    .option('delivery-log-limit', { requiresArg: true, default: 10_000, describe: 'Most finished deliveries kept in the log, per API token', coerce: (value) => readInteger('delivery-log-limit', value, { min: 1 }) })
     .option('delivery-chaos', {
       requiresArg: true,
       describe: 'Delivery chaos for every connection: duplicate=0.2,delay=100ms-2s,reorder,outage=5m (per connection: PUT /sandbox/connections/{id}/chaos)',

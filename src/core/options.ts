@@ -96,7 +96,7 @@ export interface SandboxOptions {
    * has moved (the scenario CLI's default). On a real clock both are the same.
    */
   webhookTimestamps?: 'clock' | 'real';
-  /** Most finished deliveries kept in the log (oldest succeeded evicted first, then oldest failed); unfinished ones are always kept. Default 10000. */
+  /** Most finished deliveries kept in the log per API token, so no tenant evicts another's (oldest succeeded evicted first, then oldest failed); unfinished ones are always kept. Default 10000. */
   deliveryLogLimit?: number;
   /** Delivery chaos for every connection without its own (duplicates, delays, reordering, outages). Default: none. */
   deliveryChaos?: ChaosSettings;

@@ -62,6 +62,7 @@ export function buildParts(
     logLimit: options.deliveryLogLimit,
     pendingLimit: options.pendingDeliveryLimit,
     target: (connectionId) => registry.find(connectionId),
+    tenantOf: (connectionId) => registry.find(connectionId)?.apiKey,
     random: random.fork('chaos'),
     defaultChaos: options.deliveryChaos,
     ...(onAttempt ? { onAttempt } : {}),

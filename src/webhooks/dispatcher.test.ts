@@ -88,3 +88,31 @@ describe('the pending delivery cap', () => {
     expect(posts.map((post) => JSON.parse(post.body).eventId)).toEqual(['event-0']);
   });
 });
+
+describe('the delivery log limit', () => {
+  it("is counted per tenant: one tenant's deliveries never evict another's", async () => {
+    const clock = new VirtualClock(START, (error) => {
+      throw error;
+    });
+    const tenants: Record<string, string> = { ['a'.repeat(32)]: 'tenant-a', ['b'.repeat(32)]: 'tenant-b' };
+    const dispatcher = new Dispatcher({
+      clock,
+      transport: async () => ({ status: 200 }),
+      retryScheduleMs: [],
+      attemptTimeoutMs: 1_000,
+      signingNow: () => clock.now(),
+      logLimit: 3,
+      tenantOf: (connectionId) => tenants[connectionId],
+      target: (connectionId) => ({ accessToken: `access_${'a'.repeat(40)}`, webhook: { webhookId: 'w', connectionId, webhookUrl: 'http://127.0.0.1:2/hook', createdTime: '' } }),
+      random: new Random(1),
+    });
+    const emit = (connectionId: string, eventId: string) =>
+      dispatcher.enqueue({ eventId, connectionId, createdAt: clock.now(), event: { type: 'STATUS_CHANGE' }, body: JSON.stringify({ eventId }) } as unknown as EmittedEvent);
+    for (let i = 0; i < 3; i++) emit('a'.repeat(32), `a-${i}`);
+    await clock.settle();
+    for (let i = 0; i < 50; i++) emit('b'.repeat(32), `b-${i}`);
+    await clock.settle();
+    expect(dispatcher.list('a'.repeat(32)).map((delivery) => `${delivery.eventId} ${delivery.state}`)).toEqual(['a-0 succeeded', 'a-1 succeeded', 'a-2 succeeded']);
+    expect(dispatcher.list('b'.repeat(32)).map((delivery) => delivery.eventId)).toEqual(['b-47', 'b-48', 'b-49']);
+  });
+});

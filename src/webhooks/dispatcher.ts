@@ -67,6 +67,20 @@ interface Entry {
   timer: Timer | undefined;
   /** What chaos did to the automatic attempt the timer will make (kept for snapshots). */
   nextChaos?: AttemptChaos | undefined;
+  /** The log of the connection's tenant, which the log limit is counted on. */
+  shard: LogShard;
+}
+
+/**
+ * One tenant's part of the delivery log: the log limit is counted per tenant, so one tenant's
+ * deliveries never evict another's (as one journal ring per tenant, docs/decisions/0121).
+ */
+interface LogShard {
+  /** The tenant's entries, oldest first. */
+  entries: Map<string, Entry>;
+  /** How many of them are succeeded or failed, and how many of those succeeded. */
+  finished: number;
+  succeeded: number;
 }
 
 interface Queue {
@@ -85,10 +99,12 @@ export interface DispatcherOptions {
   /** The time each attempt's `x-service-timestamp` states, ms: the sandbox clock's, or the real time. */
   signingNow: () => number;
   /**
-   * Most finished (succeeded or failed) deliveries kept in the log; the oldest succeeded ones
-   * go first. Unfinished ones are always kept: they still have work to do.
+   * Most finished (succeeded or failed) deliveries kept in the log, per tenant; the oldest
+   * succeeded ones go first. Unfinished ones are always kept: they still have work to do.
    */
   logLimit: number;
+  /** The tenant a connection belongs to (its API key), on which the log limit is counted. Default: one for all. */
+  tenantOf?: (connectionId: string) => string | undefined;
   /**
    * Most deliveries a connection keeps waiting (pending, retrying or in flight): over it the
    * oldest one not in flight is dropped, marked failed with a reason. `Infinity`: no cap. Default: no cap.
@@ -143,10 +159,8 @@ export interface DeliveryRecord {
 export class Dispatcher {
   private readonly options: DispatcherOptions;
   private readonly log = new Map<string, Entry>();
+  private readonly shards = new Map<string, LogShard>();
   private readonly queues = new Map<string, Queue>();
-  /** How many entries of the log are succeeded or failed, and how many of those succeeded. */
-  private finished = 0;
-  private succeeded = 0;
   /** Aborts the attempts in flight when the sandbox closes. */
   private readonly closing = new AbortController();
   private readonly chaos = new Map<string, Chaos>();
@@ -214,8 +228,9 @@ export class Dispatcher {
       nextAttemptAt: null,
       failureReason: null,
       timer: undefined,
+      shard: this.shardOf(emitted.connectionId),
     };
-    this.log.set(emitted.eventId, entry);
+    this.add(entry);
     const queue = this.queueOf(emitted.connectionId);
     queue.items.push(entry);
     if (queue.items.length > (this.options.pendingLimit ?? Infinity)) this.dropOldest(queue);
@@ -237,7 +252,7 @@ export class Dispatcher {
     this.setState(victim, 'failed');
     victim.failureReason = `dropped: the connection had more than ${this.options.pendingLimit} deliveries waiting (the sandbox's cap: pendingDeliveryLimit, --pending-delivery-limit)`;
     removeFrom(queue.items, victim);
-    this.evict();
+    this.evict(victim.shard);
   }
 
   /** A webhook was created: send what waited for it. */
@@ -374,6 +389,7 @@ export class Dispatcher {
         failureReason: record.failureReason,
         timer: undefined,
         nextChaos: record.nextChaos,
+        shard: this.shardOf(record.connectionId),
       };
       if (entry.state === 'delivering') {
         if (record.queued) {
@@ -384,9 +400,7 @@ export class Dispatcher {
           entry.failureReason = 'redelivery interrupted by a restart';
         }
       }
-      if (isFinished(entry.state)) this.finished++;
-      if (entry.state === 'succeeded') this.succeeded++;
-      this.log.set(entry.emitted.eventId, entry);
+      this.add(entry);
       if (!record.queued) continue;
       this.queueOf(record.connectionId).items.push(entry);
       if (entry.state === 'retrying') {
@@ -520,37 +534,59 @@ export class Dispatcher {
       entry.failureReason = `no 2xx answer after ${entry.attempts.length} attempt${entry.attempts.length === 1 ? '' : 's'}`;
       if (queued) removeFrom(queue.items, entry);
     }
-    this.evict();
+    this.evict(entry.shard);
     this.options.onAttempt?.();
     this.pump(connectionId);
   }
 
   private setState(entry: Entry, state: DeliveryState): void {
-    this.finished += Number(isFinished(state)) - Number(isFinished(entry.state));
-    this.succeeded += Number(state === 'succeeded') - Number(entry.state === 'succeeded');
+    const { shard } = entry;
+    shard.finished += Number(isFinished(state)) - Number(isFinished(entry.state));
+    shard.succeeded += Number(state === 'succeeded') - Number(entry.state === 'succeeded');
     entry.state = state;
   }
 
+  /** The log part of a connection's tenant. */
+  private shardOf(connectionId: string): LogShard {
+    const tenant = this.options.tenantOf?.(connectionId) ?? '';
+    let shard = this.shards.get(tenant);
+    if (!shard) {
+      shard = { entries: new Map(), finished: 0, succeeded: 0 };
+      this.shards.set(tenant, shard);
+    }
+    return shard;
+  }
+
+  private add(entry: Entry): void {
+    const { shard } = entry;
+    if (isFinished(entry.state)) shard.finished++;
+    if (entry.state === 'succeeded') shard.succeeded++;
+    shard.entries.set(entry.emitted.eventId, entry);
+    this.log.set(entry.emitted.eventId, entry);
+  }
+
   private remove(eventId: string, entry: Entry): void {
-    if (isFinished(entry.state)) this.finished--;
-    if (entry.state === 'succeeded') this.succeeded--;
+    const { shard } = entry;
+    if (isFinished(entry.state)) shard.finished--;
+    if (entry.state === 'succeeded') shard.succeeded--;
+    shard.entries.delete(eventId);
     this.log.delete(eventId);
   }
 
-  /** Keeps the finished deliveries within the limit: oldest succeeded first, then oldest failed. */
-  private evict(): void {
-    while (this.finished > this.options.logLimit) {
+  /** Keeps a tenant's finished deliveries within the limit: its oldest succeeded first, then its oldest failed. */
+  private evict(shard: LogShard): void {
+    while (shard.finished > this.options.logLimit) {
       // Counted, so a log of failed deliveries (a connection without a webhook) is not scanned for a succeeded one each time.
-      const victim = (this.succeeded > 0 ? this.oldest('succeeded') : undefined) ?? this.oldest('failed');
+      const victim = (shard.succeeded > 0 ? oldest(shard, 'succeeded') : undefined) ?? oldest(shard, 'failed');
       if (!victim) return;
       this.remove(victim.emitted.eventId, victim);
     }
   }
+}
 
-  private oldest(state: DeliveryState): Entry | undefined {
-    for (const entry of this.log.values()) if (entry.state === state) return entry;
-    return undefined;
-  }
+function oldest(shard: LogShard, state: DeliveryState): Entry | undefined {
+  for (const entry of shard.entries.values()) if (entry.state === state) return entry;
+  return undefined;
 }
 
 const isFinished = (state: DeliveryState) => state === 'succeeded' || state === 'failed';
