@@ -77,6 +77,13 @@ export function parseRateLimit(text: string, field: string): { count: number; wi
 }
 
 /** `200ms` → [200, 200]; `50ms-400ms` → [50, 400]; else a 400 naming `field`. */
+/**
+ * The most latency a fault may add, from a rule or the `x-sandbox-latency` header: past any HTTP
+ * client's usual timeout (10-30 s), so every timeout path can be tested, yet no request holds a
+ * socket of the server for long.
+ */
+export const MAX_LATENCY_MS = 60_000;
+
 export function parseLatency(value: string | number, field: string): [number, number] {
   const wrap = <T>(work: () => T): T => {
     try {
@@ -92,6 +99,7 @@ export function parseLatency(value: string | number, field: string): [number, nu
   const min = wrap(() => parseDuration(low.trim(), field));
   const max = high === undefined ? min : wrap(() => parseDuration(high.trim(), field));
   if (max < min) throw ApiError.invalidField(field, `${field} range must go from low to high, got ${JSON.stringify(value)}`);
+  if (max > MAX_LATENCY_MS) throw ApiError.invalidField(field, `${field} must be at most ${MAX_LATENCY_MS / 1000}s, got ${JSON.stringify(value)}`, { max: MAX_LATENCY_MS });
   return [min, max];
 }
 

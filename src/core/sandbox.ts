@@ -10,7 +10,7 @@ import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
 import { parseDuration, type Duration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
-import { FAULT_HEADERS, FaultInjector, parseLatency, type FaultDecision, type FaultRule } from './faults.js';
+import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
 import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
 import { bodyLimit, isOverBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
@@ -117,7 +117,6 @@ export class Sandbox {
       const faulty = this.faults.active || request.headers[FAULT_HEADERS.forceStatus] !== undefined || request.headers[FAULT_HEADERS.latency] !== undefined;
       if (faulty && !route.public && !request.path.startsWith('/sandbox/')) {
         try {
-          checkLatencyHeader(request);
           fault = this.faults.decide(request, apiKey, at, () => this.connectionNamed(request, apiKey));
         } catch (error) {
           response = respondError(error as ApiError);
@@ -614,22 +613,6 @@ export class Sandbox {
   close(): void {
     this.parts.clock.close();
     this.parts.dispatcher.close();
-  }
-}
-
-/**
- * The most `x-sandbox-latency` may ask for: 60 s, past any HTTP client's usual timeout (so every
- * timeout path can be tested), yet short enough that no request can hold a socket for long.
- */
-export const MAX_LATENCY_HEADER_MS = 60_000;
-
-/** A 400 naming the header and the cap when `x-sandbox-latency` asks for more than {@link MAX_LATENCY_HEADER_MS} (a bad value is the fault injector's 400). */
-function checkLatencyHeader(request: SandboxRequest): void {
-  const header = request.headers[FAULT_HEADERS.latency];
-  if (header === undefined) return;
-  const [, max] = parseLatency(header, FAULT_HEADERS.latency);
-  if (max > MAX_LATENCY_HEADER_MS) {
-    throw ApiError.invalidField(FAULT_HEADERS.latency, `${FAULT_HEADERS.latency} must be at most ${MAX_LATENCY_HEADER_MS / 1000}s, got ${JSON.stringify(header)}`, { max: MAX_LATENCY_HEADER_MS });
   }
 }
 

@@ -6,7 +6,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { hostCheck } from '../../src/adapters/allowed-hosts.js';
 import { SERVER_LIMITS, startDevServer, type DevServer } from '../../src/adapters/express.js';
 import { writeFileAtomic } from '../../src/cli/state-file.js';
-import { createSandbox, MAX_LATENCY_HEADER_MS, type Sandbox } from '../../src/core/sandbox.js';
+import { createSandbox, type Sandbox } from '../../src/core/sandbox.js';
+import { MAX_LATENCY_MS } from '../../src/core/faults.js';
 import { constantTimeEqual } from '../../src/shared/constant-time.js';
 import { callApi, eventually, killAll, runCli, serveCli, type Cli } from '../helpers/cli.js';
 import { exchange, send } from '../helpers/raw-http.js';
@@ -95,7 +96,7 @@ describe('authentication comes before any fault, latency or work', () => {
     ]);
   });
 
-  it(`caps x-sandbox-latency at ${MAX_LATENCY_HEADER_MS / 1000}s: over it, a 400 naming the header and the cap`, async () => {
+  it(`caps x-sandbox-latency at ${MAX_LATENCY_MS / 1000}s: over it, a 400 naming the header and the cap`, async () => {
     const sandbox = createSandbox({ clock: 'virtual' });
     const server = await devServer(sandbox);
     for (const latency of ['61s', '50ms-2m', '24d']) {
@@ -107,6 +108,10 @@ describe('authentication comes before any fault, latency or work', () => {
         metadata: { field: 'x-sandbox-latency', max: 60_000 },
       });
     }
+    // A fault rule asks for no more than the header does.
+    const rule = await send(server.url, 'PUT', '/sandbox/faults', { 'service-api-token': KEY, ...json }, JSON.stringify({ rules: [{ latency: '10ms-2m' }] }));
+    expect([rule.status, rule.json().metadata]).toEqual([400, { field: 'rules[0].latency', max: 60_000 }]);
+    expect(() => createSandbox({ faults: { latency: '61s' } })).toThrow('faults: latency must be at most 60s, got "61s"');
     // At the cap it is taken (a virtual clock reports it, and does not wait).
     expect((await send(server.url, 'GET', '/connection/connections', { 'service-api-token': KEY, 'x-sandbox-latency': '60s' })).status).toBe(200);
     expect(sandbox.requests().at(-1)).toMatchObject({ status: 200, fault: 'latency 60000ms', durationMs: 60_000 });
