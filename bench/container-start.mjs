@@ -51,8 +51,9 @@ for (let i = 0; i < rounds; i++) {
   host.push((await firstOk([process.execPath, CLI, 'serve', '--port', '0', '--quiet'], '/sandbox/health')).ms);
   // --no-healthcheck: without systemd podman cannot schedule the image's HEALTHCHECK and says so
   // on every start; --rm and podman's signal proxy stop and remove it when firstOk sends SIGTERM.
-  // No state file: the host's serve has none either.
-  const run = (port) => ['podman', 'run', '--rm', '--no-healthcheck', '-p', `127.0.0.1:${port}:4010`, '-e', 'CRM_SANDBOX_QUIET=true', '-e', 'CRM_SANDBOX_STATE_FILE='];
+  // No state file: the host's serve has none either; a tmpfs on /data, so that no anonymous
+  // volume outlives the container (podman's --rm leaves it when the run is ended by a signal).
+  const run = (port) => ['podman', 'run', '--rm', '--no-healthcheck', '-p', `127.0.0.1:${port}:4010`, '--tmpfs', '/data', '-e', 'CRM_SANDBOX_QUIET=true', '-e', 'CRM_SANDBOX_STATE_FILE='];
   const port = await freePort();
   container.push((await firstOk([...run(port), image], '/sandbox/health', { reach: () => `http://127.0.0.1:${port}` })).ms);
   // The same container start with /bin/echo for the server: what podman itself takes here.
