@@ -9,8 +9,12 @@ import { fmt, median, row } from './lib/report.mjs';
 const CLI = fileURLToPath(new URL('../bin/crm-sandbox.js', import.meta.url));
 const BARE = `require('node:http').createServer((q, s) => s.end('{"status":"ok"}')).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port) })`;
 
-/** Spawns, waits for the address on stdout, then for a 200 from `path`; resolves with { ms, rssMiB }. */
-async function firstOk(argv, path) {
+/**
+ * Spawns, waits for the address on stdout, then for a 200 from `path` at `reach(address)` (a
+ * container prints its own address: the caller maps it to the published port); resolves with
+ * { ms, rssMiB } (the RSS of the spawned process).
+ */
+export async function firstOk(argv, path, { reach = (url) => url } = {}) {
   const started = performance.now();
   const [command, ...rest] = pinned('server', argv);
   const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -25,7 +29,7 @@ async function firstOk(argv, path) {
       child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
     });
     // node:http, not fetch: the first fetch of a process pays for loading undici, which is not the server's time.
-    while ((await status(url + path)) !== 200);
+    while ((await status(reach(url) + path)) !== 200);
     const ms = performance.now() - started;
     return { ms, rssMiB: rssMiB(child.pid) };
   } finally {
