@@ -17,6 +17,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['events'],
   ['webhooks'],
   ['scenarios'],
+  ['client-check'], // the conduct rules and hard cases the core applies while client-check is on
   ['core'],
   ['testing', 'adapters', 'node'], // node/: what only Node has, injected by the Node entry
   ['cli'],

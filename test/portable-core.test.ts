@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 // The core and everything below it run in browsers: no `node:` module and no Buffer there. Node's
 // own parts (file reading, the node:http transport) live in src/node/ and are injected.
 const root = new URL('../', import.meta.url).pathname;
-const PORTABLE = ['src/core', 'src/store', 'src/model', 'src/events', 'src/clock', 'src/downstream', 'src/webhooks'];
+const PORTABLE = ['src/core', 'src/store', 'src/model', 'src/events', 'src/clock', 'src/downstream', 'src/webhooks', 'src/client-check'];
 /** The injected Node-only transport (the browser entry uses transport.ts's fetch one). */
 const NODE_ONLY = new Set(['src/webhooks/http-transport.ts']);
 

@@ -28,6 +28,8 @@ import type { ScenarioDefinition } from '../scenarios/schema.js';
 import type { RequestNote } from './routes/context.js';
 import { loadScenarioEngine } from './scenario-engine.js';
 import { constantTimeEqual } from '../shared/constant-time.js';
+import { ClientCheck, type ClientCheckOptions } from '../client-check/client-check.js';
+import { MAX_LIMIT } from './routes/pagination.js';
 
 /** A request's route, found. */
 type FoundRoute = Extract<RouteMatch<RouteHandler>, { kind: 'found' }>;
@@ -56,6 +58,8 @@ export class Sandbox {
   private readonly journal: RequestJournal;
   private revision = 0;
   private readonly faults: FaultInjector;
+  /** The judge of the clients' conduct, when it is on ({@link Sandbox.startClientCheck}); nothing is observed otherwise. */
+  clientCheck: ClientCheck | undefined;
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
@@ -106,6 +110,9 @@ export class Sandbox {
     const apiKey = request.headers['service-api-token'] ?? '';
     let fault: FaultDecision | undefined;
     let response: SandboxResponse | undefined;
+    // Client-check, when on, watches the tenants' requests to the service: undefined for the rest.
+    const observed = this.clientCheck?.observe(request, method, apiKey, at);
+    let hardCase: { label?: string } | undefined;
     // Routing, the body limit and authentication first: a request that fails them meets no fault, no latency and no work.
     const admitted = this.admit(method, request);
     if (!('route' in admitted)) {
@@ -125,7 +132,9 @@ export class Sandbox {
         if (fault && fault.latencyMs > 0 && clock.kind === 'real') await new Promise<void>((resolve) => clock.setTimer(fault!.latencyMs, () => resolve()));
       }
       const caller = route.public ? '' : route.admin === true && this.isAdminKey(apiKey) ? ADMIN : apiKey;
-      response ??= fault?.error ? respondError(fault.error) : await this.answer(admitted, caller, request, note);
+      const prepared = observed && !response && !fault?.error ? observed.prepare() : undefined;
+      hardCase = prepared;
+      response ??= fault?.error ? respondError(fault.error) : prepared?.error ? respondError(prepared.error) : await this.answer(admitted, caller, prepared?.request ?? request, note);
     }
     if (!request.path.startsWith('/sandbox/requests')) {
       const virtualLatency = clock.kind === 'virtual' ? (fault?.latencyMs ?? 0) : 0;
@@ -139,9 +148,10 @@ export class Sandbox {
         durationMs: clock.now() - at + virtualLatency,
         connectionId: note.connectionId,
         body: request.body,
-        fault: fault?.label,
+        fault: fault?.label ?? hardCase?.label,
       });
     }
+    observed?.answered(response, note.connectionId, clock.now());
     // HEAD is GET without the body, wherever GET is served.
     return method === 'HEAD' ? { status: response.status, headers: response.headers, body: '' } : response;
   }
@@ -251,6 +261,40 @@ export class Sandbox {
   requests(filter: JournalFilter & { apiKey?: string } = {}): JournalEntry[] {
     const { apiKey = this.options.apiKeys[0]!, ...rest } = filter;
     return this.journal.list(apiKey, rest);
+  }
+
+  /**
+   * Turns client-check on: from now on the tenants' requests to the service meet hard cases (a
+   * 429 with Retry-After or a 503 now and then, pages of at most `pageSize` records, connections
+   * deleted mid-run if asked; seeded) and each tenant's conduct is judged against the rules a
+   * client of the service must follow. `GET /sandbox/client-check` answers a tenant's report.
+   *
+   * @example
+   * const check = sandbox.startClientCheck({ deleteConnectionAfter: '5s' });
+   * // … your client runs against the sandbox …
+   * const { ok, rules } = check.report('sandbox-api-key', { final: true });
+   */
+  startClientCheck(options: ClientCheckOptions = {}): ClientCheck {
+    const check = new ClientCheck(options, {
+      seed: this.options.seed,
+      apiKeys: this.options.apiKeys,
+      maxLimit: MAX_LIMIT,
+      now: () => this.parts.clock.now(),
+      setTimer: (delayMs, task) => void this.parts.clock.setTimer(delayMs, task),
+      exists: (connectionId) => this.parts.registry.find(connectionId) !== undefined,
+      deleteConnection: (connectionId) => {
+        const connection = this.parts.registry.find(connectionId);
+        if (connection) this.removeConnection(connection);
+        this.revision++;
+      },
+    });
+    if (!this.clientCheck) {
+      this.onEvent((event, { connectionId }) => {
+        if (event.type === 'STATUS_CHANGE') this.clientCheck?.statusChanged(connectionId, event.data.status, this.parts.clock.now());
+      });
+    }
+    this.clientCheck = check;
+    return check;
   }
 
   /** Empties the request journal of an API token, or of everyone with no argument. */

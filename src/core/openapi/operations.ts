@@ -13,6 +13,8 @@ import { CRM_OBJECT_TYPES, crmWriteSchema } from '../../model/crm.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { chaosSettingsSchema } from '../../webhooks/chaos.js';
 import * as out from './response-schemas.js';
+import { clientCheckReportSchema } from '../../client-check/report-schema.js';
+import { RULE_IDS } from '../../client-check/rules.js';
 
 /** A JSON Schema written by hand (query parameters, which the routes read one by one, not through zod). */
 export type JsonSchema = Record<string, unknown>;
@@ -274,5 +276,20 @@ export const OPERATIONS: Operation[] = [
       ok: { status: 200, schema: z.object({ faults: z.array(out.downstreamFaultOutputSchema) }), description: 'The pending faults' },
     }),
   ),
+  {
+    method: 'GET',
+    pattern: '/sandbox/client-check',
+    operationId: 'getClientCheckReport',
+    summary: "client-check: the conduct report of the caller's API token (404 unless the server runs with --client-check)",
+    tag: 'Sandbox control',
+    query: [
+      { name: 'final', description: 'Judge as if the client is done: a walk of pages still open counts as abandoned', schema: { type: 'boolean', default: false } },
+      { name: 'strict', description: 'A rule never exercised makes ok false too', schema: { type: 'boolean', default: false } },
+      { name: 'rules', description: `Only these rules, comma-separated: ${RULE_IDS.join(', ')}`, schema: { type: 'string' } },
+    ],
+    ok: { status: 200, schema: clientCheckReportSchema, description: 'The report' },
+    errors: [404],
+  },
+  { method: 'DELETE', pattern: '/sandbox/client-check', operationId: 'restartClientCheck', summary: "Forget the caller's conduct so far and start its check (and its hard cases) over", tag: 'Sandbox control', ok: { status: 200, schema: empty, description: 'Started over' }, errors: [404] },
   { method: 'GET', pattern: '/openapi.json', operationId: 'getOpenApiDocument', summary: 'This document', tag: 'Document', public: true, ok: { status: 200, schema: z.record(z.string(), z.unknown()), description: 'The OpenAPI 3.1 document' } },
 ];

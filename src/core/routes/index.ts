@@ -1,4 +1,5 @@
 import { chaosRoutes } from './chaos.js';
+import { clientCheckRoutes } from './client-check.js';
 import { connectionRoutes } from './connections.js';
 import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
@@ -34,4 +35,5 @@ export const ROUTES: Route[] = [
   ...faultRoutes,
   ...downstreamFaultRoutes,
   ...openApiRoutes,
+  ...clientCheckRoutes,
 ];
