@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
+import { clientCheckCommand } from './client-check.js';
 import { ENV_PREFIX, camelName, onCommandLine, readChoice, setCommandLine } from './flags.js';
 import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
@@ -26,7 +27,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .command(serveCommand)
       .command(scenarioCommand)
       .command(openApiCommand)
-      .demandCommand(1, 'Name a command: serve, scenario or openapi')
+      .command(clientCheckCommand)
+      .demandCommand(1, 'Name a command: serve, scenario, openapi or client-check')
       .env(ENV_PREFIX)
       .middleware(asMiddleware(ownEnvironmentOnly), true)
       .middleware(asMiddleware(checkChoices), true)
@@ -44,7 +46,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
         if (error) throw error;
         cli.showHelp();
         console.error(`\n${message}`);
-        process.exit(1);
+        // client-check exits 1 when the client failed: its usage errors exit 2, so a script can tell them apart.
+        process.exit(args.find((arg) => !arg.startsWith('-')) === 'client-check' ? 2 : 1);
       })
       .parseAsync();
   } catch (error) {

@@ -231,7 +231,7 @@ export class TenantConduct {
       const waited = at - dead.at;
       if (waited <= THRESHOLDS.inFlightMs) return;
       dead.reused++;
-      const whose = dead.connectionId === undefined ? '' : ` (connection ${short(dead.connectionId, 8)}${this.deletion(dead.connectionId)})`;
+      const whose = dead.connectionId === undefined ? '' : ` (connection ${short(dead.connectionId, 8)}${this.deletion(dead.connectionId, ', ')})`;
       this.fail('drops-deleted-connections', at, facts, status, `used its accessToken ${gap(waited)} after that token's first 401 at ${this.since(dead.at)}${whose}`);
       return;
     }
@@ -241,10 +241,10 @@ export class TenantConduct {
     }
   }
 
-  /** `, deleted by client-check at +6.001s`, or '' when the connection was not seen deleted. */
-  private deletion(connectionId: string): string {
+  /** `deleted by client-check at +6.001s` after `lead`, or '' when the connection was not seen deleted. */
+  private deletion(connectionId: string, lead: string): string {
     const tracked = this.connections.get(connectionId);
-    return tracked?.deletedAt === undefined ? '' : `, deleted by ${tracked.deletedBy} at ${this.since(tracked.deletedAt)}`;
+    return tracked?.deletedAt === undefined ? '' : `${lead}deleted by ${tracked.deletedBy} at ${this.since(tracked.deletedAt)}`;
   }
 
   private judgeExchange(facts: RequestFacts, at: number, response: SandboxResponse, errorCode: string | undefined): string | undefined {
@@ -326,13 +326,14 @@ export class TenantConduct {
     const dropped: Evidence[] = [];
     for (const [token, dead] of this.deadTokens) {
       if (dead.reused > 0 || dropped.length >= MAX_PASSED) continue;
-      const whose = dead.connectionId === undefined ? '' : ` of connection ${short(dead.connectionId, 8)}${this.deletion(dead.connectionId)}`;
+      const deleted = dead.connectionId === undefined ? '' : this.deletion(dead.connectionId, '');
+      const whose = dead.connectionId === undefined ? '' : ` of connection ${short(dead.connectionId, 8)}${deleted ? ` (${deleted})` : ''}`;
       dropped.push({ at: dead.at, request: '', status: 401, detail: `accessToken ${short(token)}${whose} was not sent again after its first 401 at ${this.since(dead.at)}` });
     }
     const synced: Evidence[] = [];
     for (const [connectionId, tracked] of this.connections) {
       if (synced.length >= MAX_PASSED || tracked.syncedAt === undefined) continue;
-      const reads = tracked.syncingReads === 0 ? 'no read while it synced' : `${tracked.syncingReads} read${tracked.syncingReads > 1 ? 's' : ''} answered 409 while it synced, each after a pause`;
+      const reads = tracked.syncingReads === 0 ? 'no read while it synced' : `${tracked.syncingReads} read${tracked.syncingReads > 1 ? 's' : ''} answered 409 while it synced`;
       synced.push({ at: tracked.syncedAt, request: '', status: 0, detail: `connection ${short(connectionId, 8)} synced at ${this.since(tracked.syncedAt)}: ${reads}` });
     }
     return { 'drops-deleted-connections': dropped, 'waits-while-syncing': synced };
