@@ -42,9 +42,10 @@ const byStatus = (report: ClientCheckReport, status: RuleReport['status']) => re
 const ruleOf = (report: ClientCheckReport, id: RuleId) => report.rules.find((rule) => rule.rule === id)!;
 
 /** Each flaw, the one rule it breaks, the options its run needs, and what the first piece of evidence says. */
-const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: RegExp; detail: RegExp }> = [
+const FLAWS: Array<{ flaw: string; does: string; rule: RuleId; options: string[]; request: RegExp; detail: RegExp }> = [
   {
     flaw: 'reads-while-syncing',
+    does: 'retries a 409 at once while its connection syncs',
     rule: 'waits-while-syncing',
     options: ['--no-faults'],
     request: /^GET \/engagement\/users\?accessToken=access_\w{5}…&limit=100$/,
@@ -52,6 +53,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'ignores-retry-after',
+    does: 'retries a 429 before its Retry-After',
     rule: 'honours-retry-after',
     options: ['--retry-after', '1s'],
     request: /^GET \/engagement\/(users|mailboxes)\?accessToken=access_\w{5}…&limit=100/,
@@ -59,6 +61,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'no-backoff',
+    does: 'retries a 503 at once',
     rule: 'backs-off-on-5xx',
     options: ['--retry-after', '1s'],
     request: /^(GET \/engagement\/(users|mailboxes)\?accessToken=access_\w{5}…&limit=100|POST \/crm\/passthrough \(GET crm\/v3\/objects\/contacts\))/,
@@ -66,6 +69,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'first-page-only',
+    does: 'stops after the first page',
     rule: 'pages-to-the-end',
     options: ['--no-faults'],
     request: /^$/,
@@ -73,6 +77,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'foreign-cursor',
+    does: "sends a cursor with another connection's accessToken",
     rule: 'cursor-stays-with-its-list',
     options: ['--no-faults'],
     request: /^GET \/engagement\/users\?accessToken=access_\w{5}…&cursor=[\w-]{8}…$/,
@@ -80,6 +85,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'limit-out-of-bounds',
+    does: 'asks for limit=500',
     rule: 'limit-within-bounds',
     options: ['--no-faults'],
     request: /^GET \/engagement\/users\?accessToken=access_\w{5}…&limit=500$/,
@@ -87,6 +93,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'reuses-deleted-token',
+    does: "keeps using a deleted connection's accessToken",
     rule: 'drops-deleted-connections',
     options: ['--no-faults', '--delete-connection', '2s'],
     request: /^GET \/engagement\/users\?accessToken=access_\w{5}…$/,
@@ -94,6 +101,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'second-webhook',
+    does: 'creates a second webhook',
     rule: 'one-webhook-per-connection',
     options: ['--no-faults'],
     request: /^POST \/connection\/webhook$/,
@@ -101,6 +109,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'browser-token',
+    does: 'sends the API token from a browser page',
     rule: 'api-token-off-browsers',
     options: ['--no-faults'],
     request: /^POST \/link\/token$/,
@@ -108,6 +117,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'exchange-twice',
+    does: 'exchanges a public token twice',
     rule: 'exchanges-each-public-token-once',
     options: ['--no-faults'],
     request: /^POST \/link\/exchange$/,
@@ -115,6 +125,7 @@ const FLAWS: Array<{ flaw: string; rule: RuleId; options: string[]; request: Reg
   },
   {
     flaw: 'passthrough-url',
+    does: 'gives the passthrough a URL',
     rule: 'passthrough-path-without-host',
     options: ['--no-faults'],
     request: /^POST \/crm\/passthrough \(GET https:\/\/api\.hubapi\.com\/crm\/v3\/objects\/contacts\)$/,
@@ -138,8 +149,8 @@ describe.each(Object.entries(CLIENTS))('client-check with a %s client', (_langua
     expect(run.errors).toContain('is gone: not using its accessToken again');
   });
 
-  for (const { flaw, rule, options, request, detail } of FLAWS) {
-    it.concurrent(`fails ${rule}, and only it, for a client that ${flaw.replace(/-/g, ' ')}`, async ({ expect }) => {
+  for (const { flaw, does, rule, options, request, detail } of FLAWS) {
+    it.concurrent(`fails ${rule}, and only it, for a client that ${does} (--flaw ${flaw})`, async ({ expect }) => {
       const untilGone = rule === 'drops-deleted-connections' ? ['--until-gone'] : [];
       const run = await clientCheck([...FAST, ...options], [...client, '--flaw', flaw, ...untilGone]);
       expect(byStatus(run.report, 'fail')).toEqual([rule]);
