@@ -77,6 +77,13 @@ it('walks the rest of the control API and the link widget', async () => {
     expect((await call('POST', '/sandbox/reset?all=true')).status).toBe(403); // no admin key configured
     expect((await call('POST', '/sandbox/reset')).status).toBe(200);
     expect((await call('GET', '/openapi.json', undefined, null)).status).toBe(200);
+
+    expect((await call('GET', '/sandbox/client-check')).status).toBe(404); // client-check is off
+    sandbox.startClientCheck();
+    expect((await call('GET', '/connection/connections', undefined)).status).toBe(200);
+    expect((await call('GET', '/sandbox/client-check?final=true')).status).toBe(200);
+    expect((await call('GET', '/sandbox/client-check?rules=nope')).status).toBe(400);
+    expect((await call('DELETE', '/sandbox/client-check')).status).toBe(200);
   } finally {
     sandbox.close();
     await receiver.stop();

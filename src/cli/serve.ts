@@ -91,6 +91,11 @@ const builder = (yargs: Argv) =>
     .option('latency', { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
     .option('error-rate', { requiresArg: true, describe: "Share of the service's requests answered 503, 0 to 1 (seeded)", coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }) })
     .option('rate-limit', { requiresArg: true, describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After', coerce: readRateLimit })
+    .option('client-check', {
+      type: 'boolean',
+      default: false,
+      describe: "Judge each tenant's client against the conduct rules, putting the service's hard cases in its way (429s, 503s, pages of 10; seeded by --seed): GET /sandbox/client-check answers the report (see crm-sandbox client-check)",
+    })
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
     .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
@@ -134,6 +139,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       ...(args.deliveryChaos === undefined ? {} : { deliveryChaos: args.deliveryChaos }),
       faults: faultRuleFromFlags({ latency: args.latency, errorRate: args.errorRate, rateLimit: args.rateLimit }),
     });
+    if (args.clientCheck) sandbox.startClientCheck();
     if (args.stateFile) checkStateFileWritable(args.stateFile);
     const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
     const saver = stateFile && new StateSaver(sandbox, stateFile.path);
@@ -152,6 +158,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
+        ...(sandbox.clientCheck ? [`client-check: on; each API token's report at GET ${server.url}/sandbox/client-check (the inspector's Client check tab)`] : []),
         ...(stateFile ? [`state file ${stateFile.path} (${stateFile.loaded ? 'loaded' : 'new'}), saved on change`] : []),
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),

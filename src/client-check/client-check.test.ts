@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { openApiChecker, type Exchange } from '../../test/helpers/openapi-conformance.js';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
+import { buildOpenApiDocument } from '../core/openapi/document.js';
 import { createSandbox, type Sandbox } from '../core/sandbox.js';
 import type { ClientCheckOptions } from './client-check.js';
 import { formatReport, type ClientCheckReport } from './report.js';
@@ -274,6 +276,29 @@ describe('client-check, judged on a virtual clock', () => {
     expect(report(sandbox).requests).toBe(0);
     const off = await callSandbox(createSandbox({ apiKeys: ['a'] }), 'GET', '/sandbox/client-check');
     expect(off).toMatchObject({ status: 404, body: { errorCode: 'ROUTE_NOT_FOUND', message: expect.stringContaining('serve --client-check') } });
+  });
+
+  it('answers as the OpenAPI document says: the injected 429s and 503s, and reports with failures', async () => {
+    const sandbox = checked({ deleteConnectionAfter: '20s' });
+    const traffic: Exchange[] = [];
+    const handle = sandbox.handle.bind(sandbox);
+    sandbox.handle = async (request) => {
+      const response = await handle(request);
+      traffic.push({ request, response });
+      return response;
+    };
+    const { accessToken } = await carefulSession(sandbox);
+    await call(sandbox, 'POST', '/connection/webhook', { accessToken, webhook: { webhookUrl: 'http://127.0.0.1:9/hooks' } });
+    await call(sandbox, 'POST', '/connection/webhook', { accessToken, webhook: { webhookUrl: 'http://127.0.0.1:9/hooks' } });
+    await sandbox.advance('20s');
+    await call(sandbox, 'GET', `/engagement/users?accessToken=${accessToken}`);
+    await sandbox.advance('1s');
+    await call(sandbox, 'GET', `/engagement/users?accessToken=${accessToken}`);
+    const answered = await call(sandbox, 'GET', '/sandbox/client-check?final=true');
+    expect(answered.body.rules.filter((item: { status: string }) => item.status === 'fail').map((item: { rule: string }) => item.rule)).toEqual(['drops-deleted-connections', 'one-webhook-per-connection']);
+    const statuses = new Set(traffic.map((exchange) => exchange.response.status));
+    for (const status of [200, 400, 401, 429, 503]) expect(statuses).toContain(status);
+    expect(traffic.flatMap(openApiChecker(buildOpenApiDocument()))).toEqual([]);
   });
 
   it('formats the report: one row per rule, then each failure with its evidence and a fix', async () => {

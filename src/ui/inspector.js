@@ -123,7 +123,7 @@
 
   // --- Tabs ----------------------------------------------------------------------------------
 
-  var TAB_NAMES = ['connections', 'scenarios', 'requests'];
+  var TAB_NAMES = ['connections', 'scenarios', 'requests', 'client-check'];
   TAB_NAMES.forEach(function (name, index) {
     var tab = document.getElementById('tab-' + name);
     tab.addEventListener('click', function () { selectTab(name); });
@@ -176,6 +176,14 @@
         el('div', { id: 'detail' }),
       ]));
       layoutDetail();
+    } else if (state.tab === 'client-check') {
+      app.appendChild(el('section', { id: 'view-client-check', role: 'tabpanel', 'aria-labelledby': 'tab-client-check', class: 'page' }, [
+        el('div', { class: 'card' }, [
+          el('h2', { text: 'Client check: how this API token\'s client behaves' }),
+          el('p', { class: 'muted mono', text: 'GET /sandbox/client-check' }),
+          el('div', { id: 'client-check-view' }),
+        ]),
+      ]));
     } else {
       var path = state.tab === 'scenarios' ? '/sandbox/scenarios' : '/sandbox/requests';
       var title = state.tab === 'scenarios' ? 'Scenarios' : 'Request journal';
@@ -236,7 +244,7 @@
   function refresh() {
     if (polling || !state.token) return Promise.resolve();
     polling = true;
-    var work = state.tab === 'connections' ? refreshConnections() : refreshOptional();
+    var work = state.tab === 'connections' ? refreshConnections() : state.tab === 'client-check' ? refreshClientCheck() : refreshOptional();
     return work.then(function () {
       live.textContent = 'live · ' + new Date().toLocaleTimeString();
     }, function (error) {
@@ -627,6 +635,69 @@
     } else {
       target.appendChild(el('pre', { text: JSON.stringify(answer, null, 2) }));
     }
+  }
+
+  // --- Client check: the report of GET /sandbox/client-check, when the server runs with it ---
+
+  function refreshClientCheck() {
+    return api('GET', '/sandbox/client-check').then(function (report) {
+      draw('client-check-view', { available: true, report: report }, drawClientCheck);
+    }, function (error) {
+      if (error && error.status === 404) {
+        draw('client-check-view', { available: false, message: error.message }, drawClientCheck);
+        return;
+      }
+      throw error;
+    });
+  }
+
+  var VERDICTS = { pass: ['PASS', 'state-succeeded'], fail: ['FAIL', 'state-failed'], 'not-exercised': ['NOT EXERCISED', 'muted'] };
+
+  function drawClientCheck(target, data) {
+    if (!data.available) {
+      target.appendChild(el('p', { class: 'muted', role: 'status', text: 'Not available: ' + data.message }));
+      return;
+    }
+    var report = data.report;
+    var count = function (status) { return report.rules.filter(function (rule) { return rule.status === status; }).length; };
+    var failed = count('fail');
+    target.appendChild(el('p', { id: 'client-check-headline', role: 'status', class: failed ? 'state-failed' : 'state-succeeded',
+      text: (failed ? failed + ' of ' + report.rules.length + ' rules failed' : 'No rule failed') + ', ' + count('not-exercised') + ' not exercised; ' + report.requests + (report.requests === 1 ? ' request' : ' requests') + ' since ' + time(report.startedAt) }));
+    var settings = report.settings;
+    var cases = report.hardCases;
+    target.appendChild(el('p', { class: 'muted', text: 'Hard cases: ' + cases.rateLimited + ' answers 429 (Retry-After ' + settings.retryAfter + '), ' + cases.unavailable + ' answers 503, pages of at most ' + settings.pageSize +
+      (settings.deleteConnectionAfter ? ', connections deleted ' + settings.deleteConnectionAfter + ' after linking' : '') + (settings.faults ? '' : ' (no 429s or 503s)') + '; seed ' + settings.seed }));
+    target.appendChild(el('table', { id: 'client-check-rules' }, [
+      el('thead', {}, [el('tr', {}, [el('th', { scope: 'col', text: 'Result' }), el('th', { scope: 'col', text: 'Rule' }), el('th', { scope: 'col', text: 'Evidence' })])]),
+      el('tbody', {}, report.rules.map(function (rule) {
+        var verdict = VERDICTS[rule.status] || [rule.status, ''];
+        var evidence = [el('div', { text: rule.summary })];
+        if (rule.status === 'fail') {
+          evidence.push(el('ul', {}, rule.evidence.map(function (item) {
+            return el('li', { class: 'mono', text: item.since + ' ' + (item.status ? '[' + item.status + '] ' : '') + (item.request ? item.request + ': ' : '') + item.detail });
+          })));
+          if (rule.failures > rule.evidence.length) evidence.push(el('div', { class: 'muted', text: '… and ' + (rule.failures - rule.evidence.length) + ' more' }));
+          evidence.push(el('div', { text: 'Fix: ' + rule.hint }));
+        }
+        return el('tr', { 'data-rule': rule.rule }, [
+          el('td', { class: verdict[1], text: verdict[0] }),
+          el('td', {}, [el('div', { class: 'mono', text: rule.rule }), el('div', { class: 'muted', text: rule.title })]),
+          el('td', {}, evidence),
+        ]);
+      })),
+    ]));
+    target.appendChild(el('div', { class: 'actions' }, [el('button', {
+      type: 'button',
+      id: 'client-check-restart',
+      onclick: function () {
+        api('DELETE', '/sandbox/client-check').then(function () {
+          say('Client check started over');
+          drawn = {};
+          return refresh();
+        }, function (error) { say(describeError(error)); });
+      },
+      text: 'Start over',
+    })]));
   }
 
   if (state.token) start();
