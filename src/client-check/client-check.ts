@@ -163,6 +163,13 @@ export class ClientCheck {
   }
 }
 
+/** What a request meets: a hard case (the error to answer instead, and the journal's label for it), or the request to answer. */
+export interface PreparedRequest {
+  error?: ApiError;
+  label?: string;
+  request: SandboxRequest;
+}
+
 /**
  * One request client-check watches, from arrival to answer. The core asks {@link prepare} what
  * to answer (a hard case, or the request with its page size) and tells {@link answered} the
@@ -188,7 +195,7 @@ export class Observation {
    * Called once the request passed authentication and the fault rules: the hard case it meets
    * (an error to answer instead, and the journal's label for it), or the request to answer.
    */
-  prepare(): { error?: ApiError; label?: string; request: SandboxRequest } {
+  prepare(): PreparedRequest {
     const prepared = this.check.prepare(this.conduct, this.facts, this.request, this.at);
     this.hardCase = prepared.hardCase;
     return prepared.hardCase ? { error: prepared.hardCase.error, label: prepared.hardCase.label, request: this.request } : { request: prepared.request };

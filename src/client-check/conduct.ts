@@ -51,10 +51,11 @@ interface TrackedConnection {
   deletedBy: string | undefined;
 }
 
-/** An open walk of a list: the cursor it was given last and has not followed yet. */
-interface Walk {
+/** An open walk of a connection's list: the cursor it was given last and has not followed yet. */
+export interface Walk {
   connectionId: string;
   list: string;
+  cursor: string;
   startedAt: number;
   /** Pages served so far. */
   pages: number;
@@ -90,6 +91,7 @@ export class TenantConduct {
   private readonly deadTokens = new Map<string, { at: number; connectionId: string | undefined; reused: number }>();
   readonly connections = new Map<string, TrackedConnection>();
   private readonly connectionOfToken = new Map<string, string>();
+  /** Open walks, by connection and list (`<connectionId> users`). */
   readonly walks = new Map<string, Walk>();
   private readonly cursors = new Map<string, { connectionId: string; list: string; at: number }>();
   private readonly webhooks = new Map<string, { webhookId: string; at: number }>();
@@ -280,17 +282,18 @@ export class TenantConduct {
     }
     if (status !== 200 || connectionId === undefined) return;
     const list = facts.list!;
+    const key = `${connectionId} ${list}`;
+    const open = this.walks.get(key);
     let walk: Walk | undefined;
-    if (facts.cursor === undefined) {
-      // A first page: a walk of the same list left unfinished is abandoned.
-      for (const [cursor, open] of this.walks) {
-        if (open.connectionId !== connectionId || open.list !== list) continue;
-        this.walks.delete(cursor);
-        this.fail('pages-to-the-end', at, facts, status, `read the first page again, leaving the ${list} of connection ${short(connectionId, 8)} at page ${open.pages}: the nextPageCursor answered at ${this.since(open.cursorAt)} was never requested`);
-      }
-    } else {
-      walk = this.walks.get(facts.cursor);
-      this.walks.delete(facts.cursor);
+    if (facts.cursor === undefined && open) {
+      // A first page: the walk of the same list left unfinished is abandoned.
+      this.walks.delete(key);
+      this.fail('pages-to-the-end', at, facts, status, `read the first page again, leaving the ${list} of connection ${short(connectionId, 8)} at page ${open.pages}: the nextPageCursor answered at ${this.since(open.cursorAt)} was never requested`);
+    } else if (facts.cursor !== undefined) {
+      // A page of an earlier walk read again leaves the open walk alone.
+      if (open && open.cursor !== facts.cursor) return;
+      walk = open;
+      this.walks.delete(key);
     }
     const next = /"nextPageCursor":"([^"]+)"\}$/.exec(response.body)?.[1];
     if (next === undefined) {
@@ -298,7 +301,7 @@ export class TenantConduct {
       return;
     }
     if (!walk) this.exercise('pages-to-the-end');
-    remember(this.walks, next, { connectionId, list, startedAt: walk?.startedAt ?? at, pages: (walk?.pages ?? 0) + 1, cursorAt: answeredAt });
+    remember(this.walks, key, { connectionId, list, cursor: next, startedAt: walk?.startedAt ?? at, pages: (walk?.pages ?? 0) + 1, cursorAt: answeredAt });
     remember(this.cursors, next, { connectionId, list, at: answeredAt });
   }
 

@@ -93,13 +93,13 @@ export function buildReport(
   const evidence = (item: Evidence): ReportEvidence => ({ at: new Date(item.at).toISOString(), since: conduct.since(item.at), request: item.request, status: item.status, detail: item.detail });
   const standing = conduct.standingPasses();
   // Walks still open: abandoned when the client is done (unless their connection is gone), else in progress.
-  const open = [...conduct.walks.entries()].filter(([, walk]) => context.exists(walk.connectionId));
+  const open = [...conduct.walks.values()].filter((walk) => context.exists(walk.connectionId));
   const abandoned: Evidence[] = final
-    ? open.map(([cursor, walk]) => ({
+    ? open.map((walk) => ({
         at: walk.cursorAt,
         request: '',
         status: 0,
-        detail: `the ${walk.list} of connection ${short(walk.connectionId, 8)} stopped at page ${walk.pages}: its nextPageCursor (${short(cursor, 8)}, answered at ${conduct.since(walk.cursorAt)}) was never requested`,
+        detail: `the ${walk.list} of connection ${short(walk.connectionId, 8)} stopped at page ${walk.pages}: its nextPageCursor (${short(walk.cursor, 8)}, answered at ${conduct.since(walk.cursorAt)}) was never requested`,
       }))
     : [];
   const rules = (options.rules ?? RULE_IDS).map((id): RuleReport => {

@@ -28,7 +28,7 @@ import type { ScenarioDefinition } from '../scenarios/schema.js';
 import type { RequestNote } from './routes/context.js';
 import { loadScenarioEngine } from './scenario-engine.js';
 import { constantTimeEqual } from '../shared/constant-time.js';
-import { ClientCheck, type ClientCheckOptions } from '../client-check/client-check.js';
+import { ClientCheck, type ClientCheckOptions, type PreparedRequest } from '../client-check/client-check.js';
 import { MAX_LIMIT } from './routes/pagination.js';
 
 /** A request's route, found. */
@@ -58,8 +58,7 @@ export class Sandbox {
   private readonly journal: RequestJournal;
   private revision = 0;
   private readonly faults: FaultInjector;
-  /** The judge of the clients' conduct, when it is on ({@link Sandbox.startClientCheck}); nothing is observed otherwise. */
-  clientCheck: ClientCheck | undefined;
+  private checker: ClientCheck | undefined;
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
@@ -111,8 +110,8 @@ export class Sandbox {
     let fault: FaultDecision | undefined;
     let response: SandboxResponse | undefined;
     // Client-check, when on, watches the tenants' requests to the service: undefined for the rest.
-    const observed = this.clientCheck?.observe(request, method, apiKey, at);
-    let hardCase: { label?: string } | undefined;
+    const observed = this.checker?.observe(request, method, apiKey, at);
+    let prepared: PreparedRequest | undefined;
     // Routing, the body limit and authentication first: a request that fails them meets no fault, no latency and no work.
     const admitted = this.admit(method, request);
     if (!('route' in admitted)) {
@@ -132,8 +131,7 @@ export class Sandbox {
         if (fault && fault.latencyMs > 0 && clock.kind === 'real') await new Promise<void>((resolve) => clock.setTimer(fault!.latencyMs, () => resolve()));
       }
       const caller = route.public ? '' : route.admin === true && this.isAdminKey(apiKey) ? ADMIN : apiKey;
-      const prepared = observed && !response && !fault?.error ? observed.prepare() : undefined;
-      hardCase = prepared;
+      prepared = observed && !response && !fault?.error ? observed.prepare() : undefined;
       response ??= fault?.error ? respondError(fault.error) : prepared?.error ? respondError(prepared.error) : await this.answer(admitted, caller, prepared?.request ?? request, note);
     }
     if (!request.path.startsWith('/sandbox/requests')) {
@@ -148,7 +146,7 @@ export class Sandbox {
         durationMs: clock.now() - at + virtualLatency,
         connectionId: note.connectionId,
         body: request.body,
-        fault: fault?.label ?? hardCase?.label,
+        fault: fault?.label ?? prepared?.label,
       });
     }
     observed?.answered(response, note.connectionId, clock.now());
@@ -288,13 +286,18 @@ export class Sandbox {
         this.revision++;
       },
     });
-    if (!this.clientCheck) {
+    if (!this.checker) {
       this.onEvent((event, { connectionId }) => {
-        if (event.type === 'STATUS_CHANGE') this.clientCheck?.statusChanged(connectionId, event.data.status, this.parts.clock.now());
+        if (event.type === 'STATUS_CHANGE') this.checker?.statusChanged(connectionId, event.data.status, this.parts.clock.now());
       });
     }
-    this.clientCheck = check;
+    this.checker = check;
     return check;
+  }
+
+  /** The client-check, when it is on ({@link Sandbox.startClientCheck}); nothing is observed otherwise. */
+  get clientCheck(): ClientCheck | undefined {
+    return this.checker;
   }
 
   /** Empties the request journal of an API token, or of everyone with no argument. */
