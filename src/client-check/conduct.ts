@@ -295,7 +295,8 @@ export class TenantConduct {
       walk = open;
       this.walks.delete(key);
     }
-    const next = /"nextPageCursor":"([^"]+)"\}$/.exec(response.body)?.[1];
+    // The cursor closes the page's JSON: its tail is enough (a page of 200 records is long).
+    const next = /"nextPageCursor":"([^"]+)"\}$/.exec(response.body.slice(-512))?.[1];
     if (next === undefined) {
       if (walk) this.pass('pages-to-the-end', at, undefined, status, `walked the ${list} of connection ${short(connectionId, 8)} to the end: ${walk.pages + 1} pages, ${this.since(walk.startedAt)} to ${this.since(at)}`);
       return;
