@@ -128,6 +128,10 @@ class Run {
     for (const [index, step] of steps.entries()) {
       const kind = Object.keys(step)[0] as StepKind;
       await this.breather.breathe();
+      // In process, work in flight (a delivery attempt waiting on its receiver) finishes before the
+      // next step, as a virtual clock runs tasks one after another: how fast a receiver answers
+      // must not decide whether a step (a chaos setting, a webhook change) comes before or after it.
+      if (this.target.kind === 'in-process') await this.target.settle();
       await this.warnOfRejections();
       if (this.stopped(index, kind)) break;
       this.progress(index + 1, kind, describeStep(kind, (step as Record<string, unknown>)[kind]));
