@@ -1,14 +1,14 @@
-import { hash32 } from '../shared/random.js';
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser, Mailbox } from '../model/engagement.js';
-import { collectionHandlers, type CollectionApi } from './collection-api.js';
-import { accountSearch, apolloEngagementRoutes, peopleSearch, renderUser as renderEngagementUser } from './apollo-engagement.js';
-import { nestedCustom } from './custom-fields.js';
-import { engagementHex24, isMailbox } from './engagement-native.js';
-import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat } from './fields.js';
-import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from './rest-engine.js';
-import { dispatch, intParam, reply, type Route, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './types.js';
+import { hash32 } from '../../shared/random.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { EngagementUser, Mailbox } from '../../model/engagement.js';
+import { collectionHandlers, type CollectionApi } from '../collection-api.js';
+import { accountSearch, apolloEngagementRoutes, peopleSearch, renderUser as renderEngagementUser } from './engagement.js';
+import { nestedCustom } from '../custom-fields.js';
+import { engagementHex24, isMailbox } from '../engagement-native.js';
+import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat } from '../fields.js';
+import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from '../rest-engine.js';
+import { dispatch, intParam, reply, type Route, type RouteErrors } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
 
 /**
  * Apollo API v1: create at `{collection}`, list through `{collection}/search` (paging in the

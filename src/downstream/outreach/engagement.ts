@@ -1,13 +1,13 @@
-import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../model/engagement-activity.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { INTEGRATIONS } from '../model/integrations.js';
-import { outreachCustom } from './custom-fields.js';
-import { bySeq, completeTask, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from './engagement-activity.js';
-import { engagementTimes, fullName } from './engagement-native.js';
-import { parseTime } from './fields.js';
-import { customOf, FieldError, isPlainObject, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../../model/engagement-activity.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import { outreachCustom } from '../custom-fields.js';
+import { bySeq, completeTask, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from '../engagement-activity.js';
+import { engagementTimes, fullName } from '../engagement-native.js';
+import { parseTime } from '../fields.js';
+import { customOf, FieldError, isPlainObject, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * Outreach's engagement resources (JSON:API): `users` (the engagement users), `tasks`,

@@ -1,11 +1,11 @@
-import { INTEGRATIONS } from '../model/integrations.js';
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { hubspotCustom } from './custom-fields.js';
-import { hubspotAssociationRoutes } from './hubspot-associations.js';
-import { hubspotMoreRoutes } from './hubspot-routes.js';
-import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { hubspotCustom } from '../custom-fields.js';
+import { hubspotAssociationRoutes } from './associations.js';
+import { hubspotMoreRoutes } from './object-routes.js';
+import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import {
   computed,
   custom,
@@ -24,10 +24,10 @@ import {
   STAGE_COVERS,
   TASK_STATUS_COVERS,
   type Conv,
-} from './fields.js';
-import { customOf, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject } from './rest-engine.js';
-import { dispatch, intParam, reply, requestUuid, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './types.js';
+} from '../fields.js';
+import { customOf, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject } from '../rest-engine.js';
+import { dispatch, intParam, reply, requestUuid, type RouteErrors } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
 
 /** HubSpot CRM v3 (`crm/v3/objects/{object}`): objects with lowercase `properties`, all values strings. */
 

@@ -1,10 +1,10 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { INTEGRATIONS } from '../model/integrations.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { nestedCustom } from './custom-fields.js';
-import { renderUser as renderEngagementUser, SALESLOFT_ENGAGEMENT_PATHS, salesloftEngagementRoutes } from './salesloft-engagement.js';
-import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import { collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { nestedCustom } from '../custom-fields.js';
+import { renderUser as renderEngagementUser, SALESLOFT_ENGAGEMENT_PATHS, salesloftEngagementRoutes } from './engagement.js';
+import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import {
   asNumber,
   computed,
@@ -21,10 +21,10 @@ import {
   writeOnly,
   type RefStyle,
   type Target,
-} from './fields.js';
-import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from './rest-engine.js';
-import { dispatch, intParam, reply, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamSystem } from './types.js';
+} from '../fields.js';
+import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from '../rest-engine.js';
+import { dispatch, intParam, reply, type RouteErrors } from '../router.js';
+import type { DownstreamContext, DownstreamSystem } from '../types.js';
 
 /**
  * Salesloft API v2 (`people`, `accounts`…): snake_case records under `data`. References read as

@@ -1,8 +1,8 @@
-import type { CrmRecord } from '../model/crm.js';
-import { customOf, displayName, FieldError, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import { COLLECTIONS, failure, HEADERS, PIPELINE } from './pipedrive.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import type { CrmRecord } from '../../model/crm.js';
+import { customOf, displayName, FieldError, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import { COLLECTIONS, failure, HEADERS, PIPELINE } from './objects.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * Pipedrive's search endpoints (`v1/persons/search`, `v1/organizations/search`,

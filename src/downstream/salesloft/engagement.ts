@@ -1,12 +1,12 @@
-import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../model/engagement-activity.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { INTEGRATIONS } from '../model/integrations.js';
-import { nestedCustom } from './custom-fields.js';
-import { bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from './engagement-activity.js';
-import { engagementTimes, fullName } from './engagement-native.js';
-import { customOf, isPlainObject, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../../model/engagement-activity.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import { nestedCustom } from '../custom-fields.js';
+import { bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from '../engagement-activity.js';
+import { engagementTimes, fullName } from '../engagement-native.js';
+import { customOf, isPlainObject, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * Salesloft's engagement resources: `users` (the engagement users), `tasks`, `actions` and

@@ -1,8 +1,8 @@
-import { COLLECTIONS, errors, HEADERS, hubspotError, type HubspotObject, type Link } from './hubspot.js';
-import { collectionNamed, OBJECT_TYPE_IDS } from './hubspot-routes.js';
-import { FieldError, findRecord, isPlainObject, type Flat, type Found } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { COLLECTIONS, errors, HEADERS, hubspotError, type HubspotObject, type Link } from './objects.js';
+import { collectionNamed, OBJECT_TYPE_IDS } from './object-routes.js';
+import { FieldError, findRecord, isPlainObject, type Flat, type Found } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * HubSpot associations v4 (`crm/v4/objects/{from}/{id}/associations/{to}`): list, link with the

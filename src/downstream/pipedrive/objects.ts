@@ -1,9 +1,9 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { nestedCustom } from './custom-fields.js';
-import { pipedriveSearchRoutes } from './pipedrive-search.js';
-import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { nestedCustom } from '../custom-fields.js';
+import { pipedriveSearchRoutes } from './search.js';
+import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from '../engagement-native.js';
 import {
   asNumber,
   asString,
@@ -21,7 +21,7 @@ import {
   time,
   timeFormat,
   type RefStyle,
-} from './fields.js';
+} from '../fields.js';
 import {
   customOf,
   displayName,
@@ -33,9 +33,9 @@ import {
   type Flat,
   type NativeObject,
   type WriteContext,
-} from './rest-engine.js';
-import { dispatch, intParam, reply, type RouteErrors } from './router.js';
-import type { DownstreamSystem } from './types.js';
+} from '../rest-engine.js';
+import { dispatch, intParam, reply, type RouteErrors } from '../router.js';
+import type { DownstreamSystem } from '../types.js';
 
 /** Pipedrive API v1 (`v1/persons`…): `{ success, data }` envelopes, numeric ids, PUT to update. */
 

@@ -1,13 +1,13 @@
-import type { EngagementTask } from '../model/engagement-activity.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { NeedleSet } from '../shared/needles.js';
-import { nestedCustom } from './custom-fields.js';
-import { contactOf } from './engagement-activity.js';
-import { engagementHex24, fullName } from './engagement-native.js';
-import { COLLECTIONS } from './apollo.js';
-import { customOf, FieldError, isPlainObject, renderFields, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import type { EngagementTask } from '../../model/engagement-activity.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { NeedleSet } from '../../shared/needles.js';
+import { nestedCustom } from '../custom-fields.js';
+import { contactOf } from '../engagement-activity.js';
+import { engagementHex24, fullName } from '../engagement-native.js';
+import { COLLECTIONS } from './objects.js';
+import { customOf, FieldError, isPlainObject, renderFields, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * Apollo's engagement resources: `users/search` (the engagement users) and `tasks/search`, both

@@ -1,7 +1,7 @@
-import { CUSTOM_FIELD_KEYS, salesforceCustom } from './custom-fields.js';
-import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, translate, updateRecord, type Flat } from './rest-engine.js';
-import { reply, type Route } from './router.js';
-import { CHILD_RELATIONSHIPS, describeField } from './salesforce-describe.js';
+import { CUSTOM_FIELD_KEYS, salesforceCustom } from '../custom-fields.js';
+import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, translate, updateRecord, type Flat } from '../rest-engine.js';
+import { reply, type Route } from '../router.js';
+import { CHILD_RELATIONSHIPS, describeField } from './describe.js';
 import {
   columnsOf,
   describe,
@@ -14,8 +14,8 @@ import {
   SOBJECTS,
   sobjectNamed,
   type SObject,
-} from './salesforce.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+} from './objects.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * Salesforce REST beyond one record at a time: `sobjects/{type}/describe` and the sObject

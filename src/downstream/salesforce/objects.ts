@@ -1,8 +1,8 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import { fromBase64Url, toBase64Url } from '../shared/text-codec.js';
-import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
-import { CUSTOM_FIELD_KEYS, salesforceCustom } from './custom-fields.js';
-import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import { fromBase64Url, toBase64Url } from '../../shared/text-codec.js';
+import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
+import { CUSTOM_FIELD_KEYS, salesforceCustom } from '../custom-fields.js';
+import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from '../engagement-native.js';
 import {
   computed,
   custom,
@@ -22,7 +22,7 @@ import {
   STAGE_COVERS,
   TASK_STATUS_COVERS,
   type Target,
-} from './fields.js';
+} from '../fields.js';
 import {
   createRecord,
   customOf,
@@ -38,12 +38,12 @@ import {
   type Found,
   type NativeObject,
   type WritePolicy,
-} from './rest-engine.js';
-import { dispatch, reply, type Params, type Route, type RouteErrors } from './router.js';
-import { parseSoql } from './salesforce-soql.js';
-import { runSoql, type QuerySchema } from './salesforce-query.js';
-import { salesforceMoreRoutes } from './salesforce-routes.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse, DownstreamSystem } from './types.js';
+} from '../rest-engine.js';
+import { dispatch, reply, type Params, type Route, type RouteErrors } from '../router.js';
+import { parseSoql } from './soql.js';
+import { runSoql, type QuerySchema } from './query.js';
+import { salesforceMoreRoutes } from './sobject-collections.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse, DownstreamSystem } from '../types.js';
 
 /** Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, SOQL queries, errors as arrays. */
 

@@ -1,7 +1,7 @@
-import { isPlainObject, renderFields, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import { errors, HEADERS, MODULES, zohoError } from './zoho.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { isPlainObject, renderFields, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import { errors, HEADERS, MODULES, zohoError } from './objects.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * Zoho CRM's search (`{Module}/search`): one of `criteria`, `email`, `phone` or `word`, with

@@ -1,9 +1,9 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { zohoCustom } from './custom-fields.js';
-import { zohoSearchRoutes } from './zoho-search.js';
-import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { zohoCustom } from '../custom-fields.js';
+import { zohoSearchRoutes } from './search.js';
+import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from '../engagement-native.js';
 import {
   computed,
   custom,
@@ -23,7 +23,7 @@ import {
   TASK_STATUS_COVERS,
   type RefStyle,
   type Target,
-} from './fields.js';
+} from '../fields.js';
 import {
   customOf,
   displayName,
@@ -34,9 +34,9 @@ import {
   type Flat,
   type Found,
   type NativeObject,
-} from './rest-engine.js';
-import { dispatch, intParam, reply, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamSystem } from './types.js';
+} from '../rest-engine.js';
+import { dispatch, intParam, reply, type RouteErrors } from '../router.js';
+import type { DownstreamContext, DownstreamSystem } from '../types.js';
 
 /** Zoho CRM v3 (`{Module}`, `{Module}/{id}`): records wrapped in `data: [...]`, lookups as `{ id, name }`. */
 

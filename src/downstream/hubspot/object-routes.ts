@@ -1,9 +1,9 @@
-import type { CrmRecord } from '../model/crm.js';
-import type { ArchivedRecord } from '../store/connection-data.js';
-import { collectionHandlers } from './collection-api.js';
-import { CUSTOM_FIELD_KEYS } from './custom-fields.js';
-import { api, COLLECTIONS, errors, HEADERS, hubspotError, renderObject, type HubspotObject } from './hubspot.js';
-import { groupsTest, parseSearch, queryTest, sortBy } from './hubspot-search.js';
+import type { CrmRecord } from '../../model/crm.js';
+import type { ArchivedRecord } from '../../store/connection-data.js';
+import { collectionHandlers } from '../collection-api.js';
+import { CUSTOM_FIELD_KEYS } from '../custom-fields.js';
+import { api, COLLECTIONS, errors, HEADERS, hubspotError, renderObject, type HubspotObject } from './objects.js';
+import { groupsTest, parseSearch, queryTest, sortBy } from './search.js';
 import {
   createRecord,
   deleteRecord,
@@ -15,9 +15,9 @@ import {
   updateRecord,
   type Flat,
   type Found,
-} from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+} from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
  * HubSpot CRM v3 beyond list/get/create/update/delete: search, batch, `archived=true` reads

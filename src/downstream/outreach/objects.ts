@@ -1,10 +1,10 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser, Mailbox } from '../model/engagement.js';
-import { INTEGRATIONS } from '../model/integrations.js';
-import { collectionHandlers, collectionRoutes, type CollectionApi, type Window } from './collection-api.js';
-import { outreachCustom } from './custom-fields.js';
-import { list, OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes, renderUser as renderEngagementUser, type Resolver, type Resource } from './outreach-engagement.js';
-import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { EngagementUser, Mailbox } from '../../model/engagement.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import { collectionHandlers, collectionRoutes, type CollectionApi, type Window } from '../collection-api.js';
+import { outreachCustom } from '../custom-fields.js';
+import { list, OUTREACH_ENGAGEMENT_PATHS, outreachEngagementRoutes, renderUser as renderEngagementUser, type Resolver, type Resource } from './engagement.js';
+import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import {
   computed,
   custom,
@@ -20,7 +20,7 @@ import {
   time,
   timeFormat,
   type RefStyle,
-} from './fields.js';
+} from '../fields.js';
 import {
   customOf,
   displayName,
@@ -30,9 +30,9 @@ import {
   type FieldMap,
   type Flat,
   type NativeObject,
-} from './rest-engine.js';
-import { dispatch, intParam, reply, type Params, type Route, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './types.js';
+} from '../rest-engine.js';
+import { dispatch, intParam, reply, type Params, type Route, type RouteErrors } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
 
 /** Outreach API v2, JSON:API: `{ data: { type, id, attributes, relationships } }`, numeric ids, PATCH to update. */
 
