@@ -160,6 +160,7 @@ export interface Target {
   type: CrmObjectType;
   assoc: string;
 }
+export const to = (type: CrmObjectType, assoc: string): Target => ({ type, assoc });
 
 /** How a system shows a reference: a bare id, a number, a `{ id, name }` lookup… */
 export type RefStyle = (nativeId: string, target: CrmRecord, type: CrmObjectType, context: DownstreamContext) => unknown;
