@@ -160,6 +160,8 @@ export interface Target {
   type: CrmObjectType;
   assoc: string;
 }
+
+/** `to('Account', 'accountIds')`: the Target a reference field points at. */
 export const to = (type: CrmObjectType, assoc: string): Target => ({ type, assoc });
 
 /** How a system shows a reference: a bare id, a number, a `{ id, name }` lookup… */

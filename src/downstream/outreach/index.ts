@@ -7,7 +7,7 @@ import { customOf, FieldError, isPlainObject, type Flat } from '../rest-engine.j
 import { dispatch, reply, type Params, type Route } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
 import { engagementRoutes, ENGAGEMENT_PATHS, list, renderUser as renderEngagementUser, type Resolver, type Resource } from './engagement.js';
-import { base, COLLECTIONS, errors, HEADERS, listBody, outreachError, renderResource, window, type OutreachObject } from './objects.js';
+import { base, COLLECTIONS, errors, HEADERS, listBody, outreachError, pageWindow, renderResource, type OutreachObject } from './objects.js';
 
 /** The simulated Outreach: API v2 resources (`objects.ts`), engagement resources (`engagement.ts`), mailboxes. */
 
@@ -41,7 +41,7 @@ const api: CollectionApi = {
   updateMethod: 'PATCH',
   // Outreach rejects unknown and read-only attributes.
   policy: { unknown: 'reject', readOnly: 'reject' },
-  window,
+  window: pageWindow,
   unwrap: (body, collection) => {
     const data = isPlainObject(body) ? body.data : undefined;
     if (!isPlainObject(data)) throw new FieldError(undefined, 'The request body must be a JSON:API document with a data object.', 'body');
@@ -67,7 +67,7 @@ const MAILBOX_ROUTES: Route[] = [
     method: 'GET',
     pattern: 'mailboxes',
     run: (_params, request, context) => {
-      const page = window(request);
+      const page = pageWindow(request);
       const entries = context.data.mailboxes.slice(page.offset, page.limit);
       const items = entries.map((entry) => renderMailbox(entry.record, entry.extra, context));
       return reply(200, listBody(items, { ...page, total: context.data.mailboxes.size }, request, context), HEADERS);

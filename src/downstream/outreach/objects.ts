@@ -149,7 +149,7 @@ export const errors: RouteErrors = {
 };
 
 /** Offset paging with `page[size]` and `page[offset]`; links carry the rest of the query. */
-export function window(request: DownstreamRequest) {
+export function pageWindow(request: DownstreamRequest) {
   return { offset: intParam(request.query['page[offset]'], 'page[offset]', 0, 0), limit: intParam(request.query['page[size]'], 'page[size]', 50, 1, 1000) };
 }
 
