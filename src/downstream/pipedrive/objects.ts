@@ -1,9 +1,6 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { nestedCustom } from './custom-fields.js';
-import { pipedriveSearchRoutes } from './pipedrive-search.js';
-import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { CollectionApi } from '../collection-api.js';
+import { nestedCustom } from '../custom-fields.js';
 import {
   asNumber,
   asString,
@@ -20,29 +17,21 @@ import {
   taskDone,
   time,
   timeFormat,
+  to,
   type RefStyle,
-} from './fields.js';
-import {
-  customOf,
-  displayName,
-  FieldError,
-  isPlainObject,
-  renderFields,
-  valueAt,
-  type FieldMap,
-  type Flat,
-  type NativeObject,
-  type WriteContext,
-} from './rest-engine.js';
-import { dispatch, intParam, reply, type RouteErrors } from './router.js';
-import type { DownstreamSystem } from './types.js';
+} from '../fields.js';
+import { displayName, FieldError, isPlainObject, renderFields, valueAt, type FieldMap, type Flat, type NativeObject, type WriteContext } from '../rest-engine.js';
+import { intParam, reply, type RouteErrors } from '../router.js';
 
-/** Pipedrive API v1 (`v1/persons`…): `{ success, data }` envelopes, numeric ids, PUT to update. */
+/**
+ * Pipedrive API v1 (`v1/persons`…): `{ success, data }` envelopes, numeric ids, PUT to update;
+ * the headers and error answers every Pipedrive route module uses.
+ */
 
 export const HEADERS = { 'x-ratelimit-limit': '80', 'x-ratelimit-remaining': '79', 'x-daily-requests-left': '9999' };
 const ERROR_INFO = 'Please check developers.pipedrive.com for more information about Pipedrive API.';
 const pdTime = time(timeFormat.pipedrive);
-const customFields = nestedCustom('custom_fields');
+export const customFields = nestedCustom('custom_fields');
 
 /** Stages of the default pipeline; won and lost are a deal's status, not a stage. */
 export const PIPELINE = ['Prospecting', 'Qualification', 'Needs Analysis', 'Proposal', 'Negotiation'];
@@ -57,7 +46,6 @@ const personRef: RefStyle = (nativeId, person) => ({ name: displayName(person), 
 
 const id = computed('id', (record) => Number(record.nativeId));
 const stamps = [readOnly('add_time', 'createdTime', pdTime), readOnly('update_time', 'modifiedTime', pdTime), computed('active_flag', () => true)];
-const to = (type: CrmObjectType, assoc: string) => ({ type, assoc });
 
 /** `name` (or a lead's `title`): one string natively, first and last name in the unified record. */
 const fullName = (native: string) =>
@@ -311,27 +299,4 @@ export const api: CollectionApi = {
     return reply(200, { success: true, data: { id: found.object.type === 'Lead' ? nativeId : Number(nativeId) } }, HEADERS);
   },
   missing: (collection) => failure(404, `${COLLECTIONS[collection]![0]!.name} not found`),
-};
-
-// Search first: `v1/persons/search` would otherwise read as the person with id `search`.
-const ROUTES = [...pipedriveSearchRoutes(), ...collectionRoutes(api)];
-
-export const pipedrive: DownstreamSystem = {
-  integrationId: 'pipedrive',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
-  nativeRecord: (type, record, extra, context) => {
-    const target = Object.values(COLLECTIONS).flat().find((candidate) => candidate.type === type);
-    return target ? renderFields(target, record, extra, context) : { id: Number(record.nativeId), ...customFields.read(customOf(extra)) };
-  },
-  nativeEngagement: (collection, record, extra, context) => {
-    const id = engagementSeq(collection, record.id, context.data);
-    const tail = { ...engagementTimes(record, ['add_time', 'update_time'], timeFormat.pipedrive), ...customFields.read(customOf(extra)) };
-    if (isMailbox(collection, record)) {
-      const ownerId = record.associations.ownerUserId;
-      const userId = ownerId ? engagementSeq('users', ownerId, context.data) : null;
-      return { id, email_address: record.email, user_id: userId, default: record.isDefault ?? null, ...tail };
-    }
-    const user = record as EngagementUser;
-    return { id, name: engagementName(user), email: user.email, active_flag: true, is_admin: 0, ...tail };
-  },
 };

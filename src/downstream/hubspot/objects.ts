@@ -1,11 +1,7 @@
-import { INTEGRATIONS } from '../model/integrations.js';
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { hubspotCustom } from './custom-fields.js';
-import { hubspotAssociationRoutes } from './hubspot-associations.js';
-import { hubspotMoreRoutes } from './hubspot-routes.js';
-import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { CollectionApi } from '../collection-api.js';
+import { hubspotCustom } from '../custom-fields.js';
 import {
   computed,
   custom,
@@ -24,15 +20,18 @@ import {
   STAGE_COVERS,
   TASK_STATUS_COVERS,
   type Conv,
-} from './fields.js';
-import { customOf, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject } from './rest-engine.js';
-import { dispatch, intParam, reply, requestUuid, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './types.js';
+} from '../fields.js';
+import { FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject } from '../rest-engine.js';
+import { intParam, reply, requestUuid, type RouteErrors } from '../router.js';
+import type { DownstreamContext, DownstreamRequest } from '../types.js';
 
-/** HubSpot CRM v3 (`crm/v3/objects/{object}`): objects with lowercase `properties`, all values strings. */
+/**
+ * HubSpot CRM v3 (`crm/v3/objects/{object}`): objects with lowercase `properties`, all values
+ * strings; their headers, error bodies and list envelope. What every HubSpot route module uses.
+ */
 
 export const HEADERS = { 'x-hubspot-ratelimit-daily': '250000', 'x-hubspot-ratelimit-daily-remaining': '249999' };
-const PREFIX = 'crm/v3/objects';
+export const PREFIX = 'crm/v3/objects';
 
 const iso = time(timeFormat.iso);
 const flagString: Conv = { out: (value) => String(value), in: (value) => value };
@@ -246,8 +245,26 @@ export const COLLECTIONS: Record<string, HubspotObject> = {
   ], { companies: link('accountIds', 'Account', 610, 'lead_to_company'), contacts: link('contactIds', 'Contact', 608, 'lead_to_contact') }),
 };
 
+/** HubSpot's own object type ids, accepted wherever an object type is named. */
+export const OBJECT_TYPE_IDS: Record<string, string> = {
+  contacts: '0-1',
+  companies: '0-2',
+  deals: '0-3',
+  tasks: '0-27',
+  notes: '0-46',
+  meetings: '0-47',
+  leads: '0-136',
+};
+
+/** The collection an object type names: `contacts`, `contact` or `0-1`. */
+export function collectionNamed(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const lower = name.toLowerCase();
+  return Object.keys(COLLECTIONS).find((key) => key === lower || COLLECTIONS[key]!.name === lower || OBJECT_TYPE_IDS[key] === lower);
+}
+
 /** Owners are not CRM objects in HubSpot: flat, camelCase, read-only (`crm/v3/owners`). */
-const OWNERS: NativeObject = {
+export const OWNERS: NativeObject = {
   type: 'User',
   name: 'owner',
   readOnly: true,
@@ -377,29 +394,4 @@ export const api: CollectionApi = {
   deleted: () => reply(204, null, HEADERS),
   missing: (_collection, id, request) =>
     hubspotError(404, 'OBJECT_NOT_FOUND', 'Object not found.  objectId are usually numeric.', request, { context: { id: [id] } }),
-};
-
-const ownersApi: CollectionApi = { ...api, prefix: 'crm/v3', collections: { owners: [OWNERS] } };
-// Search, batch, archived reads, properties and v4 associations first: they share path shapes with the plain routes.
-const ROUTES = [...hubspotMoreRoutes(), ...hubspotAssociationRoutes(), ...collectionRoutes(api), ...collectionRoutes(ownersApi)];
-
-export const hubspot: DownstreamSystem = {
-  integrationId: 'hubspot',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
-  nativeRecord: (type, record, extra, context) => {
-    const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type) ?? (type === 'User' ? OWNERS : undefined);
-    return target ? renderObject(target, record, extra, context) : { id: record.nativeId, properties: hubspotCustom.read(customOf(extra)) };
-  },
-  nativeEngagement: (collection, record, extra, context) => {
-    const id = String(engagementSeq(collection, record.id, context.data));
-    const tail = { ...engagementTimes(record, ['createdAt', 'updatedAt']), archived: false, ...hubspotCustom.read(customOf(extra)) };
-    if (isMailbox(collection, record)) {
-      // A connected inbox, owned by the engagement user.
-      const ownerId = record.associations.ownerUserId;
-      const ownerSeq = ownerId ? engagementSeq('users', ownerId, context.data) : null;
-      return { id, email: record.email, ownerId: ownerSeq === null ? null : String(ownerSeq), isDefault: record.isDefault ?? null, ...tail };
-    }
-    const user = record as EngagementUser;
-    return { id, email: user.email, type: 'PERSON', firstName: user.firstName, lastName: user.lastName, userId: Number(id), ...tail };
-  },
 };

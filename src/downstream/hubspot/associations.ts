@@ -1,8 +1,7 @@
-import { COLLECTIONS, errors, HEADERS, hubspotError, type HubspotObject, type Link } from './hubspot.js';
-import { collectionNamed, OBJECT_TYPE_IDS } from './hubspot-routes.js';
-import { FieldError, findRecord, isPlainObject, type Flat, type Found } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { FieldError, findRecord, isPlainObject, type Flat, type Found } from '../rest-engine.js';
+import { intParam, isResponse, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { collectionNamed, COLLECTIONS, errors, HEADERS, hubspotError, OBJECT_TYPE_IDS, type HubspotObject, type Link } from './objects.js';
 
 /**
  * HubSpot associations v4 (`crm/v4/objects/{from}/{id}/associations/{to}`): list, link with the
@@ -96,8 +95,6 @@ function resolve(params: Record<string, string>, request: DownstreamRequest, con
   return { from, to, pair };
 }
 
-const isResponse = (value: unknown): value is DownstreamResponse => isPlainObject(value) && 'statusCode' in value;
-
 function record(side: Side, id: string, request: DownstreamRequest, context: DownstreamContext): Found | DownstreamResponse {
   return (
     findRecord([side.target], id, context.data) ??
@@ -177,7 +174,8 @@ function inputsOf(body: unknown): Flat[] {
 const idIn = (value: unknown): string | undefined =>
   isPlainObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? String(value.id) : undefined;
 
-export function hubspotAssociationRoutes(): Route[] {
+/** The v4 association routes. */
+export function associationRoutes(): Route[] {
   return [
     {
       method: 'GET',

@@ -1,23 +1,21 @@
-import { hash32 } from '../shared/random.js';
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser, Mailbox } from '../model/engagement.js';
-import { collectionHandlers, type CollectionApi } from './collection-api.js';
-import { accountSearch, apolloEngagementRoutes, peopleSearch, renderUser as renderEngagementUser } from './apollo-engagement.js';
-import { nestedCustom } from './custom-fields.js';
-import { engagementHex24, isMailbox } from './engagement-native.js';
-import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat } from './fields.js';
-import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from './rest-engine.js';
-import { dispatch, intParam, reply, type Route, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from './types.js';
+import { hash32 } from '../../shared/random.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { CollectionApi } from '../collection-api.js';
+import { nestedCustom } from '../custom-fields.js';
+import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat, to } from '../fields.js';
+import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from '../rest-engine.js';
+import { intParam, reply, type RouteErrors } from '../router.js';
+import type { DownstreamRequest } from '../types.js';
 
 /**
  * Apollo API v1: create at `{collection}`, list through `{collection}/search` (paging in the
- * body), one record under its singular name (`{ contact }`), 24-hex ids, snake_case.
+ * body), one record under its singular name (`{ contact }`), 24-hex ids, snake_case; the
+ * headers and error answers every Apollo route module uses.
  */
 
-const HEADERS = { 'x-rate-limit-minute': '200', 'x-minute-requests-left': '199' };
+export const HEADERS = { 'x-rate-limit-minute': '200', 'x-minute-requests-left': '199' };
 const iso = time(timeFormat.iso);
-const customFields = nestedCustom('typed_custom_fields');
+export const customFields = nestedCustom('typed_custom_fields');
 
 /** Apollo stage ids are 24-hex; these are stable per stage name. */
 const STAGES = ['Prospecting', 'Qualification', 'Needs Analysis', 'Proposal', 'Negotiation', 'Closed Won', 'Closed Lost'];
@@ -45,7 +43,6 @@ const phoneNumbers = computed('phone_numbers', (record) => {
   return numbers.map((item, position) => ({ ...item, sanitized_number: `+1${String(item.raw_number).replace(/\D/g, '').slice(-10)}`, position }));
 });
 
-const to = (type: CrmObjectType, assoc: string) => ({ type, assoc });
 const object = (type: CrmObjectType, singular: string, fields: FieldMap[], more: Partial<NativeObject> = {}): NativeObject => ({
   type,
   name: singular,
@@ -109,7 +106,7 @@ export const COLLECTIONS: Record<string, NativeObject> = {
 };
 
 const apolloError = (statusCode: number, error: string) => reply(statusCode, { error }, HEADERS);
-const errors: RouteErrors = {
+export const errors: RouteErrors = {
   notFound: () => apolloError(404, 'Not found'),
   methodNotAllowed: () => apolloError(404, 'Not found'),
   invalid: (error) => apolloError(422, error.message),
@@ -126,7 +123,7 @@ function window(request: DownstreamRequest) {
 
 const singular = (collection: string) => COLLECTIONS[collection]!.name;
 
-const api: CollectionApi = {
+export const api: CollectionApi = {
   prefix: '',
   collections: Object.fromEntries(Object.entries(COLLECTIONS).map(([name, target]) => [name, [target]])),
   updateMethod: 'PUT',
@@ -152,69 +149,4 @@ const api: CollectionApi = {
   updated: (item, _found, collection) => reply(200, { [singular(collection)]: item }, HEADERS),
   deleted: () => reply(200, { deleted: true }, HEADERS),
   missing: () => apolloError(404, 'Not found'),
-};
-
-/** An engagement mailbox as an Apollo email account (linked inbox). */
-function renderMailbox(mailbox: Mailbox, extra: Record<string, unknown>) {
-  const ownerId = mailbox.associations.ownerUserId;
-  return {
-    id: engagementHex24(mailbox.id),
-    user_id: ownerId ? engagementHex24(ownerId) : null,
-    email: mailbox.email,
-    type: 'gmail',
-    default: mailbox.isDefault ?? false,
-    active: true,
-    ...customFields.read(customOf(extra)),
-  };
-}
-
-/** A search that filters (`q_keywords`, `person_titles`, `q_organization_name`) over rendered rows; a plain one pages the store. */
-function searchOf(name: string, plain: Route['run']): Route['run'] {
-  return (params, request, context) => {
-    const source = request.method === 'POST' ? request.body : request.query;
-    const asks = (key: string) => isPlainObject(source) && source[key] !== undefined && source[key] !== '';
-    if (name === 'contacts' && (asks('q_keywords') || asks('person_titles'))) return peopleSearch('contacts', request, context);
-    if (name === 'accounts' && asks('q_organization_name')) return accountSearch(request, context);
-    return plain(params, request, context);
-  };
-}
-
-/** Every collection: search first (so `search` is never taken for an id), then create and the item routes. */
-function routes(): Route[] {
-  // Users and tasks are the engagement users and tasks (apollo-engagement.ts).
-  const out: Route[] = apolloEngagementRoutes();
-  for (const name of Object.keys(COLLECTIONS).filter((candidate) => candidate !== 'users')) {
-    const handlers = collectionHandlers(api, name);
-    out.push({ method: ['GET', 'POST'], pattern: `${name}/search`, run: searchOf(name, handlers.list) });
-    if (COLLECTIONS[name]!.readOnly) continue;
-    out.push(
-      { method: 'POST', pattern: name, run: handlers.create },
-      { method: 'GET', pattern: `${name}/:id`, run: handlers.get },
-      { method: 'PUT', pattern: `${name}/:id`, run: handlers.update },
-      { method: 'DELETE', pattern: `${name}/:id`, run: handlers.remove },
-    );
-  }
-  out.push({
-    method: 'GET',
-    pattern: 'email_accounts',
-    run: (_params, _request, context: DownstreamContext) =>
-      reply(200, { email_accounts: context.data.mailboxes.entries().map((entry) => renderMailbox(entry.record, entry.extra)) }, HEADERS),
-  });
-  return out;
-}
-
-const ROUTES = routes();
-
-export const apollo: DownstreamSystem = {
-  integrationId: 'apollo',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
-  nativeRecord: (type, record, extra, context) => {
-    const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);
-    return target ? renderFields(target, record, extra, context) : { id: record.nativeId, ...customFields.read(customOf(extra)) };
-  },
-  nativeEngagement: (collection, record, extra) => {
-    if (isMailbox(collection, record)) return renderMailbox(record, extra);
-    // The same object as users/search lists.
-    return renderEngagementUser(record as EngagementUser, extra);
-  },
 };

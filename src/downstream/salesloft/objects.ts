@@ -1,44 +1,26 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { INTEGRATIONS } from '../model/integrations.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { nestedCustom } from './custom-fields.js';
-import { renderUser as renderEngagementUser, SALESLOFT_ENGAGEMENT_PATHS, salesloftEngagementRoutes } from './salesloft-engagement.js';
-import { engagementSeq, engagementTimes, isMailbox } from './engagement-native.js';
-import {
-  asNumber,
-  computed,
-  custom,
-  date,
-  field,
-  locked,
-  owner,
-  readOnly,
-  ref,
-  taskDone,
-  time,
-  timeFormat,
-  writeOnly,
-  type RefStyle,
-  type Target,
-} from './fields.js';
-import { customOf, displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from './rest-engine.js';
-import { dispatch, intParam, reply, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamSystem } from './types.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import { nestedCustom } from '../custom-fields.js';
+import { asNumber, computed, custom, date, field, locked, owner, readOnly, ref, taskDone, time, timeFormat, to, writeOnly, type RefStyle, type Target } from '../fields.js';
+import { displayName, FieldError, type FieldMap, type NativeObject } from '../rest-engine.js';
+import { reply, type RouteErrors } from '../router.js';
+import type { DownstreamContext } from '../types.js';
 
 /**
  * Salesloft API v2 (`people`, `accounts`…): snake_case records under `data`. References read as
- * `{ id, _href }` and are written as `…_id`.
+ * `{ id, _href }` and are written as `…_id`. The headers and error answers every Salesloft route
+ * module uses.
  */
 
-const HEADERS = { 'x-ratelimit-limit-minute': '600', 'x-ratelimit-remaining-minute': '599' };
+export const HEADERS = { 'x-ratelimit-limit-minute': '600', 'x-ratelimit-remaining-minute': '599' };
 const iso = time(timeFormat.iso);
-const customFields = nestedCustom('custom_fields');
+export const customFields = nestedCustom('custom_fields');
+export const base = (context: DownstreamContext) => INTEGRATIONS.salesloft.apiBaseUrl(context.org);
 
 const PATH_OF: Partial<Record<CrmObjectType, string>> = { Contact: 'people', Account: 'accounts', User: 'users', Note: 'notes', Task: 'tasks', Event: 'meetings' };
 const href: RefStyle = (nativeId, _target, type, context) => ({
   id: Number(nativeId),
-  _href: `${INTEGRATIONS.salesloft.apiBaseUrl(context.org)}/${PATH_OF[type]}/${nativeId}`,
+  _href: `${base(context)}/${PATH_OF[type]}/${nativeId}`,
 });
 
 /** A reference shown as `{name}: { id, _href }` and written as `{name}_id`. */
@@ -46,7 +28,6 @@ function link(name: string, target: Target): FieldMap[] {
   return [locked(ref(name, target, href)), writeOnly(ref(`${name}_id`, target, asNumber))];
 }
 const ownerLink = (name: string) => [locked(owner(name, href)), writeOnly(owner(`${name}_id`, asNumber))];
-const to = (type: CrmObjectType, assoc: string): Target => ({ type, assoc });
 
 /** A note hangs off a person or an account: `associated_with_type` and `associated_with_id`, written together. */
 const NOTE_PARENTS: Record<string, Target> = { person: to('Contact', 'contactIds'), account: to('Account', 'accountIds') };
@@ -91,7 +72,7 @@ const object = (type: CrmObjectType, name: string, fields: FieldMap[], more: Par
   ...more,
 });
 
-const COLLECTIONS: Record<string, NativeObject> = {
+export const COLLECTIONS: Record<string, NativeObject> = {
   people: object('Contact', 'person', [
     field('first_name', 'firstName'),
     field('last_name', 'lastName'),
@@ -151,9 +132,9 @@ const COLLECTIONS: Record<string, NativeObject> = {
   ]),
 };
 
-const notFound = () => reply(404, { status: 404, error: 'Not Found' }, HEADERS);
+export const notFound = () => reply(404, { status: 404, error: 'Not Found' }, HEADERS);
 
-const errors: RouteErrors = {
+export const errors: RouteErrors = {
   notFound,
   methodNotAllowed: notFound,
   invalid: (error) => {
@@ -161,68 +142,5 @@ const errors: RouteErrors = {
     // Rails-style: the message without the field name it is filed under.
     const message = error.field && error.message.startsWith(`${error.field} `) ? error.message.slice(error.field.length + 1) : error.message;
     return reply(422, { errors: { [key]: [message] } }, HEADERS);
-  },
-};
-
-const api: CollectionApi = {
-  prefix: '',
-  // `users` and `tasks` are the engagement users and tasks (salesloft-engagement.ts), not CRM records.
-  collections: Object.fromEntries(
-    Object.entries(COLLECTIONS)
-      .filter(([name]) => !SALESLOFT_ENGAGEMENT_PATHS.includes(name))
-      .map(([name, target]) => [name, [target]]),
-  ),
-  updateMethod: 'PUT',
-  // Salesloft drops parameters it does not permit.
-  policy: { unknown: 'ignore', readOnly: 'ignore' },
-  window: (request) => {
-    const page = intParam(request.query.page, 'page', 1, 1);
-    const limit = intParam(request.query.per_page, 'per_page', 25, 1, 100);
-    return { offset: (page - 1) * limit, limit };
-  },
-  unwrap: (body) => {
-    if (!isPlainObject(body)) throw new FieldError(undefined, 'the request body must be a JSON object', 'body');
-    return body;
-  },
-  render: (target, record, extra, context) => renderFields(target, record, extra, context),
-  list: (items, window, _collection, request) => {
-    const page = Math.floor(window.offset / window.limit) + 1;
-    const pages = Math.max(1, Math.ceil(window.total / window.limit));
-    const counts = request.query.include_paging_counts === 'true' ? { total_pages: pages, total_count: window.total } : {};
-    const paging = { per_page: window.limit, current_page: page, next_page: page < pages ? page + 1 : null, prev_page: page > 1 ? page - 1 : null, ...counts };
-    return reply(200, { metadata: { filtering: {}, paging, sorting: { sort_by: 'id', sort_direction: 'ASC' } }, data: items }, HEADERS);
-  },
-  one: (item) => reply(200, { data: item }, HEADERS),
-  created: (item) => reply(200, { data: item }, HEADERS),
-  updated: (item) => reply(200, { data: item }, HEADERS),
-  deleted: () => reply(204, null, HEADERS),
-  missing: notFound,
-};
-
-const crmUser = (id: string, context: DownstreamContext) => {
-  const entry = context.data.crm.User.getByNativeId(id);
-  return entry ? renderFields(COLLECTIONS.users!, entry.record, entry.extra, context) : undefined;
-};
-const ROUTES = [...salesloftEngagementRoutes({ users: crmUser }), ...collectionRoutes(api)];
-
-export const salesloft: DownstreamSystem = {
-  integrationId: 'salesloft',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
-  nativeRecord: (type, record, extra, context) => {
-    const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);
-    return target ? renderFields(target, record, extra, context) : { id: Number(record.nativeId), ...customFields.read(customOf(extra)) };
-  },
-  nativeEngagement: (collection, record, extra, context) => {
-    const base = INTEGRATIONS.salesloft.apiBaseUrl(context.org);
-    const id = engagementSeq(collection, record.id, context.data);
-    const tail = { ...engagementTimes(record, ['created_at', 'updated_at']), ...customFields.read(customOf(extra)) };
-    if (isMailbox(collection, record)) {
-      const ownerId = record.associations.ownerUserId;
-      const userId = ownerId ? engagementSeq('users', ownerId, context.data) : null;
-      const user = userId === null ? null : { id: userId, _href: `${base}/users/${userId}` };
-      return { id, email_address: record.email, default: record.isDefault ?? null, user, ...tail };
-    }
-    // The same object as GET users/{id} answers.
-    return renderEngagementUser(record as EngagementUser, id ?? 0, extra);
   },
 };

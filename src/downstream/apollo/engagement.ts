@@ -1,22 +1,20 @@
-import type { EngagementTask } from '../model/engagement-activity.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { NeedleSet } from '../shared/needles.js';
-import { nestedCustom } from './custom-fields.js';
-import { contactOf } from './engagement-activity.js';
-import { engagementHex24, fullName } from './engagement-native.js';
-import { COLLECTIONS } from './apollo.js';
-import { customOf, FieldError, isPlainObject, renderFields, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import type { EngagementTask } from '../../model/engagement-activity.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { NeedleSet } from '../../shared/needles.js';
+import { contactOf } from '../engagement-activity.js';
+import { engagementHex24, fullName } from '../engagement-native.js';
+import { customOf, FieldError, isPlainObject, renderFields, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { COLLECTIONS, customFields, HEADERS } from './objects.js';
 
 /**
  * Apollo's engagement resources: `users/search` (the engagement users) and `tasks/search`, both
- * by GET or POST with `page`/`per_page` and a `pagination` block; ids are 24 hex characters.
+ * by GET or POST with `page`/`per_page` and a `pagination` block; ids are 24 hex characters. And
+ * its people searches over the connection's contacts and accounts (`mixed_people/search`,
+ * `q_keywords`, `person_titles`, `q_organization_name`).
  * https://docs.apollo.io/reference/
  */
-
-const HEADERS = { 'x-rate-limit-minute': '200', 'x-minute-requests-left': '199' };
-const customFields = nestedCustom('typed_custom_fields');
 
 /** An engagement user as Apollo's users/search lists it (and `additional` too). */
 export function renderUser(user: EngagementUser, extra: Flat): Flat {
@@ -119,7 +117,8 @@ export function accountSearch(request: DownstreamRequest, context: DownstreamCon
   return page('accounts', accounts, params);
 }
 
-export function apolloEngagementRoutes(): Route[] {
+/** `mixed_people/search`, `users/search` and `tasks/search`. */
+export function engagementRoutes(): Route[] {
   return [
     { method: 'POST', pattern: 'mixed_people/search', run: (_params, request, context) => peopleSearch('people', request, context) },
     {

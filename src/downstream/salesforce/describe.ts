@@ -1,4 +1,4 @@
-import type { FieldMap } from './rest-engine.js';
+import type { FieldMap } from '../rest-engine.js';
 
 /**
  * Salesforce field metadata the simulated sObjects need: each field's type (for `describe` and

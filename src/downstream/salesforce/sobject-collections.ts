@@ -1,49 +1,16 @@
-import { CUSTOM_FIELD_KEYS, salesforceCustom } from './custom-fields.js';
-import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, translate, updateRecord, type Flat } from './rest-engine.js';
-import { reply, type Route } from './router.js';
-import { CHILD_RELATIONSHIPS, describeField } from './salesforce-describe.js';
-import {
-  columnsOf,
-  describe,
-  errorOf,
-  errors,
-  HEADERS,
-  POLICY,
-  render,
-  sfError,
-  SOBJECTS,
-  sobjectNamed,
-  type SObject,
-} from './salesforce.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, translate, updateRecord, type Flat } from '../rest-engine.js';
+import { reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { columnsOf, errorOf, HEADERS, POLICY, render, sfError, SOBJECTS, sobjectNamed, versioned, type SObject } from './objects.js';
 
 /**
- * Salesforce REST beyond one record at a time: `sobjects/{type}/describe` and the sObject
- * Collections resource (`composite/sobjects`: create, update, delete and read many).
+ * Salesforce's sObject Collections resource (`composite/sobjects`): create, update, delete and
+ * read many records in one call.
  * https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_composite_sobjects_collections.htm
  */
 
 /** The most records one collections call takes. */
 export const COLLECTION_LIMIT = 200;
-
-const VERSION = /^v\d+\.\d+$/;
-const customColumns = () => Object.keys(salesforceCustom.read(Object.fromEntries(CUSTOM_FIELD_KEYS.map((key) => [key, null]))));
-
-function describeFull(object: SObject, version: string): Flat {
-  const writable = !object.readOnly;
-  const own = object.fields
-    .filter((field) => field.read)
-    .map((field) => describeField(field.native, field, { writable, required: object.required?.includes(field.native) ?? false, custom: false }));
-  const custom = customColumns().map((name) => describeField(name, undefined, { writable, required: false, custom: true }));
-  const childRelationships = Object.entries(CHILD_RELATIONSHIPS[object.name] ?? {}).map(([relationshipName, { childSObject, field }]) => ({
-    childSObject,
-    field,
-    relationshipName,
-    cascadeDelete: false,
-    deprecatedAndHidden: false,
-  }));
-  return { ...describe(object, version), fields: [...own, ...custom], childRelationships, recordTypeInfos: [], searchable: true, retrieveable: true };
-}
 
 /** One collections result: `{ id, success, errors }`. */
 type Outcome = { id?: string; success: boolean; errors: Array<{ statusCode: string; message: string; fields: string[] }> };
@@ -224,22 +191,9 @@ function readMany(object: SObject, version: string, request: DownstreamRequest, 
   return reply(200, rows, HEADERS);
 }
 
-const versioned =
-  (run: (version: string, params: Record<string, string>, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse): Route['run'] =>
-  (params, request, context) =>
-    VERSION.test(params.version!) ? run(params.version!, params, request, context) : errors.notFound(request, context);
-
-/** The routes, tried before the single-record routes (whose `:id` would take `describe`). */
-export function salesforceMoreRoutes(): Route[] {
+/** The sObject Collections routes. */
+export function sobjectCollectionRoutes(): Route[] {
   return [
-    {
-      method: 'GET',
-      pattern: 'services/data/:version/sobjects/:sobject/describe',
-      run: versioned((version, params, request, context) => {
-        const object = sobjectNamed(params.sobject);
-        return object ? reply(200, describeFull(object, version), HEADERS) : errors.notFound(request, context);
-      }),
-    },
     {
       method: ['POST', 'PATCH', 'DELETE'],
       pattern: 'services/data/:version/composite/sobjects',

@@ -1,12 +1,11 @@
-import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../model/engagement-activity.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { INTEGRATIONS } from '../model/integrations.js';
-import { nestedCustom } from './custom-fields.js';
-import { bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from './engagement-activity.js';
-import { engagementTimes, fullName } from './engagement-native.js';
-import { customOf, isPlainObject, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../../model/engagement-activity.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from '../engagement-activity.js';
+import { engagementTimes, fullName } from '../engagement-native.js';
+import { customOf, isPlainObject, type Flat } from '../rest-engine.js';
+import { intParam, isResponse, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { base, customFields, HEADERS, notFound } from './objects.js';
 
 /**
  * Salesloft's engagement resources: `users` (the engagement users), `tasks`, `actions` and
@@ -15,9 +14,6 @@ import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '.
  * https://developers.salesloft.com/docs/api/
  */
 
-const HEADERS = { 'x-ratelimit-limit-minute': '600', 'x-ratelimit-remaining-minute': '599' };
-const customFields = nestedCustom('custom_fields');
-const base = (context: DownstreamContext) => INTEGRATIONS.salesloft.apiBaseUrl(context.org);
 const hrefTo = (context: DownstreamContext, path: string, id: number | null) => (id === null ? null : { id, _href: `${base(context)}/${path}/${id}` });
 
 const userHref = (context: DownstreamContext, userId: string) => hrefTo(context, 'users', seqOf(context.data, 'users', userId));
@@ -176,7 +172,6 @@ function list(resource: Resource, request: DownstreamRequest, context: Downstrea
 
 const KIND_OF: Record<string, EngagementTask['kind']> = { call: 'call', email: 'email', general: 'action_item' };
 const unprocessable = (field: string, message: string) => reply(422, { errors: { [field]: [message] } }, HEADERS);
-const isResponse = (value: unknown): value is DownstreamResponse => isPlainObject(value) && 'statusCode' in value && 'headers' in value;
 
 /** A task write as Salesloft takes it (flat fields; `user_id`, `person_id`); a 422 naming the field when bad. */
 function taskWrite(body: unknown, context: DownstreamContext, creating: boolean): TaskWrite | DownstreamResponse {
@@ -224,7 +219,6 @@ function taskWrite(body: unknown, context: DownstreamContext, creating: boolean)
 }
 
 function taskWriteRoutes(): Route[] {
-  const notFound = reply(404, { status: 404, error: 'Not Found' }, HEADERS);
   return [
     {
       method: 'POST',
@@ -241,7 +235,7 @@ function taskWriteRoutes(): Route[] {
       pattern: 'tasks/:id',
       run: (params, request, context) => {
         const entry = bySeq<EngagementTask>(context.data, 'tasks', params.id!);
-        if (!entry) return notFound;
+        if (!entry) return notFound();
         if (request.method === 'DELETE') {
           deleteTask(context.data, entry);
           return reply(204, null, HEADERS);
@@ -258,7 +252,7 @@ function taskWriteRoutes(): Route[] {
  * The engagement routes. `fallback` reads an id they do not know: a CRM user that owns a note or
  * meeting is still found at `users/{id}`, though `users` lists the engagement users.
  */
-export function salesloftEngagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
+export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
   return [...taskWriteRoutes(), ...Object.values(RESOURCES).flatMap((resource): Route[] => [
     { method: 'GET', pattern: resource.path, run: (_params, request, context) => list(resource, request, context) },
     {
@@ -266,11 +260,11 @@ export function salesloftEngagementRoutes(fallback: Partial<Record<string, (id: 
       pattern: `${resource.path}/:id`,
       run: (params, _request, context) => {
         const item = resource.one(params.id!, context) ?? fallback[resource.path]?.(params.id!, context);
-        return item ? reply(200, { data: item }, HEADERS) : reply(404, { status: 404, error: 'Not Found' }, HEADERS);
+        return item ? reply(200, { data: item }, HEADERS) : notFound();
       },
     },
   ])];
 }
 
 /** Paths these routes own, so the CRM collections of the same names step aside. */
-export const SALESLOFT_ENGAGEMENT_PATHS = Object.keys(RESOURCES);
+export const ENGAGEMENT_PATHS = Object.keys(RESOURCES);

@@ -1,8 +1,8 @@
-import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, referenceField, REFERENCES } from './salesforce-describe.js';
-import { fieldsOf, type Condition, type OrderItem, type Soql, type SoqlValue } from './salesforce-soql.js';
-import { FieldError, type Flat } from './rest-engine.js';
-import { wildcardMatcher } from '../shared/wildcard.js';
-import type { DownstreamContext } from './types.js';
+import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, referenceField, REFERENCES } from './describe.js';
+import { fieldsOf, type Condition, type OrderItem, type Soql, type SoqlValue } from './soql.js';
+import { FieldError, type Flat } from '../rest-engine.js';
+import { wildcardMatcher } from '../../shared/wildcard.js';
+import type { DownstreamContext } from '../types.js';
 
 /**
  * Runs a parsed SOQL query over the connection's records: filters, sorts, windows, and selects

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { seededData } from '../../test/helpers/seeded-data.js';
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { ConnectionData } from '../store/connection-data.js';
-import { downstreamFor } from './index.js';
-import type { DownstreamRequest } from './types.js';
+import { seededData } from '../../../test/helpers/seeded-data.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { ConnectionData } from '../../store/connection-data.js';
+import { downstreamFor } from '../index.js';
+import type { DownstreamRequest } from '../types.js';
 
 /** Salesforce as its REST API and SOQL references describe it, over the connection's records. */
 

@@ -1,13 +1,13 @@
-import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../model/engagement-activity.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { INTEGRATIONS } from '../model/integrations.js';
-import { outreachCustom } from './custom-fields.js';
-import { bySeq, completeTask, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from './engagement-activity.js';
-import { engagementTimes, fullName } from './engagement-native.js';
-import { parseTime } from './fields.js';
-import { customOf, FieldError, isPlainObject, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../../model/engagement-activity.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { outreachCustom } from '../custom-fields.js';
+import { bySeq, completeTask, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from '../engagement-activity.js';
+import { engagementTimes, fullName } from '../engagement-native.js';
+import { parseTime } from '../fields.js';
+import { customOf, FieldError, isPlainObject, type Flat } from '../rest-engine.js';
+import { intParam, isResponse, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { base, HEADERS, outreachError } from './objects.js';
 
 /**
  * Outreach's engagement resources (JSON:API): `users` (the engagement users), `tasks`,
@@ -16,8 +16,6 @@ import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '.
  * https://developers.outreach.io/api/reference/overview/
  */
 
-const HEADERS = { 'x-ratelimit-limit': '10000', 'x-ratelimit-remaining': '9999' };
-const base = (context: DownstreamContext) => INTEGRATIONS.outreach.apiBaseUrl(context.org);
 type Ref = { type: string; id: number } | null;
 
 /** A listable JSON:API resource: its records as resource objects. */
@@ -162,9 +160,6 @@ const RESOURCES: Record<string, Resource> = {
   },
 };
 
-const outreachError = (statusCode: number, id: string, title: string, detail: string, more: Flat = {}) =>
-  reply(statusCode, { errors: [{ id, title, detail, ...more }] }, HEADERS);
-
 /** `filter[state]=…` tests an attribute, `filter[owner][id]=…` a relationship; an unknown one is a 400. */
 function filtersOf(request: DownstreamRequest, sample: Flat | undefined): Array<(item: Flat) => boolean> {
   const out: Array<(item: Flat) => boolean> = [];
@@ -291,7 +286,7 @@ const missing = (resource: Resource, id: string) =>
  * The engagement routes; they take `users` and `tasks` from the CRM collections of the same
  * names. `fallback` reads an id these do not know (a CRM user that owns a prospect, say).
  */
-export function outreachEngagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
+export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
   const routes: Route[] = [];
   for (const resource of Object.values(RESOURCES)) {
     routes.push(
@@ -414,7 +409,5 @@ function taskWriteRoutes(): Route[] {
   ];
 }
 
-const isResponse = (value: unknown): value is DownstreamResponse => isPlainObject(value) && 'statusCode' in value && 'headers' in value;
-
 /** Paths these routes own, so the CRM collections of the same names step aside. */
-export const OUTREACH_ENGAGEMENT_PATHS = Object.keys(RESOURCES);
+export const ENGAGEMENT_PATHS = Object.keys(RESOURCES);

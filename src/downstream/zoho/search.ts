@@ -1,7 +1,7 @@
-import { isPlainObject, renderFields, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import { errors, HEADERS, MODULES, zohoError } from './zoho.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import { isPlainObject, renderFields, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { errors, HEADERS, MODULES, zohoError } from './objects.js';
 
 /**
  * Zoho CRM's search (`{Module}/search`): one of `criteria`, `email`, `phone` or `word`, with
@@ -224,7 +224,8 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
   return reply(200, { data: items, info: { per_page: perPage, count: items.length, page, more_records: offset + items.length < hits.length } }, HEADERS);
 }
 
-export function zohoSearchRoutes(): Route[] {
+/** `{Module}/search`. */
+export function searchRoutes(): Route[] {
   return [
     {
       method: 'GET',

@@ -1,8 +1,8 @@
-import type { CrmRecord } from '../model/crm.js';
-import { customOf, displayName, FieldError, type Flat } from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import { COLLECTIONS, failure, HEADERS, PIPELINE } from './pipedrive.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+import type { CrmRecord } from '../../model/crm.js';
+import { customOf, displayName, FieldError, type Flat } from '../rest-engine.js';
+import { intParam, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { COLLECTIONS, failure, HEADERS, PIPELINE } from './objects.js';
 
 /**
  * Pipedrive's search endpoints (`v1/persons/search`, `v1/organizations/search`,
@@ -198,7 +198,8 @@ function search(target: Searchable, request: DownstreamRequest, context: Downstr
   );
 }
 
-export function pipedriveSearchRoutes(): Route[] {
+/** `v1/{persons,organizations,deals}/search`. */
+export function searchRoutes(): Route[] {
   return Object.values(SEARCHABLE).map((target) => ({
     method: 'GET' as const,
     pattern: `v1/${target.collection}/search`,

@@ -1,5 +1,5 @@
-import { wildcardMatcher } from '../shared/wildcard.js';
-import { FieldError, isPlainObject, type Flat } from './rest-engine.js';
+import { wildcardMatcher } from '../../shared/wildcard.js';
+import { FieldError, isPlainObject, type Flat } from '../rest-engine.js';
 
 /**
  * HubSpot's CRM search body (`POST crm/v3/objects/{type}/search`): filter groups ORed, filters

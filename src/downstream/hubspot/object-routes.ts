@@ -1,9 +1,7 @@
-import type { CrmRecord } from '../model/crm.js';
-import type { ArchivedRecord } from '../store/connection-data.js';
-import { collectionHandlers } from './collection-api.js';
-import { CUSTOM_FIELD_KEYS } from './custom-fields.js';
-import { api, COLLECTIONS, errors, HEADERS, hubspotError, renderObject, type HubspotObject } from './hubspot.js';
-import { groupsTest, parseSearch, queryTest, sortBy } from './hubspot-search.js';
+import type { CrmRecord } from '../../model/crm.js';
+import type { ArchivedRecord } from '../../store/connection-data.js';
+import { collectionHandlers } from '../collection-api.js';
+import { CUSTOM_FIELD_KEYS } from '../custom-fields.js';
 import {
   createRecord,
   deleteRecord,
@@ -15,33 +13,16 @@ import {
   updateRecord,
   type Flat,
   type Found,
-} from './rest-engine.js';
-import { intParam, reply, type Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from './types.js';
+} from '../rest-engine.js';
+import { intParam, isResponse, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { api, collectionNamed, COLLECTIONS, errors, HEADERS, hubspotError, OBJECT_TYPE_IDS, PREFIX, renderObject, type HubspotObject } from './objects.js';
+import { groupsTest, parseSearch, queryTest, sortBy } from './search.js';
 
 /**
  * HubSpot CRM v3 beyond list/get/create/update/delete: search, batch, `archived=true` reads
  * and the properties API. https://developers.hubspot.com/docs/api/crm/understanding-the-crm
  */
-
-const PREFIX = 'crm/v3/objects';
-/** HubSpot's own object type ids, accepted wherever an object type is named. */
-export const OBJECT_TYPE_IDS: Record<string, string> = {
-  contacts: '0-1',
-  companies: '0-2',
-  deals: '0-3',
-  tasks: '0-27',
-  notes: '0-46',
-  meetings: '0-47',
-  leads: '0-136',
-};
-
-/** The collection an object type names: `contacts`, `contact` or `0-1`. */
-export function collectionNamed(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
-  const lower = name.toLowerCase();
-  return Object.keys(COLLECTIONS).find((key) => key === lower || COLLECTIONS[key]!.name === lower || OBJECT_TYPE_IDS[key] === lower);
-}
 
 /** Properties each object returns from a search when the body names none (the search docs' table). */
 const SEARCH_DEFAULTS: Record<string, readonly string[]> = {
@@ -81,7 +62,6 @@ function targetOf(collection: string | undefined, request: DownstreamRequest, co
   const name = collectionNamed(collection);
   return name ? COLLECTIONS[name]! : errors.notFound(request, context);
 }
-const isResponse = (value: unknown): value is DownstreamResponse => isPlainObject(value) && 'statusCode' in value;
 
 function search(collection: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
   const target = COLLECTIONS[collection]!;
@@ -305,8 +285,8 @@ const guard =
     }
   };
 
-/** The routes, to be tried before the plain collection routes. */
-export function hubspotMoreRoutes(): Route[] {
+/** Search, batch, archived and `idProperty` reads, and the properties API: to be tried before the plain collection routes. */
+export function objectRoutes(): Route[] {
   return [
     { method: 'POST', pattern: `${PREFIX}/:collection/search`, run: guard((collection, _params, request, context) => search(collection, request, context)) },
     {

@@ -1,9 +1,6 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementUser } from '../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from './collection-api.js';
-import { zohoCustom } from './custom-fields.js';
-import { zohoSearchRoutes } from './zoho-search.js';
-import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { CollectionApi } from '../collection-api.js';
+import { zohoCustom } from '../custom-fields.js';
 import {
   computed,
   custom,
@@ -19,33 +16,26 @@ import {
   text,
   time,
   timeFormat,
+  to,
   STAGE_COVERS,
   TASK_STATUS_COVERS,
   type RefStyle,
   type Target,
-} from './fields.js';
-import {
-  customOf,
-  displayName,
-  FieldError,
-  isPlainObject,
-  renderFields,
-  type FieldMap,
-  type Flat,
-  type Found,
-  type NativeObject,
-} from './rest-engine.js';
-import { dispatch, intParam, reply, type RouteErrors } from './router.js';
-import type { DownstreamContext, DownstreamSystem } from './types.js';
+} from '../fields.js';
+import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type Found, type NativeObject } from '../rest-engine.js';
+import { intParam, reply, type RouteErrors } from '../router.js';
+import type { DownstreamContext } from '../types.js';
 
-/** Zoho CRM v3 (`{Module}`, `{Module}/{id}`): records wrapped in `data: [...]`, lookups as `{ id, name }`. */
+/**
+ * Zoho CRM v3 (`{Module}`, `{Module}/{id}`): records wrapped in `data: [...]`, lookups as
+ * `{ id, name }`; the headers and error answers every Zoho route module uses.
+ */
 
 export const HEADERS = { 'x-ratelimit-limit': '250', 'x-ratelimit-remaining': '249' };
 const zohoTime = time(timeFormat.zoho);
 
 const lookup: RefStyle = (nativeId, target) => ({ id: nativeId, name: displayName(target) });
 const ownerLookup: RefStyle = (nativeId, user) => ({ id: nativeId, name: displayName(user), email: (user as CrmRecord<'User'>).email });
-const to = (type: CrmObjectType, assoc: string): Target => ({ type, assoc });
 
 const MODULE_OF: Partial<Record<CrmObjectType, string>> = { Contact: 'Contacts', Account: 'Accounts', Deal: 'Deals', Lead: 'Leads' };
 
@@ -179,7 +169,7 @@ function participants(record: CrmRecord, context: DownstreamContext): Flat[] {
 }
 
 /** Zoho users: their own endpoint and envelope (`users: [...]`), snake_case, read-only. */
-const USERS: NativeObject = {
+export const USERS: NativeObject = {
   type: 'User',
   name: 'users',
   readOnly: true,
@@ -264,29 +254,4 @@ export const api: CollectionApi = {
   deleted: (found, _collection, ctx) => reply(200, success(found, 'record deleted', ctx, false), HEADERS),
   missing: (_collection, id) =>
     reply(404, { data: [{ code: 'INVALID_DATA', details: { id }, message: 'the id given seems to be invalid', status: 'error' }] }, HEADERS),
-};
-
-// Search first: `Contacts/search` would otherwise read as the contact with id `search`.
-const ROUTES = [...zohoSearchRoutes(), ...collectionRoutes(api)];
-
-export const zoho: DownstreamSystem = {
-  integrationId: 'zoho',
-  handle: (request, ctx) => dispatch(ROUTES, errors, request, ctx),
-  nativeRecord: (type, record, extra, ctx) => {
-    const target = Object.values(MODULES).find((candidate) => candidate.type === type) ?? (type === 'User' ? USERS : undefined);
-    return target ? renderFields(target, record, extra, ctx) : { id: record.nativeId, ...zohoCustom.read(customOf(extra)) };
-  },
-  nativeEngagement: (collection, record, extra, ctx) => {
-    // Zoho ids are 19 digits starting with 5.
-    const zohoId = (seq: number | null) => (seq === null ? null : `5${String(seq).padStart(18, '0')}`);
-    const id = zohoId(engagementSeq(collection, record.id, ctx.data));
-    const tail = { ...engagementTimes(record, ['Created_Time', 'Modified_Time'], timeFormat.zoho), ...zohoCustom.read(customOf(extra)) };
-    if (isMailbox(collection, record)) {
-      const ownerId = record.associations.ownerUserId;
-      const owner = ownerId ? zohoId(engagementSeq('users', ownerId, ctx.data)) : null;
-      return { id, Email: record.email, Owner: owner === null ? null : { id: owner }, Primary: record.isDefault ?? null, ...tail };
-    }
-    const user = record as EngagementUser;
-    return { id, first_name: user.firstName, last_name: user.lastName, full_name: engagementName(user), email: user.email, status: 'active', ...tail };
-  },
 };

@@ -1,4 +1,4 @@
-import { FieldError } from './rest-engine.js';
+import { FieldError } from '../rest-engine.js';
 
 /**
  * The SOQL the simulated Salesforce understands, from the SOQL reference

@@ -1,8 +1,5 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import { fromBase64Url, toBase64Url } from '../shared/text-codec.js';
-import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
-import { CUSTOM_FIELD_KEYS, salesforceCustom } from './custom-fields.js';
-import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from './engagement-native.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import { CUSTOM_FIELD_KEYS, salesforceCustom } from '../custom-fields.js';
 import {
   computed,
   custom,
@@ -19,33 +16,18 @@ import {
   taskStatusWrites,
   time,
   timeFormat,
+  to,
   STAGE_COVERS,
   TASK_STATUS_COVERS,
-  type Target,
-} from './fields.js';
-import {
-  createRecord,
-  customOf,
-  deleteRecord,
-  displayName,
-  FieldError,
-  findRecord,
-  isPlainObject,
-  renderFields,
-  updateRecord,
-  type FieldMap,
-  type Flat,
-  type Found,
-  type NativeObject,
-  type WritePolicy,
-} from './rest-engine.js';
-import { dispatch, reply, type Params, type Route, type RouteErrors } from './router.js';
-import { parseSoql } from './salesforce-soql.js';
-import { runSoql, type QuerySchema } from './salesforce-query.js';
-import { salesforceMoreRoutes } from './salesforce-routes.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse, DownstreamSystem } from './types.js';
+} from '../fields.js';
+import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject, type WritePolicy } from '../rest-engine.js';
+import { reply, type Params, type Route, type RouteErrors } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
-/** Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, SOQL queries, errors as arrays. */
+/**
+ * Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, errors as arrays; the
+ * headers, the error answers and the API version check every Salesforce route module uses.
+ */
 
 export const DEFAULT_VERSION = 'v53.0';
 export const HEADERS = { 'sforce-limit-info': 'api-usage=25/15000' };
@@ -70,7 +52,6 @@ const audit: FieldMap[] = [
   readOnly('SystemModstamp', 'modifiedTime', sfTime),
 ];
 
-const to = (type: CrmObjectType, assoc: string): Target => ({ type, assoc });
 const account = ref('AccountId', to('Account', 'accountIds'));
 const who = ref('WhoId', [to('Contact', 'contactIds'), to('Lead', 'leadIds')]);
 const what = ref('WhatId', [to('Account', 'accountIds'), to('Deal', 'dealIds')]);
@@ -195,7 +176,7 @@ export const SOBJECTS: SObject[] = [
 ];
 
 export const sobjectNamed = (name: string | undefined) => SOBJECTS.find((candidate) => candidate.name.toLowerCase() === name?.toLowerCase());
-const byType = (type: CrmObjectType) => SOBJECTS.find((candidate) => candidate.type === type);
+export const byType = (type: CrmObjectType) => SOBJECTS.find((candidate) => candidate.type === type);
 
 export function render(object: SObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, version = DEFAULT_VERSION): Flat {
   return {
@@ -204,10 +185,12 @@ export function render(object: SObject, record: CrmRecord, extra: Record<string,
   };
 }
 
+/** The org's custom fields, as columns (`Region__c`…). */
+export const customColumns = () => Object.keys(salesforceCustom.read(Object.fromEntries(CUSTOM_FIELD_KEYS.map((key) => [key, null]))));
+
 /** Every column a query may select: the fields and the org's custom fields. */
 export function columnsOf(object: SObject): string[] {
-  const customs = Object.keys(salesforceCustom.read(Object.fromEntries(CUSTOM_FIELD_KEYS.map((key) => [key, null]))));
-  return [...object.fields.filter((candidate) => candidate.read).map((candidate) => candidate.native), ...customs];
+  return [...object.fields.filter((candidate) => candidate.read).map((candidate) => candidate.native), ...customColumns()];
 }
 
 export function describe(object: SObject, version: string) {
@@ -271,174 +254,11 @@ export function writeBody(body: unknown, object: SObject): Flat {
   throw new FieldError(undefined, `Cannot deserialize instance of ${object.name} from ${token} value`, 'body');
 }
 
-/** Runs a route only for a known API version and sObject; anything else is NOT_FOUND. */
-function onSObject(run: (object: SObject, params: Params, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse): Route['run'] {
-  return (params, request, context) => {
-    const object = sobjectNamed(params.sobject);
-    if (!/^v\d+\.\d+$/.test(params.version!) || !object) return errors.notFound(request, context);
-    if (object.readOnly && request.method !== 'GET') return errors.methodNotAllowed(request, ['GET'], context);
-    return run(object, params, request, context);
-  };
-}
+/** An API version in a path: `v53.0`. */
+const VERSION = /^v\d+\.\d+$/;
 
-function withRecord(
-  run: (object: SObject, found: Found, params: Params, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse,
-): Route['run'] {
-  return onSObject((object, params, request, context) => {
-    const found = findRecord([object], params.id!, context.data);
-    return found ? run(object, found, params, request, context) : errors.notFound(request, context);
-  });
-}
-
-/** The simulated sObjects as the query engine sees them. */
-const SCHEMA: QuerySchema = {
-  object: (name) => sobjectNamed(name),
-  ofId: (nativeId, context) => {
-    const object = SOBJECTS.find((candidate) => nativeId.startsWith(candidate.keyPrefix));
-    const found = object ? findRecord([object], nativeId, context.data) : undefined;
-    return object && found ? { name: object.name, row: render(object, found.entry.record, found.entry.extra, context) } : undefined;
-  },
-  columns: (name) => columnsOf(sobjectNamed(name)!),
-  rows: (name, context, start = 0, end) => {
-    const object = sobjectNamed(name)!;
-    const collection = context.data.crm[object.type];
-    const entries = end === undefined && start === 0 ? collection.entries() : collection.slice(start, Math.max(0, (end ?? collection.size) - start));
-    return entries.map((entry) => render(object, entry.record, entry.extra, context));
-  },
-  count: (name, context) => context.data.crm[sobjectNamed(name)!.type].size,
-};
-
-function runQuery(query: string, version: string, context: DownstreamContext, skip: number): DownstreamResponse {
-  const answer = runSoql(SCHEMA, parseSoql(query), context, skip);
-  const records = answer.records.map((row) => withVersion(row, version));
-  return reply(
-    200,
-    {
-      totalSize: answer.totalSize,
-      done: answer.done,
-      ...(answer.next === undefined ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator(query, answer.next)}` }),
-      records,
-    },
-    HEADERS,
-  );
-}
-
-/** Rows render with the default version's urls; a query on another version shows its own. */
-function withVersion(row: Flat, version: string): Flat {
-  if (version === DEFAULT_VERSION) return row;
-  return JSON.parse(JSON.stringify(row).replaceAll(`/services/data/${DEFAULT_VERSION}/`, `/services/data/${version}/`)) as Flat;
-}
-
-// A query locator carries the query and where the next batch starts: no server-side state.
-const locator = (query: string, next: number) => `${toBase64Url(query)}-${next}`;
-
-const versioned = (run: Route['run']): Route['run'] => (params, request, context) =>
-  /^v\d+\.\d+$/.test(params.version!) ? run(params, request, context) : errors.notFound(request, context);
-
-// Describe and sObject Collections first: their paths would match the single-record routes.
-const ROUTES: Route[] = [
-  ...salesforceMoreRoutes(),
-  {
-    method: 'GET',
-    pattern: 'services/data/:version/sobjects',
-    run: versioned((params) =>
-      reply(200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: SOBJECTS.map((object) => describe(object, params.version!)) }, HEADERS),
-    ),
-  },
-  {
-    method: 'GET',
-    pattern: 'services/data/:version/sobjects/:sobject',
-    run: onSObject((object, params, _request, context) => {
-      const recent = context.data.crm[object.type].slice(0, 10).map(({ record }) => ({
-        attributes: { type: object.name, url: `/services/data/${params.version}/sobjects/${object.name}/${record.nativeId}` },
-        Id: record.nativeId,
-        Name: displayName(record),
-      }));
-      return reply(200, { objectDescribe: describe(object, params.version!), recentItems: recent }, HEADERS);
-    }),
-  },
-  {
-    method: 'POST',
-    pattern: 'services/data/:version/sobjects/:sobject',
-    run: onSObject((object, _params, request, context) => {
-      const { entry } = createRecord(object, writeBody(request.body, object), POLICY, context);
-      return reply(201, { id: entry.record.nativeId, success: true, errors: [] }, HEADERS);
-    }),
-  },
-  {
-    method: ['GET', 'PATCH', 'DELETE'],
-    pattern: 'services/data/:version/sobjects/:sobject/:id',
-    run: withRecord((object, found, params, request, context) => {
-      if (request.method === 'GET') {
-        const row = render(object, found.entry.record, found.entry.extra, context, params.version);
-        const wanted = request.query.fields === undefined ? undefined : new Set(request.query.fields.split(',').map((name) => name.trim().toLowerCase()));
-        const keep = (name: string) => !wanted || name === 'attributes' || name === 'Id' || wanted.has(name.toLowerCase());
-        return reply(200, Object.fromEntries(Object.entries(row).filter(([name]) => keep(name))), HEADERS);
-      }
-      if (request.method === 'PATCH') updateRecord(found, writeBody(request.body, object), POLICY, context);
-      else deleteRecord(found, context);
-      return reply(204, null, HEADERS);
-    }),
-  },
-  {
-    method: 'GET',
-    pattern: 'services/data/:version/query',
-    run: versioned((params, request, context) => runQuery(request.query.q ?? '', params.version!, context, 0)),
-  },
-  {
-    method: 'GET',
-    pattern: 'services/data/:version/query/:locator',
-    run: versioned((params, _request, context) => {
-      const m = /^([A-Za-z0-9_-]+)-(\d+)$/.exec(params.locator!);
-      const query = m ? fromBase64Url(m[1]!) : '';
-      if (!m || !/^\s*select\s/i.test(query)) return sfError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
-      return runQuery(query, params.version!, context, Number(m[2]));
-    }),
-  },
-];
-
-function nativeEngagement(
-  collection: EngagementCollection,
-  record: Mailbox | EngagementUser,
-  extra: Record<string, unknown>,
-  context: DownstreamContext,
-): Flat {
-  const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], timeFormat.salesforce);
-  if (isMailbox(collection, record)) {
-    const user = mailboxOwner(record, context.data);
-    // Salesforce has no mailbox object; an org-wide address owned by the user is the closest.
-    return {
-      attributes: { type: 'OrgWideEmailAddress' },
-      Id: engagementSalesforceId('0D2', record.id),
-      Address: record.email,
-      DisplayName: user ? fullName(user) : record.email,
-      IsDefault: record.isDefault ?? null,
-      OwnerId: user ? engagementSalesforceId('005', user.id) : null,
-      ...times,
-      ...salesforceCustom.read(customOf(extra)),
-    };
-  }
-  const user = record as EngagementUser;
-  return {
-    attributes: { type: 'User' },
-    Id: engagementSalesforceId('005', user.id),
-    Username: user.email,
-    Email: user.email,
-    FirstName: user.firstName,
-    LastName: user.lastName,
-    Name: fullName(user),
-    IsActive: true,
-    ...times,
-    ...salesforceCustom.read(customOf(extra)),
-  };
-}
-
-export const salesforce: DownstreamSystem = {
-  integrationId: 'salesforce',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
-  nativeRecord: (type, record, extra, context) => {
-    const object = byType(type);
-    return object ? render(object, record, extra, context) : { Id: record.nativeId, ...salesforceCustom.read(customOf(extra)) };
-  },
-  nativeEngagement,
-};
+/** Runs a route only for a known API version (`v53.0`); anything else is NOT_FOUND. */
+export const versioned =
+  (run: (version: string, params: Params, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse): Route['run'] =>
+  (params, request, context) =>
+    VERSION.test(params.version!) ? run(params.version!, params, request, context) : errors.notFound(request, context);
