@@ -9,7 +9,6 @@ import { staticAssets } from './static-assets.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
 import { hostCheck, hostNotAllowed } from './allowed-hosts.js';
 
-
 // The dev server: the sandbox over a plain `node:http` server (`crm-sandbox serve`, and
 // `crm-sandbox/server` for your own scripts), with no framework in between. `createApp`
 // (create-app.ts) wraps the same listener in express, for those who mount it in theirs.
