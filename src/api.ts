@@ -1,5 +1,8 @@
-/** The package's public API, shared by the Node entry (`crm-sandbox`) and the browser entry (`crm-sandbox/browser`). */
-export { Sandbox, createSandbox, type EventListener } from './core/sandbox.js';
+/**
+ * The package's public API, shared by the Node entry (`crm-sandbox`) and the browser entry
+ * (`crm-sandbox/browser`); each adds its own `createSandbox`, which passes its platform.
+ */
+export { Sandbox, type EventListener } from './core/sandbox.js';
 export {
   DEFAULT_API_KEY,
   DEFAULT_LIMITS,

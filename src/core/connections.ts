@@ -9,7 +9,7 @@ import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { orgFaker, seededFaker } from '../store/seed/seeded-faker.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import { unguessableHex } from '../model/platform.js';
+import { unguessableHex, type FakerModule, type Platform } from '../model/platform.js';
 import { Random, type RandomState } from '../shared/random.js';
 
 /** Everything the sandbox knows about one connection. */
@@ -75,6 +75,8 @@ export interface ConnectionRegistryOptions {
   tokenTtlMs: number;
   /** Link, public and access tokens from the seed, or from the platform's cryptographic randomness. */
   tokens: 'seeded' | 'random';
+  /** The sandbox's platform: its cryptographic randomness (random tokens) and faker's loader (seeded data). */
+  platform: Pick<Platform, 'fillRandom' | 'loadFaker'>;
   /** Most connections per API token (`Infinity`: no cap). */
   connectionLimit: number;
   /** Most records a connection holds (`Infinity`: no cap). */
@@ -216,7 +218,7 @@ export class ConnectionRegistry {
   private draw(apiKey: string, { integrationId, nativeOrgId, orgName: givenName, accessToken: fixedAccessToken }: PublicToken): ConnectionState {
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
-    const drawn = orgFaker(random);
+    const drawn = orgFaker(this.fakerModule(), random);
     // A name given in the link widget: its slug. The generated name is drawn all the same, so the connection's streams stay the same.
     const givenSlug = givenName === undefined ? '' : companyDomain(drawn.faker, givenName).replace(/\.com$/, '');
     const orgName = givenSlug === '' ? drawn.orgName : givenName!;
@@ -229,7 +231,7 @@ export class ConnectionRegistry {
     const connectionId = random.hex(32);
     // Drawn even when fixed or random, so that the rest of the connection's stream (its ids and data) stays the same.
     const seededAccessToken = `access_${random.hex(40)}`;
-    const accessToken = fixedAccessToken ?? (this.options.tokens === 'random' ? `access_${unguessableHex(40)}` : seededAccessToken);
+    const accessToken = fixedAccessToken ?? (this.options.tokens === 'random' ? `access_${unguessableHex(this.options.platform, 40)}` : seededAccessToken);
     return {
       connectionId,
       accessToken,
@@ -252,7 +254,7 @@ export class ConnectionRegistry {
 
   /** Hex for a link or public token: the registry's seeded stream, or unguessable (which leaves the stream where it is). */
   private tokenHex(length: number): string {
-    return this.options.tokens === 'random' ? unguessableHex(length) : this.tokens.hex(length);
+    return this.options.tokens === 'random' ? unguessableHex(this.options.platform, length) : this.tokens.hex(length);
   }
 
   /** Tokens and counters, for a snapshot. */
@@ -352,12 +354,14 @@ export class ConnectionRegistry {
    */
   seededData(connection: ConnectionState): ConnectionData {
     const { random } = connection;
-    const data = this.emptyData(connection, random.fork('writes'), seededFaker(random.fork('write-values').uint32()));
+    const fakerModule = this.fakerModule();
+    const data = this.emptyData(connection, random.fork('writes'), seededFaker(fakerModule, random.fork('write-values').uint32()));
     seedConnection({
       data,
       integrationId: connection.integrationId,
       // The same Faker, at the same point, as the one that drew the org at creation.
-      faker: orgFaker(random).faker,
+      faker: orgFaker(fakerModule, random).faker,
+      fakerModule,
       random: random.fork('seed-ids'),
       now: connection.createdTime,
       orgDomain: `${connection.org.slug}.com`,
@@ -366,6 +370,11 @@ export class ConnectionRegistry {
     });
     data.markSeeded();
     return data;
+  }
+
+  /** The faker module seeded fakers are made from: the platform's, loaded by the first connection. */
+  fakerModule(): FakerModule {
+    return this.options.platform.loadFaker();
   }
 
   /** A connection's store with no records yet, writing with the streams given (a snapshot's, on restore). */

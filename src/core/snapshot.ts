@@ -699,7 +699,7 @@ export function loadTenantPart(parts: SandboxParts, part: TenantPart): void {
  */
 function restoreData(registry: ConnectionRegistry, connection: ConnectionState, saved: SavedData | SavedDataV1, version: number, field: string): ConnectionData {
   const seeded = new Map(registry.seededData(connection).collections());
-  const data = registry.emptyData(connection, Random.fromState(saved.random), restoreFaker(saved.faker));
+  const data = registry.emptyData(connection, Random.fromState(saved.random), restoreFaker(registry.fakerModule(), saved.faker));
   const collections = new Map<string, unknown>(version === SNAPSHOT_VERSION ? savedCollections(saved as SavedData) : savedCollections(saved as SavedDataV1));
   for (const [name, collection] of data.collections()) {
     const base = seeded.get(name)!;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -9,9 +8,12 @@ import { merged } from '../shared/merged.js';
 import { staticAssets } from './static-assets.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
 import { hostCheck, hostNotAllowed } from './allowed-hosts.js';
-// The dev server runs in Node: fixture paths from disk, webhooks over node:http.
-import '../node/platform.js';
 
+// The dev server: the sandbox over a plain `node:http` server (`crm-sandbox serve`, and
+// `crm-sandbox/server` for your own scripts), with no framework in between. `createApp`
+// (create-app.ts) wraps the same listener in express, for those who mount it in theirs.
+
+/** Options of {@link startDevServer}. */
 export interface DevServerOptions {
   /** Default 4010; 0 picks a free port. */
   port?: number;
@@ -27,6 +29,7 @@ export interface DevServerOptions {
   allowedHosts?: readonly string[];
 }
 
+/** A running dev server: its address, the `node:http` server, and how to stop it. */
 export interface DevServer {
   /** `http://127.0.0.1:PORT`. */
   readonly url: string;
@@ -87,34 +90,6 @@ export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerO
     );
   };
   return (req, res) => serveAsset(req, res, () => answer(req, res));
-}
-
-/**
- * What {@link createApp} returns: an express application, typed by what you do with it (mount it
- * with `app.use(path, …)`, or `listen`) so that your project needs no `@types/express`. It is an
- * express app at run time: cast it if you want express's own type.
- */
-export interface SandboxApp {
-  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void;
-  listen(port: number, host?: string, callback?: (error?: Error) => void): Server;
-}
-
-/**
- * The same listener as an express app, to mount the sandbox in an express server of your own
- * (`app.use('/crm', createApp(sandbox))`). express is loaded only when this is called.
- *
- * @example
- * const app = createApp(createSandbox());
- * app.listen(4010, '127.0.0.1');
- */
-export function createApp(sandbox: Sandbox, options: Pick<DevServerOptions, 'log'> = {}): SandboxApp {
-  const express = createRequire(import.meta.url)('express') as typeof import('express');
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  const listener = createRequestListener(sandbox, options);
-  app.use((req, res) => listener(req, res));
-  return app;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox } from '../core/sandbox.js';
-import { createApp } from './express.js';
+import { createSandbox } from '../index.js';
+import { createApp } from './create-app.js';
 
 const closers: Array<() => void> = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));

@@ -1,9 +1,6 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-
-import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from './transport.js';
+import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from '../webhooks/transport.js';
 import { merged } from '../shared/merged.js';
-
-export type { HttpTransport, PostOutcome } from './transport.js';
 
 /** The `fetch` of the process as it started: when `globalThis.fetch` is another, someone (MSW) wants to see requests. */
 const startupFetch = globalThis.fetch;
