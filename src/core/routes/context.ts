@@ -13,6 +13,7 @@ import type { ResolvedOptions } from '../options.js';
 import type { RouteDefinition } from '../router.js';
 import type { SandboxParts } from '../sandbox-parts.js';
 import type { SandboxSnapshot } from '../snapshot.js';
+import type { Platform } from '../../model/platform.js';
 import { adminKeyRequired } from '../tenants.js';
 
 /**
@@ -21,6 +22,8 @@ import { adminKeyRequired } from '../tenants.js';
  * table, and a route importing sandbox.ts back would close an import cycle.
  */
 export interface RouteSandbox extends ScenarioSandbox {
+  /** The platform it runs on: the scenario routes load the engine through it. */
+  readonly platform: Pick<Platform, 'createTransport' | 'loadScenarios'>;
   readonly options: ResolvedOptions;
   readonly parts: SandboxParts;
   exchange(apiKey: string, publicToken: string): ExchangeResult;
