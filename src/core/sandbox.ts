@@ -3,7 +3,7 @@ import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, 
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
+import type { Delivery } from '../webhooks/delivery.js';
 import type { Platform } from '../model/platform.js';
 import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';

@@ -4,7 +4,7 @@ import { Random } from '../shared/random.js';
 import type { CrmObjectType } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
+import type { Delivery } from '../webhooks/delivery.js';
 import type { HttpTransport } from '../webhooks/transport.js';
 import { checkDeliveries, checkEvents, checkReceiver as checkReceiverAnswers, type EventsVerdict, type Verdict } from './expect.js';
 import type { Scenario } from './load.js';

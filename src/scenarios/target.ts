@@ -5,7 +5,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { Platform } from '../model/platform.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
+import type { Delivery } from '../webhooks/delivery.js';
 
 /**
  * What a scenario needs of a sandbox in this process (the core's `Sandbox` has it): said here so

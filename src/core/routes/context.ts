@@ -4,7 +4,7 @@ import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import type { ScenarioSandbox } from '../../scenarios/target.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { ChaosSettings } from '../../webhooks/chaos.js';
-import type { Delivery } from '../../webhooks/dispatcher.js';
+import type { Delivery } from '../../webhooks/delivery.js';
 import type { ConnectionState } from '../connections.js';
 import type { FaultRule } from '../faults.js';
 import { queryParam, type Reply, type SandboxRequest } from '../http.js';

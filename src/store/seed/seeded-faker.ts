@@ -1,4 +1,5 @@
 import type { Faker, Randomizer } from '@faker-js/faker';
+import * as z from 'zod';
 import type { Random } from '../../shared/random.js';
 import type { FakerModule } from '../../model/platform.js';
 import { companyDomain } from './fake-fields.js';
@@ -8,10 +9,8 @@ import { companyDomain } from './fake-fields.js';
 // `serve` starts (Node loads it lazily; the browser entry has it bundled).
 
 /** Where a seeded faker stands: its seed and how many values it has drawn since. */
-export interface FakerState {
-  seed: number;
-  draws: number;
-}
+export const fakerStateSchema = z.object({ seed: z.number().int().nonnegative(), draws: z.number().int().nonnegative() }).strict();
+export type FakerState = z.infer<typeof fakerStateSchema>;
 
 /**
  * faker's own default randomizer (Mersenne Twister, 53 bits), counting its draws: a faker's
