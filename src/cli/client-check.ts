@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { startDevServer } from '../adapters/express.js';
+import { startDevServer } from '../node/dev-server.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY_AFTER, parseRetryAfter } from '../client-check/client-check.js';
 import { formatReport } from '../client-check/report.js';
 import { RULE_IDS, parseRuleList } from '../client-check/rules.js';
 import { DEFAULT_API_KEY, DEFAULT_SEED } from '../core/options.js';
 import { MAX_LIMIT } from '../core/routes/pagination.js';
-import { createSandbox } from '../core/sandbox.js';
+import { createSandbox } from '../node/sandbox.js';
 import { formatDuration, requireUnit } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { flagName, readDuration, readInteger, readList, readText } from './flags.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openApiChecker, type Exchange } from '../../test/helpers/openapi-conformance.js';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { buildOpenApiDocument } from '../core/openapi/document.js';
-import { createSandbox, type Sandbox } from '../core/sandbox.js';
+import { createSandbox, type Sandbox } from '../index.js';
 import type { ClientCheckOptions } from './client-check.js';
 import { formatReport, type ClientCheckReport } from './report.js';
 import type { RuleId } from './rules.js';
