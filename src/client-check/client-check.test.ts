@@ -278,6 +278,25 @@ describe('client-check, judged on a virtual clock', () => {
     expect(off).toMatchObject({ status: 404, body: { errorCode: 'ROUTE_NOT_FOUND', message: expect.stringContaining('serve --client-check') } });
   });
 
+  it('keeps its verdicts across a reset, and does not judge the reset sandbox\'s tokens by the old ones', async () => {
+    // Seeded tokens, as the CLI's sandbox has them: a reset sandbox issues the same ones again.
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'], tokens: 'seeded', initialSyncDelay: '3s', readyDelay: '5s' });
+    sandbox.startClientCheck({ faults: false, deleteConnectionAfter: '5s' });
+    const before = await link(sandbox);
+    await call(sandbox, 'GET', '/connection/connections', undefined, { origin: 'http://localhost:5173' });
+    await sandbox.advance('5s');
+    expect((await call(sandbox, 'GET', `/engagement/users?accessToken=${before.accessToken}`)).status).toBe(401);
+    sandbox.reset();
+    const after = await link(sandbox);
+    expect(after.accessToken).toBe(before.accessToken);
+    await sandbox.advance('3s');
+    expect((await call(sandbox, 'GET', `/engagement/users?accessToken=${after.accessToken}`)).status).toBe(200);
+    const result = report(sandbox);
+    expect(statuses(result)).toMatchObject({ 'drops-deleted-connections': 'pass', 'api-token-off-browsers': 'fail', 'waits-while-syncing': 'pass' });
+    expect(rule(result, 'drops-deleted-connections').evidence[0]!.detail).toMatch(/^accessToken access_\w{5}… of connection \w{8}… \(deleted by client-check at \+5\.000s\) was not sent again after its first 401 at \+5\.000s$/);
+    expect(rule(result, 'drops-deleted-connections')).toMatchObject({ exercised: 1, failures: 0 });
+  });
+
   it('answers as the OpenAPI document says: the injected 429s and 503s, and reports with failures', async () => {
     const sandbox = checked({ deleteConnectionAfter: '20s' });
     const traffic: Exchange[] = [];

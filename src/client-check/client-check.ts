@@ -117,10 +117,16 @@ export class ClientCheck {
     return buildReport(tenant.conduct, { settings: this.settings, startedAt: tenant.startedAt, now: this.host.now(), exists: (id) => this.host.exists(id) }, options);
   }
 
+  /** The sandbox's state was reset or restored, an API token's or (without one) everyone's: see {@link TenantConduct.forgetState}. */
+  stateReplaced(apiKey?: string): void {
+    for (const [key, { conduct }] of this.tenants) if (apiKey === undefined || key === apiKey) conduct.forgetState();
+  }
+
   /** Forgets an API token's conduct and starts its check (and its plan of hard cases) over. */
   restart(apiKey: string): void {
     const startedAt = this.host.now();
-    const since = (at: number) => `+${((at - startedAt) / 1000).toFixed(3)}s`;
+    // A reset or restore on a virtual clock may take time back before the start: `-1.500s` then.
+    const since = (at: number) => `${at < startedAt ? '-' : '+'}${(Math.abs(at - startedAt) / 1000).toFixed(3)}s`;
     const conduct = new TenantConduct({ seed: this.settings.seed, faults: this.settings.faults, retryAfterSeconds: this.retryAfterSeconds }, since);
     this.tenants.set(apiKey, { conduct, startedAt });
   }

@@ -325,6 +325,21 @@ export class TenantConduct {
     }
   }
 
+  /**
+   * The sandbox's state was reset or restored: its connections, tokens, cursors and webhooks are
+   * gone, and a reset sandbox issues the same ids and seeded tokens again, so what the conduct
+   * knew of them would judge the new ones by the old. The verdicts so far stay (a suite that
+   * resets between its tests is judged as one run); the passes only the end shows are kept as
+   * evidence now, and retries still awaited are forgotten.
+   */
+  forgetState(): void {
+    for (const [rule, passes] of Object.entries(this.standingPasses()) as [RuleId, Evidence[]][]) {
+      for (const item of passes) this.pass(rule, item.at, undefined, item.status, item.detail);
+    }
+    for (const map of [this.pending, this.deadTokens, this.connections, this.connectionOfToken, this.walks, this.cursors, this.webhooks, this.exchanged]) map.clear();
+    this.plan.endWindows();
+  }
+
   /** Pass examples of the rules whose passes show only at the end: tokens dropped after their 401, connections that synced. */
   standingPasses(): Partial<Record<RuleId, Evidence[]>> {
     const dropped: Evidence[] = [];

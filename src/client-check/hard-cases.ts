@@ -88,6 +88,12 @@ export class HardCasePlan {
     return { ...this.unavailable(true), answers: length };
   }
 
+  /** Ends the 429 window and the 503 bursts under way (the state they were on was reset; a virtual clock may have gone back). */
+  endWindows(): void {
+    this.throttledUntil = -Infinity;
+    this.bursts.clear();
+  }
+
   /** A read was served (2xx) without a hard case: the plan moves on. */
   readServed(): void {
     this.served++;

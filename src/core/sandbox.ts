@@ -282,6 +282,9 @@ export class Sandbox {
    * 429 with Retry-After or a 503 now and then, pages of at most `pageSize` records, connections
    * deleted mid-run if asked; seeded) and each tenant's conduct is judged against the rules a
    * client of the service must follow. `GET /sandbox/client-check` answers a tenant's report.
+   * The check judges the client, not the service's state: snapshots do not carry it (as they do
+   * not carry the journal or the fault rules), and a reset or restore keeps its verdicts, only
+   * forgetting the connections, tokens and cursors it replaced.
    *
    * @example
    * const check = sandbox.startClientCheck({ deleteConnectionAfter: '5s' });
@@ -602,11 +605,13 @@ export class Sandbox {
       this.install(this.freshParts(this.options.startTime));
       this.journal.clear();
       this.faults.restartStanding();
+      this.checker?.stateReplaced();
       return;
     }
     for (const connection of this.parts.registry.list(options.apiKey)) this.removeConnection(connection);
     this.parts.registry.forgetTokens(options.apiKey);
     this.journal.clear(options.apiKey);
+    this.checker?.stateReplaced(options.apiKey);
   }
 
   /**
@@ -647,12 +652,14 @@ export class Sandbox {
       for (const connection of this.parts.registry.list(apiKey)) this.removeConnection(connection);
       this.parts.registry.forgetTokens(apiKey);
       loadTenantPart(this.parts, part);
+      this.checker?.stateReplaced(apiKey);
       this.revision++;
       return;
     }
     const parts = this.freshParts(this.options.clock === 'virtual' ? parsed.time : Date.now());
     loadSnapshot(parts, parsed, this.options);
     this.install(parts);
+    this.checker?.stateReplaced();
   }
 
   /**
