@@ -65,7 +65,7 @@ const FLAWS: Array<{ flaw: string; does: string; rule: RuleId; options: string[]
     rule: 'backs-off-on-5xx',
     options: ['--retry-after', '1s'],
     request: /^(GET \/engagement\/(users|mailboxes)\?accessToken=access_\w{5}…&limit=100|POST \/crm\/passthrough \(GET crm\/v3\/objects\/contacts\))/,
-    detail: /^sent again \d+ ms after its 503 at \+\d+\.\d{3}s \(wait at least 100 ms, longer each time\)$/,
+    detail: /^sent again \d+ ms after its 503 at \+\d+\.\d{3}s \(wait at least 100 ms, doubling after each further 5xx\)$/,
   },
   {
     flaw: 'first-page-only',

@@ -157,7 +157,25 @@ describe('client-check, judged on a virtual clock', () => {
     while (answer.status === 503) answer = await read();
     const result = rule(report(sandbox), 'backs-off-on-5xx');
     expect(result.status).toBe('fail');
-    expect(result.evidence[0]!.detail).toMatch(/^sent again 0 ms after its 503 at \+\d+\.\d{3}s \(wait at least 100 ms, longer each time\)$/);
+    expect(result.evidence[0]!.detail).toMatch(/^sent again 0 ms after its 503 at \+\d+\.\d{3}s \(wait at least 100 ms, doubling after each further 5xx\)$/);
+  });
+
+  it('fails retries of a 5xx at a steady pause: each further 5xx in a row doubles the wait wanted', async () => {
+    const sandbox = checked({ faults: false });
+    sandbox.setFaults({ route: '/connection/connections', errorRate: 1, errorStatus: 503 });
+    const read = () => call(sandbox, 'GET', '/connection/connections');
+    expect((await read()).status).toBe(503);
+    for (const pause of ['150ms', '150ms', '400ms']) {
+      await sandbox.advance(pause);
+      expect((await read()).status).toBe(503);
+    }
+    const result = rule(report(sandbox), 'backs-off-on-5xx');
+    expect(result).toMatchObject({ status: 'fail', failures: 1, exercised: 4 });
+    expect(result.evidence.map((item) => item.detail)).toEqual(['sent again 150 ms after its 503 at +0.150s, its 2nd 5xx in a row (wait at least 200 ms, doubling after each further 5xx)']);
+    sandbox.setFaults([]);
+    await sandbox.advance('800ms');
+    expect((await read()).status).toBe(200);
+    expect(rule(report(sandbox), 'backs-off-on-5xx').failures).toBe(1);
   });
 
   it('fails a walk left unfinished: when the client is done, or at once when it starts the list over', async () => {

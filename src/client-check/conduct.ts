@@ -40,6 +40,8 @@ interface Pending {
   answeredAt: number;
   status: number;
   retryAfterMs: number | undefined;
+  /** For a 5xx: how many 5xx answers in a row the request has had, this one included. */
+  serverErrors: number;
 }
 
 interface TrackedConnection {
@@ -153,8 +155,8 @@ export class TenantConduct {
       return undefined;
     }
     if (facts.origin !== undefined) this.fail('api-token-off-browsers', at, facts, status, `sent the service-api-token from a browser page at ${facts.origin} (Origin header)`);
-    this.judgeRetry(facts, at, status);
-    this.watchRetry(facts, answeredAt, response, error?.errorCode, connectionId);
+    const serverErrors = this.judgeRetry(facts, at, status);
+    this.watchRetry(facts, answeredAt, response, error?.errorCode, connectionId, serverErrors);
     this.judgeToken(facts, at, answeredAt, status, error?.errorCode, connectionId);
     if (facts.read && status < 300 && !hardCase) this.plan.readServed();
     switch (facts.kind) {
@@ -180,10 +182,13 @@ export class TenantConduct {
     }
   }
 
-  /** The same request sent again after a 409, 429 or 5xx: judged on how long it waited. */
-  private judgeRetry(facts: RequestFacts, at: number, status: number): void {
+  /**
+   * The same request sent again after a 409, 429 or 5xx: judged on how long it waited. Returns
+   * how many 5xx answers in a row it had before (0 when it is no retry of a 5xx).
+   */
+  private judgeRetry(facts: RequestFacts, at: number, status: number): number {
     const previous = this.pending.get(facts.identity);
-    if (!previous || at < previous.answeredAt) return;
+    if (!previous || at < previous.answeredAt) return 0;
     this.pending.delete(facts.identity);
     const waited = at - previous.answeredAt;
     const when = `${gap(waited)} after its ${previous.status} at ${this.since(previous.answeredAt)}`;
@@ -195,15 +200,18 @@ export class TenantConduct {
       const said = `Retry-After: ${wanted / 1000}`;
       if (waited < wanted - THRESHOLDS.retryAfterMarginMs) this.fail('honours-retry-after', at, facts, status, `sent again ${when} (${said})`);
       else this.pass('honours-retry-after', at, facts, status, `sent again ${when} (${said})`);
-    } else if (waited < THRESHOLDS.serverErrorRetryMs) {
-      this.fail('backs-off-on-5xx', at, facts, status, `sent again ${when} (wait at least ${THRESHOLDS.serverErrorRetryMs} ms, longer each time)`);
     } else {
-      this.pass('backs-off-on-5xx', at, facts, status, `sent again ${when}`);
+      const wanted = serverErrorWait(previous.serverErrors);
+      const nth = previous.serverErrors === 1 ? '' : `, its ${ordinal(previous.serverErrors)} 5xx in a row`;
+      if (waited < wanted) this.fail('backs-off-on-5xx', at, facts, status, `sent again ${when}${nth} (wait at least ${wanted} ms, doubling after each further 5xx)`);
+      else this.pass('backs-off-on-5xx', at, facts, status, `sent again ${when}${nth}`);
+      return previous.serverErrors;
     }
+    return 0;
   }
 
   /** A 409 CONNECTION_SYNCING, 429 or 5xx answer: its retry, if one comes, is judged by {@link judgeRetry}. */
-  private watchRetry(facts: RequestFacts, answeredAt: number, response: SandboxResponse, errorCode: string | undefined, connectionId: string | undefined): void {
+  private watchRetry(facts: RequestFacts, answeredAt: number, response: SandboxResponse, errorCode: string | undefined, connectionId: string | undefined, serverErrorsBefore: number): void {
     const { status } = response;
     const retryAfter = Number(response.headers['retry-after']);
     let kind: Pending['kind'] | undefined;
@@ -221,7 +229,7 @@ export class TenantConduct {
       this.exercise('backs-off-on-5xx');
     }
     if (kind === undefined) return;
-    remember(this.pending, facts.identity, { kind, answeredAt, status, retryAfterMs: kind === 'rate-limit' ? retryAfter * 1000 : undefined });
+    remember(this.pending, facts.identity, { kind, answeredAt, status, retryAfterMs: kind === 'rate-limit' ? retryAfter * 1000 : undefined, serverErrors: kind === 'server-error' ? serverErrorsBefore + 1 : 0 });
   }
 
   /** An accessToken answered 401 must not be sent again (requests already in flight aside). */
@@ -372,6 +380,16 @@ export class TenantConduct {
     const tally = this.tallies[rule];
     if (tally.passed.length < MAX_PASSED) tally.passed.push({ at, request: facts?.shown ?? '', status, detail });
   }
+}
+
+/** The least wait before a retry after `count` 5xx answers in a row: the threshold, doubled for each further one (up to 32 times). */
+function serverErrorWait(count: number): number {
+  return THRESHOLDS.serverErrorRetryMs * 2 ** Math.min(count - 1, 5);
+}
+
+/** `2nd`, `3rd`, `4th`. */
+function ordinal(n: number): string {
+  return `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 }
 
 /** Sets a key of a bounded map: at {@link MAX_TRACKED} entries the oldest is dropped. */

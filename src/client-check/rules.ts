@@ -28,7 +28,7 @@ export type RuleId = (typeof RULE_IDS)[number];
 export const THRESHOLDS = {
   /** After a 409 CONNECTION_SYNCING, the same read waits at least this long (at most 4 polls a second). */
   syncRetryMs: 250,
-  /** After a 5xx, the same request waits at least this long. */
+  /** After a 5xx, the same request waits at least this long; after each further 5xx in a row, twice the wait before. */
   serverErrorRetryMs: 100,
   /** A retry this much before Retry-After has passed still counts as waiting it (timers and clocks are coarse). */
   retryAfterMarginMs: 50,
@@ -71,7 +71,7 @@ export const RULES: Record<RuleId, RuleInfo> = {
     id: 'backs-off-on-5xx',
     title: 'Backs off on 5xx',
     why: 'A 5xx means the service is struggling for a while. Retrying at once makes it worse and burns the retry budget in milliseconds; a pause that grows between attempts lets it recover.',
-    hint: `on a 5xx, wait before retrying (at least ${THRESHOLDS.serverErrorRetryMs} ms), doubling the wait on each further failure, and give up after a few attempts`,
+    hint: `on a 5xx, wait before retrying (at least ${THRESHOLDS.serverErrorRetryMs} ms), doubling the wait after each further 5xx, and give up after a few attempts`,
     unit: ['answer 5xx', 'answers 5xx'],
     unexercised: 'no request was answered with a 5xx: the run made too few reads for one to meet it (see --seed), or --no-faults was given',
   },
