@@ -19,7 +19,8 @@ const answers: string[] = [];
 let url = '';
 
 beforeAll(async () => {
-  url = (await serveCli(['--quiet', '--api-key', A, '--api-key', B, '--admin-key', ADMIN, '--retry-schedule', ''], spawned)).url;
+  // --client-check: its report is a tenant's too (its hard cases meet only engagement and passthrough reads, which no test here makes).
+  url = (await serveCli(['--quiet', '--api-key', A, '--api-key', B, '--admin-key', ADMIN, '--retry-schedule', '', '--client-check'], spawned)).url;
 });
 afterAll(() => killAll(spawned));
 
@@ -120,6 +121,8 @@ describe('two tenants on one dev server', () => {
       ['POST /sandbox/reset', 'POST', '/sandbox/reset'],
       ['GET /sandbox/scenarios', 'GET', '/sandbox/scenarios'],
       ['GET /sandbox/health', 'GET', '/sandbox/health'],
+      ['GET /sandbox/client-check', 'GET', '/sandbox/client-check?final=true'],
+      ['DELETE /sandbox/client-check', 'DELETE', '/sandbox/client-check'],
     ];
     for (const [route, method, path, json] of mine) {
       const answer = await call(B, method, path, json);
