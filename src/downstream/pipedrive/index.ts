@@ -10,7 +10,6 @@ import { searchRoutes } from './search.js';
 
 /** The simulated Pipedrive: API v1 collections (`objects.ts`) and their searches (`search.ts`). */
 
-// Search first: `v1/persons/search` would otherwise read as the person with id `search`.
 const ROUTES = [...searchRoutes(), ...collectionRoutes(api)];
 
 export const pipedrive: DownstreamSystem = {

@@ -45,7 +45,7 @@ function describeFull(object: SObject, version: string): Flat {
   return { ...describe(object, version), fields: [...own, ...custom], childRelationships, recordTypeInfos: [], searchable: true, retrieveable: true };
 }
 
-/** The sObject routes; `describe` before the single-record route, whose `:id` would take it. */
+/** The sObject routes (`…/:sobject/describe` outranks `…/:sobject/:id`: a static segment beats a parameter). */
 export function sobjectRoutes(): Route[] {
   return [
     {
