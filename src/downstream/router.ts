@@ -84,6 +84,16 @@ export function reply(statusCode: number, body: unknown, headers: Record<string,
   return { statusCode, headers: { 'content-type': 'application/json;charset=utf-8', ...headers }, body };
 }
 
+/** Every value of a query key, in order (a repeated key gives several), from the passthrough's full query. */
+export function queryValues(request: DownstreamRequest, name: string): string[] {
+  if (request.search) return request.search.getAll(name);
+  const value = request.query[name];
+  return value === undefined ? [] : [value];
+}
+
+/** The request's whole query, repeated keys included, to build a link from. */
+export const searchOf = (request: DownstreamRequest): URLSearchParams => new URLSearchParams(request.search ?? request.query);
+
 /** A stable id-like token for a request (HubSpot's correlationId, say): the same request, the same token. */
 export function requestToken(request: DownstreamRequest, length = 32): string {
   let out = '';
