@@ -62,3 +62,28 @@ describe('passthrough query arrays and array bodies', () => {
     }
   });
 });
+
+describe("a scenario's passthrough step", () => {
+  it('takes the same query arrays and array bodies as the passthrough it calls', async () => {
+    sandbox = createSandbox({ seed: 11, clock: 'virtual', apiKeys: ['a'] });
+    const report = await sandbox.runScenario({
+      description: 'native calls with a repeated key and an array body',
+      steps: [
+        { status: 'READY' },
+        { create: { type: 'Contact', as: 'ada', fields: { firstName: 'Ada', lastName: 'Lovelace', jobTitle: 'Analyst' } } },
+        { passthrough: { method: 'GET', path: 'crm/v3/objects/contacts/${ada.nativeId}', query: { properties: ['firstname', 'jobtitle'] }, as: 'read', expectStatus: 200 } },
+        { passthrough: { method: 'POST', path: 'crm/v3/objects/contacts/batch/read', body: [], expectStatus: 400 } },
+      ],
+    } as never);
+    expect(report.checks.map((check) => [check.ok, check.message])).toEqual([
+      [true, expect.stringContaining('answered 200')],
+      [true, expect.stringContaining('answered 400')],
+    ]);
+  });
+
+  it('refuses a query value that is not a scalar, naming it, before the run starts', async () => {
+    sandbox = createSandbox({ seed: 11, clock: 'virtual', apiKeys: ['a'] });
+    const run = sandbox.runScenario({ description: 'a bad query', steps: [{ passthrough: { method: 'GET', path: 'x', query: { properties: ['a', { b: 1 }] } } }] } as never);
+    await expect(run).rejects.toThrow(/query\.properties\[1\]|query.properties.1/);
+  });
+});
