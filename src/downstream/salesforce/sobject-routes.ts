@@ -1,5 +1,5 @@
 import { CHILD_RELATIONSHIPS, describeField } from './describe.js';
-import { createRecord, deleteRecord, displayName, findRecord, updateRecord, type Flat, type Found } from '../rest-engine.js';
+import { createRecord, deleteRecord, displayName, FieldError, findRecord, updateRecord, type Flat, type Found } from '../rest-engine.js';
 import { reply, type Params, type Route } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { customColumns, describe, errors, HEADERS, POLICY, render, SOBJECTS, sobjectNamed, versioned, writeBody, type SObject } from './objects.js';
@@ -77,7 +77,9 @@ export function sobjectRoutes(): Route[] {
       method: 'POST',
       pattern: 'services/data/:version/sobjects/:sobject',
       run: onSObject((object, _params, request, context) => {
-        const { entry } = createRecord(object, writeBody(request.body, object), POLICY, context);
+        const body = writeBody(request.body, object);
+        if ('Id' in body) throw new FieldError('Id', 'The Id field should not be specified in the sobject data.', 'value', 'INVALID_FIELD');
+        const { entry } = createRecord(object, body, POLICY, context);
         return reply(201, { id: entry.record.nativeId, success: true, errors: [] }, HEADERS);
       }),
     },
