@@ -22,6 +22,7 @@ import {
 } from '../fields.js';
 import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject, type WritePolicy } from '../rest-engine.js';
 import { reply, type Params, type Route, type RouteErrors } from '../router.js';
+import { sobjectTraits } from './describe.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
@@ -206,6 +207,7 @@ export function describe(object: SObject, version: string) {
     updateable: writable,
     deletable: writable,
     urls: { sobject: base, describe: `${base}/describe`, rowTemplate: `${base}/{ID}` },
+    ...sobjectTraits(object.name, writable),
   };
 }
 

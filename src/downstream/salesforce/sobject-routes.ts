@@ -41,8 +41,26 @@ function describeFull(object: SObject, version: string): Flat {
     relationshipName,
     cascadeDelete: false,
     deprecatedAndHidden: false,
+    junctionIdListNames: [],
+    junctionReferenceTo: [],
+    restrictedDelete: false,
   }));
-  return { ...describe(object, version), fields: [...own, ...custom], childRelationships, recordTypeInfos: [], searchable: true, retrieveable: true };
+  const global = describe(object, version);
+  return {
+    ...global,
+    fields: [...own, ...custom],
+    childRelationships,
+    recordTypeInfos: [],
+    // The rest of Salesforce's DescribeSObjectResult: no layouts, actions or scopes are simulated.
+    actionOverrides: [],
+    compactLayoutable: global.layoutable,
+    listviewable: global.layoutable,
+    lookupLayoutable: global.layoutable,
+    namedLayoutInfos: [],
+    networkScopeFieldName: null,
+    searchLayoutable: global.searchable,
+    supportedScopes: [{ label: `All ${global.labelPlural}`, name: 'everything' }],
+  };
 }
 
 /** The sObject routes; `describe` before the single-record route, whose `:id` would take it. */
