@@ -1,5 +1,6 @@
 import type { CrmRecord } from '../../model/crm.js';
-import { FieldError, isPlainObject } from '../rest-engine.js';
+import { asNumber, owner } from '../fields.js';
+import { FieldError, isPlainObject, type FieldMap } from '../rest-engine.js';
 import type { DownstreamContext } from '../types.js';
 
 /**
@@ -12,6 +13,12 @@ import type { DownstreamContext } from '../types.js';
 export function connectionUserId(context: DownstreamContext): number {
   const id = Number(context.org.nativeUserId);
   return Number.isSafeInteger(id) ? id : 1;
+}
+
+/** An owner's user id (`user_id`, `owner_id`): the owner's, else the connected user's, as Pipedrive makes the API's caller the owner. */
+export function ownerIdOrCaller(native: string): FieldMap {
+  const map = owner(native, asNumber);
+  return { ...map, read: (record, context, extra) => map.read!(record, context, extra) ?? connectionUserId(context) };
 }
 
 /** `{ id, name, email, has_pic, pic_hash, active_flag, value }`: a user as v1 deals show one. */

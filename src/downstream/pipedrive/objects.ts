@@ -9,6 +9,7 @@ import {
   date,
   field,
   locked,
+  numericString,
   owner,
   percent,
   readOnly,
@@ -36,6 +37,7 @@ import {
   isType,
   leadValue,
   nextAndLast,
+  ownerIdOrCaller,
   userSummary,
 } from './details.js';
 
@@ -112,9 +114,11 @@ export const phoneList = (native: string) => custom(native, ['phone', 'mobilePho
 export const dealStatus = custom('status', STAGE_COVERS, (record) => {
   const deal = record as CrmRecord<'Deal'>;
   return deal.isWon ? 'won' : deal.isClosed ? 'lost' : 'open';
-}, (value, { current }) => {
-  if (value === 'won') return stageWrites('Closed Won');
-  if (value === 'lost') return stageWrites('Closed Lost');
+}, (value, { body, current, context }) => {
+  // Winning or losing a deal with no close date closes it now (its won_time or lost_time).
+  const closing = () => ((current as CrmRecord<'Deal'> | undefined)?.closeDate || body.expected_close_date ? {} : { closeDate: new Date(context.now).toISOString() });
+  if (value === 'won') return { ...stageWrites('Closed Won'), ...closing() };
+  if (value === 'lost') return { ...stageWrites('Closed Lost'), ...closing() };
   if (value === 'open') {
     const stage = (current as CrmRecord<'Deal'> | undefined)?.stage;
     return stageWrites(stage && PIPELINE.includes(stage) ? stage : PIPELINE[0]);
@@ -178,7 +182,7 @@ const activityLinks = [
   ref('org_id', to('Account', 'accountIds'), asNumber),
   ref('deal_id', to('Deal', 'dealIds'), asNumber),
   ref('lead_id', to('Lead', 'leadIds'), asString),
-  owner('user_id', asNumber),
+  ownerIdOrCaller('user_id'),
 ];
 
 const dealOf = (record: CrmRecord) => record as CrmRecord<'Deal'>;
@@ -246,7 +250,8 @@ const DEAL_FIELDS: FieldMap[] = [
   ref('org_id', to('Account', 'accountIds'), dealOrgRef),
   stageId,
   madeByApi(field('title', 'name')),
-  field('value', 'amount'),
+  // v1 takes a deal's value as a number or a numeric string (the SDK's AddDealRequest sends a string).
+  field('value', 'amount', { out: (value) => value, in: numericString.in }),
   computed('currency', () => 'USD'),
   computed('stage_change_time', (record) => timeFormat.pipedrive(record.modifiedTime)),
   computed('active', (record) => !dealOf(record).isClosed),
@@ -309,6 +314,8 @@ const DEAL_FIELDS: FieldMap[] = [
   computed('mrr_currency', nothing),
   computed('acv_currency', nothing),
 ];
+
+export const DEAL_DEFAULTS = stageWrites(PIPELINE[0]);
 
 /** Leads keep their times in ISO-8601 with milliseconds, unlike the other v1 objects. */
 const LEAD_STAMPS = [readOnly('add_time', 'createdTime'), readOnly('update_time', 'modifiedTime')];
@@ -383,7 +390,8 @@ export const COLLECTIONS: Record<string, NativeObject[]> = {
     field('employee_count', 'numberOfEmployees'),
     computed('people_count', (record) => (record as CrmRecord<'Account'>).associations.contactIds.length),
   ], { required: ['name'] })],
-  deals: [object('Deal', 'Deal', DEAL_FIELDS, { required: ['title'] })],
+  // A deal made without a stage starts in the pipeline's first.
+  deals: [object('Deal', 'Deal', DEAL_FIELDS, { required: ['title'], defaults: DEAL_DEFAULTS })],
   // Pipedrive lead ids are UUIDs; a lead's title is the person it is about.
   leads: [object('Lead', 'Lead', LEAD_FIELDS, { required: ['title'] }, computed('id', (record) => record.nativeId), LEAD_STAMPS)],
   users: [object('User', 'User', [
@@ -454,7 +462,8 @@ export const api: CollectionApi = {
     return reply(200, { success: true, data: items.length > 0 ? items : null, additional_data: { pagination } }, HEADERS);
   },
   one: (item) => reply(200, { success: true, data: item }, HEADERS),
-  created: (item) => reply(201, { success: true, data: item }, HEADERS),
+  // Pipedrive's document gives adding a note 200, every other add 201.
+  created: (item, found) => reply(found.object.type === 'Note' ? 200 : 201, { success: true, data: item }, HEADERS),
   updated: (item) => reply(200, { success: true, data: item }, HEADERS),
   deleted: (found) => {
     const { nativeId } = found.entry.record;

@@ -1,11 +1,11 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { collectionRoutes, type CollectionApi } from '../collection-api.js';
 import { nestedCustom } from '../custom-fields.js';
-import { asNumber, asString, computed, custom, date, field, owner, percent, readOnly, ref, stored, taskDone, time, to } from '../fields.js';
+import { asNumber, asString, computed, custom, date, field, percent, readOnly, ref, stored, taskDone, time, to } from '../fields.js';
 import { FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from '../rest-engine.js';
 import { intParam, reply, type Route, type RouteErrors } from '../router.js';
-import { activityType, connectionUserId, idList, isType } from './details.js';
-import { dealStatus, emailList, errors, failure, fullName, HEADERS, isTask, madeByApi, origin, phoneList, schedule, stageId } from './objects.js';
+import { activityType, connectionUserId, idList, isType, ownerIdOrCaller } from './details.js';
+import { DEAL_DEFAULTS, dealStatus, emailList, errors, failure, fullName, HEADERS, isTask, madeByApi, origin, phoneList, schedule, stageId } from './objects.js';
 
 /**
  * Pipedrive API v2 (`api/v2/persons`…), which the current SDK uses for persons, organizations,
@@ -22,8 +22,7 @@ const nothing = () => null;
 const id = computed('id', (record) => Number(record.nativeId));
 const stamps = [readOnly('add_time', 'createdTime', isoTime), readOnly('update_time', 'modifiedTime', isoTime), computed('is_deleted', () => false)];
 /** v2's owner: the user's id, or the connected user for records without one. */
-const ownerRef = owner('owner_id', asNumber);
-const ownerId: FieldMap = { ...ownerRef, read: (record, context, extra) => ownerRef.read!(record, context, extra) ?? connectionUserId(context) };
+const ownerId = ownerIdOrCaller('owner_id');
 const labelIds = stored('label_ids', () => [], idList('number'));
 const visibleTo = computed('visible_to', () => 3);
 
@@ -107,6 +106,10 @@ export const V2_COLLECTIONS: Record<string, NativeObject[]> = {
     visibleTo,
     labelIds,
     computed('picture_id', nothing),
+    computed('postal_address', nothing),
+    computed('notes', nothing),
+    computed('im', () => []),
+    computed('birthday', nothing),
     field('job_title', 'jobTitle'),
   ], { required: ['name'] })],
   organizations: [object('Account', 'Organization', [field('name', 'name'), ownerId, visibleTo, address, labelIds], { required: ['name'] })],
@@ -139,7 +142,7 @@ export const V2_COLLECTIONS: Record<string, NativeObject[]> = {
     computed('arr', nothing),
     computed('mrr', nothing),
     computed('acv', nothing),
-  ], { required: ['title'] })],
+  ], { required: ['title'], defaults: DEAL_DEFAULTS })],
   // One collection for both, as in v1: `type: 'task'` (or none) is a Task, any other type an Event.
   activities: [
     object('Task', 'Activity', [
