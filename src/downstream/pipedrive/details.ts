@@ -9,6 +9,9 @@ import type { DownstreamContext } from '../types.js';
  * as the app formats it. Shared by API v1 (`objects.ts`) and v2 (`v2.ts`).
  */
 
+/** For fields Pipedrive answers null while there is nothing to say. */
+export const nothing = () => null;
+
 /** The connected account's user id: the creator (and default owner) of what the API makes (1 if the org's user id is no integer). */
 export function connectionUserId(context: DownstreamContext): number {
   const id = Number(context.org.nativeUserId);

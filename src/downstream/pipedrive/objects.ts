@@ -37,6 +37,7 @@ import {
   isType,
   leadValue,
   nextAndLast,
+  nothing,
   ownerIdOrCaller,
   userSummary,
 } from './details.js';
@@ -240,7 +241,6 @@ const nextActivity = (pick: (next: NonNullable<ReturnType<typeof nextAndLast>['n
     return next ? pick(next) : null;
   };
 const ccEmail = (record: CrmRecord, context: DownstreamContext, kind: string) => `${context.org.slug}+${kind}${record.nativeId}@pipedrivemail.com`;
-const nothing = () => null;
 
 /** Every field of the SDK's v1 `Deal` model, in its order. */
 const DEAL_FIELDS: FieldMap[] = [

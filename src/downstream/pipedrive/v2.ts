@@ -4,7 +4,7 @@ import { nestedCustom } from '../custom-fields.js';
 import { asNumber, asString, computed, custom, date, field, percent, readOnly, ref, stored, taskDone, time, to } from '../fields.js';
 import { FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from '../rest-engine.js';
 import { intParam, reply, type Route, type RouteErrors } from '../router.js';
-import { activityType, connectionUserId, idList, isType, ownerIdOrCaller } from './details.js';
+import { activityType, connectionUserId, idList, isType, nothing, ownerIdOrCaller } from './details.js';
 import { DEAL_DEFAULTS, dealStatus, emailList, errors, failure, fullName, HEADERS, isTask, madeByApi, origin, phoneList, schedule, stageId } from './objects.js';
 
 /**
@@ -17,7 +17,6 @@ import { DEAL_DEFAULTS, dealStatus, emailList, errors, failure, fullName, HEADER
 
 const isoTime = time((iso) => iso.replace(/\.\d+Z$/, 'Z'));
 const customFields = nestedCustom('custom_fields');
-const nothing = () => null;
 
 const id = computed('id', (record) => Number(record.nativeId));
 const stamps = [readOnly('add_time', 'createdTime', isoTime), readOnly('update_time', 'modifiedTime', isoTime), computed('is_deleted', () => false)];
