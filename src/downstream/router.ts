@@ -1,4 +1,4 @@
-import { hash32 } from '../shared/random.js';
+import { hashHex, hashUuid } from '../shared/random.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
 import { FieldError, isPlainObject } from './rest-engine.js';
 
@@ -96,18 +96,13 @@ export const searchOf = (request: DownstreamRequest): URLSearchParams => new URL
 
 /** A stable id-like token for a request (HubSpot's correlationId, say): the same request, the same token. */
 export function requestToken(request: DownstreamRequest, length = 32): string {
-  let out = '';
-  for (let round = 0; out.length < length; round++) {
-    out += hash32(`${round}:${request.method}:${request.path}:${JSON.stringify(request.query)}`).toString(16).padStart(8, '0');
-  }
-  return out.slice(0, length);
+  return hashHex(requestText(request), length);
 }
 
 /** `requestToken` as a UUID. */
-export function requestUuid(request: DownstreamRequest): string {
-  const hex = requestToken(request, 32);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+export const requestUuid = (request: DownstreamRequest): string => hashUuid(requestText(request));
+
+const requestText = (request: DownstreamRequest) => `${request.method}:${request.path}:${JSON.stringify(request.query)}`;
 
 /**
  * An integer query (or body) parameter within bounds. Missing → the default; not an integer or
