@@ -1,5 +1,5 @@
 import { PathMatcher } from '../shared/path-matcher.js';
-import { hash32 } from '../shared/random.js';
+import { hashHex, hashUuid } from '../shared/random.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
 import { FieldError, isPlainObject } from './rest-engine.js';
 
@@ -59,20 +59,25 @@ export function reply(statusCode: number, body: unknown, headers: Record<string,
   return { statusCode, headers: { 'content-type': 'application/json;charset=utf-8', ...headers }, body };
 }
 
+/** Every value of a query key, in order (a repeated key gives several), from the passthrough's full query. */
+export function queryValues(request: DownstreamRequest, name: string): string[] {
+  if (request.search) return request.search.getAll(name);
+  const value = request.query[name];
+  return value === undefined ? [] : [value];
+}
+
+/** The request's whole query, repeated keys included, to build a link from. */
+export const searchOf = (request: DownstreamRequest): URLSearchParams => new URLSearchParams(request.search ?? request.query);
+
 /** A stable id-like token for a request (HubSpot's correlationId, say): the same request, the same token. */
 export function requestToken(request: DownstreamRequest, length = 32): string {
-  let out = '';
-  for (let round = 0; out.length < length; round++) {
-    out += hash32(`${round}:${request.method}:${request.path}:${JSON.stringify(request.query)}`).toString(16).padStart(8, '0');
-  }
-  return out.slice(0, length);
+  return hashHex(requestText(request), length);
 }
 
 /** `requestToken` as a UUID. */
-export function requestUuid(request: DownstreamRequest): string {
-  const hex = requestToken(request, 32);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+export const requestUuid = (request: DownstreamRequest): string => hashUuid(requestText(request));
+
+const requestText = (request: DownstreamRequest) => `${request.method}:${request.path}:${JSON.stringify(request.query)}`;
 
 /**
  * An integer query (or body) parameter within bounds. Missing → the default; not an integer or

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { loadDownstream } from '../../downstream/load.js';
 import { PASSTHROUGH_METHODS, type DownstreamResponse } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
+import { nativeBodySchema, nativeQuerySchema } from '../../model/passthrough.js';
 import { ApiError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { answerWithFaults } from '../downstream-faults.js';
@@ -12,8 +13,8 @@ export const passthroughBody = z.object({
   accessToken: z.string().min(1),
   method: z.enum(PASSTHROUGH_METHODS),
   path: z.string().min(1),
-  body: z.record(z.string(), z.unknown()).optional(),
-  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  body: nativeBodySchema.optional(),
+  query: nativeQuerySchema.optional(),
 });
 
 /**
@@ -62,12 +63,14 @@ export const passthroughRoutes: Route<'registry' | 'clock' | 'passthroughAnswers
       const body = parseOrThrow(passthroughBody, ctx.body());
       const connection = ctx.connectionByToken(body.accessToken);
       const { path, query } = normalizePassthroughPath(body.path);
+      for (const [name, value] of Object.entries(body.query ?? {})) {
+        for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
+      }
       const { registry, clock } = deps;
-      for (const [name, value] of Object.entries(body.query ?? {})) query.append(name, String(value));
       const data = registry.dataOf(connection);
       const search = query.toString();
       const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${path}${search ? `?${search}` : ''}`;
-      const request = { method: body.method, path, query: Object.fromEntries(query), body: body.body };
+      const request = { method: body.method, path, query: Object.fromEntries(query), search: query, body: body.body };
       const system = downstreamFor(connection.integrationId);
       const reply = (answer: DownstreamResponse) => ({ headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body });
       // What the system's answer can depend on besides the data: the method, the path and query as sent, the body.
