@@ -12,27 +12,37 @@ import { parseDuration, type Duration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
 import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
 import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
-import { bodyLimit, isOverBytes, parseJsonBody, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
+import { bodyLimit, isOverBytes, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { buildParts, type SandboxParts } from './sandbox-parts.js';
 import { loadSnapshot, loadTenantPart, parseSnapshot, takeSnapshot, takeTenantSnapshot, tenantPart, type SandboxSnapshot, type ServerSnapshot, type TenantSnapshot } from './snapshot.js';
-import { Router, type RouteMatch } from './router.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { parseObjectType } from '../model/crm.js';
-import { ROUTES, type RouteHandler } from './routes/index.js';
+import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
+import { openApiJson } from './routes/openapi.js';
 import { addWebhook, removeWebhook } from './routes/webhook.js';
 import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
-import type { RequestNote } from './routes/context.js';
+import { RequestContext, type RequestNote } from './routes/context.js';
 import { loadScenarioEngine } from './scenario-engine.js';
 import { constantTimeEqual } from '../shared/constant-time.js';
 import { ClientCheck, type ClientCheckOptions, type PreparedRequest } from '../client-check/client-check.js';
 import { MAX_LIMIT } from './routes/pagination.js';
+import { PathMatcher, type PathMatch } from '../shared/path-matcher.js';
+
+/**
+ * The routes by path, shared by every sandbox. The core's paths: a trailing slash is a segment
+ * of its own, and a parameter with a malformed %-escape matches nothing (a 404).
+ */
+const ROUTER = new PathMatcher(
+  ROUTES.map((route) => ({ methods: [route.method], pattern: route.pattern, value: route })),
+  { malformedEscapes: 'no-match' },
+);
 
 /** A request's route, found. */
-type FoundRoute = Extract<RouteMatch<RouteHandler>, { kind: 'found' }>;
+type FoundRoute = Extract<PathMatch<Route>, { kind: 'found' }>;
 
 /** What {@link Sandbox.authenticate} answers for the admin key: no string, so no API key is ever taken for it. */
 const ADMIN: unique symbol = Symbol('admin');
@@ -60,7 +70,8 @@ export class Sandbox {
   readonly platform: Platform;
   /** @internal The sandbox's parts, for the routes. Replaced as a whole by a reset or a restore. */
   parts: SandboxParts;
-  private readonly router = new Router<RouteHandler>(ROUTES);
+  /** What the routes use of this sandbox, its current parts (a reset swaps them) and operations. */
+  private readonly deps: RouteDeps;
   private readonly listeners = new Set<EventListener>();
   private readonly journal: RequestJournal;
   private revision = 0;
@@ -88,6 +99,7 @@ export class Sandbox {
       }
     }
     this.parts = this.freshParts(this.options.startTime);
+    this.deps = this.routeDeps();
   }
 
   private freshParts(startTime: number): SandboxParts {
@@ -102,7 +114,40 @@ export class Sandbox {
 
   /** Every route (method and path pattern), the service's first, then the control API's. */
   get routes(): ReadonlyArray<{ method: string; pattern: string }> {
-    return this.router.routes.map(({ method, pattern }) => ({ method, pattern }));
+    return ROUTES.map(({ method, pattern }) => ({ method, pattern }));
+  }
+
+  private routeDeps(): RouteDeps {
+    const parts = () => this.parts;
+    const sandbox = this;
+    return {
+      get registry() {
+        return parts().registry;
+      },
+      get clock() {
+        return parts().clock;
+      },
+      get dispatcher() {
+        return parts().dispatcher;
+      },
+      get pages() {
+        return parts().pages;
+      },
+      get passthroughAnswers() {
+        return parts().passthroughAnswers;
+      },
+      connections: this,
+      records: this,
+      deliveries: this,
+      faults: this,
+      journal: this,
+      state: this,
+      scenarios: { target: this, platform: this.platform, repeatLimit: this.options.scenarioRepeatLimit },
+      openApiJson,
+      get clientCheck() {
+        return sandbox.checker;
+      },
+    };
   }
 
   /**
@@ -130,10 +175,10 @@ export class Sandbox {
     let prepared: PreparedRequest | undefined;
     // Routing, the body limit and authentication first: a request that fails them meets no fault, no latency and no work.
     const admitted = this.admit(method, request);
-    if (!('route' in admitted)) {
+    if (!('value' in admitted)) {
       response = admitted;
     } else {
-      const { route } = admitted;
+      const route = admitted.value;
       // Most requests meet no fault: skip the fault code (and its closure) unless a rule or an override header is there.
       // Public routes (health, the OpenAPI document, the link widget's) and the control API never meet faults.
       const faulty = this.faults.active || request.headers[FAULT_HEADERS.forceStatus] !== undefined || request.headers[FAULT_HEADERS.latency] !== undefined;
@@ -192,7 +237,7 @@ export class Sandbox {
    */
   private admit(method: string, request: SandboxRequest): FoundRoute | SandboxResponse {
     try {
-      const match = this.router.match(method === 'HEAD' ? 'GET' : method, request.path);
+      const match = ROUTER.match(method === 'HEAD' ? 'GET' : method, request.path);
       if (match.kind === 'not-found') {
         throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, `no route for ${request.method} ${request.path}`);
       }
@@ -202,7 +247,7 @@ export class Sandbox {
       }
       const limit = bodyLimit(method, request.path);
       if (request.body !== undefined && isOverBytes(request.body, limit)) throw payloadTooLarge(limit);
-      if (!match.route.public) this.authenticate(request, match.route.admin === true);
+      if (!match.value.public) this.authenticate(request, match.value.admin === true);
       return match;
     } catch (error) {
       return this.failure(error);
@@ -216,18 +261,8 @@ export class Sandbox {
   private async answer(match: FoundRoute, apiKey: string | typeof ADMIN, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
     try {
       note.connectionId = match.params.connectionId;
-      let parsed: Record<string, unknown> | undefined;
-      const reply = await match.route.handler({
-        sandbox: this,
-        request,
-        params: match.params,
-        apiKey: apiKey === ADMIN ? '' : apiKey,
-        admin: apiKey === ADMIN,
-        query: new URLSearchParams(request.query),
-        body: () => (parsed ??= parseJsonBody(request)),
-        note,
-      });
-      return respond(reply);
+      const ctx = new RequestContext(this.deps, this.options.adminKey !== undefined, request, match.params, apiKey === ADMIN ? '' : apiKey, apiKey === ADMIN, note);
+      return respond(await match.value.handler(ctx, this.deps));
     } catch (error) {
       return this.failure(error);
     }
@@ -449,7 +484,7 @@ export class Sandbox {
    * const { webhookId } = sandbox.createWebhook(connectionId, 'http://127.0.0.1:3000/webhooks');
    */
   createWebhook(connectionId: string, webhookUrl: string): Webhook {
-    const webhook = addWebhook(this, this.connection(connectionId), { webhookUrl });
+    const webhook = addWebhook(this.parts, this.connection(connectionId), { webhookUrl });
     this.revision++;
     return { ...webhook };
   }
@@ -462,7 +497,7 @@ export class Sandbox {
    * @example sandbox.deleteWebhook(connectionId, webhookId);
    */
   deleteWebhook(connectionId: string, webhookId: string): void {
-    removeWebhook(this, this.connection(connectionId), webhookId);
+    removeWebhook(this.parts, this.connection(connectionId), webhookId);
     this.revision++;
   }
 

@@ -90,16 +90,22 @@ export function collectionHandlers(api: CollectionApi, name: string) {
   };
 }
 
-/** `{prefix}/{collection}` (GET list, POST create) and `…/{id}` (GET, update, DELETE) for every collection. */
-export function collectionRoutes(api: CollectionApi): Route[] {
+/**
+ * `{prefix}/{collection}` (GET list, POST create) and `…/{id}` (GET, update, DELETE) for every
+ * collection. `reads: false` leaves both GETs out, for a system that serves its reads with
+ * routes of its own (HubSpot's archived and `idProperty` reads).
+ */
+export function collectionRoutes(api: CollectionApi, options: { reads?: boolean } = {}): Route[] {
+  const reads = options.reads ?? true;
   const routes: Route[] = [];
   for (const name of Object.keys(api.collections)) {
     const handlers = collectionHandlers(api, name);
     const path = api.prefix ? `${api.prefix}/${name}` : name;
     const readOnly = api.collections[name]!.every((object) => object.readOnly);
-    const itemMethods: PassthroughMethod[] = readOnly ? ['GET'] : ['GET', api.updateMethod, 'DELETE'];
+    const itemMethods: PassthroughMethod[] = [...(reads ? ['GET' as const] : []), ...(readOnly ? [] : [api.updateMethod, 'DELETE' as const])];
+    if (itemMethods.length === 0) continue;
     routes.push(
-      { method: 'GET', pattern: path, run: handlers.list },
+      ...(reads ? [{ method: 'GET' as const, pattern: path, run: handlers.list }] : []),
       ...(readOnly ? [] : [{ method: 'POST' as const, pattern: path, run: handlers.create }]),
       {
         method: itemMethods,

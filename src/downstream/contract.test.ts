@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededData } from '../../test/helpers/seeded-data.js';
 import type { CrmRecord } from '../model/crm.js';
+import { pipedriveFieldKey } from './custom-fields.js';
 import type { IntegrationId } from '../model/integrations.js';
 import { DOWNSTREAM, downstreamFor } from './index.js';
 import type { DownstreamRequest, DownstreamResponse } from './types.js';
@@ -103,14 +104,15 @@ const CASES: ContractCase[] = [
     create: {
       path: 'v1/persons',
       status: 201,
-      body: (account) => ({ name: 'Ada Lovelace', email: 'ada@example.com', org_id: Number(account), custom_fields: { region: 'EMEA' } }),
+      // v1 takes and shows custom fields at the top level under their 40-hex keys.
+      body: (account) => ({ name: 'Ada Lovelace', email: 'ada@example.com', org_id: Number(account), [pipedriveFieldKey('region')]: 'EMEA' }),
       createdId: (body) => String(body.data.id),
     },
     update: { method: 'PUT', status: 200, body: (_id, firstName) => ({ first_name: firstName }) },
     badFirstName: 42,
     badStatus: 400,
     deleteStatus: 200,
-    nativeView: (native) => ({ firstName: native.first_name, region: native.custom_fields.region, account: native.org_id?.value }),
+    nativeView: (native) => ({ firstName: native.first_name, region: native[pipedriveFieldKey('region')], account: native.org_id?.value }),
     engagementEmail: (native) => native.email ?? native.email_address,
     notFound: { path: 'v1/widgets', check: (body) => expect(body).toMatchObject({ success: false, error: 'Unknown method .', data: null }) },
     missing: (body) => expect(body).toMatchObject({ success: false, error: 'Person not found', data: null }),

@@ -1,3 +1,4 @@
+import { hashHex } from '../shared/random.js';
 import { FieldError, isPlainObject, type CustomScheme, type Flat } from './rest-engine.js';
 
 /**
@@ -43,6 +44,11 @@ export const salesforceCustom = namedCustom((key) => `${capitalize(key)}__c`);
 export const zohoCustom = namedCustom(capitalize);
 /** HubSpot: the property's internal name, values as strings. */
 export const hubspotCustom = namedCustom((key) => key, true);
+
+/** A Pipedrive custom field's key: 40 hex digits (`dcf558aac1ae4e8c4f849ba5e668430d8df9be12`), the same for every org. */
+export const pipedriveFieldKey = (key: string) => hashHex(`pipedrive-field:${key}`, 40);
+/** Pipedrive API v1: each custom field at the top level under its key. */
+export const pipedriveHashCustom = namedCustom(pipedriveFieldKey);
 
 /** All custom fields in one object field: Pipedrive and Salesloft `custom_fields`, Apollo `typed_custom_fields`. */
 export function nestedCustom(container: string): CustomScheme {

@@ -1,5 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import { FieldError, isPlainObject, valueAt, type FieldMap, type WriteContext } from './rest-engine.js';
+import { FieldError, isPlainObject, NATIVE_PATH, nativeOf, valueAt, type FieldMap, type WriteContext } from './rest-engine.js';
 import type { DownstreamContext } from './types.js';
 
 /** Field-map builders the system modules are written with. */
@@ -148,6 +148,26 @@ export function custom(
   write: (value: unknown, write: WriteContext) => Record<string, unknown>,
 ): FieldMap {
   return { native, covers, ...(read ? { read } : {}), write };
+}
+
+/**
+ * A native value the unified model has no place for (a Pipedrive lead's `value`): kept as
+ * written (after `check`, which throws FieldError for a bad one), `empty` until then.
+ */
+export function stored(
+  native: string,
+  empty: (record: CrmRecord, context: DownstreamContext) => unknown,
+  check: (value: unknown, native: string) => unknown,
+): FieldMap {
+  return {
+    native,
+    covers: [],
+    read: (record, context, extra) => {
+      const values = nativeOf(extra);
+      return Object.hasOwn(values, native) ? values[native] : empty(record, context);
+    },
+    write: (value) => ({ [`${NATIVE_PATH}.${native}`]: check(value, native) }),
+  };
 }
 
 /** A field the system takes but the unified model has no place for (a Salesforce Note's Title): ignored on write. */

@@ -49,7 +49,7 @@ export interface WriteContext {
 export interface FieldMap {
   native: string;
   /** Its value for a stored record; absent for write-only fields (Salesloft's `account_id`). */
-  read?(record: CrmRecord, context: DownstreamContext): unknown;
+  read?(record: CrmRecord, context: DownstreamContext, extra: Record<string, unknown>): unknown;
   /**
    * Unified paths and values for a written native value: `firstName`, `address.city`,
    * `associations.accountIds`. Absent for read-only fields. Throws FieldError for a bad value.
@@ -109,10 +109,19 @@ export function valueAt(record: CrmRecord, path: string): unknown {
 /** The custom fields stored for a record. */
 export const customOf = (extra: Record<string, unknown>): Record<string, unknown> => (isPlainObject(extra.custom) ? extra.custom : {});
 
+/**
+ * Where a write path points at a native value the unified model has no place for (a Pipedrive
+ * lead's `value`): `$native.value`. Such values are kept as written in the record's `extra.native`.
+ */
+export const NATIVE_PATH = '$native';
+
+/** The native-only values stored for a record. */
+export const nativeOf = (extra: Record<string, unknown>): Record<string, unknown> => (isPlainObject(extra.native) ? extra.native : {});
+
 /** A record in an object's native fields, custom fields last. */
 export function renderFields(object: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Flat {
   const out: Flat = {};
-  for (const field of object.fields) if (field.read) out[field.native] = field.read(record, context);
+  for (const field of object.fields) if (field.read) out[field.native] = field.read(record, context, extra);
   if (object.custom) Object.assign(out, object.custom.read(customOf(extra)));
   return out;
 }
@@ -185,10 +194,11 @@ export function translate(
   policy: WritePolicy,
   context: DownstreamContext,
   current?: CrmRecord,
-): { input: CrmWrite; custom: Record<string, unknown> } {
+): { input: CrmWrite; custom: Record<string, unknown>; native?: Record<string, unknown> } {
   const write: WriteContext = { context, type: object.type, body, current };
   const paths: Record<string, unknown> = {};
   const custom: Record<string, unknown> = {};
+  const native: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
     const field = object.fields.find((candidate) => candidate.native === name);
     if (field?.write) {
@@ -213,7 +223,9 @@ export function translate(
   const associations: Record<string, unknown> = {};
   for (const [path, value] of Object.entries(paths)) {
     const [head, key] = path.split('.') as [string, string | undefined];
-    if (head === 'associations' && key) {
+    if (head === NATIVE_PATH && key) {
+      native[key] = value;
+    } else if (head === 'associations' && key) {
       associations[key] = value;
     } else if (key) {
       const base = isPlainObject(input[head])
@@ -227,7 +239,8 @@ export function translate(
     }
   }
   if (Object.keys(associations).length > 0) input.associations = associations;
-  return { input, custom };
+  // `native` only when there is any: most systems have no native-only values.
+  return Object.keys(native).length > 0 ? { input, custom, native } : { input, custom };
 }
 
 /** A store validation error, renamed to the native field that carried the bad value (one the body has, if several cover it). */
@@ -253,18 +266,23 @@ function storeWrite<T>(object: NativeObject, body: Flat, run: () => T): T {
   }
 }
 
-/** Creates a record from a native body; custom fields go to `extra.custom`. */
+/** Creates a record from a native body; custom fields go to `extra.custom`, native-only values to `extra.native`. */
 export function createRecord(object: NativeObject, body: Flat, policy: WritePolicy, context: DownstreamContext): Found {
-  const { input, custom } = translate(object, body, policy, context);
-  const record = storeWrite(object, body, () => context.data.create(object.type, input, { custom }));
+  const { input, custom, native } = translate(object, body, policy, context);
+  const extra = native ? { custom, native } : { custom };
+  const record = storeWrite(object, body, () => context.data.create(object.type, input, extra));
   return { object, entry: context.data.crm[object.type].entry(record.id)! };
 }
 
-/** Updates a record from a native body; custom fields sent are merged into its `extra.custom`. */
+/** Updates a record from a native body; custom fields and native-only values sent are merged into its extras. */
 export function updateRecord(found: Found, body: Flat, policy: WritePolicy, context: DownstreamContext): Found {
   const { object, entry } = found;
-  const { input, custom } = translate(object, body, policy, context, entry.record);
-  const extra = Object.keys(custom).length > 0 ? { ...entry.extra, custom: { ...customOf(entry.extra), ...custom } } : undefined;
+  const { input, custom, native } = translate(object, body, policy, context, entry.record);
+  const changed = {
+    ...(Object.keys(custom).length > 0 ? { custom: { ...customOf(entry.extra), ...custom } } : {}),
+    ...(native ? { native: { ...nativeOf(entry.extra), ...native } } : {}),
+  };
+  const extra = Object.keys(changed).length > 0 ? { ...entry.extra, ...changed } : undefined;
   storeWrite(object, body, () => context.data.update(object.type, entry.record.id, input, extra));
   return found;
 }

@@ -1,4 +1,5 @@
-import { hash32 } from '../shared/random.js';
+import { PathMatcher } from '../shared/path-matcher.js';
+import { hashHex, hashUuid } from '../shared/random.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
 import { FieldError, isPlainObject } from './rest-engine.js';
 
@@ -19,61 +20,35 @@ export interface RouteErrors {
   invalid(error: FieldError, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;
 }
 
-/** A path's segments, trailing slashes dropped (trimmed by a loop: `/\/+$/` backtracks quadratically on a long run of slashes). */
-function segmentsOf(path: string): string[] {
-  let end = path.length;
-  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
-  return path.slice(0, end).split('/');
-}
+/** Each system's route list, matched by the shared matcher (built once per list). */
+const matchers = new WeakMap<readonly Route[], PathMatcher<Route>>();
 
-function match(pattern: string, got: readonly string[]): Params | undefined {
-  const want = pattern.split('/');
-  if (want.length !== got.length) return undefined;
-  const params: Params = {};
-  for (let i = 0; i < want.length; i++) {
-    const w = want[i]!;
-    const g = got[i]!;
-    if (w.startsWith(':')) {
-      if (g === '') return undefined;
-      params[w.slice(1)] = safeDecode(g);
-    } else if (w !== g) {
-      return undefined;
-    }
+function matcherOf(routes: readonly Route[]): PathMatcher<Route> {
+  let matcher = matchers.get(routes);
+  if (!matcher) {
+    const entries = routes.map((route) => ({ methods: typeof route.method === 'string' ? [route.method] : route.method, pattern: route.pattern, value: route }));
+    // The systems' paths: trailing slashes dropped, a malformed %-escape kept as sent.
+    matcher = new PathMatcher(entries, { trimTrailingSlashes: true, malformedEscapes: 'keep' });
+    matchers.set(routes, matcher);
   }
-  return params;
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  return matcher;
 }
 
 /**
- * Runs the first route whose pattern and method match. A path that matches only with other
- * methods is the system's 405 (or 404); a FieldError thrown by a route is its native 4xx.
+ * Runs the route that matches the request: the most specific pattern that takes its method (see
+ * PathMatcher), whatever the list's order. A path that matches only with other methods is the
+ * system's 405 (or 404); a FieldError thrown by a route is its native 4xx.
  */
 export function dispatch(routes: readonly Route[], errors: RouteErrors, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
-  const allowed: PassthroughMethod[] = [];
-  const got = segmentsOf(request.path);
-  for (const route of routes) {
-    const params = match(route.pattern, got);
-    if (!params) continue;
-    const methods = typeof route.method === 'string' ? [route.method] : route.method;
-    if (!methods.includes(request.method)) {
-      allowed.push(...methods.filter((method) => !allowed.includes(method)));
-      continue;
-    }
-    try {
-      return route.run(params, request, context);
-    } catch (error) {
-      if (error instanceof FieldError) return errors.invalid(error, request, context);
-      throw error;
-    }
+  const match = matcherOf(routes).match(request.method, request.path);
+  if (match.kind === 'not-found') return errors.notFound(request, context);
+  if (match.kind === 'method-not-allowed') return errors.methodNotAllowed(request, match.allowed as PassthroughMethod[], context);
+  try {
+    return match.value.run(match.params, request, context);
+  } catch (error) {
+    if (error instanceof FieldError) return errors.invalid(error, request, context);
+    throw error;
   }
-  return allowed.length > 0 ? errors.methodNotAllowed(request, allowed, context) : errors.notFound(request, context);
 }
 
 /** Whether a helper that answers either a value or an early response (a 404, a 422…) answered the response. */
@@ -84,20 +59,25 @@ export function reply(statusCode: number, body: unknown, headers: Record<string,
   return { statusCode, headers: { 'content-type': 'application/json;charset=utf-8', ...headers }, body };
 }
 
+/** Every value of a query key, in order (a repeated key gives several), from the passthrough's full query. */
+export function queryValues(request: DownstreamRequest, name: string): string[] {
+  if (request.search) return request.search.getAll(name);
+  const value = request.query[name];
+  return value === undefined ? [] : [value];
+}
+
+/** The request's whole query, repeated keys included, to build a link from. */
+export const searchOf = (request: DownstreamRequest): URLSearchParams => new URLSearchParams(request.search ?? request.query);
+
 /** A stable id-like token for a request (HubSpot's correlationId, say): the same request, the same token. */
 export function requestToken(request: DownstreamRequest, length = 32): string {
-  let out = '';
-  for (let round = 0; out.length < length; round++) {
-    out += hash32(`${round}:${request.method}:${request.path}:${JSON.stringify(request.query)}`).toString(16).padStart(8, '0');
-  }
-  return out.slice(0, length);
+  return hashHex(requestText(request), length);
 }
 
 /** `requestToken` as a UUID. */
-export function requestUuid(request: DownstreamRequest): string {
-  const hex = requestToken(request, 32);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+export const requestUuid = (request: DownstreamRequest): string => hashUuid(requestText(request));
+
+const requestText = (request: DownstreamRequest) => `${request.method}:${request.path}:${JSON.stringify(request.query)}`;
 
 /**
  * An integer query (or body) parameter within bounds. Missing → the default; not an integer or

@@ -11,8 +11,14 @@ export interface DownstreamRequest {
   method: PassthroughMethod;
   /** Relative to the API base URL, without leading slash or query: `crm/v3/objects/contacts/123`. */
   path: string;
-  /** The passthrough `query`, values as strings. */
+  /** The passthrough `query`, values as strings; of a repeated key, its last value. */
   query: Record<string, string>;
+  /**
+   * Every query value in order, repeated keys included (`properties=a&properties=b`), as the
+   * passthrough received them; read it through `queryValues`. Absent where a request is built
+   * from `query` alone.
+   */
+  search?: URLSearchParams;
   /** The passthrough `body`, if any. */
   body: unknown;
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Random } from '../shared/random.js';
+import { hashUuid, type Random } from '../shared/random.js';
 import type { CrmObjectType } from './crm.js';
 
 /** Integration ids of the original service: four CRMs and three engagement systems. */
@@ -71,7 +71,9 @@ export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
     orgUrl: (org) => `https://${org.slug}.pipedrive.com`,
     newOrgId: (random) => random.digits(7),
     newUserId: (random) => random.digits(8),
-    newNativeId: (_type, random) => random.digits(6),
+    // Pipedrive lead ids are UUIDs, every other id an integer; a lead's comes from the same draws,
+    // so the rest of the seed stays as it was.
+    newNativeId: (type, random) => (type === 'Lead' ? hashUuid(`pipedrive-lead:${random.digits(6)}`) : random.digits(6)),
   },
   zoho: {
     category: 'crm',

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { CONNECTION_STATUSES } from '../model/connection.js';
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
+import { nativeBodySchema, nativeQuerySchema } from '../model/passthrough.js';
 import { PASSTHROUGH_METHODS } from '../downstream/types.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
@@ -98,8 +99,8 @@ export const STEP_SCHEMAS = {
     .strictObject({
       method: z.enum(PASSTHROUGH_METHODS),
       path: z.string().min(1),
-      body: z.record(z.string(), z.unknown()).optional(),
-      query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+      body: nativeBodySchema.optional(),
+      query: nativeQuerySchema.optional(),
       as: name.optional(),
       expectStatus: z.number().int().min(100).max(599).optional().describe('The downstream statusCode the call must get'),
       connection: connection.optional(),

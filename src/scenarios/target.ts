@@ -35,8 +35,8 @@ export interface RunConnection {
 export interface PassthroughCall {
   method: string;
   path: string;
-  body?: Record<string, unknown> | undefined;
-  query?: Record<string, string | number | boolean> | undefined;
+  body?: Record<string, unknown> | unknown[] | undefined;
+  query?: Record<string, string | number | boolean | Array<string | number | boolean>> | undefined;
 }
 
 export interface PassthroughAnswer {

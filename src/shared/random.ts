@@ -100,3 +100,16 @@ export function hash32(text: string): number {
   }
   return h >>> 0;
 }
+
+/** `length` hex digits hashed from a text: a stable id-like token (the same text, the same token). */
+export function hashHex(text: string, length: number): string {
+  let out = '';
+  for (let round = 0; out.length < length; round++) out += hash32(`${round}:${text}`).toString(16).padStart(8, '0');
+  return out.slice(0, length);
+}
+
+/** `hashHex` laid out as a (version 4) UUID. */
+export function hashUuid(text: string): string {
+  const hex = hashHex(text, 32);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -19,8 +19,10 @@ const answers: string[] = [];
 let url = '';
 
 beforeAll(async () => {
+  // Long status delays: a connection's automatic moves must not fall between a snapshot and its restore on a slow machine.
+  const still = ['--initial-sync-delay', '1h', '--ready-delay', '2h'];
   // --client-check: its report is a tenant's too (its hard cases meet only engagement and passthrough reads, which no test here makes).
-  url = (await serveCli(['--quiet', '--api-key', A, '--api-key', B, '--admin-key', ADMIN, '--retry-schedule', '', '--client-check'], spawned)).url;
+  url = (await serveCli(['--quiet', '--api-key', A, '--api-key', B, '--admin-key', ADMIN, '--retry-schedule', '', ...still, '--client-check'], spawned)).url;
 });
 afterAll(() => killAll(spawned));
 

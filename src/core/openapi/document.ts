@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { snapshotSchema } from '../snapshot.js';
 import { CRM_OBJECT_TYPES } from '../../model/crm.js';
 import { EVENT_HEADERS } from '../../model/events.js';
-import { OPERATIONS, type JsonSchema, type Operation } from './operations.js';
-import { NAMED_RESPONSE_SCHEMAS } from './response-schemas.js';
+import { ROUTES, type Route } from '../routes/index.js';
+import type { JsonSchema } from '../routes/context.js';
+import * as responseSchemas from './response-schemas.js';
 
 /** The server URL the CLI prints by default: where `crm-sandbox serve` listens. */
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:4010';
@@ -31,7 +32,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 };
 
 /** The service's endpoints meet fault rules and x-sandbox-force-status; the control API (`/sandbox/…`) and the public routes never do. */
-function errorStatuses(op: Operation): string[] {
+function errorStatuses(op: Route): string[] {
   const statuses = new Set<number | string>([400, 404, 413, 431, 500, ...(op.errors ?? [])]);
   if (op.pattern !== '/sandbox/health' && op.pattern !== '/openapi.json') statuses.add(401);
   if (op.body) statuses.add(415);
@@ -67,7 +68,7 @@ class Names {
 const ref = (id: string) => ({ $ref: COMPONENTS + id });
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 
-function parameters(op: Operation): JsonSchema[] {
+function parameters(op: Route): JsonSchema[] {
   const path = [...op.pattern.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -96,8 +97,9 @@ function webhook(event: 'ObjectChangeEvent' | 'StatusChangeEvent', summary: stri
 }
 
 /**
- * The OpenAPI 3.1 document of the service's endpoints and the sandbox's control API, built from
- * the zod schemas the routes validate requests with and the model's record schemas.
+ * The OpenAPI 3.1 document of the service's endpoints and the sandbox's control API, derived
+ * from the routes' declarations (routes/*.ts): their paths, query parameters, the zod schemas
+ * they validate bodies with, and their answers' schemas (response-schemas.ts, the model's records).
  *
  * @example
  * const document = buildOpenApiDocument({ serverUrl: 'http://127.0.0.1:4010' });
@@ -107,11 +109,13 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonSchema {
   const requests = new Names();
   const responses = new Names();
   requests.name(snapshotSchema, 'Snapshot');
-  for (const [id, schema] of Object.entries(NAMED_RESPONSE_SCHEMAS)) responses.name(schema, id);
+  for (const [id, schema] of Object.entries(responseSchemas.NAMED_RESPONSE_SCHEMAS)) responses.name(schema, id);
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
-    const okSchema = op.ok.schema instanceof z.ZodType ? ref(responses.name(op.ok.schema, `${pascal(op.operationId)}Response`)) : op.ok.schema;
+  for (const op of ROUTES) {
+    const body = typeof op.body === 'function' ? op.body() : op.body;
+    const ok = op.ok.schema(responseSchemas);
+    const okSchema = ok instanceof z.ZodType ? ref(responses.name(ok, `${pascal(op.operationId)}Response`)) : ok;
     const errors = Object.fromEntries(
       errorStatuses(op).map((status) => [
         status,
@@ -129,7 +133,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonSchema {
       tags: [op.tag],
       ...(op.public ? { security: [] } : {}),
       ...(parameters(op).length ? { parameters: parameters(op) } : {}),
-      ...(op.body ? { requestBody: { required: false, content: json(ref(requests.name(op.body, `${pascal(op.operationId)}Request`))) } } : {}),
+      ...(body ? { requestBody: { required: false, content: json(ref(requests.name(body, `${pascal(op.operationId)}Request`))) } } : {}),
       responses: { [String(op.ok.status)]: { description: op.ok.description, content: json(okSchema) }, ...errors },
     };
   }

@@ -181,6 +181,23 @@ export const scenarioReportSchema = z.looseObject({
 export const chaosOutputSchema = chaosSettingsSchema;
 
 /** Zod schemas that get a name of their own under `components.schemas` (and a `$ref` wherever they are used). */
+/** `{}`: what the deletes answer (one schema, named once in the document). */
+export const emptySchema = z.object({}).strict();
+
+/** A page of a list: `{ [key]: items, nextPageCursor? }`. */
+export const pageSchema = (key: string, item: z.ZodType) =>
+  z.object({ [key]: z.array(item), nextPageCursor: z.string().optional().describe('Absent on the last page') });
+
+/** `{ record }`: what the record routes answer (one schema, named once in the document). */
+export const recordBodySchema = z.object({ record: anyRecordSchema });
+
+/** What GET and PUT /sandbox/faults answer (one schema, named once in the document). */
+export const faultRulesAnswerSchema = z.object({
+  rules: z.array(faultRuleOutputSchema).describe("The runtime rules PUT /sandbox/faults set: the caller's own (for its requests only), or with all=true the server's"),
+  serverRules: z.array(faultRuleOutputSchema).optional().describe("The server's runtime rules, for every tenant (set with the admin key and all=true); absent with all=true, where they are `rules`"),
+  standingRules: z.array(faultRuleOutputSchema).describe('The rules the sandbox was started with (serve flags, createSandbox({ faults })), for every tenant; PUT leaves them, and all apply'),
+});
+
 export const NAMED_RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   ErrorBody: errorBodySchema,
   ...recordSchemas,

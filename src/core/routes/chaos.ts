@@ -1,19 +1,26 @@
-import type { Route, RouteContext } from './context.js';
-
-function connectionOf(ctx: RouteContext) {
-  return ctx.sandbox.parts.registry.get(ctx.apiKey, ctx.params.connectionId!);
-}
+import * as z from 'zod';
+import { chaosSettingsSchema } from '../../webhooks/chaos.js';
+import type { Route } from './context.js';
 
 /** A connection's delivery chaos: read it, set it (`{}` turns it off). */
-export const chaosRoutes: Route[] = [
+export const chaosRoutes: Route<'deliveries'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/connections/:connectionId/chaos',
-    handler: (ctx) => ({ body: { chaos: ctx.sandbox.chaos(connectionOf(ctx).connectionId) } }),
+    operationId: 'getChaos',
+    summary: "The connection's delivery chaos",
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => z.object({ chaos: out.chaosOutputSchema }), description: 'The chaos settings' },
+    handler: (ctx, { deliveries }) => ({ body: { chaos: deliveries.chaos(ctx.connection().connectionId) } }),
   },
   {
     method: 'PUT',
     pattern: '/sandbox/connections/:connectionId/chaos',
-    handler: (ctx) => ({ body: { chaos: ctx.sandbox.setChaos(connectionOf(ctx).connectionId, ctx.body()) } }),
+    operationId: 'setChaos',
+    summary: "Set the connection's delivery chaos ({} turns it off)",
+    tag: 'Sandbox control',
+    body: chaosSettingsSchema,
+    ok: { status: 200, schema: (out) => z.object({ chaos: out.chaosOutputSchema }), description: 'The chaos settings' },
+    handler: (ctx, { deliveries }) => ({ body: { chaos: deliveries.setChaos(ctx.connection().connectionId, ctx.body()) } }),
   },
 ];

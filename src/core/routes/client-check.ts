@@ -1,13 +1,13 @@
 import type { ClientCheck } from '../../client-check/client-check.js';
-import { parseRuleList } from '../../client-check/rules.js';
+import { clientCheckReportSchema } from '../../client-check/report-schema.js';
+import { parseRuleList, RULE_IDS } from '../../client-check/rules.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
 import type { Route, RouteContext } from './context.js';
 import { parseBoolean } from './pagination.js';
 
 /** The sandbox's client-check, or a 404 saying how to turn it on (the inspector shows it as "not available"). */
-function checkOf(ctx: RouteContext): ClientCheck {
-  const check = ctx.sandbox.clientCheck;
+function on(check: ClientCheck | undefined): ClientCheck {
   if (!check) throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, 'client-check is off: start the server with crm-sandbox serve --client-check (or run crm-sandbox client-check -- <command>)');
   return check;
 }
@@ -25,12 +25,22 @@ function rulesOf(ctx: RouteContext) {
 }
 
 /** `GET /sandbox/client-check`: the caller's conduct report; `DELETE` starts its check over. */
-export const clientCheckRoutes: Route[] = [
+export const clientCheckRoutes: Route<'clientCheck'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/client-check',
-    handler: (ctx) => {
-      const check = checkOf(ctx);
+    operationId: 'getClientCheckReport',
+    summary: "client-check: the conduct report of the caller's API token (404 unless the server runs with --client-check)",
+    tag: 'Sandbox control',
+    query: [
+      { name: 'final', description: 'Judge as if the client is done: a walk of pages still open counts as abandoned', schema: { type: 'boolean', default: false } },
+      { name: 'strict', description: 'A rule never exercised makes ok false too', schema: { type: 'boolean', default: false } },
+      { name: 'rules', description: `Only these rules, comma-separated: ${RULE_IDS.join(', ')}`, schema: { type: 'string' } },
+    ],
+    ok: { status: 200, schema: () => clientCheckReportSchema, description: 'The report' },
+    errors: [404],
+    handler: (ctx, { clientCheck }) => {
+      const check = on(clientCheck);
       const rules = rulesOf(ctx);
       return {
         body: check.report(ctx.apiKey, {
@@ -44,8 +54,13 @@ export const clientCheckRoutes: Route[] = [
   {
     method: 'DELETE',
     pattern: '/sandbox/client-check',
-    handler: (ctx) => {
-      checkOf(ctx).restart(ctx.apiKey);
+    operationId: 'restartClientCheck',
+    summary: "Forget the caller's conduct so far and start its check (and its hard cases) over",
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => out.emptySchema, description: 'Started over' },
+    errors: [404],
+    handler: (ctx, { clientCheck }) => {
+      on(clientCheck).restart(ctx.apiKey);
       return { body: {} };
     },
   },

@@ -6,26 +6,37 @@ import { requiredQuery, type Route } from './context.js';
 export const deleteBody = z.object({ connectionId: z.string().min(1) });
 
 /** The caller's connections: listed (not paginated), read one, deleted. */
-export const connectionRoutes: Route[] = [
+export const connectionRoutes: Route<'connections'>[] = [
   {
     method: 'GET',
     pattern: '/connection/connections',
-    handler: (ctx) => ({ body: { connections: ctx.sandbox.connections(ctx.apiKey) } }),
+    operationId: 'listConnections',
+    summary: "The caller's connections (not paginated)",
+    tag: 'Connections',
+    ok: { status: 200, schema: (out) => z.object({ connections: z.array(out.connectionSummarySchema) }), description: 'The connections' },
+    handler: (ctx, { connections }) => ({ body: { connections: connections.connections(ctx.apiKey) } }),
   },
   {
     method: 'GET',
     pattern: '/connection/connection',
-    handler: (ctx) => {
-      const connection = ctx.sandbox.parts.registry.get(ctx.apiKey, requiredQuery(ctx, 'connectionId'));
-      return { body: { connection: connectionSummary(connection) } };
-    },
+    operationId: 'getConnection',
+    summary: 'One connection',
+    tag: 'Connections',
+    query: [{ name: 'connectionId', required: true, description: 'The connection', schema: { type: 'string', minLength: 1 } }],
+    ok: { status: 200, schema: (out) => z.object({ connection: out.connectionSummarySchema }), description: 'The connection' },
+    handler: (ctx) => ({ body: { connection: connectionSummary(ctx.connection(requiredQuery(ctx, 'connectionId'))) } }),
   },
   {
     method: 'DELETE',
     pattern: '/connection/connection',
-    handler: (ctx) => {
+    operationId: 'deleteConnection',
+    summary: 'Delete a connection',
+    tag: 'Connections',
+    body: deleteBody,
+    ok: { status: 200, schema: (out) => out.emptySchema, description: 'Deleted' },
+    handler: (ctx, { connections }) => {
       const { connectionId } = parseOrThrow(deleteBody, ctx.body());
-      ctx.sandbox.removeConnection(ctx.sandbox.parts.registry.get(ctx.apiKey, connectionId));
+      connections.removeConnection(ctx.connection(connectionId));
       return { body: {} };
     },
   },

@@ -1,61 +1,93 @@
+import type * as z from 'zod';
 import type { ClientCheck } from '../../client-check/client-check.js';
+import type { Clock } from '../../clock/clock.js';
 import type { DownstreamFault, DownstreamFaultInput } from '../../downstream/faults.js';
 import type { ConnectionStatus, ConnectionSummary, ExchangeResult } from '../../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { Platform } from '../../model/platform.js';
 import type { ScenarioSandbox } from '../../scenarios/target.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { ChaosSettings } from '../../webhooks/chaos.js';
 import type { Delivery } from '../../webhooks/delivery.js';
-import type { ConnectionState } from '../connections.js';
+import type { Dispatcher } from '../../webhooks/dispatcher.js';
+import type { ConnectionRegistry, ConnectionState } from '../connections.js';
 import type { FaultRule } from '../faults.js';
-import { queryParam, type Reply, type SandboxRequest } from '../http.js';
+import { parseJsonBody, queryParam, type Reply, type SandboxRequest } from '../http.js';
 import type { JournalEntry, JournalFilter } from '../journal.js';
-import type { ResolvedOptions } from '../options.js';
-import type { RouteDefinition } from '../router.js';
-import type { SandboxParts } from '../sandbox-parts.js';
+import type * as ResponseSchemas from '../openapi/response-schemas.js';
+import type { PageCache } from '../page-cache.js';
+import type { PassthroughCache } from '../passthrough-cache.js';
 import type { SandboxSnapshot } from '../snapshot.js';
-import type { Platform } from '../../model/platform.js';
 import { adminKeyRequired } from '../tenants.js';
 
+// --- What a route receives ------------------------------------------------------------------
+
 /**
- * What the routes use of the sandbox (the Sandbox class in ../sandbox.ts has all of it), a
- * scenario run's included. Declared here, not imported from there: sandbox.ts imports the route
- * table, and a route importing sandbox.ts back would close an import cycle.
+ * What the routes use of a sandbox: some of its parts (always the current ones: a reset or a
+ * restore swaps them) and its operations in narrow groups, each the same call as the Sandbox
+ * method of that name. A route list names the ones it uses (`Route<'registry' | 'records'>`)
+ * and its handlers receive only those. The Sandbox class (../sandbox.ts) provides them all;
+ * declared here, since sandbox.ts imports the route table.
  */
-export interface RouteSandbox extends ScenarioSandbox {
-  /** The platform it runs on: the scenario routes load the engine through it. */
-  readonly platform: Pick<Platform, 'createTransport' | 'loadScenarios'>;
-  readonly options: ResolvedOptions;
-  readonly parts: SandboxParts;
+export interface RouteDeps {
+  /** Connections, tokens and each connection's data. */
+  readonly registry: ConnectionRegistry;
+  readonly clock: Clock;
+  readonly dispatcher: Dispatcher;
+  /** Serialised list pages, per collection, until it changes. */
+  readonly pages: PageCache;
+  /** Serialised passthrough answers, per connection, while its data stays the same. */
+  readonly passthroughAnswers: PassthroughCache;
+  readonly connections: {
+    exchange(apiKey: string, publicToken: string): ExchangeResult;
+    connections(apiKey: string): ConnectionSummary[];
+    removeConnection(connection: ConnectionState): void;
+    setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary;
+  };
+  readonly records: {
+    createRecord(connectionId: string, objectType: CrmObjectType, fields?: Record<string, unknown>): CrmRecord;
+    getRecord(connectionId: string, objectType: CrmObjectType, id: string): CrmRecord;
+    updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): CrmRecord;
+    deleteRecord(connectionId: string, objectType: CrmObjectType, id: string): void;
+  };
+  readonly deliveries: {
+    deliveries(connectionId?: string): Delivery[];
+    redeliver(eventId: string): Promise<Delivery>;
+    chaos(connectionId: string): ChaosSettings;
+    setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings;
+  };
+  readonly faults: {
+    faultRules(options?: { apiKey?: string }): FaultRule[];
+    standingFaultRules(): FaultRule[];
+    setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, options?: { apiKey?: string }): FaultRule[];
+    downstreamFaults(connectionId: string): DownstreamFault[];
+    setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[];
+  };
+  readonly journal: {
+    requests(filter?: JournalFilter & { apiKey?: string }): JournalEntry[];
+    clearRequests(apiKey?: string): void;
+  };
+  readonly state: {
+    reset(options?: { apiKey?: string }): void;
+    snapshot(options?: { apiKey?: string }): SandboxSnapshot;
+    restore(snapshot: unknown, options?: { apiKey?: string }): void;
+  };
+  readonly scenarios: {
+    /** The sandbox a run plays on. */
+    readonly target: ScenarioSandbox;
+    /** Loads the engine (none in a browser). */
+    readonly platform: Pick<Platform, 'loadScenarios'>;
+    /** The most records a run through the control API may create. */
+    readonly repeatLimit: number;
+  };
+  /** The OpenAPI document of these routes, as JSON text (built on first use). */
+  openApiJson(): Promise<string>;
   /** The client-check, when it is on (`serve --client-check`, `crm-sandbox client-check`). */
   readonly clientCheck: ClientCheck | undefined;
-  exchange(apiKey: string, publicToken: string): ExchangeResult;
-  connections(apiKey?: string): ConnectionSummary[];
-  removeConnection(connection: ConnectionState): void;
-  setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary;
-  createRecord(connectionId: string, objectType: CrmObjectType, fields?: Record<string, unknown>): CrmRecord;
-  getRecord(connectionId: string, objectType: CrmObjectType, id: string): CrmRecord;
-  updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): CrmRecord;
-  deleteRecord(connectionId: string, objectType: CrmObjectType, id: string): void;
-  deliveries(connectionId?: string): Delivery[];
-  redeliver(eventId: string): Promise<Delivery>;
-  chaos(connectionId: string): ChaosSettings;
-  setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings;
-  downstreamFaults(connectionId: string): DownstreamFault[];
-  setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[];
-  faultRules(options?: { apiKey?: string }): FaultRule[];
-  standingFaultRules(): FaultRule[];
-  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, options?: { apiKey?: string }): FaultRule[];
-  requests(filter?: JournalFilter & { apiKey?: string }): JournalEntry[];
-  clearRequests(apiKey?: string): void;
-  reset(options?: { apiKey?: string }): void;
-  snapshot(options?: { apiKey?: string }): SandboxSnapshot;
-  restore(snapshot: unknown, options?: { apiKey?: string }): void;
 }
 
-/** What a route handler gets: the sandbox, the request and what the core already worked out. */
+/** What a route handler gets of its request, with what the core already worked out. */
 export interface RouteContext {
-  readonly sandbox: RouteSandbox;
   readonly request: SandboxRequest;
   /** Path parameters, decoded. */
   readonly params: Record<string, string>;
@@ -63,9 +95,15 @@ export interface RouteContext {
   readonly apiKey: string;
   /** The caller sent the admin key (only routes marked `admin` take it). */
   readonly admin: boolean;
+  /** An admin key is configured (`--admin-key`): what a 403 for `?all=true` says. */
+  readonly adminKeyConfigured: boolean;
   readonly query: URLSearchParams;
   /** The JSON body as an object; 415/400 if it is not one. Parsed once, on first call. */
   body(): Record<string, unknown>;
+  /** The caller's connection `connectionId` (default: the path's): another tenant's is a 404, as a missing one. */
+  connection(connectionId?: string): ConnectionState;
+  /** The connection of an access token the caller may reach (else a 401); counts as activity on it, and is the request's connection in the journal. */
+  connectionByToken(accessToken: string): ConnectionState;
   /** What the route found out about the request, for the journal. */
   readonly note: RequestNote;
 }
@@ -75,16 +113,97 @@ export interface RequestNote {
   connectionId: string | undefined;
 }
 
-export type RouteHandler = (ctx: RouteContext) => Reply | Promise<Reply>;
-export type Route = RouteDefinition<RouteHandler>;
+export type RouteHandler<Uses extends keyof RouteDeps = never> = (ctx: RouteContext, deps: Pick<RouteDeps, Uses>) => Reply | Promise<Reply>;
 
-/** The connection of an access token the caller may reach (else a 401); counts as activity on it. */
-export function connectionByToken(ctx: RouteContext, accessToken: string) {
-  const connection = ctx.sandbox.parts.registry.byToken(ctx.apiKey, accessToken);
-  connection.lastActivity = ctx.sandbox.parts.clock.now();
-  ctx.note.connectionId = connection.connectionId;
-  return connection;
+// --- What a route declares -------------------------------------------------------------------
+
+/** A JSON Schema written by hand (query parameters, which the routes read one by one, not through zod). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface QueryParameter {
+  name: string;
+  required?: boolean;
+  description: string;
+  schema: JsonSchema;
 }
+
+export type RouteTag = 'Link' | 'Connections' | 'Engagement' | 'Webhooks' | 'Passthrough' | 'Sandbox control' | 'Document';
+
+/**
+ * One route, declared once: how it is matched and authenticated, what the OpenAPI document says
+ * of it (../openapi/document.ts derives the document from these), and its handler.
+ */
+export interface Route<Uses extends keyof RouteDeps = keyof RouteDeps> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** `/sandbox/connections/:connectionId/status`: `:name` segments are parameters (see PathMatcher). */
+  pattern: string;
+  /** Answers without the service-api-token header (health checks, the document, the link widget). */
+  public?: boolean;
+  /** Also takes the admin key (the operations over every tenant, `?all=true`); every other route refuses it as an unknown key. */
+  admin?: boolean;
+  operationId: string;
+  summary: string;
+  tag: RouteTag;
+  /** The query parameters it reads, documented. */
+  query?: QueryParameter[];
+  /** The zod schema of its JSON body: the one it parses with, or (where it checks the body itself) one made when the document is built. */
+  body?: z.ZodType | (() => z.ZodType);
+  /**
+   * Success: status, description, and the body's schema, made when the document is built (so the
+   * response schemas load with the document, not with every sandbox): a zod schema, or a `$ref`.
+   */
+  ok: { status: number; description: string; schema: (schemas: typeof ResponseSchemas) => z.ZodType | { $ref: string } };
+  /** Error statuses particular to this route (the common ones are added by the document). */
+  errors?: number[];
+  handler: RouteHandler<Uses>;
+}
+
+// --- The context of one request --------------------------------------------------------------
+
+/** The {@link RouteContext} of one request: one object, its body parsed on demand. */
+export class RequestContext implements RouteContext {
+  readonly query: URLSearchParams;
+  private parsed: Record<string, unknown> | undefined;
+
+  constructor(
+    private readonly deps: Pick<RouteDeps, 'registry' | 'clock'>,
+    readonly adminKeyConfigured: boolean,
+    readonly request: SandboxRequest,
+    readonly params: Record<string, string>,
+    readonly apiKey: string,
+    readonly admin: boolean,
+    readonly note: RequestNote,
+  ) {
+    this.query = new URLSearchParams(request.query);
+  }
+
+  body(): Record<string, unknown> {
+    return (this.parsed ??= parseJsonBody(this.request));
+  }
+
+  connection(connectionId: string = this.params.connectionId!): ConnectionState {
+    return this.deps.registry.get(this.apiKey, connectionId);
+  }
+
+  connectionByToken(accessToken: string): ConnectionState {
+    const connection = this.deps.registry.byToken(this.apiKey, accessToken);
+    connection.lastActivity = this.deps.clock.now();
+    this.note.connectionId = connection.connectionId;
+    return connection;
+  }
+}
+
+// --- Helpers of the handlers -----------------------------------------------------------------
+
+/** `?accessToken=`, documented. */
+export const accessTokenQuery: QueryParameter = { name: 'accessToken', required: true, description: "The connection's accessToken", schema: { type: 'string', minLength: 1 } };
+
+/** `?all=true`: the operation over every tenant, with the admin key (else 403); see {@link everyTenant}. */
+export const allTenantsQuery: QueryParameter = {
+  name: 'all',
+  description: "Every tenant's state, not only the caller's: needs the admin key (--admin-key) as service-api-token, else 403",
+  schema: { type: 'boolean', default: false },
+};
 
 /** A query parameter that must be present and not empty. */
 export function requiredQuery(ctx: RouteContext, name: string): string {
@@ -103,7 +222,7 @@ export function everyTenant(ctx: RouteContext, operation: string): boolean {
   const value = queryParam(ctx.query, 'all');
   if (value !== undefined && value !== 'true' && value !== 'false') throw ApiError.invalidField('all', `all must be true or false, got ${JSON.stringify(value)}`);
   const all = value === 'true';
-  if (all && !ctx.admin) throw adminKeyRequired(`${operation}?all=true`, ctx.sandbox.options.adminKey !== undefined);
+  if (all && !ctx.admin) throw adminKeyRequired(`${operation}?all=true`, ctx.adminKeyConfigured);
   if (!all && ctx.admin) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, "the admin key is no tenant's API key: it acts on every tenant at once, with ?all=true");
   return all;
 }

@@ -1,14 +1,13 @@
 import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
-import type { CrmObjectType } from '../../model/crm.js';
+import { CRM_OBJECT_TYPES, crmWriteSchema, parseObjectType, type CrmObjectType } from '../../model/crm.js';
 import { DELIVERY_STATES } from '../../webhooks/delivery.js';
-import { connectionSummary, type ConnectionState } from '../connections.js';
+import { connectionSummary } from '../connections.js';
 import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { parseObjectType } from '../../model/crm.js';
 import type { Route, RouteContext } from './context.js';
-import { pageBody, pageRequest } from './pagination.js';
+import { pageBody, pageQuery, pageRequest } from './pagination.js';
 
 /**
  * The sandbox's own control API, under `/sandbox`: change records (each change emits its
@@ -17,103 +16,147 @@ import { pageBody, pageRequest } from './pagination.js';
  */
 const RECORDS = '/sandbox/connections/:connectionId/records/:objectType';
 export const statusBody = z.object({ status: connectionStatusSchema });
-
-function connectionOf(ctx: RouteContext): ConnectionState {
-  return ctx.sandbox.parts.registry.get(ctx.apiKey, ctx.params.connectionId!);
-}
+/**
+ * A record's fields, as the document shows them (the routes check them per type): made on first
+ * use, as building every type's write schema would slow every sandbox's start.
+ */
+let recordWriteSchema: z.ZodType | undefined;
+const recordWrite = () =>
+  (recordWriteSchema ??= z.union(CRM_OBJECT_TYPES.map((type) => crmWriteSchema(type))).describe("The fields of the path's objectType (see the record schemas); unknown fields are a 400"));
 
 function objectTypeOf(ctx: RouteContext): CrmObjectType {
   return parseObjectType(ctx.params.objectType!);
 }
 
-export const controlRoutes: Route[] = [
+export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'connections' | 'deliveries'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/health',
     public: true,
+    operationId: 'health',
+    summary: 'Liveness',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: () => z.object({ status: z.literal('ok') }), description: 'Up' },
     handler: () => ({ body: { status: 'ok' } }),
   },
   {
     method: 'GET',
     pattern: RECORDS,
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
+    operationId: 'listRecords',
+    summary: 'A page of records of one type',
+    tag: 'Sandbox control',
+    query: pageQuery,
+    ok: { status: 200, schema: (out) => out.pageSchema('records', out.anyRecordSchema), description: 'A page of records' },
+    handler: (ctx, { registry }) => {
+      const connection = ctx.connection();
       const objectType = objectTypeOf(ctx);
       const list = `records.${objectType}`;
       const page = pageRequest(ctx, list, connection.connectionId);
-      const collection = ctx.sandbox.parts.registry.dataOf(connection).crm[objectType];
+      const collection = registry.dataOf(connection).crm[objectType];
       return { body: pageBody(collection, page, { key: 'records', list, connectionId: connection.connectionId }, (entry) => entry.record) };
     },
   },
   {
     method: 'POST',
     pattern: RECORDS,
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
-      const record = ctx.sandbox.createRecord(connection.connectionId, objectTypeOf(ctx), ctx.body());
+    operationId: 'createRecord',
+    summary: 'Create a record (emits OBJECT_CHANGE CREATE)',
+    tag: 'Sandbox control',
+    body: recordWrite,
+    ok: { status: 201, schema: (out) => out.recordBodySchema, description: 'The record' },
+    handler: (ctx, { records }) => {
+      const connection = ctx.connection();
+      const record = records.createRecord(connection.connectionId, objectTypeOf(ctx), ctx.body());
       return { status: 201, body: { record } };
     },
   },
   {
     method: 'GET',
     pattern: `${RECORDS}/:id`,
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
-      return { body: { record: ctx.sandbox.getRecord(connection.connectionId, objectTypeOf(ctx), ctx.params.id!) } };
+    operationId: 'getRecord',
+    summary: 'One record',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => out.recordBodySchema, description: 'The record' },
+    handler: (ctx, { records }) => {
+      const connection = ctx.connection();
+      return { body: { record: records.getRecord(connection.connectionId, objectTypeOf(ctx), ctx.params.id!) } };
     },
   },
   {
     method: 'PATCH',
     pattern: `${RECORDS}/:id`,
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
+    operationId: 'updateRecord',
+    summary: 'Update a record (emits OBJECT_CHANGE UPDATE)',
+    tag: 'Sandbox control',
+    body: recordWrite,
+    ok: { status: 200, schema: (out) => out.recordBodySchema, description: 'The record' },
+    handler: (ctx, { records }) => {
+      const connection = ctx.connection();
       const objectType = objectTypeOf(ctx);
-      return { body: { record: ctx.sandbox.updateRecord(connection.connectionId, objectType, ctx.params.id!, ctx.body()) } };
+      return { body: { record: records.updateRecord(connection.connectionId, objectType, ctx.params.id!, ctx.body()) } };
     },
   },
   {
     method: 'DELETE',
     pattern: `${RECORDS}/:id`,
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
-      ctx.sandbox.deleteRecord(connection.connectionId, objectTypeOf(ctx), ctx.params.id!);
+    operationId: 'deleteRecord',
+    summary: 'Delete a record (emits OBJECT_CHANGE DELETE)',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => out.emptySchema, description: 'Deleted' },
+    handler: (ctx, { records }) => {
+      const connection = ctx.connection();
+      records.deleteRecord(connection.connectionId, objectTypeOf(ctx), ctx.params.id!);
       return { body: {} };
     },
   },
   {
     method: 'POST',
     pattern: '/sandbox/connections/:connectionId/status',
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
+    operationId: 'setConnectionStatus',
+    summary: 'Force a status (emits STATUS_CHANGE)',
+    tag: 'Sandbox control',
+    body: statusBody,
+    ok: { status: 200, schema: (out) => z.object({ connection: out.connectionSummarySchema }), description: 'The connection' },
+    handler: (ctx, { connections }) => {
+      const connection = ctx.connection();
       const { status } = parseOrThrow(statusBody, ctx.body());
-      ctx.sandbox.setStatus(connection.connectionId, status);
+      connections.setStatus(connection.connectionId, status);
       return { body: { connection: connectionSummary(connection) } };
     },
   },
   {
     method: 'GET',
     pattern: '/sandbox/connections/:connectionId/deliveries',
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
+    operationId: 'listDeliveries',
+    summary: "The connection's delivery log",
+    tag: 'Sandbox control',
+    query: [{ name: 'state', description: 'Only deliveries in this state', schema: { type: 'string', enum: [...DELIVERY_STATES] } }],
+    ok: { status: 200, schema: (out) => z.object({ deliveries: z.array(out.deliverySchema) }), description: 'The deliveries' },
+    handler: (ctx, { deliveries }) => {
+      const connection = ctx.connection();
       const state = queryParam(ctx.query, 'state');
       if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) {
         throw ApiError.invalidField('state', `state must be one of ${DELIVERY_STATES.join(', ')}, got ${JSON.stringify(state)}`);
       }
-      const deliveries = ctx.sandbox.deliveries(connection.connectionId).filter((delivery) => state === undefined || delivery.state === state);
-      return { body: { deliveries } };
+      return { body: { deliveries: deliveries.deliveries(connection.connectionId).filter((delivery) => state === undefined || delivery.state === state) } };
     },
   },
   {
     method: 'POST',
     pattern: '/sandbox/deliveries/:eventId/redeliver',
-    handler: async (ctx) => {
+    operationId: 'redeliver',
+    summary: 'Deliver an event again now',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => z.object({ delivery: out.deliverySchema }), description: 'The delivery' },
+    errors: [409],
+    handler: async (ctx, { dispatcher, registry, deliveries }) => {
       const eventId = ctx.params.eventId!;
-      const delivery = ctx.sandbox.parts.dispatcher.get(eventId);
+      const delivery = dispatcher.get(eventId);
       // Another API token's events are as unknown as missing ones.
-      if (!delivery || ctx.sandbox.parts.registry.find(delivery.connectionId)?.apiKey !== ctx.apiKey) {
+      if (!delivery || registry.find(delivery.connectionId)?.apiKey !== ctx.apiKey) {
         throw ApiError.notFound('Delivery', eventId, 'eventId');
       }
-      return { body: { delivery: await ctx.sandbox.redeliver(eventId) } };
+      return { body: { delivery: await deliveries.redeliver(eventId) } };
     },
   },
 ];

@@ -1,6 +1,7 @@
+import * as z from 'zod';
 import { downstreamFaultsBody } from '../../downstream/faults.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import type { Route, RouteContext } from './context.js';
+import type { Route } from './context.js';
 
 /**
  * `/sandbox/connections/{connectionId}/downstream-faults`: what the next passthrough calls of a
@@ -9,26 +10,37 @@ import type { Route, RouteContext } from './context.js';
  */
 const PATH = '/sandbox/connections/:connectionId/downstream-faults';
 
-const connectionIdOf = (ctx: RouteContext) => ctx.sandbox.parts.registry.get(ctx.apiKey, ctx.params.connectionId!).connectionId;
-
-export const downstreamFaultRoutes: Route[] = [
+export const downstreamFaultRoutes: Route<'faults'>[] = [
   {
     method: 'GET',
     pattern: PATH,
-    handler: (ctx) => ({ body: { faults: ctx.sandbox.downstreamFaults(connectionIdOf(ctx)) } }),
+    operationId: 'getDownstreamFaults',
+    summary: "The pending faults of the connection's passthrough calls",
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => z.object({ faults: z.array(out.downstreamFaultOutputSchema) }), description: 'The pending faults' },
+    handler: (ctx, { faults }) => ({ body: { faults: faults.downstreamFaults(ctx.connection().connectionId) } }),
   },
   {
     method: 'PUT',
     pattern: PATH,
-    handler: (ctx) => {
-      const connectionId = connectionIdOf(ctx);
-      const { faults } = parseOrThrow(downstreamFaultsBody, ctx.body());
-      return { body: { faults: ctx.sandbox.setDownstreamFaults(connectionId, faults) } };
+    operationId: 'setDownstreamFaults',
+    summary: 'Replace the pending downstream faults',
+    tag: 'Sandbox control',
+    body: downstreamFaultsBody,
+    ok: { status: 200, schema: (out) => z.object({ faults: z.array(out.downstreamFaultOutputSchema) }), description: 'The pending faults' },
+    handler: (ctx, { faults }) => {
+      const { connectionId } = ctx.connection();
+      const body = parseOrThrow(downstreamFaultsBody, ctx.body());
+      return { body: { faults: faults.setDownstreamFaults(connectionId, body.faults) } };
     },
   },
   {
     method: 'DELETE',
     pattern: PATH,
-    handler: (ctx) => ({ body: { faults: ctx.sandbox.setDownstreamFaults(connectionIdOf(ctx), []) } }),
+    operationId: 'clearDownstreamFaults',
+    summary: 'Clear the pending downstream faults',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => z.object({ faults: z.array(out.downstreamFaultOutputSchema) }), description: 'The pending faults' },
+    handler: (ctx, { faults }) => ({ body: { faults: faults.setDownstreamFaults(ctx.connection().connectionId, []) } }),
   },
 ];

@@ -1,38 +1,41 @@
+import type * as z from 'zod';
 import { loadDownstream } from '../../downstream/load.js';
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { OrderedCollection } from '../../store/ordered-collection.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
-import { connectionByToken, requiredQuery, type Route, type RouteContext, type RouteHandler } from './context.js';
-import { pageBody, pageRequest, parseBoolean } from './pagination.js';
+import type * as ResponseSchemas from '../openapi/response-schemas.js';
+import { accessTokenQuery, requiredQuery, type QueryParameter, type Route, type RouteContext, type RouteDeps, type RouteHandler } from './context.js';
+import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
 
 /**
  * `GET /engagement/mailboxes` and `/engagement/users`: a page of records, `additional` only with
  * `allFields=true`, 409 while the connection is still NEW_CONNECTION. Pages are served from a
  * cache of their JSON until the collection changes.
  */
-function listEngagement(list: EngagementCollection): RouteHandler {
-  return (ctx) => {
+type Uses = 'registry' | 'clock' | 'pages';
+
+function listEngagement(list: EngagementCollection): RouteHandler<Uses> {
+  return (ctx, deps) => {
     const accessToken = requiredQuery(ctx, 'accessToken');
     const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
-    if (!allFields) return answer(ctx, list, accessToken, undefined);
+    if (!allFields) return answer(ctx, deps, list, accessToken, undefined);
     // Only `additional` needs the simulated systems: loaded first, before anything is read.
-    return loadDownstream().then(({ downstreamFor }) => answer(ctx, list, accessToken, downstreamFor));
+    return loadDownstream().then(({ downstreamFor }) => answer(ctx, deps, list, accessToken, downstreamFor));
   };
 }
 
 /** One page; with `allFields` when given the simulated systems (`downstreamFor`). */
-function answer(ctx: RouteContext, list: EngagementCollection, accessToken: string, downstreamFor: typeof DownstreamFor | undefined) {
+function answer(ctx: RouteContext, { registry, clock, pages }: Pick<RouteDeps, Uses>, list: EngagementCollection, accessToken: string, downstreamFor: typeof DownstreamFor | undefined) {
   const allFields = downstreamFor !== undefined;
-  const connection = connectionByToken(ctx, accessToken);
+  const connection = ctx.connectionByToken(accessToken);
   const page = pageRequest(ctx, list, connection.connectionId);
   if (connection.status === 'NEW_CONNECTION') {
     throw new ApiError(409, ErrorCode.CONNECTION_SYNCING, 'data still syncing: the connection has not finished its initial sync', {
       status: connection.status,
     });
   }
-  const { registry, clock, pages } = ctx.sandbox.parts;
   const data = registry.dataOf(connection);
   const collection = data[list] as OrderedCollection<Mailbox | EngagementUser>;
   const names = { key: list, list, connectionId: connection.connectionId };
@@ -49,7 +52,21 @@ function answer(ctx: RouteContext, list: EngagementCollection, accessToken: stri
   });
 }
 
-export const engagementRoutes: Route[] = [
-  { method: 'GET', pattern: '/engagement/mailboxes', handler: listEngagement('mailboxes') },
-  { method: 'GET', pattern: '/engagement/users', handler: listEngagement('users') },
+const allFieldsQuery: QueryParameter = { name: 'allFields', description: 'Also answer the native record as `additional`', schema: { type: 'boolean', default: false } };
+
+const engagementList = (list: EngagementCollection, operationId: string, item: (out: typeof ResponseSchemas) => z.ZodType): Route<Uses> => ({
+  method: 'GET',
+  pattern: `/engagement/${list}`,
+  operationId,
+  summary: `A page of the connection's engagement ${list} (409 while it is NEW_CONNECTION)`,
+  tag: 'Engagement',
+  query: [accessTokenQuery, allFieldsQuery, ...pageQuery],
+  ok: { status: 200, schema: (out) => out.pageSchema(list, item(out)), description: `A page of ${list}` },
+  errors: [409],
+  handler: listEngagement(list),
+});
+
+export const engagementRoutes: Route<Uses>[] = [
+  engagementList('mailboxes', 'listMailboxes', (out) => out.mailboxItemSchema),
+  engagementList('users', 'listEngagementUsers', (out) => out.engagementUserItemSchema),
 ];

@@ -14,11 +14,11 @@ import { stateRoutes } from './state.js';
 import { journalRoutes } from './journal.js';
 import { faultRoutes } from './faults.js';
 import { webhookRoutes } from './webhook.js';
-import { openApiRoutes } from './openapi.js';
+import { documentRoutes } from './document.js';
 
-export type { Route, RouteContext, RouteHandler } from './context.js';
+export type { Route, RouteContext, RouteDeps, RouteHandler } from './context.js';
 
-/** Every route of the service, then the sandbox's own control API. */
+/** Every route of the service, then the sandbox's own control API, each declared once (the OpenAPI document lists them in this order). */
 export const ROUTES: Route[] = [
   ...linkRoutes,
   ...linkWidgetRoutes,
@@ -34,6 +34,6 @@ export const ROUTES: Route[] = [
   ...journalRoutes,
   ...faultRoutes,
   ...downstreamFaultRoutes,
-  ...openApiRoutes,
   ...clientCheckRoutes,
+  ...documentRoutes,
 ];

@@ -1,8 +1,9 @@
+import * as z from 'zod';
 import type { Webhook } from '../../model/connection.js';
 import { signedHeaders } from '../../webhooks/signed-headers.js';
 import { connectionSummary, type ConnectionState } from '../connections.js';
 import { ApiError } from '../../shared/errors.js';
-import type { Route, RouteContext } from './context.js';
+import type { Route } from './context.js';
 
 /**
  * Control-API routes the inspector (`/sandbox/ui`) needs and the service's own API lacks: a
@@ -21,38 +22,53 @@ export function inspectedConnection(connection: ConnectionState) {
   };
 }
 
-function connectionOf(ctx: RouteContext): ConnectionState {
-  return ctx.sandbox.parts.registry.get(ctx.apiKey, ctx.params.connectionId!);
-}
-
-export const inspectorRoutes: Route[] = [
+export const inspectorRoutes: Route<'registry' | 'dispatcher' | 'deliveries'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/connections',
-    handler: (ctx) => ({ body: { connections: ctx.sandbox.parts.registry.list(ctx.apiKey).map(inspectedConnection) } }),
+    operationId: 'inspectConnections',
+    summary: 'Connections with their org and webhook',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => z.object({ connections: z.array(out.inspectedConnectionSchema) }), description: 'The connections' },
+    handler: (ctx, { registry }) => ({ body: { connections: registry.list(ctx.apiKey).map(inspectedConnection) } }),
   },
   {
     method: 'GET',
     pattern: '/sandbox/connections/:connectionId',
+    operationId: 'inspectConnection',
+    summary: 'One connection with its org, webhook, accessToken and chaos',
+    tag: 'Sandbox control',
+    ok: {
+      status: 200,
+      schema: (out) => z.object({ connection: out.inspectedConnectionSchema.extend({ accessToken: z.string(), chaos: out.chaosOutputSchema }) }),
+      description: 'The connection',
+    },
     // One connection also says what a scenario or a receiver needs: its accessToken, and its delivery chaos.
-    handler: (ctx) => {
-      const connection = connectionOf(ctx);
+    handler: (ctx, { deliveries }) => {
+      const connection = ctx.connection();
       return {
-        body: { connection: { ...inspectedConnection(connection), accessToken: connection.accessToken, chaos: ctx.sandbox.chaos(connection.connectionId) } },
+        body: { connection: { ...inspectedConnection(connection), accessToken: connection.accessToken, chaos: deliveries.chaos(connection.connectionId) } },
       };
     },
   },
   {
     method: 'GET',
     pattern: '/sandbox/connections/:connectionId/webhook',
-    handler: (ctx): { body: { webhook: Webhook | null } } => ({ body: { webhook: connectionOf(ctx).webhook ?? null } }),
+    operationId: 'inspectWebhook',
+    summary: "The connection's webhook, or null",
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => z.object({ webhook: out.webhookSchema.nullable() }), description: 'The webhook' },
+    handler: (ctx): { body: { webhook: Webhook | null } } => ({ body: { webhook: ctx.connection().webhook ?? null } }),
   },
   {
     method: 'GET',
     pattern: '/sandbox/deliveries/:eventId',
-    handler: (ctx) => {
+    operationId: 'inspectDelivery',
+    summary: 'A delivery with its exact body and the signed headers of each attempt',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => z.object({ delivery: out.deliveryDetailSchema }), description: 'The delivery' },
+    handler: (ctx, { dispatcher, registry }) => {
       const eventId = ctx.params.eventId!;
-      const { dispatcher, registry } = ctx.sandbox.parts;
       const delivery = dispatcher.get(eventId);
       const connection = delivery && registry.find(delivery.connectionId);
       const body = dispatcher.bodyOf(eventId);

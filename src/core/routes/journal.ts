@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
 import type { JournalFilter } from '../journal.js';
@@ -30,17 +31,33 @@ function filterOf(ctx: RouteContext): JournalFilter {
 }
 
 /** The request journal: `GET /sandbox/requests` (this API token's requests, filtered) and `DELETE /sandbox/requests`. */
-export const journalRoutes: Route[] = [
+export const journalRoutes: Route<'journal'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/requests',
-    handler: (ctx) => ({ body: { requests: ctx.sandbox.requests({ ...filterOf(ctx), apiKey: ctx.apiKey }) } }),
+    operationId: 'listRequests',
+    summary: "The request journal of the caller's API token",
+    tag: 'Sandbox control',
+    query: [
+      { name: 'method', description: 'Only this method', schema: { type: 'string' } },
+      { name: 'path', description: 'Path prefix', schema: { type: 'string' } },
+      { name: 'connectionId', description: 'Only requests that acted on this connection', schema: { type: 'string' } },
+      { name: 'status', description: 'Only this status', schema: { type: 'integer', minimum: 100, maximum: 999 } },
+      { name: 'since', description: 'Only requests at or after this ISO-8601 time', schema: { type: 'string', format: 'date-time' } },
+      { name: 'limit', description: 'The newest N', schema: { type: 'integer', minimum: 1 } },
+    ],
+    ok: { status: 200, schema: (out) => z.object({ requests: z.array(out.journalEntrySchema) }), description: 'The requests' },
+    handler: (ctx, { journal }) => ({ body: { requests: journal.requests({ ...filterOf(ctx), apiKey: ctx.apiKey }) } }),
   },
   {
     method: 'DELETE',
     pattern: '/sandbox/requests',
-    handler: (ctx) => {
-      ctx.sandbox.clearRequests(ctx.apiKey);
+    operationId: 'clearRequests',
+    summary: 'Empty the request journal',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: (out) => out.emptySchema, description: 'Emptied' },
+    handler: (ctx, { journal }) => {
+      journal.clearRequests(ctx.apiKey);
       return { body: {} };
     },
   },

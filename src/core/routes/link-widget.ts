@@ -26,14 +26,24 @@ export const publicTokenBody = z.object({
  * holds only a link token: they are public (no service-api-token) and the link token is their
  * authentication. A completed widget uses the link token up.
  */
-export const linkWidgetRoutes: Route[] = [
+export const linkWidgetRoutes: Route<'registry'>[] = [
   {
     // What the widget shows before the user picks: the link token's state and the integrations.
     method: 'GET',
     pattern: '/link/widget/session',
     public: true,
-    handler: (ctx) => {
-      const link = ctx.sandbox.parts.registry.checkLinkToken(requiredQuery(ctx, 'linkToken'));
+    operationId: 'getWidgetSession',
+    summary: "The link widget's session: the link token's expiry and the integrations to pick from",
+    tag: 'Link',
+    query: [{ name: 'linkToken', required: true, description: 'The link token the widget was opened with', schema: { type: 'string', minLength: 1 } }],
+    ok: {
+      status: 200,
+      schema: () =>
+        z.object({ expiresTime: z.iso.datetime(), integrations: z.array(z.object({ integrationId: z.enum(INTEGRATION_IDS), name: z.string(), category: z.enum(['crm', 'engagement']) })) }),
+      description: 'The session',
+    },
+    handler: (ctx, { registry }) => {
+      const link = registry.checkLinkToken(requiredQuery(ctx, 'linkToken'));
       const integrations = INTEGRATION_IDS.map((integrationId) => ({
         integrationId,
         name: INTEGRATION_NAMES[integrationId],
@@ -47,10 +57,15 @@ export const linkWidgetRoutes: Route[] = [
     method: 'POST',
     pattern: '/link/widget/public-token',
     public: true,
-    handler: (ctx) => {
+    operationId: 'createWidgetPublicToken',
+    summary: 'The widget completes: a public token (uses the link token up)',
+    tag: 'Link',
+    body: publicTokenBody,
+    ok: { status: 200, schema: () => z.object({ publicToken: z.string() }), description: 'The public token' },
+    handler: (ctx, { registry }) => {
       const { linkToken, integrationId, nativeOrgId, orgName } = parseOrThrow(publicTokenBody, ctx.body());
       const trimmed = orgName?.trim();
-      const publicToken = ctx.sandbox.parts.registry.createPublicTokenForLink(linkToken, {
+      const publicToken = registry.createPublicTokenForLink(linkToken, {
         integrationId,
         ...(nativeOrgId === undefined ? {} : { nativeOrgId }),
         ...(trimmed ? { orgName: trimmed } : {}),

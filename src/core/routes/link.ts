@@ -13,19 +13,28 @@ export const publicTokenBody = z.object({
 export const exchangeBody = z.object({ publicToken: z.string().min(1) });
 
 /** Linking an account: link token → (widget, here `/sandbox/public-token`) → public token → exchange. */
-export const linkRoutes: Route[] = [
+export const linkRoutes: Route<'registry' | 'connections'>[] = [
   {
     method: 'POST',
     pattern: '/link/token',
-    handler: (ctx) => ({ body: { linkToken: ctx.sandbox.parts.registry.createLinkToken(ctx.apiKey) } }),
+    operationId: 'createLinkToken',
+    summary: 'A link token for the link widget',
+    tag: 'Link',
+    ok: { status: 200, schema: () => z.object({ linkToken: z.string() }), description: 'The link token' },
+    handler: (ctx, { registry }) => ({ body: { linkToken: registry.createLinkToken(ctx.apiKey) } }),
   },
   {
     // The sandbox's stand-in for the browser widget, which turns a link token into a public token.
     method: 'POST',
     pattern: '/sandbox/public-token',
-    handler: (ctx) => {
+    operationId: 'createPublicToken',
+    summary: "The sandbox's stand-in for the widget: a public token for an integration",
+    tag: 'Link',
+    body: publicTokenBody,
+    ok: { status: 200, schema: () => z.object({ publicToken: z.string() }), description: 'The public token' },
+    handler: (ctx, { registry }) => {
       const { integrationId, linkToken, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody, ctx.body());
-      const publicToken = ctx.sandbox.parts.registry.createPublicToken(ctx.apiKey, {
+      const publicToken = registry.createPublicToken(ctx.apiKey, {
         integrationId: integrationId ?? DEFAULT_INTEGRATION,
         ...(linkToken === undefined ? {} : { linkToken }),
         ...(nativeOrgId === undefined ? {} : { nativeOrgId }),
@@ -37,9 +46,14 @@ export const linkRoutes: Route[] = [
   {
     method: 'POST',
     pattern: '/link/exchange',
-    handler: (ctx) => {
+    operationId: 'exchangePublicToken',
+    summary: 'Exchange a public token for a connection and its accessToken',
+    tag: 'Link',
+    body: exchangeBody,
+    ok: { status: 200, schema: (out) => out.exchangeResultSchema, description: 'The new connection' },
+    handler: (ctx, { connections }) => {
       const { publicToken } = parseOrThrow(exchangeBody, ctx.body());
-      return { body: ctx.sandbox.exchange(ctx.apiKey, publicToken) };
+      return { body: connections.exchange(ctx.apiKey, publicToken) };
     },
   },
 ];

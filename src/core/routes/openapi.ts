@@ -1,17 +1,9 @@
-import type { Route } from './context.js';
-
 /**
- * `GET /openapi.json`: the OpenAPI 3.1 document of every route, public like `/sandbox/health`.
- * The document's module (and its zod-to-JSON-Schema work) loads on the first request only.
+ * What `GET /openapi.json` answers (the route is ./document.ts): the document of every route as
+ * JSON text. Its module (and its zod-to-JSON-Schema work) loads on the first request only; it
+ * imports the route table, so no route module may import it.
  */
-export const openApiRoutes: Route[] = [
-  {
-    method: 'GET',
-    pattern: '/openapi.json',
-    public: true,
-    handler: async () => {
-      const { openApiJson } = await import('../openapi/document.js');
-      return { json: openApiJson() };
-    },
-  },
-];
+export async function openApiJson(): Promise<string> {
+  const document = await import('../openapi/document.js');
+  return document.openApiJson();
+}

@@ -2,7 +2,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
 import type { OrderedCollection, Entry } from '../../store/ordered-collection.js';
-import type { RouteContext } from './context.js';
+import type { QueryParameter, RouteContext } from './context.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 200;
@@ -16,6 +16,12 @@ export function parseLimit(text: string | undefined): number {
   }
   return limit;
 }
+
+/** `limit` and `cursor`, documented. */
+export const pageQuery: QueryParameter[] = [
+  { name: 'limit', description: 'Page size, 1 to 200 (default 100)', schema: { type: 'integer', minimum: 1, maximum: 200, default: 100 } },
+  { name: 'cursor', description: "The previous page's nextPageCursor (empty or absent: the first page)", schema: { type: 'string' } },
+];
 
 /** A boolean query parameter: `true` or `false`. */
 export function parseBoolean(text: string | undefined, name: string): boolean {

@@ -2,18 +2,19 @@ import * as z from 'zod';
 import { loadDownstream } from '../../downstream/load.js';
 import { PASSTHROUGH_METHODS, type DownstreamResponse } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
+import { nativeBodySchema, nativeQuerySchema } from '../../model/passthrough.js';
 import { ApiError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { answerWithFaults } from '../downstream-faults.js';
 import type { Reply } from '../http.js';
-import { connectionByToken, type Route } from './context.js';
+import type { Route } from './context.js';
 
 export const passthroughBody = z.object({
   accessToken: z.string().min(1),
   method: z.enum(PASSTHROUGH_METHODS),
   path: z.string().min(1),
-  body: z.record(z.string(), z.unknown()).optional(),
-  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  body: nativeBodySchema.optional(),
+  query: nativeQuerySchema.optional(),
 });
 
 /**
@@ -42,22 +43,34 @@ export function normalizePassthroughPath(raw: string): { path: string; query: UR
 }
 
 /** `POST /crm/passthrough`: a raw request to the connection's (simulated) downstream system. */
-export const passthroughRoutes: Route[] = [
+export const passthroughRoutes: Route<'registry' | 'clock' | 'passthroughAnswers'>[] = [
   {
     method: 'POST',
     pattern: '/crm/passthrough',
-    handler: async (ctx) => {
+    operationId: 'passthrough',
+    summary: "A raw request to the connection's (simulated) downstream system",
+    tag: 'Passthrough',
+    body: passthroughBody,
+    ok: {
+      status: 200,
+      schema: () =>
+        z.object({ headers: z.record(z.string(), z.string()), url: z.string(), statusCode: z.number().int(), body: z.unknown().describe("The downstream system's answer, in its own shape") }),
+      description: "The downstream system's answer (its errors too: statusCode says)",
+    },
+    handler: async (ctx, deps) => {
       // The simulated systems load with the first passthrough call; first, so the rest runs as one step.
       const { downstreamFor } = await loadDownstream();
       const body = parseOrThrow(passthroughBody, ctx.body());
-      const connection = connectionByToken(ctx, body.accessToken);
+      const connection = ctx.connectionByToken(body.accessToken);
       const { path, query } = normalizePassthroughPath(body.path);
-      for (const [name, value] of Object.entries(body.query ?? {})) query.append(name, String(value));
-      const { registry, clock } = ctx.sandbox.parts;
+      for (const [name, value] of Object.entries(body.query ?? {})) {
+        for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
+      }
+      const { registry, clock } = deps;
       const data = registry.dataOf(connection);
       const search = query.toString();
       const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${path}${search ? `?${search}` : ''}`;
-      const request = { method: body.method, path, query: Object.fromEntries(query), body: body.body };
+      const request = { method: body.method, path, query: Object.fromEntries(query), search: query, body: body.body };
       const system = downstreamFor(connection.integrationId);
       const reply = (answer: DownstreamResponse) => ({ headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body });
       // What the system's answer can depend on besides the data: the method, the path and query as sent, the body.
@@ -66,7 +79,7 @@ export const passthroughRoutes: Route[] = [
         connection,
         request,
         clock,
-        () => ctx.sandbox.parts.passthroughAnswers.get(data, connection.org, key, () => clock.now(), (context) => reply(system.handle(request, context))),
+        () => deps.passthroughAnswers.get(data, connection.org, key, () => clock.now(), (context) => reply(system.handle(request, context))),
         (faultAnswer) => ({ body: reply(faultAnswer) }),
       );
     },

@@ -5,7 +5,7 @@ import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { ScenarioDefinition } from '../../scenarios/schema.js';
-import type { Route, RouteContext } from './context.js';
+import type { Route, RouteContext, RouteDeps } from './context.js';
 
 export const runBody = z.strictObject({
   connectionId: z.string().min(1).optional(),
@@ -28,8 +28,8 @@ export const ROUTE_MAX_WAIT = '60s';
 // The engine (and its YAML parser) is loaded by the sandbox's platform for the first request that
 // needs it. In a browser there is none (the built-ins are files): a 404, which the inspector shows
 // as "not available".
-const engine = (ctx: RouteContext) => {
-  const loaded = loadScenarioEngine(ctx.sandbox.platform);
+const engine = ({ platform }: RouteDeps['scenarios']) => {
+  const loaded = loadScenarioEngine(platform);
   if (!loaded) throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, 'scenarios are not available in the browser build: run them with the Node entry (crm-sandbox serve, or createSandbox from crm-sandbox)');
   return loaded;
 };
@@ -47,10 +47,10 @@ function invalidDefinition(error: InstanceType<ScenarioEngine['ScenarioError']>)
 }
 
 /** Plays a scenario on this sandbox for the caller's API token; the answer is the report. */
-async function run(ctx: RouteContext, scenario: 'definition' | string) {
+async function run(ctx: RouteContext, scenarios: RouteDeps['scenarios'], scenario: 'definition' | string) {
   const body = parseOrThrow(runBody, ctx.body());
   if (body.connectionId !== undefined && body.link !== undefined) throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
-  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine(ctx);
+  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine(scenarios);
   let resolved;
   try {
     if (scenario === 'definition') {
@@ -65,9 +65,9 @@ async function run(ctx: RouteContext, scenario: 'definition' | string) {
     if (error instanceof ScenarioError) throw invalidDefinition(error);
     throw error;
   }
-  checkRunSize(resolved.definition, scenario === 'definition' ? 'definition.' : '', ctx.sandbox.options.scenarioRepeatLimit);
-  if (body.connectionId !== undefined) ctx.sandbox.parts.registry.get(ctx.apiKey, body.connectionId);
-  const report = await runScenario(ctx.sandbox, resolved, {
+  checkRunSize(resolved.definition, scenario === 'definition' ? 'definition.' : '', scenarios.repeatLimit);
+  if (body.connectionId !== undefined) ctx.connection(body.connectionId);
+  const report = await runScenario(scenarios.target, resolved, {
     apiKey: ctx.apiKey,
     webhookUrl: body.webhookUrl,
     connectionId: body.connectionId,
@@ -104,23 +104,37 @@ function checkRunSize(definition: ScenarioDefinition, prefix: string, limit: num
 }
 
 /** `GET /sandbox/scenarios` lists the built-ins; `POST …/{name}/run` and `POST /sandbox/scenarios/run` (a definition) play one. */
-export const scenarioRoutes: Route[] = [
+export const scenarioRoutes: Route<'scenarios'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/scenarios',
-    handler: async (ctx) => {
-      const { listBuiltIns } = await engine(ctx);
+    operationId: 'listScenarios',
+    summary: 'The built-in scenarios',
+    tag: 'Sandbox control',
+    ok: { status: 200, schema: () => z.object({ scenarios: z.array(z.object({ name: z.string(), description: z.string() })) }), description: 'The scenarios' },
+    handler: async (_ctx, { scenarios }) => {
+      const { listBuiltIns } = await engine(scenarios);
       return { body: { scenarios: listBuiltIns().map(({ name, description }) => ({ name, description })) } };
     },
   },
   {
     method: 'POST',
     pattern: '/sandbox/scenarios/run',
-    handler: (ctx) => run(ctx, 'definition'),
+    operationId: 'runScenarioDefinition',
+    summary: 'Play a scenario given as a definition',
+    tag: 'Sandbox control',
+    body: runBody,
+    ok: { status: 200, schema: (out) => out.scenarioReportSchema, description: 'The report' },
+    handler: (ctx, { scenarios }) => run(ctx, scenarios, 'definition'),
   },
   {
     method: 'POST',
     pattern: '/sandbox/scenarios/:name/run',
-    handler: (ctx) => run(ctx, ctx.params.name!),
+    operationId: 'runScenario',
+    summary: 'Play a built-in scenario',
+    tag: 'Sandbox control',
+    body: runBody,
+    ok: { status: 200, schema: (out) => out.scenarioReportSchema, description: 'The report' },
+    handler: (ctx, { scenarios }) => run(ctx, scenarios, ctx.params.name!),
   },
 ];

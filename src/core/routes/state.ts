@@ -1,5 +1,6 @@
-import type { Route } from './context.js';
-import { everyTenant } from './context.js';
+import * as z from 'zod';
+import { snapshotSchema } from '../snapshot.js';
+import { allTenantsQuery, everyTenant, type Route } from './context.js';
 
 /**
  * Reset and snapshots of the sandbox's state, the caller's tenant only: `POST /sandbox/reset`
@@ -7,14 +8,20 @@ import { everyTenant } from './context.js';
  * `?all=true` and the admin key, the same over the whole server (every tenant and the server's
  * streams); a tenant's key with `?all=true` is a 403.
  */
-export const stateRoutes: Route[] = [
+export const stateRoutes: Route<'state' | 'registry' | 'deliveries'>[] = [
   {
     method: 'POST',
     pattern: '/sandbox/reset',
     admin: true,
-    handler: (ctx) => {
+    operationId: 'reset',
+    summary: "Empty the caller's tenancy (or, with all=true and the admin key, everything)",
+    tag: 'Sandbox control',
+    query: [allTenantsQuery],
+    ok: { status: 200, schema: () => z.object({ reset: z.enum(['all', 'tenancy']) }), description: 'Reset' },
+    errors: [403],
+    handler: (ctx, { state }) => {
       const all = everyTenant(ctx, 'POST /sandbox/reset');
-      ctx.sandbox.reset(all ? {} : { apiKey: ctx.apiKey });
+      state.reset(all ? {} : { apiKey: ctx.apiKey });
       return { body: { reset: all ? 'all' : 'tenancy' } };
     },
   },
@@ -22,19 +29,32 @@ export const stateRoutes: Route[] = [
     method: 'GET',
     pattern: '/sandbox/snapshot',
     admin: true,
-    handler: (ctx) => ({ body: everyTenant(ctx, 'GET /sandbox/snapshot') ? ctx.sandbox.snapshot() : ctx.sandbox.snapshot({ apiKey: ctx.apiKey }) }),
+    operationId: 'getSnapshot',
+    summary: "The caller's tenant as versioned JSON (with all=true and the admin key, the whole server's state)",
+    tag: 'Sandbox control',
+    query: [allTenantsQuery],
+    ok: { status: 200, schema: () => ({ $ref: '#/components/schemas/Snapshot' }), description: 'The snapshot' },
+    errors: [403],
+    handler: (ctx, { state }) => ({ body: everyTenant(ctx, 'GET /sandbox/snapshot') ? state.snapshot() : state.snapshot({ apiKey: ctx.apiKey }) }),
   },
   {
     method: 'PUT',
     pattern: '/sandbox/snapshot',
     admin: true,
-    handler: (ctx) => {
+    operationId: 'restoreSnapshot',
+    summary: "Replace the caller's tenant with a snapshot's (with all=true and the admin key, the whole state)",
+    tag: 'Sandbox control',
+    query: [allTenantsQuery],
+    body: snapshotSchema,
+    ok: { status: 200, schema: () => z.object({ restored: z.object({ connections: z.number().int(), deliveries: z.number().int() }) }), description: 'Restored' },
+    errors: [403],
+    handler: (ctx, deps) => {
       const all = everyTenant(ctx, 'PUT /sandbox/snapshot');
-      ctx.sandbox.restore(ctx.body(), all ? {} : { apiKey: ctx.apiKey });
-      const { registry } = ctx.sandbox.parts;
-      const connections = all ? registry.all() : registry.list(ctx.apiKey);
+      deps.state.restore(ctx.body(), all ? {} : { apiKey: ctx.apiKey });
+      // The restored parts: read after the restore, which swaps them.
+      const connections = all ? deps.registry.all() : deps.registry.list(ctx.apiKey);
       const ids = new Set(connections.map((connection) => connection.connectionId));
-      const deliveries = ctx.sandbox.deliveries().filter((delivery) => ids.has(delivery.connectionId)).length;
+      const deliveries = deps.deliveries.deliveries().filter((delivery) => ids.has(delivery.connectionId)).length;
       return { body: { restored: { connections: connections.length, deliveries } } };
     },
   },

@@ -3,7 +3,7 @@ import type { ConnectionState } from '../connections.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { Webhook } from '../../model/connection.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { connectionByToken, requiredQuery, type Route, type RouteSandbox } from './context.js';
+import { accessTokenQuery, requiredQuery, type Route, type RouteDeps } from './context.js';
 
 export const createBody = z.object({
   accessToken: z.string().min(1),
@@ -36,7 +36,7 @@ function webhookOf(connection: ConnectionState, webhookId: string): Webhook {
  * `webhook` (`webhook.webhookUrl` named in a 400); events waiting for it go out. The route and
  * `sandbox.createWebhook()` both come here.
  */
-export function addWebhook(sandbox: RouteSandbox, connection: ConnectionState, webhook: unknown): Webhook {
+export function addWebhook({ clock, dispatcher }: Pick<RouteDeps, 'clock' | 'dispatcher'>, connection: ConnectionState, webhook: unknown): Webhook {
   const { webhookUrl } = parseOrThrow(webhookPart, { webhook }).webhook;
   checkWebhookUrl(webhookUrl);
   if (connection.webhook) {
@@ -44,7 +44,6 @@ export function addWebhook(sandbox: RouteSandbox, connection: ConnectionState, w
       webhookId: connection.webhook.webhookId,
     });
   }
-  const { clock, dispatcher } = sandbox.parts;
   const created: Webhook = {
     webhookId: connection.ids.hex(32),
     connectionId: connection.connectionId,
@@ -57,37 +56,52 @@ export function addWebhook(sandbox: RouteSandbox, connection: ConnectionState, w
 }
 
 /** Deletes a connection's webhook (404 unless `webhookId` is its webhook's); what was pending for it is dropped. */
-export function removeWebhook(sandbox: RouteSandbox, connection: ConnectionState, webhookId: string): void {
+export function removeWebhook({ dispatcher }: Pick<RouteDeps, 'dispatcher'>, connection: ConnectionState, webhookId: string): void {
   webhookOf(connection, webhookId);
   connection.webhook = undefined;
-  sandbox.parts.dispatcher.webhookDeleted(connection.connectionId);
+  dispatcher.webhookDeleted(connection.connectionId);
 }
 
 /** One webhook per connection: create, read, delete. No PUT or PATCH: a change is delete then create. */
-export const webhookRoutes: Route[] = [
+export const webhookRoutes: Route<'clock' | 'dispatcher'>[] = [
   {
     method: 'POST',
     pattern: '/connection/webhook',
-    handler: (ctx) => {
+    operationId: 'createWebhook',
+    summary: "Create the connection's webhook (one per connection)",
+    tag: 'Webhooks',
+    body: createBody,
+    ok: { status: 200, schema: (out) => z.object({ webhook: out.webhookSchema }), description: 'The webhook' },
+    handler: (ctx, deps) => {
       const body = parseOrThrow(createBody, ctx.body());
-      const connection = connectionByToken(ctx, body.accessToken);
-      return { body: { webhook: addWebhook(ctx.sandbox, connection, body.webhook) } };
+      const connection = ctx.connectionByToken(body.accessToken);
+      return { body: { webhook: addWebhook(deps, connection, body.webhook) } };
     },
   },
   {
     method: 'GET',
     pattern: '/connection/webhook',
+    operationId: 'getWebhook',
+    summary: "Read the connection's webhook",
+    tag: 'Webhooks',
+    query: [accessTokenQuery, { name: 'webhookId', required: true, description: 'The webhook', schema: { type: 'string', minLength: 1 } }],
+    ok: { status: 200, schema: (out) => z.object({ webhook: out.webhookSchema }), description: 'The webhook' },
     handler: (ctx) => {
-      const connection = connectionByToken(ctx, requiredQuery(ctx, 'accessToken'));
+      const connection = ctx.connectionByToken(requiredQuery(ctx, 'accessToken'));
       return { body: { webhook: webhookOf(connection, requiredQuery(ctx, 'webhookId')) } };
     },
   },
   {
     method: 'DELETE',
     pattern: '/connection/webhook',
-    handler: (ctx) => {
+    operationId: 'deleteWebhook',
+    summary: "Delete the connection's webhook",
+    tag: 'Webhooks',
+    body: deleteBody,
+    ok: { status: 200, schema: (out) => out.emptySchema, description: 'Deleted' },
+    handler: (ctx, deps) => {
       const body = parseOrThrow(deleteBody, ctx.body());
-      removeWebhook(ctx.sandbox, connectionByToken(ctx, body.accessToken), body.webhookId);
+      removeWebhook(deps, ctx.connectionByToken(body.accessToken), body.webhookId);
       return { body: {} };
     },
   },

@@ -34,7 +34,7 @@ function searchOf(name: string, plain: Route['run']): Route['run'] {
   };
 }
 
-/** Every collection: search first (so `search` is never taken for an id), then create and the item routes. */
+/** Every collection: its search (which outranks `{name}/:id`), create and the item routes. */
 function routes(): Route[] {
   // Users and tasks are the engagement users and tasks (engagement.ts).
   const out: Route[] = engagementRoutes();

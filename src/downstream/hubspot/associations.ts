@@ -102,13 +102,20 @@ function record(side: Side, id: string, request: DownstreamRequest, context: Dow
   );
 }
 
-/** The association type ids a labelled PUT asks for; each must be the HubSpot-defined one for the pair. */
+/**
+ * HubSpot's "Primary" type of a pair that has one (contact→company 1, company→contact 2,
+ * deal→company 5, company→deal 6: the association type id docs, the SDK's `AssociationTypes`).
+ * The unified model knows one kind of link, so a primary one links the same records.
+ */
+const PRIMARY_TYPE: Readonly<Record<number, number>> = { 279: 1, 280: 2, 341: 5, 342: 6 };
+
+/** The association type ids a labelled PUT asks for; each must be a HubSpot-defined one for the pair. */
 function checkTypes(body: unknown, pair: Pairing): void {
   if (!Array.isArray(body)) throw new FieldError('body', 'Invalid input JSON: expected an array of association types', 'body');
   for (const [i, item] of body.entries()) {
     const typeId = isPlainObject(item) ? Number(item.associationTypeId) : Number.NaN;
     const category = isPlainObject(item) ? item.associationCategory : undefined;
-    if (category !== 'HUBSPOT_DEFINED' || typeId !== pair.typeId) {
+    if (category !== 'HUBSPOT_DEFINED' || (typeId !== pair.typeId && typeId !== PRIMARY_TYPE[pair.typeId])) {
       throw new FieldError(`[${i}].associationTypeId`, `association type ${JSON.stringify(isPlainObject(item) ? item.associationTypeId : item)} (${String(category)}) is not valid between these objects; use HUBSPOT_DEFINED ${pair.typeId}`, 'reference');
     }
   }

@@ -12,8 +12,8 @@ import { api, COLLECTIONS, errors, OWNERS, renderObject } from './objects.js';
 /** The simulated HubSpot: CRM objects v3 (`objects.ts`, `object-routes.ts`), associations v4 (`associations.ts`), owners. */
 
 const ownersApi: CollectionApi = { ...api, prefix: 'crm/v3', collections: { owners: [OWNERS] } };
-// Search, batch, archived reads, properties and v4 associations first: they share path shapes with the plain routes.
-const ROUTES = [...objectRoutes(), ...associationRoutes(), ...collectionRoutes(api), ...collectionRoutes(ownersApi)];
+// The objects' reads are object-routes.ts's (archived, idProperty, and type names such as `contact` or `0-1`); the writes, the shared engine's.
+const ROUTES = [...objectRoutes(), ...associationRoutes(), ...collectionRoutes(api, { reads: false }), ...collectionRoutes(ownersApi)];
 
 export const hubspot: DownstreamSystem = {
   integrationId: 'hubspot',

@@ -285,7 +285,7 @@ const guard =
     }
   };
 
-/** Search, batch, archived and `idProperty` reads, and the properties API: to be tried before the plain collection routes. */
+/** Search, batch, the reads (archived and `idProperty` ones too) of every object type by any of its names, and the properties API. */
 export function objectRoutes(): Route[] {
   return [
     { method: 'POST', pattern: `${PREFIX}/:collection/search`, run: guard((collection, _params, request, context) => search(collection, request, context)) },

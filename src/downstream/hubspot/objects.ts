@@ -22,7 +22,7 @@ import {
   type Conv,
 } from '../fields.js';
 import { FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject } from '../rest-engine.js';
-import { intParam, reply, requestUuid, type RouteErrors } from '../router.js';
+import { intParam, queryValues, reply, requestUuid, searchOf, type RouteErrors } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
 
 /**
@@ -177,7 +177,11 @@ export const COLLECTIONS: Record<string, HubspotObject> = {
     field('dealname', 'name', text),
     // The won/closed flags follow the stage, as HubSpot derives them.
     custom('dealstage', STAGE_COVERS, (record) => (record as CrmRecord<'Deal'>).stage, (value) => stageWrites(text.in(value, 'dealstage'))),
-    computed('pipeline', () => 'default'),
+    // Writable, as HubSpot's create-deal example sets it; the sandbox has the one default pipeline.
+    custom('pipeline', [], () => 'default', (value) => {
+      if (value !== 'default') throw new FieldError('pipeline', `pipeline must be "default" (the only pipeline), got ${JSON.stringify(value)}`, 'value');
+      return {};
+    }),
     field('amount', 'amount', numericString),
     field('closedate', 'closeDate', iso),
     field('hs_deal_stage_probability', 'probability', probability),
@@ -297,9 +301,13 @@ const selections = new WeakMap<DownstreamRequest, Selection>();
 function selectionOf(target: HubspotObject, request: DownstreamRequest): Selection {
   const known = selections.get(request);
   if (known?.target === target) return known;
-  const names = (list: string | undefined) => list?.split(',').map((name) => name.trim());
-  const properties = names(request.query.properties);
-  const associations = names(request.query.associations)?.filter((name) => Object.hasOwn(target.links, name));
+  // A list may be comma-separated, repeated (`properties=a&properties=b`, as the SDK sends it) or both.
+  const names = (key: string) => {
+    const values = queryValues(request, key);
+    return values.length === 0 ? undefined : values.flatMap((list) => list.split(',')).map((name) => name.trim());
+  };
+  const properties = names('properties');
+  const associations = names('associations')?.filter((name) => Object.hasOwn(target.links, name));
   const selection: Selection = {
     target,
     ...(properties ? { properties: new Set([...properties, ...ALWAYS_SHOWN]) } : {}),
@@ -365,6 +373,13 @@ export const errors: RouteErrors = {
   },
 };
 
+/** The request's query (repeated keys kept) with `after` set to the next page's. */
+function withAfter(request: DownstreamRequest, next: number): URLSearchParams {
+  const search = searchOf(request);
+  search.set('after', String(next));
+  return search;
+}
+
 export const api: CollectionApi = {
   prefix: PREFIX,
   collections: Object.fromEntries(Object.entries(COLLECTIONS).map(([name, target]) => [name, [target]])),
@@ -385,7 +400,7 @@ export const api: CollectionApi = {
   list: (items, window, _collection, request, context) => {
     const next = window.offset + window.limit;
     const more = next < window.total;
-    const link = `${INTEGRATIONS.hubspot.apiBaseUrl(context.org)}/${request.path}?${new URLSearchParams({ ...request.query, after: String(next) })}`;
+    const link = `${INTEGRATIONS.hubspot.apiBaseUrl(context.org)}/${request.path}?${withAfter(request, next)}`;
     return reply(200, { results: items, ...(more ? { paging: { next: { after: String(next), link } } } : {}) }, HEADERS);
   },
   one: (item) => reply(200, item, HEADERS),

@@ -1,21 +1,40 @@
 import type { EngagementUser } from '../../model/engagement.js';
-import { collectionRoutes } from '../collection-api.js';
+import { collectionHandlers, collectionRoutes } from '../collection-api.js';
 import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from '../engagement-native.js';
 import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
-import { dispatch } from '../router.js';
-import type { DownstreamSystem } from '../types.js';
+import { dispatch, type Route } from '../router.js';
+import type { DownstreamRequest, DownstreamSystem } from '../types.js';
 import { api, COLLECTIONS, customFields, errors } from './objects.js';
 import { searchRoutes } from './search.js';
+import { v2Errors, v2Routes } from './v2.js';
 
-/** The simulated Pipedrive: API v1 collections (`objects.ts`) and their searches (`search.ts`). */
+/**
+ * The simulated Pipedrive: API v1 collections (`objects.ts`) and their searches (`search.ts`),
+ * API v2 (`v2.ts`).
+ */
 
-// Search first: `v1/persons/search` would otherwise read as the person with id `search`.
-const ROUTES = [...searchRoutes(), ...collectionRoutes(api)];
+const V1: Route[] = [
+  ...searchRoutes(),
+  // Leads are updated with PATCH (the SDK's `LeadsApi.updateLead`); PUT works as for the other objects.
+  { method: 'PATCH', pattern: 'v1/leads/:id', run: collectionHandlers(api, 'leads').update },
+  ...collectionRoutes(api),
+];
+const V2 = v2Routes();
+
+/**
+ * Pipedrive answers under `v1/…` and, as the SDKs' OAuth base paths (`${api_domain}/api/v1`,
+ * `…/api/v2`) and v2's own base path have it, under `api/v1/…` and `api/v2/…`.
+ */
+function handle(request: DownstreamRequest, context: Parameters<DownstreamSystem['handle']>[1]) {
+  const path = request.path.startsWith('api/') ? request.path.slice(4) : request.path;
+  const routed = path === request.path ? request : { ...request, path };
+  return path.startsWith('v2/') ? dispatch(V2, v2Errors, routed, context) : dispatch(V1, errors, routed, context);
+}
 
 export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  handle,
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).flat().find((candidate) => candidate.type === type);
     return target ? renderFields(target, record, extra, context) : { id: Number(record.nativeId), ...customFields.read(customOf(extra)) };

@@ -12,7 +12,6 @@ import { sobjectRoutes } from './sobject-routes.js';
 
 /** The simulated Salesforce: sObjects (`objects.ts`, `sobject-routes.ts`), sObject Collections, SOQL queries. */
 
-// The three groups' paths never meet (`…/sobjects/…`, `…/composite/sobjects…`, `…/query…`): their order is free.
 const ROUTES = [...sobjectRoutes(), ...sobjectCollectionRoutes(), ...queryRoutes()];
 
 function nativeEngagement(

@@ -22,6 +22,7 @@ import {
 } from '../fields.js';
 import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject, type WritePolicy } from '../rest-engine.js';
 import { reply, type Params, type Route, type RouteErrors } from '../router.js';
+import { sobjectTraits } from './describe.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 
 /**
@@ -206,6 +207,7 @@ export function describe(object: SObject, version: string) {
     updateable: writable,
     deletable: writable,
     urls: { sobject: base, describe: `${base}/describe`, rowTemplate: `${base}/{ID}` },
+    ...sobjectTraits(object.name, writable),
   };
 }
 
@@ -248,8 +250,44 @@ export function errorOf(error: FieldError, sobjectName: string): { message: stri
   return { message, errorCode: error.code ?? ERROR_CODES[error.kind], fields: error.field && error.kind !== 'param' ? [error.field] : [] };
 }
 
+/** An sObject's columns by lower-case name: Salesforce's API names are case-insensitive. */
+const columnNames = new Map<SObject, Map<string, string>>();
+export function columnNamed(object: SObject, name: string): string | undefined {
+  let names = columnNames.get(object);
+  if (!names) {
+    names = new Map();
+    for (const column of [...object.fields.map((field) => field.native), ...customColumns()]) {
+      if (!names.has(column.toLowerCase())) names.set(column.toLowerCase(), column);
+    }
+    columnNames.set(object, names);
+  }
+  return names.get(name.toLowerCase());
+}
+
+/**
+ * A record's fields under their canonical names (`lastname` → `LastName`), as Salesforce reads
+ * them; a name it does not know stays as sent, for the error to name. Two spellings of one field
+ * are refused: which one to keep would be a guess.
+ */
+export function canonicalFields(object: SObject, fields: Flat): Flat {
+  const out: Flat = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const column = columnNamed(object, name) ?? name;
+    if (column in out) throw new FieldError(column, `Duplicate field: ${column}`, 'body');
+    out[column] = value;
+  }
+  return out;
+}
+
+/**
+ * The body of a one-record write: its fields under their canonical names. `attributes` (what a
+ * record read from Salesforce carries) is metadata, not a field: it is left out, as Salesforce does.
+ */
 export function writeBody(body: unknown, object: SObject): Flat {
-  if (isPlainObject(body)) return body;
+  if (isPlainObject(body)) {
+    const { attributes, ...fields } = body;
+    return canonicalFields(object, isPlainObject(attributes) ? fields : body);
+  }
   const token = Array.isArray(body) ? 'START_ARRAY' : body === undefined || body === null ? 'VALUE_NULL' : 'VALUE_STRING';
   throw new FieldError(undefined, `Cannot deserialize instance of ${object.name} from ${token} value`, 'body');
 }

@@ -230,3 +230,82 @@ describe('salesforce sObject collections', () => {
     expect(call('PATCH', `${V}/composite/sobjects`, { nope: true })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'JSON_PARSER_ERROR' }] });
   });
 });
+
+describe('salesforce field names, in any case', () => {
+  it('reads body field names case-insensitively, stores them under the canonical name, and refuses two spellings of one field', () => {
+    const { data, changes, call } = makeData();
+    const created = call('POST', `${V}/sobjects/Contact`, { lastname: 'Lower', EMAIL: 'lower@example.com', region__C: 'EMEA' });
+    expect(created).toMatchObject({ statusCode: 201, body: { success: true } });
+    const row = call('GET', `${V}/sobjects/Contact/${created.body.id}`).body;
+    expect(row).toMatchObject({ LastName: 'Lower', Email: 'lower@example.com', Region__c: 'EMEA' });
+    expect(row).not.toHaveProperty('lastname');
+    expect(changes.map((change) => `${change.objectType}:${change.eventType}`)).toEqual(['Contact:CREATE']);
+    expect(call('PATCH', `${V}/sobjects/Contact/${created.body.id}`, { title: 'CFO' }).statusCode).toBe(204);
+    expect(all(data, 'Contact').find((contact) => contact.nativeId === created.body.id)).toMatchObject({ lastName: 'Lower', jobTitle: 'CFO' });
+    expect(call('POST', `${V}/sobjects/Contact`, { LastName: 'A', lastname: 'B' })).toMatchObject({
+      statusCode: 400,
+      body: [{ errorCode: 'JSON_PARSER_ERROR', message: 'Duplicate field: LastName', fields: ['LastName'] }],
+    });
+    // An unknown field keeps the spelling sent, for the error to name it.
+    expect(call('POST', `${V}/sobjects/Contact`, { lastName: 'x', nickName: 'y' }).body).toEqual([
+      { message: "No such column 'nickName' on sobject of type Contact", errorCode: 'INVALID_FIELD', fields: ['nickName'] },
+    ]);
+  });
+
+  it('takes a one-record body with its attributes, and refuses an Id in a create as Salesforce does', () => {
+    const { call } = makeData();
+    const created = call('POST', `${V}/sobjects/Account`, { attributes: { type: 'Account' }, Name: 'With Attributes' });
+    expect(created).toMatchObject({ statusCode: 201, body: { success: true, errors: [] } });
+    expect(call('POST', `${V}/sobjects/Account`, { id: created.body.id, Name: 'Again' })).toMatchObject({
+      statusCode: 400,
+      body: [{ errorCode: 'INVALID_FIELD', message: 'The Id field should not be specified in the sobject data.' }],
+    });
+  });
+
+  it('updates a collection whose records carry `id` in lower case, and reports each id', () => {
+    const { data, call } = makeData();
+    const [a, b] = all(data, 'Contact');
+    const updated = call('PATCH', `${V}/composite/sobjects`, {
+      allOrNone: false,
+      records: [
+        { id: a!.nativeId, attributes: { type: 'Contact' }, title: 'VP' },
+        { id: b!.nativeId, attributes: { type: 'Contact' }, Title: 'Head', title: 'Twice' },
+        { id: '003000000000000AAA', attributes: { type: 'Contact' }, Title: 'CEO' },
+      ],
+    });
+    expect(updated.body).toEqual([
+      { id: a!.nativeId, success: true, errors: [] },
+      { id: b!.nativeId, success: false, errors: [{ statusCode: 'JSON_PARSER_ERROR', message: 'Duplicate field: Title', fields: ['Title'] }] },
+      { id: '003000000000000AAA', success: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['Id'] }] },
+    ]);
+    expect(data.crm.Contact.get(a!.id)).toMatchObject({ jobTitle: 'VP' });
+    const created = call('POST', `${V}/composite/sobjects`, { records: [{ attributes: { type: 'Contact' }, lastname: 'Many', id: a!.nativeId }] });
+    expect(created.body[0]).toMatchObject({ success: false, errors: [{ statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE' }] });
+  });
+});
+
+describe('salesforce sObject collections: records read with a request body', () => {
+  it('reads {ids, fields} by POST as GET reads them by query, up to 2000 ids', () => {
+    const { data, call } = makeData();
+    const [a, b] = all(data, 'Contact');
+    const ids = [a!.nativeId, '003000000000000AAA', b!.nativeId];
+    const posted = call('POST', `${V}/composite/sobjects/contact`, { ids, fields: ['id', 'lastname', 'Email'] });
+    expect(posted.statusCode).toBe(200);
+    expect(posted.body).toEqual(call('GET', `${V}/composite/sobjects/Contact`, undefined, { ids: ids.join(','), fields: 'id,lastname,Email' }).body);
+    expect(posted.body[0]).toEqual({
+      attributes: { type: 'Contact', url: `/services/data/v59.0/sobjects/Contact/${a!.nativeId}` },
+      Id: a!.nativeId,
+      LastName: (a as CrmRecord<'Contact'>).lastName,
+      Email: (a as CrmRecord<'Contact'>).email,
+    });
+    expect(posted.body[1]).toBeNull();
+    const post = (body: unknown) => call('POST', `${V}/composite/sobjects/Contact`, body);
+    expect(post({ ids, fields: ['Nickname'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD', message: "No such column 'Nickname' on entity 'Contact'." }] });
+    expect(post({ ids })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
+    expect(post({ fields: ['Id'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_ID' }] });
+    expect(post({ ids: a!.nativeId, fields: ['Id'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'JSON_PARSER_ERROR' }] });
+    expect(post({ ids: Array.from({ length: 2001 }, () => a!.nativeId), fields: ['Id'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'EXCEEDED_ID_LIMIT' }] });
+    expect(post({ ids: Array.from({ length: 2000 }, () => a!.nativeId), fields: ['Id'] }).body).toHaveLength(2000);
+    expect(call('POST', `${V}/composite/sobjects/Widget`, { ids, fields: ['Id'] })).toMatchObject({ statusCode: 404, body: [{ errorCode: 'NOT_FOUND' }] });
+  });
+});

@@ -1,7 +1,7 @@
 import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, translate, updateRecord, type Flat } from '../rest-engine.js';
 import { reply, type Route } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
-import { columnsOf, errorOf, HEADERS, POLICY, render, sfError, SOBJECTS, sobjectNamed, versioned, type SObject } from './objects.js';
+import { canonicalFields, columnNamed, errorOf, HEADERS, POLICY, render, sfError, SOBJECTS, sobjectNamed, versioned, type SObject } from './objects.js';
 
 /**
  * Salesforce's sObject Collections resource (`composite/sobjects`): create, update, delete and
@@ -39,11 +39,21 @@ function recordsOf(body: unknown): { allOrNone: boolean; records: Flat[] } {
   return { allOrNone: body.allOrNone === true, records };
 }
 
-/** The sObject a collections record names in `attributes.type`, and its fields without `attributes`. */
-function typed(record: Flat): { object: SObject | undefined; fields: Flat; typeName: string } {
+/**
+ * The sObject a collections record names in `attributes.type`, and its fields without
+ * `attributes`, under their canonical names (`id` → `Id`); `bad` if they cannot be read so.
+ */
+function typed(record: Flat): { object: SObject | undefined; fields: Flat; typeName: string; bad?: FieldError } {
   const { attributes, ...fields } = record;
   const typeName = isPlainObject(attributes) && typeof attributes.type === 'string' ? attributes.type : '';
-  return { object: sobjectNamed(typeName), fields, typeName };
+  const object = sobjectNamed(typeName);
+  if (!object) return { object, fields, typeName };
+  try {
+    return { object, fields: canonicalFields(object, fields), typeName };
+  } catch (error) {
+    if (error instanceof FieldError) return { object, fields, typeName, bad: error };
+    throw error;
+  }
 }
 
 /**
@@ -85,11 +95,12 @@ function createMany(request: DownstreamRequest, context: DownstreamContext): Dow
   const outcomes = collect(
     allOrNone,
     records.map((record) => {
-      const { object, fields, typeName } = typed(record);
+      const { object, fields, typeName, bad } = typed(record);
       return {
         name: object?.name ?? typeName,
         check: () => {
           if (!object || object.readOnly) throw typeError(typeName);
+          if (bad) throw bad;
           if ('Id' in fields) throw new FieldError('Id', 'cannot specify Id in an insert call', 'value', 'INVALID_FIELD_FOR_INSERT_UPDATE');
           translate(object, fields, POLICY, context);
         },
@@ -105,13 +116,14 @@ function updateMany(request: DownstreamRequest, context: DownstreamContext): Dow
   const outcomes = collect(
     allOrNone,
     records.map((record) => {
-      const { object, fields: all, typeName } = typed(record);
+      const { object, fields: all, typeName, bad } = typed(record);
       const { Id: id, ...fields } = all;
       const found = object && typeof id === 'string' ? findRecord([object], id, context.data) : undefined;
       return {
         name: object?.name ?? typeName,
         check: () => {
           if (!object || object.readOnly) throw typeError(typeName);
+          if (bad) throw bad;
           if (typeof id !== 'string') throw new FieldError('Id', 'Id not specified in an update call', 'required', 'MISSING_ARGUMENT');
           if (!found) throw new FieldError('Id', 'invalid cross reference id', 'reference', 'INVALID_CROSS_REFERENCE_KEY');
           translate(object, fields, POLICY, context, found.entry.record);
@@ -126,16 +138,23 @@ function updateMany(request: DownstreamRequest, context: DownstreamContext): Dow
 /** `{ id, success, errors }` in Salesforce's key order; no id where there is none (a failed create). */
 const withId = (outcome: Outcome, id: string | undefined): Outcome => ({ ...(id === undefined ? {} : { id }), success: outcome.success, errors: outcome.errors });
 
-const idIn = (record: Flat): string | undefined => (typeof record.Id === 'string' ? record.Id : undefined);
+/** The id a record to update names, in any case (`Id`, `id`). */
+const idIn = (record: Flat): string | undefined => {
+  const value = Object.entries(record).find(([name]) => name.toLowerCase() === 'id')?.[1];
+  return typeof value === 'string' ? value : undefined;
+};
 
-function idsParam(request: DownstreamRequest): string[] {
-  const ids = (request.query.ids ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+/** The ids a read or delete names: at least one, at most `limit`. */
+function checkIds(ids: string[], limit = COLLECTION_LIMIT): string[] {
   if (ids.length === 0) throw new FieldError('ids', 'The ids parameter is required', 'param', 'MALFORMED_ID');
-  if (ids.length > COLLECTION_LIMIT) {
-    throw new FieldError('ids', `record limit reached. cannot submit more than ${COLLECTION_LIMIT} records into this call`, 'param', 'EXCEEDED_ID_LIMIT');
+  if (ids.length > limit) {
+    throw new FieldError('ids', `record limit reached. cannot submit more than ${limit} records into this call`, 'param', 'EXCEEDED_ID_LIMIT');
   }
   return ids;
 }
+
+const listParam = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+const idsParam = (request: DownstreamRequest) => checkIds(listParam(request.query.ids));
 
 /** The sObject an id belongs to, by key prefix, and the record if it exists. */
 function byId(id: string, context: DownstreamContext) {
@@ -168,16 +187,30 @@ function deleteMany(request: DownstreamRequest, context: DownstreamContext): Dow
   return reply(200, outcomes.map((outcome, i) => withId(outcome, ids[i])), HEADERS);
 }
 
-function readMany(object: SObject, version: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
-  const ids = idsParam(request);
-  const wanted = (request.query.fields ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+/** The most records a read with a request body takes ("Get Records With a Request Body"). */
+export const READ_BODY_LIMIT = 2000;
+
+/** `{ ids, fields }`, the body of a read by POST: both lists of strings. */
+function readBody(body: unknown): { ids: string[]; fields: string[] } {
+  const list = (name: 'ids' | 'fields'): string[] => {
+    const value = isPlainObject(body) ? body[name] : undefined;
+    if (value === undefined) return [];
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+      throw new FieldError(undefined, `Cannot deserialize value of ${name}: expected an array of strings`, 'body');
+    }
+    return value.map((item) => item.trim()).filter(Boolean);
+  };
+  if (!isPlainObject(body)) throw new FieldError(undefined, 'Cannot deserialize the request body: expected an object with "ids" and "fields"', 'body');
+  return { ids: checkIds(list('ids'), READ_BODY_LIMIT), fields: list('fields') };
+}
+
+/** The records of `ids` with the `wanted` fields, in the order asked; null for an id with no record. */
+function readMany(object: SObject, version: string, ids: string[], wanted: string[], context: DownstreamContext): DownstreamResponse {
   if (wanted.length === 0) throw new FieldError('fields', 'The fields parameter is required', 'param', 'MALFORMED_QUERY');
-  const columns = new Map<string, string>();
-  for (const column of columnsOf(object)) if (!columns.has(column.toLowerCase())) columns.set(column.toLowerCase(), column);
   // Each column once (a name asked for again would only set it again), looked up by name, not by scanning.
   const selected = new Set(
     wanted.map((name) => {
-      const column = columns.get(name.toLowerCase());
+      const column = columnNamed(object, name);
       if (!column) throw new FieldError('fields', `No such column '${name}' on entity '${object.name}'.`, 'unknown', 'INVALID_FIELD');
       return column;
     }),
@@ -202,11 +235,15 @@ export function sobjectCollectionRoutes(): Route[] {
       ),
     },
     {
-      method: 'GET',
+      // GET takes the ids and fields in the query; POST in the body, for more ids than a URL holds.
+      method: ['GET', 'POST'],
       pattern: 'services/data/:version/composite/sobjects/:sobject',
       run: versioned((version, params, request, context) => {
         const object = sobjectNamed(params.sobject);
-        return object ? readMany(object, version, request, context) : sfError(404, 'NOT_FOUND', 'The requested resource does not exist');
+        if (!object) return sfError(404, 'NOT_FOUND', 'The requested resource does not exist');
+        if (request.method === 'GET') return readMany(object, version, idsParam(request), listParam(request.query.fields), context);
+        const { ids, fields } = readBody(request.body);
+        return readMany(object, version, ids, fields, context);
       }),
     },
   ];

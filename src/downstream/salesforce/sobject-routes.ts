@@ -1,5 +1,5 @@
 import { CHILD_RELATIONSHIPS, describeField } from './describe.js';
-import { createRecord, deleteRecord, displayName, findRecord, updateRecord, type Flat, type Found } from '../rest-engine.js';
+import { createRecord, deleteRecord, displayName, FieldError, findRecord, updateRecord, type Flat, type Found } from '../rest-engine.js';
 import { reply, type Params, type Route } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { customColumns, describe, errors, HEADERS, POLICY, render, SOBJECTS, sobjectNamed, versioned, writeBody, type SObject } from './objects.js';
@@ -41,11 +41,29 @@ function describeFull(object: SObject, version: string): Flat {
     relationshipName,
     cascadeDelete: false,
     deprecatedAndHidden: false,
+    junctionIdListNames: [],
+    junctionReferenceTo: [],
+    restrictedDelete: false,
   }));
-  return { ...describe(object, version), fields: [...own, ...custom], childRelationships, recordTypeInfos: [], searchable: true, retrieveable: true };
+  const global = describe(object, version);
+  return {
+    ...global,
+    fields: [...own, ...custom],
+    childRelationships,
+    recordTypeInfos: [],
+    // The rest of Salesforce's DescribeSObjectResult: no layouts, actions or scopes are simulated.
+    actionOverrides: [],
+    compactLayoutable: global.layoutable,
+    listviewable: global.layoutable,
+    lookupLayoutable: global.layoutable,
+    namedLayoutInfos: [],
+    networkScopeFieldName: null,
+    searchLayoutable: global.searchable,
+    supportedScopes: [{ label: `All ${global.labelPlural}`, name: 'everything' }],
+  };
 }
 
-/** The sObject routes; `describe` before the single-record route, whose `:id` would take it. */
+/** The sObject routes (`…/:sobject/describe` outranks `…/:sobject/:id`: a static segment beats a parameter). */
 export function sobjectRoutes(): Route[] {
   return [
     {
@@ -77,7 +95,9 @@ export function sobjectRoutes(): Route[] {
       method: 'POST',
       pattern: 'services/data/:version/sobjects/:sobject',
       run: onSObject((object, _params, request, context) => {
-        const { entry } = createRecord(object, writeBody(request.body, object), POLICY, context);
+        const body = writeBody(request.body, object);
+        if ('Id' in body) throw new FieldError('Id', 'The Id field should not be specified in the sobject data.', 'value', 'INVALID_FIELD');
+        const { entry } = createRecord(object, body, POLICY, context);
         return reply(201, { id: entry.record.nativeId, success: true, errors: [] }, HEADERS);
       }),
     },

@@ -11,7 +11,6 @@ import { searchRoutes } from './search.js';
 
 /** The simulated Zoho CRM: v3 modules and users (`objects.ts`) and their search (`search.ts`). */
 
-// Search first: `Contacts/search` would otherwise read as the contact with id `search`.
 const ROUTES = [...searchRoutes(), ...collectionRoutes(api)];
 
 export const zoho: DownstreamSystem = {

@@ -1,7 +1,7 @@
 import { isPlainObject, renderFields, type Flat } from '../rest-engine.js';
 import { intParam, reply, type Route } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
-import { errors, HEADERS, MODULES, zohoError } from './objects.js';
+import { api, errors, HEADERS, MODULES, zohoError } from './objects.js';
 
 /**
  * Zoho CRM's search (`{Module}/search`): one of `criteria`, `email`, `phone` or `word`, with
@@ -224,13 +224,14 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
   return reply(200, { data: items, info: { per_page: perPage, count: items.length, page, more_records: offset + items.length < hits.length } }, HEADERS);
 }
 
-/** `{Module}/search`. */
+/**
+ * `{Module}/search`: one static path per collection, which outranks `{Module}/{id}` (a search
+ * of `users` is Zoho's 404), and `:module/search` for any other name (a 404 too).
+ */
 export function searchRoutes(): Route[] {
+  const run = (module: string): Route['run'] => (_params, request, context) => (MODULES[module] ? search(module, request, context) : errors.notFound(request, context));
   return [
-    {
-      method: 'GET',
-      pattern: ':module/search',
-      run: (params, request, context) => (MODULES[params.module!] ? search(params.module!, request, context) : errors.notFound(request, context)),
-    },
+    ...Object.keys(api.collections).map((module) => ({ method: 'GET' as const, pattern: `${module}/search`, run: run(module) })),
+    { method: 'GET', pattern: ':module/search', run: (params, request, context) => run(params.module!)(params, request, context) },
   ];
 }

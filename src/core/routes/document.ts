@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import type { Route } from './context.js';
+
+/**
+ * `GET /openapi.json`: the OpenAPI 3.1 document of every route, public like `/sandbox/health`.
+ * It receives the document from its loader (./openapi.ts), which the document's module, derived
+ * from this route table, cannot be imported by.
+ */
+export const documentRoutes: Route<'openApiJson'>[] = [
+  {
+    method: 'GET',
+    pattern: '/openapi.json',
+    public: true,
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    tag: 'Document',
+    ok: { status: 200, schema: () => z.record(z.string(), z.unknown()), description: 'The OpenAPI 3.1 document' },
+    handler: async (_ctx, { openApiJson }) => ({ json: await openApiJson() }),
+  },
+];
