@@ -6,6 +6,9 @@
 // command loads on demand (the scenario engine, the OpenAPI document) stays in lazy chunks.
 // dist/cli-bundle sits as deep as dist/cli, so the paths the code finds from its own URL
 // (../../package.json, ../../fixtures/, ../../scenarios/, ../ui/, ../vendor/) are the same.
+// The MCP SDK (a devDependency) is bundled in too, for `crm-sandbox mcp` only: its stdio server,
+// in a chunk loaded when that command runs (checked below), on the package's own zod; the
+// package does not carry the SDK or its HTTP transports' dependencies (express, hono, …).
 //
 // dist/vendor/faker-en.js: the part of faker the sandbox uses (Faker, en, base, the Mersenne
 // randomizer). faker's package entry loads all its ~70 locales: in Node that costs about 300 ms
@@ -20,8 +23,9 @@ const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url)
 const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: false };
 
 rmSync(dist('cli-bundle'), { recursive: true, force: true });
-await build({
+const cli = await build({
   ...common,
+  metafile: true,
   entryPoints: [dist('cli/main.js')],
   outdir: dist('cli-bundle'),
   splitting: true,
@@ -30,9 +34,31 @@ await build({
   // CommonJS packages inside (yaml) require node built-ins: give the ESM chunks a `require`.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
+checkMcpSdk(cli.metafile);
 
 await build({
   ...common,
   stdin: { contents: "export { Faker, en, base, generateMersenne53Randomizer } from '@faker-js/faker';", resolveDir: fileURLToPath(new URL('..', import.meta.url)) },
   outfile: dist('vendor/faker-en.js'),
 });
+
+/**
+ * The MCP SDK is in the CLI bundle, in chunks that main.js does not import statically (so `serve`
+ * never loads it), and none of its HTTP transports' packages came with it.
+ */
+function checkMcpSdk(metafile) {
+  const isSdk = (input) => input.includes('node_modules/@modelcontextprotocol/sdk/');
+  if (!Object.keys(metafile.inputs).some(isSdk)) throw new Error('bundle: the MCP SDK is missing from dist/cli-bundle (crm-sandbox mcp needs it)');
+  const transports = Object.keys(metafile.inputs).filter((input) => /node_modules\/(express|hono|@hono|cors|express-rate-limit|raw-body|eventsource|cross-spawn|jose)\//.test(input));
+  if (transports.length > 0) throw new Error(`bundle: the MCP SDK brought in its HTTP transports' dependencies: ${transports.join(', ')}`);
+  const main = Object.keys(metafile.outputs).find((path) => path.endsWith('/main.js'));
+  const loaded = new Set();
+  const load = (output) => {
+    if (loaded.has(output)) return;
+    loaded.add(output);
+    for (const { path, kind } of metafile.outputs[output].imports) if (kind === 'import-statement' && path in metafile.outputs) load(path);
+  };
+  load(main);
+  const eager = [...loaded].filter((output) => Object.keys(metafile.outputs[output].inputs).some(isSdk));
+  if (eager.length > 0) throw new Error(`bundle: main.js loads the MCP SDK at start (${eager.join(', ')}): import it only in crm-sandbox mcp's handler`);
+}

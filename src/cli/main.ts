@@ -3,6 +3,7 @@ import yargs, { type Argv, type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
 import { ENV_PREFIX, camelName, onCommandLine, readChoice, setCommandLine } from './flags.js';
+import { mcpCommand } from './mcp.js';
 import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
@@ -26,7 +27,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .command(serveCommand)
       .command(scenarioCommand)
       .command(openApiCommand)
-      .demandCommand(1, 'Name a command: serve, scenario or openapi')
+      .command(mcpCommand)
+      .demandCommand(1, 'Name a command: serve, scenario, openapi or mcp')
       .env(ENV_PREFIX)
       .middleware(asMiddleware(ownEnvironmentOnly), true)
       .middleware(asMiddleware(checkChoices), true)
