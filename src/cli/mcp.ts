@@ -46,12 +46,24 @@ function refuseInProcessOptions(args: Record<string, unknown>): void {
   }
 }
 
-/** Resolves when the MCP client is gone (stdin closed) or the process is told to stop. */
+/**
+ * Resolves when the MCP client is gone (stdin closed) or the process is told to stop; then a
+ * second signal ends the process at once, as signals do without a listener.
+ */
 function untilStopped(): Promise<string> {
   return new Promise((resolve) => {
-    process.stdin.once('end', () => resolve('stdin closed'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
+    const stop = (why: string) => {
+      process.stdin.off('end', onEnd);
+      process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onTerminate);
+      resolve(why);
+    };
+    const onEnd = () => stop('stdin closed');
+    const onInterrupt = () => stop('SIGINT');
+    const onTerminate = () => stop('SIGTERM');
+    process.stdin.once('end', onEnd);
+    process.once('SIGINT', onInterrupt);
+    process.once('SIGTERM', onTerminate);
   });
 }
 
