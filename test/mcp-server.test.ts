@@ -39,7 +39,7 @@ afterAll(async () => {
 describe('crm-sandbox mcp --server', () => {
   it("acts as one tenant of a dev server: its answers are the server's", async () => {
     const session = await mcp(['--server', url, '--api-key', 'team-a']);
-    expect(session.stderr()).toContain(`driving the dev server at ${url} as API key team-a`);
+    await eventually(() => session.stderr().includes(`driving the dev server at ${url} as API key team-a`));
     expect(ok(await session.call('sandbox_info'))).toEqual({ mode: 'server', url, apiKey: 'team-a', clock: 'real' });
 
     const linked = ok(await session.call('link_connection', { integrationId: 'salesforce', webhookUrl: app.url }));

@@ -169,10 +169,11 @@ describe('crm-sandbox mcp over stdio', () => {
 
   it('keeps stdout for the protocol, logs on stderr, and exits when the client closes stdin', async () => {
     const own = await mcp([]);
-    expect(own.stderr()).toMatch(/crm-sandbox mcp: in-process sandbox, seed 1, virtual clock .*API key sandbox-api-key/);
+    // stderr and stdout are two pipes: the banner may arrive after the answer to initialize.
+    await eventually(() => /crm-sandbox mcp: in-process sandbox, seed 1, virtual clock .*API key sandbox-api-key/.test(own.stderr()));
     expect(ok(await own.call('sandbox_info'))).toEqual({ mode: 'in-process', url: null, apiKey: KEY, clock: 'virtual', now: '2025-01-01T00:00:00.000Z' });
     await own.close();
-    expect(own.stderr()).toContain('stopping: stdin closed');
+    await eventually(() => own.stderr().includes('stopping: stdin closed')); // by itself, not by the client's SIGTERM
     expect(own.errors).toEqual([]);
   });
 });
@@ -233,7 +234,7 @@ describe('each tool answers what the HTTP API answers for the same state (--port
     session = await mcp(['--port', '0', '--clock', 'virtual', '--quiet', '--admin-key', ADMIN, '--seeded-tokens']);
     url = ok(await session.call('sandbox_info')).url;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(session.stderr()).toContain(`served on ${url} too`);
+    await eventually(() => session.stderr().includes(`served on ${url} too`));
   });
 
   it('connections, webhooks and statuses', async () => {
