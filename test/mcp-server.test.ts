@@ -46,7 +46,6 @@ describe('crm-sandbox mcp --server', () => {
     const { connectionId } = linked;
     const { connection } = (await http('GET', `/sandbox/connections/${connectionId}`)).json;
     expect(connection).toMatchObject({ connectionId, accessToken: linked.accessToken, integrationId: 'salesforce', webhook: linked.webhook });
-    expect((await session.call('list_connections')).text).toBe((await http('GET', '/sandbox/connections')).text);
     // Another tenant's connection is as unknown to the tools as to that tenant over HTTP.
     expect((await http('GET', '/sandbox/connections', undefined, 'team-b')).json.connections).toEqual([]);
 
@@ -55,6 +54,8 @@ describe('crm-sandbox mcp --server', () => {
 
     // The server's real clock: the lifecycle moves by itself, deliveries happen on its time.
     await eventually(async () => ok(await session.call('get_connection', { connectionId })).connection.status === 'READY');
+    // READY is the last status move: the connection no longer changes by itself.
+    expect((await session.call('list_connections')).text).toBe((await http('GET', '/sandbox/connections')).text);
     await eventually(async () => ok(await session.call('list_deliveries', { connectionId })).deliveries.every((delivery: { state: string }) => delivery.state === 'succeeded'));
     const deliveries = `/sandbox/connections/${connectionId}/deliveries`;
     const listed = await session.call('list_deliveries', { connectionId });
