@@ -30,9 +30,12 @@ async function usedSandbox() {
   return { sandbox, connections, firstReadsMs: performance.now() - started };
 }
 
-/** The same state in the version-1 layout: every collection in full. */
+/** The same state in the version-1 layout: every collection in full, each tenant named by its API key. */
 function versionOne(sandbox) {
-  const { seeding: _, ...snapshot } = sandbox.snapshot();
+  const { seeding: _, scope: __, ...server } = sandbox.snapshot();
+  const byKey = ({ tenant: ___, ...item }) => ({ ...item, apiKey: KEY['service-api-token'] });
+  const { linkTokens, publicTokens } = server.registry;
+  const snapshot = { ...server, registry: { ...server.registry, linkTokens: linkTokens.map(byKey), publicTokens: publicTokens.map(byKey) }, connections: server.connections.map(byKey) };
   const full = (collection) => ({ nextSeq: collection.delta().nextSeq, entries: collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra })) });
   const connections = sandbox.parts.registry.all().map((connection, i) => {
     const { data } = connection;

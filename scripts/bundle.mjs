@@ -29,8 +29,9 @@ const cli = await build({
   entryPoints: [dist('cli/main.js')],
   outdir: dist('cli-bundle'),
   splitting: true,
-  // Loaded on demand from node_modules: express (createApp) and msw (tests); faker from dist/vendor.
-  external: ['@faker-js/faker', 'express', 'msw'],
+  // Not bundled: msw (an optional peer); faker, loaded on demand from dist/vendor. express (an
+  // optional peer, for createApp) is no part of the CLI: `serve` runs on plain node:http.
+  external: ['@faker-js/faker', 'msw'],
   // CommonJS packages inside (yaml) require node built-ins: give the ESM chunks a `require`.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });

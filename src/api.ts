@@ -1,5 +1,8 @@
-/** The package's public API, shared by the Node entry (`crm-sandbox`) and the browser entry (`crm-sandbox/browser`). */
-export { Sandbox, createSandbox, type EventListener } from './core/sandbox.js';
+/**
+ * The package's public API, shared by the Node entry (`crm-sandbox`) and the browser entry
+ * (`crm-sandbox/browser`); each adds its own `createSandbox`, which passes its platform.
+ */
+export { Sandbox, type EventListener } from './core/sandbox.js';
 export {
   DEFAULT_API_KEY,
   DEFAULT_LIMITS,
@@ -16,7 +19,7 @@ export { FAULT_HEADERS, type FaultRule } from './core/faults.js';
 export type { JournalEntry, JournalFilter, JournalOptions } from './core/journal.js';
 export { signPayload, verifySignature, type VerifySignatureInput } from './webhooks/signature.js';
 export { buildOpenApiDocument, type OpenApiOptions } from './core/openapi/document.js';
-export type { Delivery, DeliveryAttempt, DeliveryState } from './webhooks/dispatcher.js';
+export type { Delivery, DeliveryAttempt, DeliveryState } from './webhooks/delivery.js';
 export type { AttemptChaos, ChaosSettings } from './webhooks/chaos.js';
 export type { RunScenarioOptions } from './scenarios/index.js';
 export type { CheckResult, ProbeResult, ScenarioReport, TranscriptAttempt, TranscriptEvent } from './scenarios/report.js';

@@ -5,9 +5,9 @@
  * - `crm-sandbox/msw` turns it into MSW handlers; `crm-sandbox/server` into a dev server.
  * - `verifySignature()` checks webhook deliveries in your receiver.
  *
- * This is the Node entry: fixture paths are read from disk and webhooks go out over node:http.
- * Browsers get `crm-sandbox/browser`, the same API on fetch.
+ * This is the Node entry: its `createSandbox` passes Node's platform (fixture paths read from
+ * disk, webhooks over node:http, scenarios from files). A bundler resolving `crm-sandbox` for a
+ * browser (the `browser` export condition) gets `crm-sandbox/browser`: the same API on fetch.
  */
-import './node/platform.js';
-
+export { createSandbox } from './node/sandbox.js';
 export * from './api.js';

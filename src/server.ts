@@ -1,2 +1,7 @@
-/** The dev server: the sandbox over plain node:http (or mounted in express). `crm-sandbox serve` uses it; so can your own scripts. */
-export { createApp, createRequestListener, startDevServer, type DevServer, type DevServerOptions, type SandboxApp } from './adapters/express.js';
+/**
+ * crm-sandbox/server: the dev server, the sandbox over plain node:http (`crm-sandbox serve` uses
+ * it; so can your own scripts), or mounted in an express app of yours with `createApp` (express is
+ * an optional peer dependency: install it to use `createApp`).
+ */
+export { createRequestListener, startDevServer, type DevServer, type DevServerOptions } from './node/dev-server.js';
+export { createApp, type SandboxApp } from './node/create-app.js';

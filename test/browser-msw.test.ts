@@ -1,19 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/core/sandbox.js';
+import { createSandbox } from '../src/index.js';
 import { signPayload, verifySignature } from '../src/webhooks/signature.js';
 import { launchChromium } from './helpers/browser.js';
 
 /**
- * The browser entry in a real (headless, Debian) Chromium: a page bundled from
- * test/browser-page/page.ts registers MSW's `setupWorker(...createHandlers(sandbox, { baseUrl }))`,
- * links a connection, reads pages, and receives signed events at a webhook that another MSW
- * handler answers, on the virtual clock. Everything is served from 127.0.0.1; the test server
- * records any request that reaches it, so one that MSW should have answered would show.
+ * The package's root entry, bundled for a browser, in a real (headless, Debian) Chromium: a page
+ * bundled from test/browser-page/page.ts (it imports `crm-sandbox` and `crm-sandbox/msw`, the
+ * built package, which the `browser` condition resolves to the browser build) registers MSW's
+ * `setupWorker(...createHandlers(sandbox, { baseUrl }))`, links a connection, reads pages, and
+ * receives signed events at a webhook that another MSW handler answers, on the virtual clock.
+ * Everything is served from 127.0.0.1; the test server records any request that reaches it, so
+ * one that MSW should have answered would show.
  */
 let server: Server;
 let origin: string;
@@ -22,6 +24,9 @@ const reachedServer: string[] = [];
 /** Scripts added by a test: path → bundled code. */
 const pages = new Map<string, Uint8Array>();
 
+/** What the page's bundle is made of (esbuild's metafile inputs). */
+let pageInputs: string[] = [];
+
 beforeAll(async () => {
   const bundle = await build({
     entryPoints: [new URL('./browser-page/page.ts', import.meta.url).pathname],
@@ -29,9 +34,11 @@ beforeAll(async () => {
     format: 'esm',
     platform: 'browser',
     write: false,
+    metafile: true,
     logLevel: 'error',
   });
   const script = bundle.outputFiles[0]!.contents;
+  pageInputs = Object.keys(bundle.metafile.inputs);
   const worker = readFileSync(new URL('../node_modules/msw/lib/mockServiceWorker.js', import.meta.url));
   const page = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>crm-sandbox in the browser</title></head><body><script type="module" src="/page.js"></script></body></html>';
   server = createServer((req, res) => {
@@ -68,8 +75,11 @@ interface FlowResult {
   nodeGlobals: string;
 }
 
-describe('crm-sandbox/browser under setupWorker in Chromium', () => {
+describe('crm-sandbox, bundled for a browser, under setupWorker in Chromium', () => {
   it('serves the interface, and delivers signed events to an MSW-answered webhook on the virtual clock', async () => {
+    // The root entry resolved to the browser build: no Node entry, no node: module in the page.
+    expect(pageInputs).toContain('dist/browser.js');
+    expect(pageInputs.filter((input) => input === 'dist/index.js' || input.startsWith('node:') || input.includes('dist/node/'))).toEqual([]);
     const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -154,23 +164,38 @@ describe("the README's browser example", () => {
   }, 60_000);
 });
 
-describe('the package entry crm-sandbox/browser', () => {
-  it('resolves to the built browser entry, and bundles for a browser with no Node module in its graph', async () => {
-    const entry = await import('crm-sandbox/browser');
-    expect(typeof entry.createSandbox).toBe('function');
-    expect(typeof entry.verifySignature).toBe('function');
-    const bundle = await build({
-      stdin: { contents: "export { createSandbox, verifySignature } from 'crm-sandbox/browser'; export { createHandlers } from 'crm-sandbox/msw';", resolveDir: new URL('..', import.meta.url).pathname },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    const inputs = Object.keys(bundle.metafile.inputs);
-    expect(inputs).toContain('dist/browser.js');
-    expect(inputs.filter((input) => input.startsWith('node:') || input.includes('dist/node/') || input.includes('http-transport'))).toEqual([]);
+/** The inputs of a bundle of `contents` (resolved from the package root) made with esbuild's `options`. */
+async function bundleInputs(contents: string, options: Pick<BuildOptions, 'platform' | 'conditions'>): Promise<string[]> {
+  const bundle = await build({ stdin: { contents, resolveDir: new URL('..', import.meta.url).pathname }, bundle: true, format: 'esm', write: false, metafile: true, logLevel: 'silent', ...options });
+  return Object.keys(bundle.metafile.inputs);
+}
+
+/** Inputs a browser bundle must not have: the Node entry, src/node's modules, any node: module. */
+const nodeOnly = (inputs: string[]) => inputs.filter((input) => input === 'dist/index.js' || input.startsWith('node:') || input.includes('dist/node/') || input.includes('http-transport'));
+
+describe('the package entries crm-sandbox and crm-sandbox/browser', () => {
+  it('both resolve to the built browser entry under the browser condition, with no Node module in the graph', async () => {
+    const browserEntry = await import('crm-sandbox/browser');
+    expect(typeof browserEntry.createSandbox).toBe('function');
+    expect(typeof browserEntry.verifySignature).toBe('function');
+    for (const entry of ['crm-sandbox', 'crm-sandbox/browser']) {
+      const contents = `export { createSandbox, verifySignature } from '${entry}'; export { createHandlers } from 'crm-sandbox/msw';`;
+      // A bundler for browsers sets the condition itself; one for any platform is told it.
+      const variants: Array<Pick<BuildOptions, 'platform' | 'conditions'>> = [{ platform: 'browser' }, { platform: 'neutral', conditions: ['browser'] }];
+      for (const options of variants) {
+        const inputs = await bundleInputs(contents, options);
+        expect(inputs, `${entry} with ${JSON.stringify(options)}`).toContain('dist/browser.js');
+        expect(nodeOnly(inputs), `${entry} with ${JSON.stringify(options)}`).toEqual([]);
+      }
+    }
+  });
+
+  it('crm-sandbox is the Node entry everywhere else: in Node, and in a bundle for Node', async () => {
+    expect(import.meta.resolve('crm-sandbox')).toBe(new URL('../dist/index.js', import.meta.url).href);
+    const inputs = await bundleInputs("export { createSandbox } from 'crm-sandbox';", { platform: 'node' });
+    expect(inputs).toContain('dist/index.js');
+    expect(inputs).toContain('dist/node/platform.js');
+    expect(inputs).not.toContain('dist/browser.js');
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
+import { createSandbox, type Sandbox } from '../src/index.js';
 import type { ExchangeResult } from '../src/model/connection.js';
 import { API_KEY, TABLE_WEBHOOK_URL, devServerTransport, mswTransport, type CallResult, type Transport } from './helpers/transports.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
+import { createSandbox, type Sandbox } from '../src/index.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { Receiver } from './helpers/receiver.js';
 

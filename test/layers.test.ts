@@ -1,12 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
  * The layers of `src/`, lowest first: a module may import its own layer and those below it,
- * never one above. Type-only imports count too (a type is a dependency of the design, if not of
- * the running code), and so do dynamic imports. Tests (`*.test.ts`) may import anything.
+ * never one above; and no module may reach itself through its imports (no import cycle, within a
+ * layer either). Type-only imports count too (a type is a dependency of the design, if not of the
+ * running code), and so do dynamic imports. Tests (`*.test.ts`) may import anything.
  */
 const LAYERS: ReadonlyArray<readonly string[]> = [
   ['shared'], // errors, seeded random source, validation helpers, durations
@@ -43,18 +44,59 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** A module's relative imports: each specifier and the path of the module it names (`./x.js` names `./x.ts`). */
+function importsOf(file: string): Array<{ specifier: string; target: string }> {
+  return [...readFileSync(file, 'utf8').matchAll(SPECIFIER)].map((match) => ({
+    specifier: match[1]!,
+    target: normalize(join(dirname(file), match[1]!)).replace(/\.js$/, '.ts'),
+  }));
+}
+
 /** Every import of a module of a higher layer, as `importer → imported (layers)`. */
 function upwardImports(): string[] {
   const found: string[] = [];
   for (const file of sourceFiles(SRC)) {
     const from = layerOf(file);
-    for (const match of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
-      const target = normalize(join(dirname(file), match[1]!));
+    for (const { specifier, target } of importsOf(file)) {
       if (!target.startsWith(SRC)) continue;
       const to = layerOf(target);
-      if (to > from) found.push(`src/${relative(SRC, file)} imports ${match[1]} (${LAYERS[from]!.join('/')} → ${LAYERS[to]!.join('/')})`);
+      if (to > from) found.push(`src/${relative(SRC, file)} imports ${specifier} (${LAYERS[from]!.join('/')} → ${LAYERS[to]!.join('/')})`);
     }
   }
+  return found;
+}
+
+/** Who imports whom in src/ (tests left out), files as `src/…` paths, in name order. */
+function importGraph(): Map<string, string[]> {
+  const name = (file: string) => `src/${relative(SRC, file).split(/[/\\]/).join('/')}`;
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC).sort()) {
+    const targets = importsOf(file).flatMap(({ target }) => (target.startsWith(SRC) ? [name(target)] : []));
+    graph.set(name(file), [...new Set(targets)].sort());
+  }
+  return graph;
+}
+
+/**
+ * The import cycles of a graph, each as a chain `a → b → a`: one for every import that leads
+ * back to a module still being walked in a depth-first walk (a back edge). None means no cycle at
+ * all, since every cycle holds at least one back edge of any such walk.
+ */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const walk = (module: string) => {
+    path.push(module);
+    for (const target of graph.get(module) ?? []) {
+      const at = path.indexOf(target);
+      if (at !== -1) found.push([...path.slice(at), target].join(' → '));
+      else if (!done.has(target)) walk(target);
+    }
+    path.pop();
+    done.add(module);
+  };
+  for (const module of graph.keys()) if (!done.has(module)) walk(module);
   return found;
 }
 
@@ -63,11 +105,38 @@ describe('the layers of src/', () => {
     expect(upwardImports()).toEqual([]);
   });
 
+  it('no module imports itself, directly or through others (no import cycle)', () => {
+    const graph = importGraph();
+    // The scan sees the whole of src/: the downstream systems hang off their index.
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('src/downstream/index.ts')).toContain('src/downstream/hubspot/index.ts');
+    expect(graph.get('src/core/passthrough-cache.ts')).toContain('src/downstream/types.ts'); // an `import type`
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  it('every relative import names a module that exists (the graph misses no edge)', () => {
+    const missing = sourceFiles(SRC).flatMap((file) =>
+      importsOf(file).flatMap(({ specifier, target }) => (existsSync(target) ? [] : [`src/${relative(SRC, file)} imports ${specifier}`])),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('sees an upward import when there is one', () => {
     // The check itself must be able to fail: core imports shared, so shared importing core would be caught.
     expect(layerOf(join(SRC, 'core/sandbox.ts'))).toBeGreaterThan(layerOf(join(SRC, 'shared/errors.ts')));
     expect([...`import { Sandbox } from '../core/sandbox.js';`.matchAll(SPECIFIER)].map((m) => m[1])).toEqual(['../core/sandbox.js']);
     expect([...`const m = await import('../scenarios/index.js');`.matchAll(SPECIFIER)].map((m) => m[1])).toEqual(['../scenarios/index.js']);
     expect([...`import type { X } from './x.js';`.matchAll(SPECIFIER)].map((m) => m[1])).toEqual(['./x.js']);
+  });
+
+  it('sees an import cycle when there is one, and reports it as a chain', () => {
+    const graph = (edges: Record<string, string[]>) => new Map(Object.entries(edges));
+    expect(importCycles(graph({ a: ['b'], b: ['c'], c: [] }))).toEqual([]);
+    expect(importCycles(graph({ a: ['b', 'c'], b: ['c'], c: [] }))).toEqual([]);
+    expect(importCycles(graph({ a: ['b'], b: ['a'] }))).toEqual(['a → b → a']);
+    expect(importCycles(graph({ a: ['a'] }))).toEqual(['a → a']);
+    expect(importCycles(graph({ index: ['system'], system: ['routes', 'leaf'], routes: ['leaf', 'system'], leaf: [] }))).toEqual(['system → routes → system']);
+    // Two loops through one module: both reported.
+    expect(importCycles(graph({ a: ['b', 'c'], b: ['a'], c: ['a'] }))).toEqual(['a → b → a', 'a → c → a']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
+import { createSandbox, type Sandbox } from '../src/index.js';
 
 /**
  * The link widget's routes: public (no service-api-token), authenticated by the link token,

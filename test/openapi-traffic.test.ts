@@ -1,5 +1,5 @@
 import { afterAll, expect, it, vi } from 'vitest';
-import { Sandbox, createSandbox } from '../src/core/sandbox.js';
+import { Sandbox, createSandbox } from '../src/index.js';
 import { buildOpenApiDocument } from '../src/core/openapi/document.js';
 import { openApiChecker, type Exchange } from './helpers/openapi-conformance.js';
 import { Receiver } from './helpers/receiver.js';

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/core/sandbox.js';
+import { createSandbox } from '../src/index.js';
 import { buildOpenApiDocument } from '../src/core/openapi/document.js';
 import { devServerTransport, mswTransport } from './helpers/transports.js';
 

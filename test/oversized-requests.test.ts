@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../src/adapters/express.js';
-import { createSandbox } from '../src/core/sandbox.js';
+import { startDevServer, type DevServer } from '../src/node/dev-server.js';
+import { createSandbox } from '../src/index.js';
 
 // Clients still writing an oversized body must get to read the answer (413, or 431 for headers):
 // the dev server reads the rest of the body before it closes, instead of resetting the socket.

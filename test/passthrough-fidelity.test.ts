@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
+import { createSandbox, type Sandbox } from '../src/index.js';
 import type { IntegrationId } from '../src/model/integrations.js';
 import type { ServiceEvent } from '../src/model/events.js';
 

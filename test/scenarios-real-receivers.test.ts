@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScenarioReport } from '../src/scenarios/report.js';
-import { createSandbox } from '../src/core/sandbox.js';
+import { createSandbox } from '../src/index.js';
 import { killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
 import type { Receiver } from './helpers/receiver.js';
 import { SpecReceiver } from './helpers/spec-receiver.js';

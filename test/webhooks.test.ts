@@ -5,7 +5,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { onUnhandled } from '../src/adapters/msw.js';
-import { createSandbox, type Sandbox } from '../src/core/sandbox.js';
+import { createSandbox, type Sandbox } from '../src/index.js';
 import type { SandboxOptions } from '../src/core/options.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType } from '../src/model/crm.js';
 import type { ExchangeResult } from '../src/model/connection.js';

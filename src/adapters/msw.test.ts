@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox } from '../core/sandbox.js';
+import { createSandbox } from '../index.js';
 import { DEFAULT_BASE_URL, createHandlers, onUnhandled } from './msw.js';
 
 const servers: Array<ReturnType<typeof setupServer>> = [];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { startDevServer } from '../adapters/express.js';
+import { startDevServer } from '../node/dev-server.js';
 import { DEFAULT_API_KEY } from '../core/options.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { onCommandLine, readInteger, readUrl } from './flags.js';

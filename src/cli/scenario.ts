@@ -2,17 +2,17 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { SandboxConfigError } from '../shared/errors.js';
 import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_START_TIME } from '../core/options.js';
-import { createSandbox } from '../core/sandbox.js';
+import { createSandbox } from '../node/sandbox.js';
 import { ACCESS_TOKEN_PATTERN } from '../model/connection.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
 import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
-import { createHttpTransport } from '../webhooks/http-transport.js';
+import { createHttpTransport } from '../node/http-transport.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
 const engine = async () => ({
   ...(await import('../scenarios/api-target.js')),
-  ...(await import('../scenarios/load.js')),
+  ...(await import('../node/scenario-files.js')),
   ...(await import('../scenarios/runner.js')),
   ...(await import('./scenario-output.js')),
 });

@@ -1,11 +1,11 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { parseAllowedHost } from '../adapters/allowed-hosts.js';
-import { startDevServer } from '../adapters/express.js';
+import { parseAllowedHost } from '../node/allowed-hosts.js';
+import { startDevServer } from '../node/dev-server.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
-import { createSandbox } from '../core/sandbox.js';
+import { createSandbox } from '../node/sandbox.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
 import { faultRuleFromFlags, readLatency, readRateLimit } from './fault-flags.js';
 import { flagName, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText } from './flags.js';

@@ -1,16 +1,26 @@
 import type { Faker } from '@faker-js/faker';
+import * as z from 'zod';
 import type { Clock, Timer } from '../clock/clock.js';
-import { ACCESS_TOKEN_PATTERN, type ConnectionStatus, type ConnectionSummary, type ExchangeResult, type Webhook } from '../model/connection.js';
-import { INTEGRATIONS, type IntegrationId, type NativeOrg } from '../model/integrations.js';
-import { ConnectionData, type RecordChange } from '../store/connection-data.js';
-import type { DownstreamFault } from '../downstream/faults.js';
+import {
+  ACCESS_TOKEN_PATTERN,
+  connectionStatusSchema,
+  webhookSchema,
+  type ConnectionStatus,
+  type ConnectionSummary,
+  type ExchangeResult,
+  type Webhook,
+} from '../model/connection.js';
+import { INTEGRATIONS, INTEGRATION_IDS, nativeOrgSchema, type IntegrationId, type NativeOrg } from '../model/integrations.js';
+import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
+import { DOWNSTREAM_FAULT_KINDS, type DownstreamFault } from '../downstream/faults.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
-import { orgFaker, seededFaker } from '../store/seed/seeded-faker.js';
+import { orgFaker, restoreFaker, seededFaker } from '../store/seed/seeded-faker.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import { unguessableHex } from '../model/platform.js';
-import { Random, type RandomState } from '../shared/random.js';
+import { unguessableHex, type FakerModule, type Platform } from '../model/platform.js';
+import { Random, randomStateSchema, type RandomState } from '../shared/random.js';
+import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
 
 /** Everything the sandbox knows about one connection. */
 export interface ConnectionState {
@@ -39,23 +49,83 @@ export interface ConnectionState {
   downstreamFaults: DownstreamFault[];
 }
 
-interface LinkToken {
-  apiKey: string;
-  expiresAt: number;
-  /** Set once the link widget made a public token with it: a widget session links one account. */
-  used: boolean;
-}
+/** How the registry names the tenant of a connection or a token: by its API key (a snapshot may name it otherwise). */
+export const OWNED_BY_API_KEY = { apiKey: z.string().min(1) };
 
-interface PublicToken {
-  apiKey: string;
-  integrationId: IntegrationId;
-  nativeOrgId: string | undefined;
-  /** The accessToken the exchange will give, when the caller fixed it. */
-  accessToken: string | undefined;
-  orgName: string | undefined;
-  expiresAt: number;
-  used: boolean;
-}
+/** Link and public tokens as a snapshot keeps them, each naming its tenant as `owner` says. */
+export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
+  linkTokens: z.array(
+    z
+      .object({
+        token: z.string().min(1),
+        ...owner,
+        expiresAt: timeMsSchema,
+        /** Set once the link widget made a public token with it: a widget session links one account. */
+        used: z.boolean(),
+      })
+      .strict(),
+  ),
+  publicTokens: z.array(
+    z
+      .object({
+        token: z.string().min(1),
+        ...owner,
+        expiresAt: timeMsSchema,
+        integrationId: z.enum(INTEGRATION_IDS),
+        nativeOrgId: z.string().optional(),
+        orgName: z.string().optional(),
+        /** The accessToken the exchange will give, when the caller fixed it. */
+        accessToken: z.string().optional(),
+        used: z.boolean(),
+      })
+      .strict(),
+  ),
+});
+
+/** The registry's state beyond its connections: its token stream, how many connections it made, and its tokens. */
+export const registryStateSchema = <O extends z.ZodRawShape>(owner: O) =>
+  z.object({ tokens: randomStateSchema, created: countSchema, ...tokenListsShape(owner) }).strict();
+export type RegistryState = z.infer<ReturnType<typeof registryStateSchema<typeof OWNED_BY_API_KEY>>>;
+type LinkToken = Omit<RegistryState['linkTokens'][number], 'token'>;
+type PublicToken = Omit<RegistryState['publicTokens'][number], 'token'>;
+
+/**
+ * A pending downstream fault as a snapshot keeps it. (The connection holds them; the type is
+ * src/downstream/faults.ts's, which this schema is checked against.)
+ */
+const downstreamFaultStateSchema = z
+  .object({
+    kind: z.enum(DOWNSTREAM_FAULT_KINDS),
+    remaining: z.number().int().positive(),
+    status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+    delayMs: z.number().int().nonnegative(),
+    retryAfterSeconds: z.number().int().nonnegative(),
+  })
+  .strict() satisfies z.ZodType<DownstreamFault>;
+
+/**
+ * A connection's own state as a snapshot keeps it, in the groups a snapshot lays out around the
+ * tenant it names and the state other parts keep of the connection (its lifecycle's moves, its
+ * data set): its keys, its profile, its pending downstream faults, its random streams.
+ */
+export const connectionStateShapes = {
+  keys: { connectionId: z.string().min(1), accessToken: z.string().min(1) },
+  profile: {
+    integrationId: z.enum(INTEGRATION_IDS),
+    org: nativeOrgSchema,
+    nativeOrgURL: z.string(),
+    orgName: z.string(),
+    createdTime: timeMsSchema,
+    status: connectionStatusSchema,
+    lastActivity: timeMsSchema,
+    webhook: webhookSchema.nullable(),
+  },
+  faults: { downstreamFaults: z.array(downstreamFaultStateSchema).optional() },
+  streams: { random: randomStateSchema, ids: randomStateSchema },
+};
+type Shapes = typeof connectionStateShapes;
+/** A connection's own state (without its tenant, lifecycle or data set), as {@link ConnectionRegistry.exportConnection} gives it. */
+export type ConnectionRecord = z.infer<z.ZodObject<Shapes['keys'] & Shapes['profile'] & Shapes['faults'] & Shapes['streams']>>;
 
 
 /** What a public token stands for: the account the user linked. */
@@ -75,6 +145,8 @@ export interface ConnectionRegistryOptions {
   tokenTtlMs: number;
   /** Link, public and access tokens from the seed, or from the platform's cryptographic randomness. */
   tokens: 'seeded' | 'random';
+  /** The sandbox's platform: its cryptographic randomness (random tokens) and faker's loader (seeded data). */
+  platform: Pick<Platform, 'fillRandom' | 'loadFaker'>;
   /** Most connections per API token (`Infinity`: no cap). */
   connectionLimit: number;
   /** Most records a connection holds (`Infinity`: no cap). */
@@ -85,14 +157,6 @@ export interface ConnectionRegistryOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The registry's own state beyond its connections, as a snapshot holds it. */
-export interface RegistryState {
-  tokens: RandomState;
-  created: number;
-  linkTokens: Array<{ token: string } & LinkToken>;
-  publicTokens: Array<{ token: string } & PublicToken>;
-}
 
 /** Link tokens, public tokens and connections, and who may see which. */
 export class ConnectionRegistry {
@@ -216,7 +280,7 @@ export class ConnectionRegistry {
   private draw(apiKey: string, { integrationId, nativeOrgId, orgName: givenName, accessToken: fixedAccessToken }: PublicToken): ConnectionState {
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
-    const drawn = orgFaker(random);
+    const drawn = orgFaker(this.fakerModule(), random);
     // A name given in the link widget: its slug. The generated name is drawn all the same, so the connection's streams stay the same.
     const givenSlug = givenName === undefined ? '' : companyDomain(drawn.faker, givenName).replace(/\.com$/, '');
     const orgName = givenSlug === '' ? drawn.orgName : givenName!;
@@ -229,7 +293,7 @@ export class ConnectionRegistry {
     const connectionId = random.hex(32);
     // Drawn even when fixed or random, so that the rest of the connection's stream (its ids and data) stays the same.
     const seededAccessToken = `access_${random.hex(40)}`;
-    const accessToken = fixedAccessToken ?? (this.options.tokens === 'random' ? `access_${unguessableHex(40)}` : seededAccessToken);
+    const accessToken = fixedAccessToken ?? (this.options.tokens === 'random' ? `access_${unguessableHex(this.options.platform, 40)}` : seededAccessToken);
     return {
       connectionId,
       accessToken,
@@ -252,7 +316,7 @@ export class ConnectionRegistry {
 
   /** Hex for a link or public token: the registry's seeded stream, or unguessable (which leaves the stream where it is). */
   private tokenHex(length: number): string {
-    return this.options.tokens === 'random' ? unguessableHex(length) : this.tokens.hex(length);
+    return this.options.tokens === 'random' ? unguessableHex(this.options.platform, length) : this.tokens.hex(length);
   }
 
   /** Tokens and counters, for a snapshot. */
@@ -282,6 +346,67 @@ export class ConnectionRegistry {
   holderOf(kind: 'connectionId' | 'accessToken' | 'linkToken' | 'publicToken', value: string): string | undefined {
     const held = { connectionId: this.byId, accessToken: this.byAccessToken, linkToken: this.linkTokens, publicToken: this.publicTokens }[kind].get(value);
     return held?.apiKey;
+  }
+
+  /** A connection's own state, for a snapshot (its lifecycle and data set are their parts' to save). */
+  exportConnection(connection: ConnectionState): ConnectionRecord {
+    return {
+      connectionId: connection.connectionId,
+      accessToken: connection.accessToken,
+      integrationId: connection.integrationId,
+      org: { ...connection.org },
+      nativeOrgURL: connection.nativeOrgURL,
+      orgName: connection.orgName,
+      createdTime: connection.createdTime,
+      status: connection.status,
+      lastActivity: connection.lastActivity,
+      webhook: connection.webhook ? { ...connection.webhook } : null,
+      random: connection.random.state(),
+      ids: connection.ids.state(),
+      downstreamFaults: connection.downstreamFaults.map((fault) => ({ ...fault })),
+    };
+  }
+
+  /** A connection rebuilt from its saved state, owned by `apiKey`, without its data set yet; not added (see {@link adopt}). */
+  importConnection(saved: ConnectionRecord, apiKey: string): ConnectionState {
+    return {
+      connectionId: saved.connectionId,
+      accessToken: saved.accessToken,
+      apiKey,
+      integrationId: saved.integrationId,
+      org: { ...saved.org },
+      nativeOrgURL: saved.nativeOrgURL,
+      orgName: saved.orgName,
+      createdTime: saved.createdTime,
+      random: Random.fromState(saved.random),
+      status: saved.status,
+      lastActivity: saved.lastActivity,
+      webhook: saved.webhook ?? undefined,
+      lifecycle: [],
+      data: undefined,
+      ids: Random.fromState(saved.ids),
+      downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
+    };
+  }
+
+  /**
+   * Gives a rebuilt connection its saved data set: the seeded base rebuilt (as a first read
+   * would), the saved delta laid over it, writing on from the saved stream positions. One that
+   * does not fit is a 400 naming the field under `field`.
+   */
+  importData(connection: ConnectionState, state: ConnectionDataState, field: string): void {
+    const seeded = this.seededData(connection);
+    const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
+    data.importState(seeded, state, field);
+    connection.data = data;
+  }
+
+  /** The same from a version-1 snapshot's data set (every record in full): each record compared with the seeded ones. */
+  importDataV1(connection: ConnectionState, state: ConnectionDataStateV1): void {
+    const seeded = this.seededData(connection);
+    const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
+    data.importStateV1(seeded, state);
+    connection.data = data;
   }
 
   /** Adds a connection rebuilt from a snapshot, as it was. */
@@ -352,12 +477,14 @@ export class ConnectionRegistry {
    */
   seededData(connection: ConnectionState): ConnectionData {
     const { random } = connection;
-    const data = this.emptyData(connection, random.fork('writes'), seededFaker(random.fork('write-values').uint32()));
+    const fakerModule = this.fakerModule();
+    const data = this.emptyData(connection, random.fork('writes'), seededFaker(fakerModule, random.fork('write-values').uint32()));
     seedConnection({
       data,
       integrationId: connection.integrationId,
       // The same Faker, at the same point, as the one that drew the org at creation.
-      faker: orgFaker(random).faker,
+      faker: orgFaker(fakerModule, random).faker,
+      fakerModule,
       random: random.fork('seed-ids'),
       now: connection.createdTime,
       orgDomain: `${connection.org.slug}.com`,
@@ -366,6 +493,11 @@ export class ConnectionRegistry {
     });
     data.markSeeded();
     return data;
+  }
+
+  /** The faker module seeded fakers are made from: the platform's, loaded by the first connection. */
+  fakerModule(): FakerModule {
+    return this.options.platform.loadFaker();
   }
 
   /** A connection's store with no records yet, writing with the streams given (a snapshot's, on restore). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
-import { createSandbox, type Sandbox } from './sandbox.js';
+import { createSandbox, type Sandbox } from '../index.js';
 
 const call = callSandbox;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSandbox } from './sandbox.js';
+import { createSandbox } from '../index.js';
 
 const KEY = { 'service-api-token': 'sandbox-api-key' };
 

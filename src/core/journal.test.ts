@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RequestJournal, type JournalRecord } from './journal.js';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
-import { createSandbox, type Sandbox } from './sandbox.js';
+import { createSandbox, type Sandbox } from '../index.js';
 
 const call = callSandbox;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxConfigError } from '../shared/errors.js';
 import { DEFAULT_LIMITS } from './options.js';
-import { createSandbox } from './sandbox.js';
+import { createSandbox } from '../index.js';
 
 describe('createSandbox options', () => {
   it('refuses an empty item in retrySchedule, naming the option; numbers stay milliseconds', () => {

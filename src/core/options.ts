@@ -1,8 +1,7 @@
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
-import { platform } from '../model/platform.js';
+import type { Platform } from '../model/platform.js';
 import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from '../store/bundled-fixtures.js';
 import { loadFixtures, validateFixture, type FixtureFile, type FixtureSet } from '../store/fixtures.js';
-import type { HttpTransport } from '../webhooks/transport.js';
 import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
 import { chaosSettingsSchema, resolveChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { parseDuration, parseDurationList, type Duration } from '../shared/duration.js';
@@ -131,15 +130,16 @@ export interface ResolvedOptions {
   attemptTimeoutMs: number;
   webhookCa: string | undefined;
   webhookTimestamps: 'clock' | 'real';
-  /** A new webhook transport, from the platform (node:http keep-alive in Node, fetch in browsers). */
-  createTransport: () => HttpTransport;
   deliveryLogLimit: number;
   deliveryChaos: ChaosSettings | undefined;
   onError: (error: unknown) => void;
 }
 
-/** Applies defaults and checks every option; a bad one throws a SandboxConfigError naming it. */
-export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
+/**
+ * Applies defaults and checks every option; a bad one throws a SandboxConfigError naming it.
+ * Fixture paths are read with `platform` (only where it reads files).
+ */
+export function resolveOptions(options: SandboxOptions, platform: Pick<Platform, 'readFixturePath'>): ResolvedOptions {
   const seed = options.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new SandboxConfigError(`seed must be a non-negative integer, got ${seed}`);
   const clock = options.clock ?? 'real';
@@ -185,13 +185,12 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     recordLimit: resolveLimit(options, 'recordLimit'),
     pendingDeliveryLimit: resolveLimit(options, 'pendingDeliveryLimit'),
     scenarioRepeatLimit: resolveLimit(options, 'scenarioRepeatLimit'),
-    fixtures: resolveFixtures(options.fixtures),
+    fixtures: resolveFixtures(options.fixtures, platform),
     dataset: resolveDataset(options.dataset),
     retryScheduleMs: parseDurationList(options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, 'retrySchedule'),
     attemptTimeoutMs,
     webhookCa: options.webhookCa,
     webhookTimestamps,
-    createTransport: () => platform().createTransport({ ca: options.webhookCa }),
     deliveryLogLimit,
     deliveryChaos: checkChaos(options.deliveryChaos),
     onError: options.onError ?? ((error) => console.error('crm-sandbox internal error:', error)),
@@ -214,11 +213,11 @@ let bundledSets: readonly FixtureSet[] | undefined;
  * where the platform reads files. Given fixtures are read and checked now, so a bad one stops
  * the start; the bundled ones (checked by the tests) only when a data set first needs them.
  */
-function resolveFixtures(fixtures: SandboxOptions['fixtures']): () => readonly FixtureSet[] {
+function resolveFixtures(fixtures: SandboxOptions['fixtures'], platform: Pick<Platform, 'readFixturePath'>): () => readonly FixtureSet[] {
   if (fixtures === undefined) {
     return () => (bundledSets ??= BUNDLED_FIXTURES.map((fixture, index) => validateFixture(fixture, BUNDLED_FIXTURE_SOURCES[index]!)));
   }
-  const sets = fixtures === false ? [] : loadFixtures(fixtures, platform().readFixturePath);
+  const sets = fixtures === false ? [] : loadFixtures(fixtures, platform.readFixturePath);
   return () => sets;
 }
 

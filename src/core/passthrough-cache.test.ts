@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sandboxRequest } from '../../test/helpers/sandbox-call.js';
 import { downstreamFor } from '../downstream/index.js';
-import { createSandbox, type Sandbox } from './sandbox.js';
+import { createSandbox, type Sandbox } from '../index.js';
 import { PassthroughCache } from './passthrough-cache.js';
 
 /**

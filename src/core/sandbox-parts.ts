@@ -3,6 +3,7 @@ import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
 import { Lifecycle } from '../events/lifecycle.js';
 import { Dispatcher } from '../webhooks/dispatcher.js';
 import { ConnectionRegistry } from './connections.js';
+import type { Platform } from '../model/platform.js';
 import type { ResolvedOptions } from './options.js';
 import { PageCache } from './page-cache.js';
 import { PassthroughCache } from './passthrough-cache.js';
@@ -21,11 +22,13 @@ export interface SandboxParts {
 }
 
 /**
- * Builds the parts of a fresh sandbox, its clock standing at `startTime` (virtual) or now
- * (real). `emit` receives every event, in order; `onAttempt` hears of every delivery attempt.
+ * Builds the parts of a fresh sandbox on `platform` (its webhook transport, randomness and
+ * faker), its clock standing at `startTime` (virtual) or now (real). `emit` receives every
+ * event, in order; `onAttempt` hears of every delivery attempt.
  */
 export function buildParts(
   options: ResolvedOptions,
+  platform: Platform,
   startTime: number,
   emit: (parts: SandboxParts, emitted: EmittedEvent) => void,
   onAttempt?: () => void,
@@ -39,6 +42,7 @@ export function buildParts(
     random,
     tokenTtlMs: options.tokenTtlMs,
     tokens: options.tokens,
+    platform,
     connectionLimit: options.connectionLimit,
     recordLimit: options.recordLimit,
     dataset: options.dataset,
@@ -55,7 +59,7 @@ export function buildParts(
   );
   const dispatcher = new Dispatcher({
     clock,
-    transport: options.createTransport(),
+    transport: platform.createTransport({ ca: options.webhookCa }),
     retryScheduleMs: options.retryScheduleMs,
     attemptTimeoutMs: options.attemptTimeoutMs,
     signingNow: options.webhookTimestamps === 'real' ? realNow : () => clock.now(),

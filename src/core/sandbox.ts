@@ -3,8 +3,8 @@ import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, 
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
-import { platform } from '../model/platform.js';
+import type { Delivery } from '../webhooks/delivery.js';
+import type { Platform } from '../model/platform.js';
 import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
 import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
 import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
@@ -41,6 +41,8 @@ export type EventListener = (event: ServiceEvent, meta: { connectionId: string }
 /**
  * One sandbox: the state, the rules and the routes of the service, with no transport. The MSW
  * handlers and the dev server both call {@link Sandbox.handle}; tests may also drive it directly.
+ * Make one with `createSandbox()` of the entry you import (`crm-sandbox` in Node,
+ * `crm-sandbox/browser` in browsers): each passes its own {@link Platform}.
  *
  * @example
  * const sandbox = createSandbox({ seed: 7, clock: 'virtual' });
@@ -49,6 +51,11 @@ export type EventListener = (event: ServiceEvent, meta: { connectionId: string }
  */
 export class Sandbox {
   readonly options: ResolvedOptions;
+  /**
+   * @internal What the runtime provides, given by the entry that made the sandbox: the webhook
+   * transport, fixture and scenario files, faker's loader and cryptographic randomness.
+   */
+  readonly platform: Platform;
   /** @internal The sandbox's parts, for the routes. Replaced as a whole by a reset or a restore. */
   parts: SandboxParts;
   private readonly router = new Router<RouteHandler>(ROUTES);
@@ -57,8 +64,16 @@ export class Sandbox {
   private revision = 0;
   private readonly faults: FaultInjector;
 
-  constructor(options: SandboxOptions = {}) {
-    this.options = resolveOptions(options);
+  /**
+   * A sandbox on `platform`. Entries call this; your code calls `createSandbox(options)` of
+   * `crm-sandbox` or `crm-sandbox/browser`, which pass theirs.
+   */
+  constructor(options: SandboxOptions, platform: Platform) {
+    if (typeof platform?.createTransport !== 'function') {
+      throw new TypeError("new Sandbox() needs the runtime's platform: call createSandbox(options) from 'crm-sandbox' (Node) or 'crm-sandbox/browser'");
+    }
+    this.platform = platform;
+    this.options = resolveOptions(options, platform);
     this.journal = new RequestJournal(options.journal ?? {}, this.options.apiKeys);
     this.faults = new FaultInjector(this.options.seed, this.options.apiKeys);
     if (options.faults !== undefined) {
@@ -75,6 +90,7 @@ export class Sandbox {
   private freshParts(startTime: number): SandboxParts {
     return buildParts(
       this.options,
+      this.platform,
       startTime,
       (parts, emitted) => this.emit(parts, emitted),
       () => this.revision++,
@@ -517,10 +533,10 @@ export class Sandbox {
    */
   async runScenario(scenario: string | ScenarioDefinition, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
     // Loaded on first use (by the platform): a sandbox that plays no scenario never pays for the engine or YAML.
-    const engine = loadScenarioEngine();
+    const engine = loadScenarioEngine(this.platform);
     if (!engine) throw new SandboxConfigError('runScenario needs the Node entry (crm-sandbox): scenarios are not available in the browser build');
-    const { runScenario } = await engine;
-    return runScenario(this, scenario, options);
+    const { runScenario, findScenario } = await engine;
+    return runScenario(this, typeof scenario === 'string' ? findScenario(scenario) : scenario, options);
   }
 
   // --- Reset and snapshots -------------------------------------------------------------------
@@ -621,15 +637,5 @@ function notARequestRecord(value: unknown): TypeError {
   const object = typeof value === 'object' && value !== null;
   const got = !object ? String(value) : typeof (value as { url?: unknown }).url === 'string' ? 'a Fetch Request (it has a url): use sandbox.fetch(request) for those' : 'an object without a string path';
   return new TypeError(`sandbox.handle() takes the core's request record { method, path, query, headers, body }, got ${got}`);
-}
-
-/**
- * Creates a sandbox.
- *
- * @example
- * const sandbox = createSandbox({ seed: 42, clock: 'virtual', apiKeys: ['test-key'] });
- */
-export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  return new Sandbox(options);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSandbox } from './sandbox.js';
+import { createSandbox } from '../index.js';
 
 const TOKEN = `access_${'ab'.repeat(20)}`;
 

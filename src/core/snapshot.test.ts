@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from './sandbox.js';
+import { createSandbox, type Sandbox } from '../index.js';
 
 const options = { clock: 'virtual' as const, dataset: { engagement: { users: 3, mailboxes: 3 }, crm: { Contact: 5, Account: 3 } } };
 const API_KEY = 'sandbox-api-key';

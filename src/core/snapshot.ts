@@ -1,19 +1,23 @@
 import * as z from 'zod';
-import { CONNECTION_STATUSES } from '../model/connection.js';
-import { CRM_OBJECT_TYPES, crmRecordSchema, type CrmObjectType } from '../model/crm.js';
-import { engagementUserSchema, mailboxSchema } from '../model/engagement.js';
-import { INTEGRATION_IDS } from '../model/integrations.js';
-import type { ConnectionRegistry, ConnectionState, RegistryState } from './connections.js';
-import type { PendingMove } from '../events/lifecycle.js';
-import type { ChaosRecord, DeliveryRecord } from '../webhooks/dispatcher.js';
-import { chaosSettingsSchema } from '../webhooks/chaos.js';
-import { DOWNSTREAM_FAULT_KINDS } from '../downstream/faults.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType } from '../model/crm.js';
+import { OWNED_BY_API_KEY, connectionStateShapes, registryStateSchema, tokenListsShape, type ConnectionRegistry, type ConnectionState, type RegistryState } from './connections.js';
+import { eventFactoryStateSchema } from '../events/event-factory.js';
+import { pendingMoveSchema, type PendingMove } from '../events/lifecycle.js';
+import { dispatcherStateSchema } from '../webhooks/dispatcher.js';
+import type { ChaosRecord } from '../webhooks/delivery-chaos.js';
+import type { DeliveryRecord } from '../webhooks/delivery-log.js';
 import { ApiError } from '../shared/errors.js';
-import { Random, type RandomState } from '../shared/random.js';
-import { fakerState, restoreFaker } from '../store/seed/seeded-faker.js';
+import { randomStateSchema } from '../shared/random.js';
+import { countSchema, digestSchema, timeMsSchema } from '../shared/state-schemas.js';
 import type { DatasetSize } from '../store/seed/seed-connection.js';
-import type { ConnectionData } from '../store/connection-data.js';
-import type { CollectionDelta, DumpedEntry } from '../store/ordered-collection.js';
+import {
+  checkDataState,
+  checkDataStateV1,
+  connectionDataStateSchema,
+  connectionDataStateV1Schema,
+  type ConnectionDataState,
+  type ConnectionDataStateV1,
+} from '../store/connection-data.js';
 import { fixturesDigest, validateFixture, type FixtureSet } from '../store/fixtures.js';
 import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from '../store/bundled-fixtures.js';
 import { describeIssues, invalidFromIssues } from '../shared/validation.js';
@@ -54,193 +58,42 @@ export const SNAPSHOT_FORMAT = 'crm-sandbox-state';
  */
 export const SNAPSHOT_VERSION = 2;
 
-const uint32 = z.number().int().min(0).max(0xffffffff);
-const int32 = z.number().int().min(-0x80000000).max(0xffffffff);
-const time = z.number().int().nonnegative();
-const count = z.number().int().nonnegative();
-const digest = z.string().regex(/^[0-9a-f]{8}$/, 'must be 8 lowercase hex characters');
-const randomState = z.object({ seed: uint32, position: z.tuple([int32, int32, int32, int32]) }).strict();
-const fakerStateSchema = z.object({ seed: z.number().int().nonnegative(), draws: z.number().int().nonnegative() }).strict();
-const extra = z.record(z.string(), z.unknown());
-const entry = <T extends z.ZodType>(record: T) => z.object({ seq: z.number().int().positive(), record, extra }).strict();
-/** Version 1: a collection in full. */
-const fullCollection = <T extends z.ZodType>(record: T) =>
-  z.object({ nextSeq: z.number().int().positive(), entries: z.array(entry(record)) }).strict();
-/** Version 2: a collection as a delta over its seeded entries (`CollectionDelta`). */
-const deltaCollection = <T extends z.ZodType>(record: T) =>
-  z
-    .object({
-      nextSeq: z.number().int().positive(),
-      base: count,
-      digest,
-      deleted: z.array(z.number().int().positive()),
-      entries: z.array(entry(record)),
-    })
-    .strict();
-type CollectionSchema = typeof fullCollection | typeof deltaCollection;
-
-const webhookSchema = z.object({ webhookId: z.string(), connectionId: z.string(), webhookUrl: z.string(), createdTime: z.string() }).strict();
-const archivedSchema = z.object({ type: z.enum(CRM_OBJECT_TYPES), record: z.record(z.string(), z.unknown()), extra, archivedAt: z.string() }).strict();
-/** Engagement tasks and actions: checked loosely (the platforms' shapes), but each with its id. */
-const activitySchema = z.looseObject({ id: z.string().min(1) });
-
-const crmCollections = (collection: CollectionSchema) =>
-  z
-    .object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, collection(crmRecordSchema(type))])) as unknown as Record<CrmObjectType, ReturnType<CollectionSchema>>)
-    .strict();
-
-const dataV1Schema = z
-  .object({
-    random: randomState,
-    faker: fakerStateSchema,
-    crm: crmCollections(fullCollection),
-    mailboxes: fullCollection(mailboxSchema),
-    users: fullCollection(engagementUserSchema),
-    // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
-    engagementTasks: fullCollection(z.record(z.string(), z.unknown())).optional(),
-    engagementActions: fullCollection(z.record(z.string(), z.unknown())).optional(),
-    archived: z.array(archivedSchema).optional(),
-  })
-  .strict();
-
-/**
- * A data set as what changed since it was seeded: the write streams' positions, each collection's
- * delta over its seeded entries, and the records deleted (kept for native archived reads).
+/*
+ * The layout. Each part's state schema is its own, beside its code: the registry's (tokens, a
+ * connection's own fields), the lifecycle's (pending moves), a connection's data set's, the
+ * event factory's stream, the delivery engine's (log and chaos). The snapshot composes them:
+ * format, version, scope, seed, time, seeding, and how each tenant is named.
  */
-const dataSchema = z
-  .object({
-    random: randomState,
-    faker: fakerStateSchema,
-    crm: crmCollections(deltaCollection),
-    mailboxes: deltaCollection(mailboxSchema),
-    users: deltaCollection(engagementUserSchema),
-    engagementTasks: deltaCollection(activitySchema),
-    engagementActions: deltaCollection(activitySchema),
-    archived: z.array(archivedSchema),
-  })
-  .strict();
 
 /** The start of the SHA-256 of a tenant's API key: how a whole-server snapshot names the tenant. */
 const tenant = z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters: the start of the SHA-256 of the tenant's API key");
 
 /**
- * How a layout names the tenant of a connection or a token: version 1 by its API key, a
- * whole-server version 2 by the key's digest, a tenant's version 2 not at all.
+ * How a layout names the tenant of a connection or a token: version 1 by its API key (as the
+ * registry does), a whole-server version 2 by the key's digest, a tenant's version 2 not at all.
  */
-const BY_API_KEY = { apiKey: z.string().min(1) };
 const BY_DIGEST = { tenant };
 const UNNAMED = {};
-type Owner = typeof BY_API_KEY | typeof BY_DIGEST | typeof UNNAMED;
+type Owner = typeof OWNED_BY_API_KEY | typeof BY_DIGEST | typeof UNNAMED;
 
-const connectionSchema = <D extends z.ZodType, O extends Owner>(data: D, owner: O) =>
-  z
-    .object({
-      connectionId: z.string().min(1),
-      accessToken: z.string().min(1),
-      ...owner,
-      integrationId: z.enum(INTEGRATION_IDS),
-      org: z.object({ nativeOrgId: z.string(), nativeUserId: z.string(), slug: z.string() }).strict(),
-      nativeOrgURL: z.string(),
-      orgName: z.string(),
-      createdTime: time,
-      status: z.enum(CONNECTION_STATUSES),
-      lastActivity: time,
-      webhook: webhookSchema.nullable(),
-      pendingMoves: z.array(z.object({ status: z.enum(CONNECTION_STATUSES), at: time }).strict()),
-      downstreamFaults: z
-        .array(
-          z
-            .object({
-              kind: z.enum(DOWNSTREAM_FAULT_KINDS),
-              remaining: z.number().int().positive(),
-              status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
-              delayMs: z.number().int().nonnegative(),
-              retryAfterSeconds: z.number().int().nonnegative(),
-            })
-            .strict(),
-        )
-        .optional(),
-      random: randomState,
-      ids: randomState,
-      data: data.nullable(),
-    })
-    .strict();
+/** A connection: its own state (the registry's) around its tenant, with its lifecycle's pending moves and its data set. */
+const connectionSchema = <D extends z.ZodType, O extends Owner>(data: D, owner: O) => {
+  const { keys, profile, faults, streams } = connectionStateShapes;
+  return z.object({ ...keys, ...owner, ...profile, pendingMoves: z.array(pendingMoveSchema), ...faults, ...streams, data: data.nullable() }).strict();
+};
 
 /** What a data set's seeded base depends on besides the seed and the connection: the sandbox's dataset sizes and fixtures. */
 const seedingSchema = z
   .object({
     dataset: z
       .object({
-        engagement: z.object({ users: count, mailboxes: count }).strict(),
-        crm: z.object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, count])) as Record<CrmObjectType, typeof count>).strict(),
+        engagement: z.object({ users: countSchema, mailboxes: countSchema }).strict(),
+        crm: z.object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, countSchema])) as Record<CrmObjectType, typeof countSchema>).strict(),
       })
       .strict(),
-    fixtures: z.object({ digest, sources: z.array(z.string()) }).strict(),
+    fixtures: z.object({ digest: digestSchema, sources: z.array(z.string()) }).strict(),
   })
   .strict();
-
-const attemptChaosSchema = z
-  .object({ delayMs: z.number().int().nonnegative().optional(), duplicate: z.literal(true).optional(), outage: z.literal(true).optional() })
-  .strict();
-
-const attemptSchema = z
-  .object({
-    attempt: z.number().int().positive(),
-    time: z.string(),
-    webhookUrl: z.string(),
-    timestamp: z.string(),
-    status: z.number().int().nullable(),
-    error: z.string().nullable(),
-    durationMs: z.number().nonnegative(),
-    trigger: z.enum(['schedule', 'redeliver', 'chaos']),
-    chaos: attemptChaosSchema.optional(),
-  })
-  .strict();
-
-const deliverySchema = z
-  .object({
-    eventId: z.string().min(1),
-    connectionId: z.string().min(1),
-    createdAt: time,
-    body: z.string().refine(isJsonObject, 'must be the JSON text of an event'),
-    state: z.enum(['pending', 'delivering', 'succeeded', 'retrying', 'failed']),
-    attempts: z.array(attemptSchema),
-    scheduledAttempts: z.number().int().nonnegative(),
-    nextAttemptAt: time.nullable(),
-    failureReason: z.string().nullable(),
-    queued: z.boolean(),
-    /** What chaos did to the automatic attempt already scheduled (its delay). */
-    nextChaos: attemptChaosSchema.optional(),
-  })
-  .strict();
-
-const tokenFields = <O extends Owner>(owner: O) => ({ token: z.string().min(1), ...owner, expiresAt: time });
-/** The server's token stream and connection count: in a whole-server snapshot, not a tenant's. */
-const SERVER_STREAMS = { tokens: randomState, created: z.number().int().nonnegative() };
-
-/** Link and public tokens, each named as `owner` says, and `streams` (the server's, or none). */
-const registrySchema = <O extends Owner, S extends typeof SERVER_STREAMS | typeof UNNAMED>(owner: O, streams: S) =>
-  z
-    .object({
-      ...streams,
-      linkTokens: z.array(z.object({ ...tokenFields(owner), used: z.boolean() }).strict()),
-      publicTokens: z.array(
-        z
-          .object({
-            ...tokenFields(owner),
-            integrationId: z.enum(INTEGRATION_IDS),
-            nativeOrgId: z.string().optional(),
-            orgName: z.string().optional(),
-            accessToken: z.string().optional(),
-            used: z.boolean(),
-          })
-          .strict(),
-      ),
-    })
-    .strict();
-
-/** Per-connection delivery chaos and where its seeded stream stands. */
-const chaosSchema = z.array(z.object({ connectionId: z.string().min(1), settings: chaosSettingsSchema, outageUntil: time.nullable(), stream: randomState.nullable() }).strict()).optional();
 
 /**
  * A whole-server snapshot: every tenant's state (each named by its key's digest) and the
@@ -251,30 +104,32 @@ export const serverSnapshotSchema = z
     format: z.literal(SNAPSHOT_FORMAT),
     version: z.literal(SNAPSHOT_VERSION),
     scope: z.literal('server'),
-    seed: uint32,
-    time,
+    seed: randomStateSchema.shape.seed,
+    time: timeMsSchema,
     seeding: seedingSchema,
-    random: z.object({ events: randomState }).strict(),
-    registry: registrySchema(BY_DIGEST, SERVER_STREAMS),
-    connections: z.array(connectionSchema(dataSchema, BY_DIGEST)),
-    deliveries: z.array(deliverySchema),
-    chaos: chaosSchema,
+    random: z.object({ events: eventFactoryStateSchema }).strict(),
+    registry: registryStateSchema(BY_DIGEST),
+    connections: z.array(connectionSchema(connectionDataStateSchema, BY_DIGEST)),
+    ...dispatcherStateSchema.shape,
   })
   .strict();
 
-/** One tenant's snapshot: its connections, tokens, deliveries and chaos; no tenant named, no server stream. */
+/**
+ * One tenant's snapshot: its connections, tokens, deliveries and chaos; no tenant named, and no
+ * server stream (the token stream, the count of connections made, the event ids): a tenant
+ * restore must not rewind what other tenants draw from.
+ */
 export const tenantSnapshotSchema = z
   .object({
     format: z.literal(SNAPSHOT_FORMAT),
     version: z.literal(SNAPSHOT_VERSION),
     scope: z.literal('tenant'),
-    seed: uint32,
-    time,
+    seed: randomStateSchema.shape.seed,
+    time: timeMsSchema,
     seeding: seedingSchema,
-    registry: registrySchema(UNNAMED, UNNAMED),
-    connections: z.array(connectionSchema(dataSchema, UNNAMED)),
-    deliveries: z.array(deliverySchema),
-    chaos: chaosSchema,
+    registry: z.object(tokenListsShape(UNNAMED)).strict(),
+    connections: z.array(connectionSchema(connectionDataStateSchema, UNNAMED)),
+    ...dispatcherStateSchema.shape,
   })
   .strict();
 
@@ -286,13 +141,12 @@ const snapshotV1Schema = z
   .object({
     format: z.literal(SNAPSHOT_FORMAT),
     version: z.literal(1),
-    seed: uint32,
-    time,
-    random: z.object({ events: randomState }).strict(),
-    registry: registrySchema(BY_API_KEY, SERVER_STREAMS),
-    connections: z.array(connectionSchema(dataV1Schema, BY_API_KEY)),
-    deliveries: z.array(deliverySchema),
-    chaos: chaosSchema,
+    seed: randomStateSchema.shape.seed,
+    time: timeMsSchema,
+    random: z.object({ events: eventFactoryStateSchema }).strict(),
+    registry: registryStateSchema(OWNED_BY_API_KEY),
+    connections: z.array(connectionSchema(connectionDataStateV1Schema, OWNED_BY_API_KEY)),
+    ...dispatcherStateSchema.shape,
   })
   .strict();
 
@@ -303,8 +157,6 @@ export type TenantSnapshot = z.infer<typeof tenantSnapshotSchema>;
 /** A snapshot of either scope: what `PUT /sandbox/snapshot` takes (a version-1 one too). */
 export type SandboxSnapshot = ServerSnapshot | TenantSnapshot;
 type SnapshotV1 = z.infer<typeof snapshotV1Schema>;
-type SavedData = z.infer<typeof dataSchema>;
-type SavedDataV1 = z.infer<typeof dataV1Schema>;
 
 /** What a snapshot depends on beyond itself: the sandbox's seed, dataset sizes and fixtures. */
 export interface SnapshotSource {
@@ -313,15 +165,6 @@ export interface SnapshotSource {
   apiKeys: readonly string[];
   dataset: DatasetSize;
   fixtures: () => readonly FixtureSet[];
-}
-
-function isJsonObject(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -342,7 +185,7 @@ export function takeSnapshot(parts: SandboxParts, source: SnapshotSource): Serve
     seed: source.seed,
     time: clock.now(),
     seeding: seedingOf(source),
-    random: { events: events.random.state() },
+    random: { events: events.exportState() },
     registry: {
       tokens,
       created,
@@ -350,9 +193,8 @@ export function takeSnapshot(parts: SandboxParts, source: SnapshotSource): Serve
       publicTokens: publicTokens.map(({ token, apiKey, ...rest }) => ({ token, tenant: digestOf(apiKey), ...rest })),
     },
     connections: registry.all().map((connection) => savedConnection(parts, connection, { tenant: digestOf(connection.apiKey) })),
-    deliveries: dispatcher.exportState(),
-    chaos: dispatcher.exportChaos(),
-  } as ServerSnapshot;
+    ...dispatcher.exportState(),
+  };
 }
 
 /**
@@ -365,6 +207,7 @@ export function takeTenantSnapshot(parts: SandboxParts, source: SnapshotSource, 
   const ids = new Set(connections.map((connection) => connection.connectionId));
   const { linkTokens, publicTokens } = registry.exportState();
   const own = <T extends { apiKey: string }>(items: T[]) => items.filter((item) => item.apiKey === apiKey).map(({ apiKey: _, ...rest }) => rest);
+  const { deliveries, chaos } = dispatcher.exportState();
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
@@ -374,44 +217,25 @@ export function takeTenantSnapshot(parts: SandboxParts, source: SnapshotSource, 
     seeding: seedingOf(source),
     registry: { linkTokens: own(linkTokens), publicTokens: own(publicTokens) },
     connections: connections.map((connection) => savedConnection(parts, connection, {})),
-    deliveries: dispatcher.exportState().filter((delivery) => ids.has(delivery.connectionId)),
-    chaos: dispatcher.exportChaos().filter((chaos) => ids.has(chaos.connectionId)),
-  } as TenantSnapshot;
-}
-
-/** A connection as a snapshot holds it, its tenant named as the layout says (`owner`). */
-function savedConnection(parts: SandboxParts, connection: ConnectionState, owner: { tenant?: string }) {
-  return {
-    connectionId: connection.connectionId,
-    accessToken: connection.accessToken,
-    ...owner,
-    integrationId: connection.integrationId,
-    org: { ...connection.org },
-    nativeOrgURL: connection.nativeOrgURL,
-    orgName: connection.orgName,
-    createdTime: connection.createdTime,
-    status: connection.status,
-    lastActivity: connection.lastActivity,
-    webhook: connection.webhook ? { ...connection.webhook } : null,
-    pendingMoves: parts.lifecycle.pending(connection),
-    random: connection.random.state(),
-    ids: connection.ids.state(),
-    data: connection.data ? dataDelta(connection.data) : null,
-    downstreamFaults: connection.downstreamFaults.map((fault) => ({ ...fault })),
+    deliveries: deliveries.filter((delivery) => ids.has(delivery.connectionId)),
+    chaos: chaos.filter((item) => ids.has(item.connectionId)),
   };
 }
 
-function dataDelta(data: ConnectionData): SavedData {
+/** A connection as a snapshot holds it, its tenant named as the layout says (`owner`): each part's state of it, in the layout's order. */
+function savedConnection<O extends { tenant?: string }>(parts: SandboxParts, connection: ConnectionState, owner: O) {
+  const { connectionId, accessToken, random, ids, downstreamFaults, ...profile } = parts.registry.exportConnection(connection);
   return {
-    random: data.streams.random.state(),
-    faker: fakerState(data.streams.faker),
-    crm: Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, data.crm[type].delta()])),
-    mailboxes: data.mailboxes.delta(),
-    users: data.users.delta(),
-    engagementTasks: data.engagementTasks.delta(),
-    engagementActions: data.engagementActions.delta(),
-    archived: data.archived.map((item) => ({ ...item })),
-  } as unknown as SavedData;
+    connectionId,
+    accessToken,
+    ...owner,
+    ...profile,
+    pendingMoves: parts.lifecycle.exportState(connection),
+    random,
+    ids,
+    data: connection.data ? connection.data.exportState() : null,
+    downstreamFaults,
+  };
 }
 
 function seedingOf(source: SnapshotSource): SandboxSnapshot['seeding'] {
@@ -490,27 +314,9 @@ function checkReferences(snapshot: ParsedSnapshot): void {
     if (tokens.has(connection.accessToken)) throw ApiError.invalidField(`connections[${i}].accessToken`, `connections[${i}].accessToken repeats another connection's`);
     ids.add(connection.connectionId);
     tokens.add(connection.accessToken);
-    if (!connection.data) return;
-    if (snapshot.version === 1) {
-      // As version 1 was always checked: the CRM collections, mailboxes and users.
-      const data = connection.data as SavedDataV1;
-      for (const type of CRM_OBJECT_TYPES) checkEntries(`connections[${i}].data.crm.${type}`, data.crm[type]);
-      checkEntries(`connections[${i}].data.mailboxes`, data.mailboxes);
-      checkEntries(`connections[${i}].data.users`, data.users);
-      return;
-    }
-    for (const [name, delta] of savedCollections(connection.data as SavedData)) {
-      const field = `connections[${i}].data.${name}`;
-      checkEntries(field, delta);
-      let last = 0;
-      const replaced = new Set(delta.entries.map((item) => item.seq));
-      delta.deleted.forEach((seq, j) => {
-        if (seq <= last || seq > delta.base || replaced.has(seq)) {
-          throw ApiError.invalidField(`${field}.deleted[${j}]`, `${field}.deleted[${j}] must be above the one before, at most base, and not the seq of an entry`);
-        }
-        last = seq;
-      });
-    }
+    const data = savedData(snapshot, i);
+    if (data?.version === 1) checkDataStateV1(`connections[${i}].data`, data.state);
+    else if (data) checkDataState(`connections[${i}].data`, data.state);
   });
   const events = new Set<string>();
   snapshot.deliveries.forEach((delivery, i) => {
@@ -520,37 +326,32 @@ function checkReferences(snapshot: ParsedSnapshot): void {
   });
 }
 
-/** Entries with ascending sequences below nextSeq, and no id twice. */
-function checkEntries(field: string, dumped: { nextSeq: number; entries: ReadonlyArray<{ seq: number; record: unknown }> }): void {
-  let last = 0;
-  const seen = new Set<string>();
-  dumped.entries.forEach((item, j) => {
-    const at = `${field}.entries[${j}]`;
-    if (item.seq <= last || item.seq >= dumped.nextSeq) throw ApiError.invalidField(`${at}.seq`, `${at}.seq must be above the one before and below nextSeq`);
-    const id = (item.record as { id: string }).id;
-    if (seen.has(id)) throw ApiError.invalidField(`${at}.record.id`, `${at}.record.id repeats ${id}`);
-    seen.add(id);
-    last = item.seq;
-  });
-}
+/** A saved data set, with the layout it is in. */
+type SavedData = { version: 1; state: ConnectionDataStateV1 } | { version: typeof SNAPSHOT_VERSION; state: ConnectionDataState };
 
-/** A saved data set's collections, by the names {@link ConnectionData.collections} gives them. */
-function savedCollections(data: SavedData): Array<[string, CollectionDelta<{ id: string }>]>;
-function savedCollections(data: SavedDataV1): Array<[string, { nextSeq: number; entries: Array<DumpedEntry<{ id: string }>> } | undefined]>;
-function savedCollections(data: SavedData | SavedDataV1): Array<[string, unknown]> {
-  return [
-    ...CRM_OBJECT_TYPES.map((type): [string, unknown] => [`crm.${type}`, data.crm[type]]),
-    ['mailboxes', data.mailboxes],
-    ['users', data.users],
-    ['engagementTasks', data.engagementTasks],
-    ['engagementActions', data.engagementActions],
-  ];
+/** The data set of the snapshot's `i`-th connection, if it has one. */
+function savedData(snapshot: ParsedSnapshot, i: number): SavedData | null {
+  if (snapshot.version === 1) {
+    const state = snapshot.connections[i]!.data;
+    return state && { version: 1, state };
+  }
+  const state = snapshot.connections[i]!.data;
+  return state && { version: SNAPSHOT_VERSION, state };
 }
 
 type SavedConnection = ParsedSnapshot['connections'][number];
-type SavedToken = ParsedSnapshot['registry']['linkTokens'][number] | ParsedSnapshot['registry']['publicTokens'][number];
+type SavedLinkToken = ParsedSnapshot['registry']['linkTokens'][number];
+type SavedPublicToken = ParsedSnapshot['registry']['publicTokens'][number];
 /** How a saved connection or token names its tenant, whatever the layout (a tenant's snapshot names none). */
-const named = (item: SavedConnection | SavedToken) => item as { apiKey?: string; tenant?: string };
+const named = (item: SavedConnection | SavedLinkToken | SavedPublicToken) => item as { apiKey?: string; tenant?: string };
+
+/** A saved token's fields without the tenant it names, owned by `apiKey`: as the registry holds it. */
+function ownedBy<T extends SavedLinkToken | SavedPublicToken>(item: T, apiKey: string): Omit<T, 'apiKey' | 'tenant'> & { apiKey: string } {
+  const { apiKey: _, tenant: __, ...rest } = item as T & { apiKey?: string; tenant?: string };
+  return { ...rest, apiKey };
+}
+
+const isTenantScope = (snapshot: ParsedSnapshot): snapshot is TenantSnapshot => snapshot.version === SNAPSHOT_VERSION && snapshot.scope === 'tenant';
 
 /**
  * Loads a checked whole-server snapshot into fresh parts (built on a clock standing at
@@ -559,7 +360,7 @@ const named = (item: SavedConnection | SavedToken) => item as { apiKey?: string;
  * snapshot is refused: it says nothing of the other tenants or the server's streams.
  */
 export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot, source: SnapshotSource): void {
-  if (snapshot.version === SNAPSHOT_VERSION && snapshot.scope === 'tenant') {
+  if (isTenantScope(snapshot)) {
     throw ApiError.invalidField(
       'scope',
       "scope is tenant: a tenant's snapshot restores into one tenant (PUT /sandbox/snapshot with its API key, restore(snapshot, { apiKey }) in code), not over the whole server",
@@ -567,30 +368,31 @@ export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot, sour
   }
   const { registry, lifecycle, dispatcher } = parts;
   const keys = tenantKeys(source);
-  const keyOf = (item: SavedConnection | SavedToken, field: string): string => {
+  const keyOf = (item: SavedConnection | SavedLinkToken | SavedPublicToken, field: string): string => {
     const { apiKey, tenant } = named(item);
     const key = apiKey !== undefined ? (source.apiKeys.includes(apiKey) ? apiKey : undefined) : keys.get(tenant!);
     if (key !== undefined) return key;
     const what = apiKey !== undefined ? `${field}.apiKey is not one of this sandbox's API keys` : `${field}.tenant is ${tenant}, the digest of none of this sandbox's API keys`;
     throw ApiError.invalidField(`${field}.${apiKey !== undefined ? 'apiKey' : 'tenant'}`, `${what}; start it with the API keys the snapshot was taken with (--api-key)`);
   };
-  const tokens = (list: SavedToken[], field: string) =>
-    list.map((item, i) => {
-      const { apiKey: _, tenant: __, ...rest } = named(item) as SavedToken & { apiKey?: string; tenant?: string };
-      return { ...rest, apiKey: keyOf(item, `registry.${field}[${i}]`) };
-    });
-  const saved = snapshot.registry as { tokens: RandomState; created: number; linkTokens: SavedToken[]; publicTokens: SavedToken[] };
-  const state = { tokens: saved.tokens, created: saved.created, linkTokens: tokens(saved.linkTokens, 'linkTokens'), publicTokens: tokens(saved.publicTokens, 'publicTokens') };
+  const { tokens, created } = snapshot.registry;
+  const linkTokens: SavedLinkToken[] = snapshot.registry.linkTokens;
+  const publicTokens: SavedPublicToken[] = snapshot.registry.publicTokens;
+  const state: RegistryState = {
+    tokens,
+    created,
+    linkTokens: linkTokens.map((item, i) => ownedBy(item, keyOf(item, `registry.linkTokens[${i}]`))),
+    publicTokens: publicTokens.map((item, i) => ownedBy(item, keyOf(item, `registry.publicTokens[${i}]`))),
+  };
   // The data sets first: one that does not rebuild as saved refuses the snapshot before any timer is set.
-  const connections = snapshot.connections.map((item, i) => rebuildConnection(registry, item, keyOf(item, `connections[${i}]`), snapshot.version, i));
-  parts.events.random = Random.fromState((snapshot as ServerSnapshot | SnapshotV1).random.events);
-  registry.importState(state as unknown as RegistryState);
+  const connections = snapshot.connections.map((item, i) => rebuildConnection(registry, item, keyOf(item, `connections[${i}]`), savedData(snapshot, i), i));
+  parts.events.importState(snapshot.random.events);
+  registry.importState(state);
   connections.forEach((connection, i) => {
     registry.adopt(connection);
-    lifecycle.resume(connection, snapshot.connections[i]!.pendingMoves as PendingMove[]);
+    lifecycle.importState(connection, snapshot.connections[i]!.pendingMoves);
   });
-  dispatcher.importChaos(snapshot.chaos ?? []);
-  dispatcher.importState(snapshot.deliveries as DeliveryRecord[]);
+  dispatcher.importState({ deliveries: snapshot.deliveries, chaos: snapshot.chaos });
 }
 
 /** The accepted API keys by their digests. */
@@ -599,26 +401,10 @@ function tenantKeys(source: SnapshotSource): Map<string, string> {
 }
 
 /** A saved connection as the registry holds it, owned by `apiKey`, its data set rebuilt (a 400 naming the field if it does not fit). */
-function rebuildConnection(registry: ConnectionRegistry, saved: SavedConnection, apiKey: string, version: number, i: number): ConnectionState {
-  const connection: ConnectionState = {
-    connectionId: saved.connectionId,
-    accessToken: saved.accessToken,
-    apiKey,
-    integrationId: saved.integrationId,
-    org: { ...saved.org },
-    nativeOrgURL: saved.nativeOrgURL,
-    orgName: saved.orgName,
-    createdTime: saved.createdTime,
-    random: Random.fromState(saved.random),
-    status: saved.status,
-    lastActivity: saved.lastActivity,
-    webhook: saved.webhook ?? undefined,
-    lifecycle: [],
-    data: undefined,
-    ids: Random.fromState(saved.ids),
-    downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
-  };
-  if (saved.data) connection.data = restoreData(registry, connection, saved.data, version, `connections[${i}].data`);
+function rebuildConnection(registry: ConnectionRegistry, saved: SavedConnection, apiKey: string, data: SavedData | null, i: number): ConnectionState {
+  const connection = registry.importConnection(saved, apiKey);
+  if (data?.version === 1) registry.importDataV1(connection, data.state);
+  else if (data) registry.importData(connection, data.state, `connections[${i}].data`);
   return connection;
 }
 
@@ -640,7 +426,7 @@ export interface TenantPart {
 export function tenantPart(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey: string): TenantPart {
   const { registry, dispatcher } = parts;
   const digest = tenantDigest(apiKey);
-  const mine = (item: SavedConnection | SavedToken) => {
+  const mine = (item: SavedConnection | SavedLinkToken | SavedPublicToken) => {
     const { apiKey: key, tenant } = named(item);
     return key !== undefined ? key === apiKey : tenant === undefined || tenant === digest;
   };
@@ -653,15 +439,16 @@ export function tenantPart(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey
     taken(registry.holderOf('connectionId', saved.connectionId), `connections[${i}].connectionId`, 'the id of a connection');
     taken(registry.holderOf('accessToken', saved.accessToken), `connections[${i}].accessToken`, 'the accessToken of a connection');
     ids.add(saved.connectionId);
-    return [{ connection: rebuildConnection(registry, saved, apiKey, snapshot.version, i), pendingMoves: saved.pendingMoves as PendingMove[] }];
+    return [{ connection: rebuildConnection(registry, saved, apiKey, savedData(snapshot, i), i), pendingMoves: saved.pendingMoves }];
   });
-  const tokens = <T extends SavedToken>(list: T[], kind: 'linkToken' | 'publicToken', field: string) =>
+  const tokens = <T extends SavedLinkToken | SavedPublicToken>(list: T[], kind: 'linkToken' | 'publicToken', field: string) =>
     list.flatMap((item, i) => {
       if (!mine(item)) return [];
       taken(registry.holderOf(kind, item.token), `registry.${field}[${i}].token`, `a ${kind === 'linkToken' ? 'link' : 'public'} token`);
-      const { apiKey: _, tenant: __, ...rest } = item as T & { apiKey?: string; tenant?: string };
-      return [{ ...rest, apiKey }];
+      return [ownedBy(item, apiKey)];
     });
+  const linkTokens: SavedLinkToken[] = snapshot.registry.linkTokens;
+  const publicTokens: SavedPublicToken[] = snapshot.registry.publicTokens;
   const deliveries = snapshot.deliveries.filter((delivery, i) => {
     if (!ids.has(delivery.connectionId)) return false;
     const held = dispatcher.get(delivery.eventId);
@@ -670,11 +457,8 @@ export function tenantPart(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey
   });
   return {
     connections,
-    tokens: {
-      linkTokens: tokens(snapshot.registry.linkTokens, 'linkToken', 'linkTokens') as unknown as RegistryState['linkTokens'],
-      publicTokens: tokens(snapshot.registry.publicTokens, 'publicToken', 'publicTokens') as unknown as RegistryState['publicTokens'],
-    },
-    deliveries: deliveries as DeliveryRecord[],
+    tokens: { linkTokens: tokens(linkTokens, 'linkToken', 'linkTokens'), publicTokens: tokens(publicTokens, 'publicToken', 'publicTokens') },
+    deliveries,
     // Only the chaos of the connections restored: a snapshot sets nothing on another tenant's.
     chaos: (snapshot.chaos ?? []).filter((chaos) => ids.has(chaos.connectionId)),
   };
@@ -686,26 +470,7 @@ export function loadTenantPart(parts: SandboxParts, part: TenantPart): void {
   registry.addTokens(part.tokens);
   for (const { connection, pendingMoves } of part.connections) {
     registry.adopt(connection);
-    lifecycle.resume(connection, pendingMoves);
+    lifecycle.importState(connection, pendingMoves);
   }
-  dispatcher.importChaos(part.chaos);
-  dispatcher.importState(part.deliveries);
-}
-
-/**
- * A connection's data set as saved: its seeded base rebuilt, then the saved delta over it
- * (version 2), or every saved entry compared with it (version 1), writing on from the saved
- * stream positions.
- */
-function restoreData(registry: ConnectionRegistry, connection: ConnectionState, saved: SavedData | SavedDataV1, version: number, field: string): ConnectionData {
-  const seeded = new Map(registry.seededData(connection).collections());
-  const data = registry.emptyData(connection, Random.fromState(saved.random), restoreFaker(saved.faker));
-  const collections = new Map<string, unknown>(version === SNAPSHOT_VERSION ? savedCollections(saved as SavedData) : savedCollections(saved as SavedDataV1));
-  for (const [name, collection] of data.collections()) {
-    const base = seeded.get(name)!;
-    if (version === SNAPSHOT_VERSION) collection.loadDelta(base, collections.get(name) as CollectionDelta<{ id: string }>, `${field}.${name}`);
-    else collection.loadOverBase(base, (collections.get(name) as { nextSeq: number; entries: Array<DumpedEntry<{ id: string }>> } | undefined) ?? { nextSeq: 1, entries: [] });
-  }
-  data.archived.push(...((saved.archived ?? []) as unknown as ConnectionData['archived']));
-  return data;
+  dispatcher.importState({ deliveries: part.deliveries, chaos: part.chaos });
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../core/sandbox.js';
+import { createSandbox, type Sandbox } from '../index.js';
 import type { IntegrationId } from '../model/integrations.js';
 
 /**

@@ -161,6 +161,9 @@ export interface Target {
   assoc: string;
 }
 
+/** `to('Account', 'accountIds')`: the Target a reference field points at. */
+export const to = (type: CrmObjectType, assoc: string): Target => ({ type, assoc });
+
 /** How a system shows a reference: a bare id, a number, a `{ id, name }` lookup… */
 export type RefStyle = (nativeId: string, target: CrmRecord, type: CrmObjectType, context: DownstreamContext) => unknown;
 export const asString: RefStyle = (nativeId) => nativeId;

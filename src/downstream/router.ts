@@ -1,6 +1,6 @@
 import { hash32 } from '../shared/random.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
-import { FieldError } from './rest-engine.js';
+import { FieldError, isPlainObject } from './rest-engine.js';
 
 /** Path parameters by name, from `:name` segments of a pattern. */
 export type Params = Record<string, string>;
@@ -75,6 +75,9 @@ export function dispatch(routes: readonly Route[], errors: RouteErrors, request:
   }
   return allowed.length > 0 ? errors.methodNotAllowed(request, allowed, context) : errors.notFound(request, context);
 }
+
+/** Whether a helper that answers either a value or an early response (a 404, a 422…) answered the response. */
+export const isResponse = (value: unknown): value is DownstreamResponse => isPlainObject(value) && 'statusCode' in value && 'headers' in value;
 
 /** A JSON answer with the system's fixed headers. */
 export function reply(statusCode: number, body: unknown, headers: Record<string, string>): DownstreamResponse {

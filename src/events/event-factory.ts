@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.js';
-import type { Random } from '../shared/random.js';
+import { Random, randomStateSchema, type RandomState } from '../shared/random.js';
 import type { ConnectionStatus } from '../model/connection.js';
 import type { CrmRecord, DeletedRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
@@ -16,15 +16,27 @@ export interface EmittedEvent {
   body: string;
 }
 
+/** The factory's state, as a snapshot keeps it: where the stream of event ids stands. */
+export const eventFactoryStateSchema = randomStateSchema;
+
 /** Turns store changes and status moves into events with seeded ids. */
 export class EventFactory {
-  /** @internal The stream of event ids (its position is part of a snapshot). */
-  random: Random;
+  /** The stream of event ids. */
+  private random: Random;
   private readonly clock: Clock;
 
   constructor(random: Random, clock: Clock) {
     this.random = random;
     this.clock = clock;
+  }
+
+  exportState(): RandomState {
+    return this.random.state();
+  }
+
+  /** Goes on from a snapshot's position of the event-id stream. */
+  importState(state: RandomState): void {
+    this.random = Random.fromState(state);
   }
 
   objectChange(connectionId: string, change: RecordChange): EmittedEvent {

@@ -1,5 +1,7 @@
+import * as z from 'zod';
 import type { Clock, Timer } from '../clock/clock.js';
-import type { ConnectionStatus } from '../model/connection.js';
+import { connectionStatusSchema, type ConnectionStatus } from '../model/connection.js';
+import { timeMsSchema } from '../shared/state-schemas.js';
 
 /** What the lifecycle needs of a connection (the core's ConnectionState has it). */
 export interface LifecycleSubject {
@@ -16,11 +18,9 @@ export interface LifecycleDelays {
   readyMs: number;
 }
 
-/** An automatic status move still to come, and when (ms). */
-export interface PendingMove {
-  status: ConnectionStatus;
-  at: number;
-}
+/** An automatic status move still to come, and when (ms): a connection's lifecycle state, as a snapshot keeps it. */
+export const pendingMoveSchema = z.object({ status: connectionStatusSchema, at: timeMsSchema }).strict();
+export type PendingMove = z.infer<typeof pendingMoveSchema>;
 
 /**
  * Moves connections NEW_CONNECTION → INITIAL_SYNCED → READY on the sandbox clock, and reports
@@ -43,19 +43,19 @@ export class Lifecycle {
   start(connection: LifecycleSubject): void {
     this.onStatus(connection, 'NEW_CONNECTION');
     const now = this.clock.now();
-    this.resume(connection, [
+    this.importState(connection, [
       { status: 'INITIAL_SYNCED', at: now + this.delays.initialSyncMs },
       { status: 'READY', at: now + this.delays.readyMs },
     ]);
   }
 
-  /** The automatic moves a connection still has to come. */
-  pending(connection: LifecycleSubject): PendingMove[] {
+  /** The automatic moves a connection still has to come, for a snapshot. */
+  exportState(connection: LifecycleSubject): PendingMove[] {
     return [...(this.due.get(connection) ?? [])];
   }
 
-  /** Schedules moves (a new connection's, or a restored one's still to come). */
-  resume(connection: LifecycleSubject, moves: readonly PendingMove[]): void {
+  /** Schedules moves: a new connection's, or those a restored one still had to come. */
+  importState(connection: LifecycleSubject, moves: readonly PendingMove[]): void {
     const due = [...moves];
     this.due.set(connection, due);
     connection.lifecycle = moves.map((move) =>

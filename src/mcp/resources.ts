@@ -28,7 +28,7 @@ export class UnknownResource extends Error {
  */
 export async function listResources(api: SandboxApi): Promise<Resource[]> {
   // The scenario engine (and YAML) is loaded when a client first asks for the resources.
-  const { listBuiltIns, scenarioJsonSchema } = await import('../scenarios/index.js');
+  const [{ scenarioJsonSchema }, { listBuiltIns }] = await Promise.all([import('../scenarios/index.js'), import('../node/scenario-files.js')]);
   return [
     {
       uri: 'crm-sandbox://openapi.json',

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { rulesSchema } from '../core/faults.js';
-import { DELIVERY_STATES, statusBody } from '../core/routes/control.js';
+import { statusBody } from '../core/routes/control.js';
 import { publicTokenBody } from '../core/routes/link.js';
 import { passthroughBody } from '../core/routes/passthrough.js';
 import { runBody } from '../core/routes/scenarios.js';
@@ -8,6 +8,7 @@ import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { parseDuration, requireUnit } from '../shared/duration.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
+import { DELIVERY_STATES } from '../webhooks/delivery.js';
 import { ToolError, type SandboxApi } from './api.js';
 import { answerWith, defineTool, jsonOf, passOn, segment, type Tool } from './tool.js';
 

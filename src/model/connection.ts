@@ -29,10 +29,6 @@ export interface ConnectionSummary {
   lastActivityDate: string;
 }
 
-/** A connection's webhook, as `POST` and `GET /connection/webhook` answer it. */
-export interface Webhook {
-  webhookId: string;
-  connectionId: string;
-  webhookUrl: string;
-  createdTime: string;
-}
+/** A connection's webhook, as `POST` and `GET /connection/webhook` answer it (and a snapshot keeps it). */
+export const webhookSchema = z.object({ webhookId: z.string(), connectionId: z.string(), webhookUrl: z.string(), createdTime: z.string() }).strict();
+export type Webhook = z.infer<typeof webhookSchema>;

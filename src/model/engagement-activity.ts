@@ -9,7 +9,7 @@ export const ENGAGEMENT_TASK_KINDS = ['call', 'email', 'action_item', 'linkedin'
 export const ENGAGEMENT_ACTION_KINDS = ['email', 'call', 'linkedin', 'other'] as const;
 export const ENGAGEMENT_ACTION_STATES = ['active', 'paused', 'finished'] as const;
 
-export interface EngagementTask {
+export type EngagementTask = {
   /** 32 hex characters, as engagement users' ids. */
   id: string;
   kind: (typeof ENGAGEMENT_TASK_KINDS)[number];
@@ -22,9 +22,9 @@ export interface EngagementTask {
   modifiedTime: string;
   /** The engagement user it is assigned to, and the CRM Contact (prospect) it is about. */
   associations: { userId: string; contactId: string | null };
-}
+};
 
-export interface EngagementAction {
+export type EngagementAction = {
   id: string;
   kind: (typeof ENGAGEMENT_ACTION_KINDS)[number];
   /** Which of the org's sequences (cadences), 1-based, and which step of it. */
@@ -35,7 +35,7 @@ export interface EngagementAction {
   createdTime: string;
   modifiedTime: string;
   associations: { userId: string; contactId: string | null };
-}
+};
 
 /** The org's sequences (Outreach) or cadences (Salesloft), by number. */
 export const ENGAGEMENT_SEQUENCES = ['Outbound - New Leads', 'Re-engage Closed Lost', 'Event Follow-up', 'Inbound Demo Request'] as const;

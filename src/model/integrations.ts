@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { Random } from '../shared/random.js';
 import type { CrmObjectType } from './crm.js';
 
@@ -7,12 +8,15 @@ export type IntegrationId = (typeof INTEGRATION_IDS)[number];
 export const DEFAULT_INTEGRATION: IntegrationId = 'hubspot';
 
 /** Who the connected account is in the downstream system. */
-export interface NativeOrg {
-  nativeOrgId: string;
-  nativeUserId: string;
-  /** A lowercase slug of the organisation's name, e.g. `acme-corp`; Salesforce uses it as its My Domain. */
-  slug: string;
-}
+export const nativeOrgSchema = z
+  .object({
+    nativeOrgId: z.string(),
+    nativeUserId: z.string(),
+    /** A lowercase slug of the organisation's name, e.g. `acme-corp`; Salesforce uses it as its My Domain. */
+    slug: z.string(),
+  })
+  .strict();
+export type NativeOrg = z.infer<typeof nativeOrgSchema>;
 
 interface IntegrationFacts {
   category: 'crm' | 'engagement';

@@ -1,20 +1,27 @@
 import { webcrypto } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { setPlatform, type FakerModule, type Platform } from '../model/platform.js';
-import { createHttpTransport } from '../webhooks/http-transport.js';
+import type { FakerModule, Platform } from '../model/platform.js';
 import { readFixturePath } from './fixture-files.js';
+import { createHttpTransport } from './http-transport.js';
+
+/** faker, once required (a cache, the same module for every sandbox): every seeded faker is made from it. */
+let faker: FakerModule | undefined;
 
 /**
- * Node's platform: fixture paths read from disk, webhooks posted over `node:http` keep-alive
+ * Node's platform, which the Node entry's `createSandbox` (src/node/sandbox.ts) passes to every
+ * sandbox it makes: fixture paths read from disk, webhooks posted over `node:http` keep-alive
  * connections (fetch when MSW patches it), faker required and the scenario engine imported on
  * first use, so `serve` starts without loading them; tokens from node:crypto's randomness.
  */
 export const nodePlatform: Platform = {
   createTransport: ({ ca }) => createHttpTransport({ ca }),
   readFixturePath,
-  loadFaker,
-  // Loaded by the first scenario run: a sandbox that plays none never pays for the engine or YAML.
-  loadScenarios: () => import('../scenarios/index.js'),
+  loadFaker: () => (faker ??= requireFaker()),
+  // Loaded by the first scenario run: a sandbox that plays none never pays for the engine, YAML or the files.
+  loadScenarios: async () => {
+    const [engine, files] = await Promise.all([import('../scenarios/index.js'), import('./scenario-files.js')]);
+    return { ...engine, ...files };
+  },
   fillRandom: (bytes) => webcrypto.getRandomValues(bytes),
 };
 
@@ -23,7 +30,7 @@ export const nodePlatform: Platform = {
  * loads ~70 locales, about 300 ms and 38 MiB more), or from the package where there is no build
  * output beside this file (the sources, under vitest). The same values either way.
  */
-function loadFaker(): FakerModule {
+function requireFaker(): FakerModule {
   const require = createRequire(import.meta.url);
   try {
     return require('../vendor/faker-en.js') as FakerModule;
@@ -32,6 +39,3 @@ function loadFaker(): FakerModule {
     return require('@faker-js/faker') as FakerModule;
   }
 }
-
-// Importing this module (the Node entry does) makes it the platform of every sandbox.
-setPlatform(nodePlatform);

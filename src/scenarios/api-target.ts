@@ -4,7 +4,7 @@ import type { ConnectionStatus } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
+import type { Delivery } from '../webhooks/delivery.js';
 import { realNow } from '../clock/clock.js';
 import { sleep, type PassthroughAnswer, type PassthroughCall, type RunConnection, type ScenarioSandbox, type ScenarioTarget } from './target.js';
 

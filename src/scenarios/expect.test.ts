@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceEvent } from '../model/events.js';
-import type { Delivery, DeliveryState } from '../webhooks/dispatcher.js';
+import type { Delivery, DeliveryState } from '../webhooks/delivery.js';
 import { checkDeliveries, checkEvents, checkReceiver } from './expect.js';
 
 let next = 0;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ServiceEvent } from '../model/events.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
+import type { Delivery } from '../webhooks/delivery.js';
 import { summarize } from './report.js';
 import type { STEP_SCHEMAS } from './schema.js';
 

@@ -1,5 +1,5 @@
 import { sandboxTarget } from './api-target.js';
-import { checkScenario, findScenario, type Scenario } from './load.js';
+import { checkScenario, type Scenario } from './load.js';
 import type { ScenarioSandbox } from './target.js';
 import type { ScenarioReport } from './report.js';
 import { runScenarioOn, type RunOptions } from './runner.js';
@@ -13,15 +13,17 @@ export interface RunScenarioOptions extends Pick<RunOptions, 'webhookUrl' | 'con
   speed?: 'instant' | number;
 }
 
-/** A built-in's name, a file path, or a definition, checked. */
-export function resolveScenario(scenario: string | ScenarioDefinition | Scenario): Scenario {
-  if (typeof scenario === 'string') return findScenario(scenario);
+/** A definition, checked (a scenario already checked as it is). Names and files are the platform's: `ScenarioFiles.findScenario`. */
+export function resolveScenario(scenario: ScenarioDefinition | Scenario): Scenario {
   if ('definition' in scenario && 'source' in scenario) return scenario;
   return checkScenario(scenario, '(code)', (scenario as ScenarioDefinition).name ?? 'scenario');
 }
 
-/** Plays a scenario on a sandbox of this process; see `Sandbox.runScenario`. */
-export function runScenario(sandbox: ScenarioSandbox, scenario: string | ScenarioDefinition | Scenario, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
+/**
+ * Plays a scenario on a sandbox of this process; see `Sandbox.runScenario`. Receiver probes go
+ * out on a transport of the sandbox's platform, as its deliveries do.
+ */
+export function runScenario(sandbox: ScenarioSandbox, scenario: ScenarioDefinition | Scenario, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
   const resolved = resolveScenario(scenario);
   const speed = options.speed === undefined || options.speed === 'instant' ? Infinity : options.speed;
   const target = sandboxTarget(sandbox, { apiKey: options.apiKey, speed, signal: options.signal });
@@ -30,11 +32,11 @@ export function runScenario(sandbox: ScenarioSandbox, scenario: string | Scenari
     ...options,
     speedLabel: realClock ? 'realtime' : speed === Infinity ? 'instant' : `${speed}x`,
     reportSeed: sandbox.options.seed,
-    transport: undefined,
+    transport: sandbox.platform.createTransport({ ca: sandbox.options.webhookCa }),
   });
 }
 
-export { ScenarioError, listBuiltIns, findScenario, parseScenario, loadScenarioFile, checkScenario, type Scenario } from './load.js';
+export { ScenarioError, parseScenario, checkScenario, type Scenario, type ScenarioFiles } from './load.js';
 export type { ScenarioReport, TranscriptEvent, TranscriptAttempt, CheckResult, ProbeResult } from './report.js';
 export { reportJson } from './report.js';
 export type { ScenarioDefinition, ScenarioStep, StepKind, ProbeName } from './schema.js';

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createSandbox } from '../core/sandbox.js';
+import { createSandbox } from '../index.js';
 import { CRM_OBJECT_TYPES, crmRecordSchema } from '../model/crm.js';
 import { MAX_JSON_DEPTH } from '../shared/json-depth.js';
-import { checkScenario, listBuiltIns, parseScenario, ScenarioError } from './load.js';
+import { checkScenario, parseScenario, ScenarioError } from './load.js';
+import { listBuiltIns } from '../node/scenario-files.js';
 import { resolveRefs, RefError } from './refs.js';
 import { scenarioJsonSchema, type ScenarioDefinition } from './schema.js';
 

@@ -1,18 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CST, Parser, parse as parseYaml, parseDocument } from 'yaml';
 import { MAX_JSON_DEPTH, tooDeepPhrase, valueTooDeep } from '../shared/json-depth.js';
 import { checkDefinition, type ScenarioProblem } from './check.js';
 import type { ScenarioDefinition } from './schema.js';
 
 export type { ScenarioProblem } from './check.js';
-
-/** The built-in scenarios shipped with the package. */
-export const BUILT_IN_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
-const EXTENSIONS = ['.yaml', '.yml', '.json'];
-/** The JSON Schema of the format, beside the built-ins: not a scenario. */
-const SCHEMA_FILE = 'scenario.schema.json';
 
 /** How many problems an error's message lists; the rest are counted (all are in `problems`). */
 const LISTED_PROBLEMS = 50;
@@ -65,48 +56,23 @@ export interface Scenario {
   definition: ScenarioDefinition;
 }
 
-let builtIns: Scenario[] | undefined;
-
-/** The built-ins, checked, by name. They ship with the package: read and parsed once. */
-function builtInScenarios(): Scenario[] {
-  builtIns ??= existsSync(BUILT_IN_DIR)
-    ? readdirSync(BUILT_IN_DIR)
-        .filter((file) => EXTENSIONS.includes(extname(file)) && file !== SCHEMA_FILE)
-        .sort()
-        .map((file) => loadScenarioFile(join(BUILT_IN_DIR, file)))
-    : [];
-  return builtIns;
-}
-
-/** The built-ins: name and one-line description, by name. */
-export function listBuiltIns(): Array<{ name: string; description: string; file: string }> {
-  return builtInScenarios().map(({ name, description, source }) => ({ name, description, file: source }));
-}
-
-/** A built-in by name, or a file by path. */
-export function findScenario(nameOrFile: string): Scenario {
-  const builtIn = builtInScenarios().find((scenario) => scenario.name === nameOrFile);
-  if (builtIn) return builtIn;
-  if (existsSync(nameOrFile)) return loadScenarioFile(nameOrFile);
-  const names = listBuiltIns().map((item) => item.name);
-  throw new ScenarioError(`no scenario named "${nameOrFile}" and no such file; built-ins: ${names.join(', ')}`);
-}
-
-/** Reads and checks a scenario file (YAML or JSON). */
-export function loadScenarioFile(path: string): Scenario {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw ScenarioError.of(path, [{ step: null, kind: null, field: '', message: `cannot read it: ${(error as Error).message}` }]);
-  }
-  return parseScenario(text, path);
+/**
+ * Named scenarios: the built-ins shipped with the package, and scenario files by path. Read where
+ * there is a file system: Node's platform provides them (src/node/scenario-files.ts) beside the
+ * engine; the browser build has none.
+ */
+export interface ScenarioFiles {
+  /** The built-ins: name, one-line description and file, by name. */
+  listBuiltIns(): Array<{ name: string; description: string; file: string }>;
+  /** A built-in by name, or a file by path; a ScenarioError naming the built-ins when neither. */
+  findScenario(nameOrFile: string): Scenario;
 }
 
 /** Parses scenario text; `source` names it in errors. */
 export function parseScenario(text: string, source: string): Scenario {
   let value: unknown;
-  if (extname(source) === '.json') {
+  const extension = extensionOf(source);
+  if (extension === '.json') {
     try {
       value = JSON.parse(text);
     } catch (error) {
@@ -120,8 +86,21 @@ export function parseScenario(text: string, source: string): Scenario {
     if (problem) throw ScenarioError.of(source, [{ step: null, kind: null, field: '', message: `not valid YAML: ${problem.message.split('\n')[0]}` }]);
     value = parseYaml(text);
   }
-  const fallbackName = basename(source, extname(source));
-  return checkScenario(value, source, fallbackName);
+  const fileName = fileNameOf(source);
+  return checkScenario(value, source, fileName.slice(0, fileName.length - extension.length));
+}
+
+/** The last part of a path (after its last `/` or `\`), as node:path's `basename` gives it. */
+function fileNameOf(path: string): string {
+  const trimmed = path.replace(/[/\\]+$/, '');
+  return trimmed.slice(Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1);
+}
+
+/** A path's extension, dot included (`.yaml`), as node:path's `extname` gives it: '' for none, a name that only starts with a dot, or `..`. */
+function extensionOf(path: string): string {
+  const name = fileNameOf(path);
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 || name === '..' ? '' : name.slice(dot);
 }
 
 /** Checks a definition (from a file or code) before anything runs; throws a ScenarioError with every problem. */

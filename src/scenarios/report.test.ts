@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSandbox } from '../core/sandbox.js';
+import { createSandbox } from '../index.js';
 import { utf8Text } from '../shared/text-codec.js';
 import { reportJson } from './report.js';
 import { runScenario } from './index.js';

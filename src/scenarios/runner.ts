@@ -4,8 +4,8 @@ import { Random } from '../shared/random.js';
 import type { CrmObjectType } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
-import { createHttpTransport, type HttpTransport } from '../webhooks/http-transport.js';
+import type { Delivery } from '../webhooks/delivery.js';
+import type { HttpTransport } from '../webhooks/transport.js';
 import { checkDeliveries, checkEvents, checkReceiver as checkReceiverAnswers, type EventsVerdict, type Verdict } from './expect.js';
 import type { Scenario } from './load.js';
 import { checkReceiver } from './receiver-check.js';
@@ -39,8 +39,8 @@ export interface RunOptions {
   speedLabel?: string | undefined;
   /** Reported as the run's seed. */
   reportSeed?: number | null | undefined;
-  /** Sends receiver probes (default: the same http transport as deliveries). */
-  transport?: HttpTransport | undefined;
+  /** Sends receiver probes: a transport like the deliveries' (the platform's), so a probe reaches what an event reaches. */
+  transport: HttpTransport;
   /** Attempt timeout of the probes (ms). Default 10 s. */
   probeTimeoutMs?: number | undefined;
   /** Real time for probe timestamps. Default `Date.now`. */
@@ -111,7 +111,7 @@ class Run {
   ) {
     this.maxWaitMs = parseDuration(options.maxWait ?? (target.realTime ? DEFAULT_REAL_MAX_WAIT : DEFAULT_MAX_WAIT), 'maxWait');
     this.random = new Random(options.seed ?? scenario.definition.seed ?? 1).fork('scenario');
-    this.transport = options.transport ?? createHttpTransport();
+    this.transport = options.transport;
   }
 
   async play(): Promise<ScenarioReport> {
@@ -128,6 +128,10 @@ class Run {
     for (const [index, step] of steps.entries()) {
       const kind = Object.keys(step)[0] as StepKind;
       await this.breather.breathe();
+      // In process, work in flight (a delivery attempt waiting on its receiver) finishes before the
+      // next step, as a virtual clock runs tasks one after another: how fast a receiver answers
+      // must not decide whether a step (a chaos setting, a webhook change) comes before or after it.
+      if (this.target.kind === 'in-process') await this.target.settle();
       await this.warnOfRejections();
       if (this.stopped(index, kind)) break;
       this.progress(index + 1, kind, describeStep(kind, (step as Record<string, unknown>)[kind]));
@@ -537,7 +541,7 @@ function describeStep(kind: StepKind, value: unknown): string {
  * Plays a scenario on a target and resolves with its report. Never throws for what the
  * scenario does: refused steps, unmet expectations and undelivered events are in the report.
  */
-export function runScenarioOn(scenario: Scenario, target: ScenarioTarget, options: RunOptions = {}): Promise<ScenarioReport> {
+export function runScenarioOn(scenario: Scenario, target: ScenarioTarget, options: RunOptions): Promise<ScenarioReport> {
   return new Run(scenario, target, options).play();
 }
 

@@ -4,6 +4,7 @@ import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import { PASSTHROUGH_METHODS } from '../downstream/types.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
+import { DELIVERY_STATES } from '../webhooks/delivery.js';
 
 /**
  * The scenario format: one zod schema validates every file and is the source of
@@ -114,7 +115,7 @@ export const STEP_SCHEMAS = {
       of: z.enum(['OBJECT_CHANGE', 'STATUS_CHANGE']).optional().describe('Count only events of this type in the events check (the others are passed over)'),
       deliveries: z
         .strictObject({
-          state: z.enum(['pending', 'delivering', 'succeeded', 'retrying', 'failed']),
+          state: z.enum(DELIVERY_STATES),
           count: z.number().int().min(0).optional().describe('How many are in that state (default: all of them)'),
         })
         .optional(),

@@ -3,15 +3,18 @@ import type { ConnectionStatus } from '../model/connection.js';
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
+import type { Platform } from '../model/platform.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
-import type { Delivery } from '../webhooks/dispatcher.js';
+import type { Delivery } from '../webhooks/delivery.js';
 
 /**
  * What a scenario needs of a sandbox in this process (the core's `Sandbox` has it): said here so
  * that the scenario engine sits below the core, which loads it.
  */
 export interface ScenarioSandbox {
-  readonly options: { readonly apiKeys: readonly string[]; readonly seed: number };
+  readonly options: { readonly apiKeys: readonly string[]; readonly seed: number; readonly webhookCa: string | undefined };
+  /** Makes the transport of receiver probes, as the sandbox's deliveries have theirs. */
+  readonly platform: Pick<Platform, 'createTransport'>;
   readonly parts: { readonly clock: Clock; readonly dispatcher: { unfinished(connectionId: string): string[]; get(eventId: string): Delivery | undefined } };
   handle(request: SandboxRequest): Promise<SandboxResponse>;
   deliveries(connectionId?: string): Delivery[];

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+
 /**
  * Seeded randomness. Every id and every generated value in the sandbox comes from a `Random`
  * derived from the sandbox seed, never from `Math.random()`, so a seed reproduces a run.
@@ -82,11 +84,12 @@ export class Random {
   }
 }
 
-/** A stream's seed and its sfc32 position (four 32-bit words). */
-export interface RandomState {
-  seed: number;
-  position: [number, number, number, number];
-}
+const uint32 = z.number().int().min(0).max(0xffffffff);
+const int32 = z.number().int().min(-0x80000000).max(0xffffffff);
+
+/** A stream's seed and its sfc32 position (four 32-bit words), as a snapshot keeps it. */
+export const randomStateSchema = z.object({ seed: uint32, position: z.tuple([int32, int32, int32, int32]) }).strict();
+export type RandomState = z.infer<typeof randomStateSchema>;
 
 /** FNV-1a, 32 bits: a stable hash of a label into a seed. */
 export function hash32(text: string): number {

@@ -1,7 +1,8 @@
 import type { Faker } from '@faker-js/faker';
+import * as z from 'zod';
 import type { Clock } from '../clock/clock.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import type { Random } from '../shared/random.js';
+import { randomStateSchema, type Random } from '../shared/random.js';
 import { invalidFromIssues, parseOrThrow, type FieldIssue } from '../shared/validation.js';
 import {
   ADDRESS_PARTS,
@@ -12,17 +13,27 @@ import {
   DERIVED_FIELDS,
   ID_PREFIX,
   READ_ONLY_FIELDS,
+  crmRecordSchema,
   crmWriteSchema,
   type CrmObjectType,
   type CrmRecord,
 } from '../model/crm.js';
-import type { EngagementUser, Mailbox } from '../model/engagement.js';
+import { engagementUserSchema, mailboxSchema, type EngagementUser, type Mailbox } from '../model/engagement.js';
 import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { derivedAssociationHint, edgeKey, edgesOf, isManyField, linkOf, type Edge } from './associations.js';
-import { OrderedCollection } from './ordered-collection.js';
+import {
+  OrderedCollection,
+  checkDelta,
+  checkDump,
+  collectionDeltaSchema,
+  collectionDumpSchema,
+  entryExtraSchema,
+  type CollectionDelta,
+  type CollectionDump,
+} from './ordered-collection.js';
 import { expectedRevenue, fakeFields } from './seed/fake-fields.js';
-import { fakerState } from './seed/seeded-faker.js';
+import { fakerState, fakerStateSchema } from './seed/seeded-faker.js';
 
 /** A change to a CRM record, reported once the store holds it. */
 export interface RecordChange {
@@ -32,12 +43,85 @@ export interface RecordChange {
   record: CrmRecord;
 }
 
-/** A deleted record, kept for native `archived` reads. */
-export interface ArchivedRecord {
-  type: CrmObjectType;
-  record: CrmRecord;
-  extra: Record<string, unknown>;
-  archivedAt: string;
+/**
+ * A deleted record as a snapshot keeps it. Its record is checked as an object only: it was a
+ * valid record when it was deleted, and a snapshot of an earlier release must not be refused
+ * for a field added to records since.
+ */
+export const archivedRecordSchema = z
+  .object({ type: z.enum(CRM_OBJECT_TYPES), record: z.record(z.string(), z.unknown()), extra: entryExtraSchema, archivedAt: z.string() })
+  .strict();
+/** A deleted record, kept for native `archived` reads: its record is the one the store deleted. */
+export type ArchivedRecord = Omit<z.infer<typeof archivedRecordSchema>, 'record'> & { record: CrmRecord };
+
+/** Engagement tasks and actions: checked loosely (the platforms' shapes), but each with its id. */
+const activitySchema = z.looseObject({ id: z.string().min(1) });
+
+/** The nine CRM collections, each saved as `collection` makes it of its type's record schema. */
+const crmCollectionsSchema = <C extends z.ZodType>(collection: (type: CrmObjectType) => C) =>
+  z.object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, collection(type)])) as Record<CrmObjectType, C>).strict();
+
+/**
+ * A data set as a snapshot keeps it: the write streams' positions, each collection's delta over
+ * its seeded entries, and the records deleted (kept for native archived reads).
+ */
+export const connectionDataStateSchema = z
+  .object({
+    random: randomStateSchema,
+    faker: fakerStateSchema,
+    crm: crmCollectionsSchema((type): z.ZodType<CollectionDelta<CrmRecord>> => collectionDeltaSchema(crmRecordSchema(type))),
+    mailboxes: collectionDeltaSchema(mailboxSchema),
+    users: collectionDeltaSchema(engagementUserSchema),
+    engagementTasks: collectionDeltaSchema(activitySchema),
+    engagementActions: collectionDeltaSchema(activitySchema),
+    archived: z.array(archivedRecordSchema),
+  })
+  .strict();
+export type ConnectionDataState = z.infer<typeof connectionDataStateSchema>;
+
+/** A data set as version-1 snapshots keep it: every collection in full (still read). */
+export const connectionDataStateV1Schema = z
+  .object({
+    random: randomStateSchema,
+    faker: fakerStateSchema,
+    crm: crmCollectionsSchema((type): z.ZodType<CollectionDump<CrmRecord>> => collectionDumpSchema(crmRecordSchema(type))),
+    mailboxes: collectionDumpSchema(mailboxSchema),
+    users: collectionDumpSchema(engagementUserSchema),
+    // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
+    engagementTasks: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
+    engagementActions: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
+    archived: z.array(archivedRecordSchema).optional(),
+  })
+  .strict();
+export type ConnectionDataStateV1 = z.infer<typeof connectionDataStateV1Schema>;
+
+/** The collections of a store or of a saved data set, by the names a snapshot gives them (`crm.Contact`, `users`, …). */
+function byName<C>(set: { crm: Record<CrmObjectType, C>; mailboxes: C; users: C; engagementTasks: C; engagementActions: C }): Array<[string, C]> {
+  return [
+    ...CRM_OBJECT_TYPES.map((type): [string, C] => [`crm.${type}`, set.crm[type]]),
+    ['mailboxes', set.mailboxes],
+    ['users', set.users],
+    ['engagementTasks', set.engagementTasks],
+    ['engagementActions', set.engagementActions],
+  ];
+}
+
+/** A version-1 data set's collections by name. Its tasks and actions were checked as objects only (without their ids). */
+function collectionsV1(state: ConnectionDataStateV1): Array<[string, CollectionDump<{ id: string }> | undefined]> {
+  const { engagementTasks, engagementActions } = state as { engagementTasks?: CollectionDump<{ id: string }>; engagementActions?: CollectionDump<{ id: string }> };
+  return byName({ ...state, engagementTasks, engagementActions });
+}
+
+/** What zod cannot see in a saved data set: each collection's sequences and ids (a 400 naming the field under `field`). */
+export function checkDataState(field: string, state: ConnectionDataState): void {
+  for (const [name, delta] of byName(state)) checkDelta(`${field}.${name}`, delta);
+}
+
+/** The same for version 1, as it was always checked: the CRM collections, mailboxes and users. */
+export function checkDataStateV1(field: string, state: ConnectionDataStateV1): void {
+  for (const type of CRM_OBJECT_TYPES) checkDump(`${field}.crm.${type}`, state.crm[type]);
+  checkDump(`${field}.mailboxes`, state.mailboxes);
+  checkDump(`${field}.users`, state.users);
 }
 
 export interface ConnectionDataOptions {
@@ -87,14 +171,8 @@ export class ConnectionData {
 
   /** Every collection, by the name a snapshot gives it (`crm.Contact`, `users`, …). */
   collections(): Array<[string, OrderedCollection<{ id: string }>]> {
-    const all: Array<[string, unknown]> = [
-      ...CRM_OBJECT_TYPES.map((type): [string, unknown] => [`crm.${type}`, this.crm[type]]),
-      ['mailboxes', this.mailboxes],
-      ['users', this.users],
-      ['engagementTasks', this.engagementTasks],
-      ['engagementActions', this.engagementActions],
-    ];
-    return all as Array<[string, OrderedCollection<{ id: string }>]>;
+    // Each holds its own record type; a snapshot handles them all as records with an id.
+    return byName<unknown>(this) as Array<[string, OrderedCollection<{ id: string }>]>;
   }
 
   /** Marks what every collection holds now as the seeded data set: a snapshot holds only what changes from here on. */
@@ -102,9 +180,46 @@ export class ConnectionData {
     for (const [, collection] of this.collections()) collection.markBase();
   }
 
-  /** The streams new records draw from, for a snapshot. */
+  /** The streams new records draw from. */
   get streams(): { random: Random; faker: Faker } {
     return { random: this.options.random, faker: this.options.faker };
+  }
+
+  /**
+   * The data set as a snapshot keeps it: where its write streams stand and what changed since it
+   * was seeded (the seed rebuilds the rest). Records are shared, not copied: they are immutable values.
+   */
+  exportState(): ConnectionDataState {
+    return {
+      random: this.options.random.state(),
+      faker: fakerState(this.options.faker),
+      crm: Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, this.crm[type].delta()])) as ConnectionDataState['crm'],
+      mailboxes: this.mailboxes.delta(),
+      users: this.users.delta(),
+      engagementTasks: this.engagementTasks.delta(),
+      engagementActions: this.engagementActions.delta(),
+      archived: this.archived.map((item) => ({ ...item })),
+    };
+  }
+
+  /**
+   * Fills this empty store (writing with the saved streams) with a saved data set laid over
+   * `seeded`, the same connection's store just seeded. A delta that does not fit that base is a
+   * 400 naming the field under `field` (`connections[0].data`).
+   */
+  importState(seeded: ConnectionData, state: ConnectionDataState, field: string): void {
+    const bases = new Map(seeded.collections());
+    const saved = new Map(byName<CollectionDelta<{ id: string }>>(state));
+    for (const [name, collection] of this.collections()) collection.loadDelta(bases.get(name)!, saved.get(name)!, `${field}.${name}`);
+    this.archived.push(...(state.archived as ArchivedRecord[]));
+  }
+
+  /** The same for a version-1 data set: each saved collection compared with the seeded one, so the next snapshot is a small version 2. */
+  importStateV1(seeded: ConnectionData, state: ConnectionDataStateV1): void {
+    const bases = new Map(seeded.collections());
+    const saved = new Map(collectionsV1(state));
+    for (const [name, collection] of this.collections()) collection.loadOverBase(bases.get(name)!, saved.get(name) ?? { nextSeq: 1, entries: [] });
+    this.archived.push(...((state.archived ?? []) as ArchivedRecord[]));
   }
 
   /**

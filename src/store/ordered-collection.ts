@@ -1,5 +1,7 @@
+import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 import { hashJson } from '../shared/json-hash.js';
+import { countSchema, digestSchema } from '../shared/state-schemas.js';
 
 /** A stored record with its insertion sequence and its native-only extras. */
 export interface Entry<T> {
@@ -17,27 +19,66 @@ export interface Page<T> {
   lastSeq: number | undefined;
 }
 
-/** An entry as plain data, for a snapshot. */
-export interface DumpedEntry<T> {
-  seq: number;
-  record: T;
-  extra: Record<string, unknown>;
-}
+/** An entry's native-only extras as a snapshot keeps them. */
+export const entryExtraSchema = z.record(z.string(), z.unknown());
+
+/** An entry as plain data, as a snapshot keeps it, its record checked by `record`. */
+export const dumpedEntrySchema = <R extends z.ZodType>(record: R) => z.object({ seq: z.number().int().positive(), record, extra: entryExtraSchema }).strict();
+export type DumpedEntry<T> = z.infer<ReturnType<typeof dumpedEntrySchema<z.ZodType<T>>>>;
+
+/** A whole collection as plain data: how snapshots of version 1 keep it. */
+export const collectionDumpSchema = <R extends z.ZodType>(record: R) =>
+  z.object({ nextSeq: z.number().int().positive(), entries: z.array(dumpedEntrySchema(record)) }).strict();
+export type CollectionDump<T> = z.infer<ReturnType<typeof collectionDumpSchema<z.ZodType<T>>>>;
 
 /**
  * What a collection holds beyond its seeded base ({@link OrderedCollection.markBase}): enough,
- * with the base rebuilt from the seed, to fill a collection exactly as it was.
+ * with the base rebuilt from the seed, to fill a collection exactly as it was. `nextSeq`; `base`,
+ * how many entries were seeded (sequences 1 to `base`); `digest`, of the seeded entries still as
+ * seeded, so a restore can tell that its rebuilt base is the same; `deleted`, the seeded entries
+ * deleted since, by sequence, ascending; `entries`, the seeded entries replaced since (their
+ * sequence is at most `base`), then the entries added since, ascending.
  */
-export interface CollectionDelta<T> {
-  nextSeq: number;
-  /** How many entries were seeded: sequences 1 to `base`. */
-  base: number;
-  /** A digest of the seeded entries still as seeded, so a restore can tell that its rebuilt base is the same. */
-  digest: string;
-  /** Seeded entries deleted since, by sequence, ascending. */
-  deleted: number[];
-  /** Seeded entries replaced since (their sequence is at most `base`), then entries added since, ascending. */
-  entries: Array<DumpedEntry<T>>;
+export const collectionDeltaSchema = <R extends z.ZodType>(record: R) =>
+  z
+    .object({
+      nextSeq: z.number().int().positive(),
+      base: countSchema,
+      digest: digestSchema,
+      deleted: z.array(z.number().int().positive()),
+      entries: z.array(dumpedEntrySchema(record)),
+    })
+    .strict();
+export type CollectionDelta<T> = z.infer<ReturnType<typeof collectionDeltaSchema<z.ZodType<T>>>>;
+
+/**
+ * What zod cannot see in a saved collection: sequences ascending and below nextSeq, and no id
+ * twice. A 400 naming the field under `field` (`connections[0].data.crm.Contact`).
+ */
+export function checkDump(field: string, dumped: { nextSeq: number; entries: ReadonlyArray<{ seq: number; record: { id: string } }> }): void {
+  let last = 0;
+  const seen = new Set<string>();
+  dumped.entries.forEach((item, j) => {
+    const at = `${field}.entries[${j}]`;
+    if (item.seq <= last || item.seq >= dumped.nextSeq) throw ApiError.invalidField(`${at}.seq`, `${at}.seq must be above the one before and below nextSeq`);
+    const { id } = item.record;
+    if (seen.has(id)) throw ApiError.invalidField(`${at}.record.id`, `${at}.record.id repeats ${id}`);
+    seen.add(id);
+    last = item.seq;
+  });
+}
+
+/** What zod cannot see in a saved delta: its entries as {@link checkDump} checks them, its deleted sequences ascending, at most base, and none an entry's. */
+export function checkDelta(field: string, delta: CollectionDelta<{ id: string }>): void {
+  checkDump(field, delta);
+  let last = 0;
+  const replaced = new Set(delta.entries.map((item) => item.seq));
+  delta.deleted.forEach((seq, j) => {
+    if (seq <= last || seq > delta.base || replaced.has(seq)) {
+      throw ApiError.invalidField(`${field}.deleted[${j}]`, `${field}.deleted[${j}] must be above the one before, at most base, and not the seq of an entry`);
+    }
+    last = seq;
+  });
 }
 
 /** An entry's record and extras as JSON text, to tell whether a version-1 entry is the seeded one. */
@@ -242,7 +283,7 @@ export class OrderedCollection<T extends { id: string }> {
    * the next {@link delta} is as small as if this sandbox had made them. Entries whose next
    * sequence would fall among the seeded ones (seeded with smaller sizes) build on no base.
    */
-  loadOverBase(base: OrderedCollection<T>, dumped: { nextSeq: number; entries: ReadonlyArray<DumpedEntry<T>> }): void {
+  loadOverBase(base: OrderedCollection<T>, dumped: CollectionDump<T>): void {
     this.load(dumped);
     this.baseSeq = dumped.nextSeq > base.size ? base.size : 0;
     for (const entry of this.ordered) {
@@ -253,7 +294,7 @@ export class OrderedCollection<T extends { id: string }> {
   }
 
   /** Fills an empty collection with entries (sequences ascending) and the next sequence number. */
-  private load(dumped: { nextSeq: number; entries: ReadonlyArray<DumpedEntry<T>> }): void {
+  private load(dumped: CollectionDump<T>): void {
     for (const { seq, record, extra } of dumped.entries) {
       this.nextSeq = seq;
       this.insert(record, extra);

@@ -1,15 +1,14 @@
 import type { ConnectionStatus, ExchangeResult } from '../model/connection.js';
 import type { IntegrationId } from '../model/integrations.js';
 import { parseDuration, type Duration } from '../shared/duration.js';
-import { createSandbox, type Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/sandbox.js';
+import { createSandbox } from '../node/sandbox.js';
 import type { SandboxOptions } from '../core/options.js';
 import { arrivedList, describeMatch, matches, type EventMatch } from './event-match.js';
 import { EventReceiver, listenReceiver, type CapturedEvent } from './receiver.js';
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
-// The testing helpers run in Node (they start a real receiver): node:http webhooks.
-import '../node/platform.js';
 
 /** Where the MSW handlers answer when no `baseUrl` is given (the dev server's default address). */
 export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';
@@ -118,7 +117,7 @@ export class TestSandbox {
   async start(): Promise<this> {
     if (this.stopTransport) return this;
     if (this.transport === 'server') {
-      const { startDevServer } = await import('../adapters/express.js');
+      const { startDevServer } = await import('../node/dev-server.js');
       const server = await startDevServer(this.sandbox, { port: 0, host: '127.0.0.1' });
       const receiver = await listenReceiver(this.receiver);
       this.url = server.url;

@@ -1,8 +1,21 @@
 import * as z from 'zod';
 import { parseDuration, requireUnit, splitList } from '../shared/duration.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
-import type { Random } from '../shared/random.js';
 import { parseOrThrow } from '../shared/validation.js';
+
+/*
+ * Delivery chaos settings: what they are, how they are read and what they resolve to. The chaos
+ * applied to deliveries, each connection's with its own seeded stream, is ./delivery-chaos.ts.
+ */
+
+export const chaosSettingsSchema = z
+  .object({
+    duplicate: z.number().min(0).max(1).optional().describe('Chance (0-1) that an accepted event is delivered again: same eventId and body'),
+    delay: z.string().min(1).optional().describe('Extra delay before each attempt: "500ms" or a range "100ms-2s"'),
+    reorder: z.boolean().optional().describe("Do not hold a connection's events in order"),
+    outage: z.string().min(1).optional().describe('Attempts fail without reaching the receiver for this long from now: "30m"'),
+  })
+  .strict();
 
 /**
  * Delivery chaos: what at-least-once delivery does to a receiver, on purpose and seeded, so
@@ -16,12 +29,20 @@ import { parseOrThrow } from '../shared/validation.js';
  * - `outage`: for this long from now, attempts fail without reaching the receiver, as if it were
  *   down; the retry schedule carries the events through.
  */
-export interface ChaosSettings {
-  duplicate?: number;
-  delay?: string;
-  reorder?: boolean;
-  outage?: string;
-}
+export type ChaosSettings = z.infer<typeof chaosSettingsSchema>;
+
+/** What chaos did to one attempt, as the delivery log shows it (and a snapshot keeps it). */
+export const attemptChaosSchema = z
+  .object({
+    /** Extra wait before the attempt (ms of sandbox time). */
+    delayMs: z.number().int().nonnegative().optional(),
+    /** The attempt is a duplicate of an accepted one. */
+    duplicate: z.literal(true).optional(),
+    /** The attempt failed as a simulated outage: the receiver was not contacted. */
+    outage: z.literal(true).optional(),
+  })
+  .strict();
+export type AttemptChaos = z.infer<typeof attemptChaosSchema>;
 
 /** Chaos as the dispatcher applies it. */
 export interface Chaos {
@@ -34,26 +55,7 @@ export interface Chaos {
   settings: ChaosSettings;
 }
 
-/** What chaos did to one attempt, as the delivery log shows it. */
-export interface AttemptChaos {
-  /** Extra wait before the attempt (ms of sandbox time). */
-  delayMs?: number;
-  /** The attempt is a duplicate of an accepted one. */
-  duplicate?: true;
-  /** The attempt failed as a simulated outage: the receiver was not contacted. */
-  outage?: true;
-}
-
 const RANGE = /^\s*([^-\s]+)\s*(?:-\s*([^-\s]+)\s*)?$/;
-
-export const chaosSettingsSchema = z
-  .object({
-    duplicate: z.number().min(0).max(1).optional().describe('Chance (0-1) that an accepted event is delivered again: same eventId and body'),
-    delay: z.string().min(1).optional().describe('Extra delay before each attempt: "500ms" or a range "100ms-2s"'),
-    reorder: z.boolean().optional().describe("Do not hold a connection's events in order"),
-    outage: z.string().min(1).optional().describe('Attempts fail without reaching the receiver for this long from now: "30m"'),
-  })
-  .strict();
 
 /** `100ms-2s` or `1s` → a range in ms; throws a SandboxConfigError naming `name`. */
 export function parseDelayRange(text: string, name = 'delay'): { min: number; max: number } {
@@ -144,20 +146,4 @@ function durationFrom(key: 'delay' | 'outage', value: string, refused: (why: str
     throw error;
   }
   return value;
-}
-
-/** Reordering without a delay range still needs a spread to shuffle over. */
-const REORDER_SPREAD_MS = { min: 0, max: 1_000 };
-
-/** The extra wait of one attempt, drawn from the connection's chaos stream. */
-export function chaosDelay(chaos: Chaos | null, random: Random): number {
-  const range = chaos?.delayMs ?? (chaos?.reorder ? REORDER_SPREAD_MS : null);
-  if (!range || range.max === 0) return 0;
-  return range.min + (random.uint32() % (range.max - range.min + 1));
-}
-
-/** Whether an accepted attempt is duplicated, drawn from the connection's chaos stream. */
-export function chaosDuplicates(chaos: Chaos | null, random: Random): boolean {
-  if (!chaos || chaos.duplicate === 0) return false;
-  return random.uint32() / 0x1_0000_0000 < chaos.duplicate;
 }

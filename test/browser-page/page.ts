@@ -1,9 +1,11 @@
 // The page of test/browser-msw.test.ts, bundled by esbuild for Chromium: the sandbox runs in the
 // page under MSW's service worker, as a browser suite (vitest browser mode, Storybook) would run it.
+// It imports the built package by its root name, as a user's page does: under the `browser`
+// condition a bundler resolves `crm-sandbox` to its browser build.
 import { http, HttpResponse } from 'msw';
 import { setupWorker } from 'msw/browser';
-import { createSandbox, verifySignature } from '../../src/browser.js';
-import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
+import { createSandbox, verifySignature } from 'crm-sandbox';
+import { createHandlers, onUnhandled } from 'crm-sandbox/msw';
 
 interface Delivered {
   body: string;

@@ -1,4 +1,4 @@
-import { Faker, base, en } from '@faker-js/faker';
+import { Faker, base, en, generateMersenne53Randomizer } from '@faker-js/faker';
 import { VirtualClock } from '../../src/clock/clock.js';
 import { Random } from '../../src/shared/random.js';
 import type { DownstreamContext } from '../../src/downstream/types.js';
@@ -30,7 +30,7 @@ export function seededData(integrationId: IntegrationId = 'hubspot', options: { 
     onChange: (change) => changes.push(change),
   });
   const size = options.size === undefined ? DEFAULT_DATASET : options.size;
-  if (size) seedConnection({ data, integrationId, faker, random: new Random(2), now: SEED_TIME, orgDomain: 'acme.com', size, fixtures: [] });
+  if (size) seedConnection({ data, integrationId, faker, fakerModule: { Faker, base, en, generateMersenne53Randomizer }, random: new Random(2), now: SEED_TIME, orgDomain: 'acme.com', size, fixtures: [] });
   const context: DownstreamContext = {
     org: { nativeOrgId: '00D000000000001AAA', nativeUserId: '005000000000001AAA', slug: 'acme' },
     data,

@@ -1,6 +1,6 @@
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
-import { startDevServer, type DevServer } from '../../src/adapters/express.js';
+import { startDevServer, type DevServer } from '../../src/node/dev-server.js';
 import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
 import type { Sandbox } from '../../src/core/sandbox.js';
 

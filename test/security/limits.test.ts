@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
-import { createSandbox } from '../../src/core/sandbox.js';
+import { createSandbox } from '../../src/index.js';
 import { callApi, killAll, runCli, serveCli, type Cli } from '../helpers/cli.js';
 import { Receiver } from '../helpers/receiver.js';
 

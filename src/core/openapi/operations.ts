@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { ruleSchema, rulesSchema } from '../faults.js';
 import { deleteBody as deleteConnectionBody } from '../routes/connections.js';
-import { DELIVERY_STATES, statusBody } from '../routes/control.js';
+import { statusBody } from '../routes/control.js';
+import { DELIVERY_STATES } from '../../webhooks/delivery.js';
 import { publicTokenBody as widgetPublicTokenBody } from '../routes/link-widget.js';
 import { exchangeBody, publicTokenBody } from '../routes/link.js';
 import { passthroughBody } from '../routes/passthrough.js';

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { ErrorCode } from '../../shared/errors.js';
-import { DELIVERY_STATES } from '../routes/control.js';
 import { DOWNSTREAM_FAULT_KINDS } from '../../downstream/faults.js';
 import { CONNECTION_STATUSES } from '../../model/connection.js';
 import { CRM_OBJECT_TYPES, crmRecordSchema, type CrmObjectType } from '../../model/crm.js';
 import { engagementUserSchema, mailboxSchema } from '../../model/engagement.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { chaosSettingsSchema } from '../../webhooks/chaos.js';
+import { ATTEMPT_TRIGGERS, DELIVERY_STATES } from '../../webhooks/delivery.js';
 
 /**
  * Zod schemas of what the sandbox answers, for the OpenAPI document. Records and engagement
@@ -90,7 +90,7 @@ export const deliveryAttemptSchema = z.object({
   status: z.number().int().nullable(),
   error: z.string().nullable(),
   durationMs: z.number(),
-  trigger: z.enum(['schedule', 'redeliver', 'chaos']),
+  trigger: z.enum(ATTEMPT_TRIGGERS),
   chaos: attemptChaosSchema.optional(),
 });
 

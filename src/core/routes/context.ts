@@ -1,12 +1,58 @@
+import type { DownstreamFault, DownstreamFaultInput } from '../../downstream/faults.js';
+import type { ConnectionStatus, ConnectionSummary, ExchangeResult } from '../../model/connection.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { ScenarioSandbox } from '../../scenarios/target.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
-import { adminKeyRequired } from '../tenants.js';
+import type { ChaosSettings } from '../../webhooks/chaos.js';
+import type { Delivery } from '../../webhooks/delivery.js';
+import type { ConnectionState } from '../connections.js';
+import type { FaultRule } from '../faults.js';
 import { queryParam, type Reply, type SandboxRequest } from '../http.js';
+import type { JournalEntry, JournalFilter } from '../journal.js';
+import type { ResolvedOptions } from '../options.js';
 import type { RouteDefinition } from '../router.js';
-import type { Sandbox } from '../sandbox.js';
+import type { SandboxParts } from '../sandbox-parts.js';
+import type { SandboxSnapshot } from '../snapshot.js';
+import type { Platform } from '../../model/platform.js';
+import { adminKeyRequired } from '../tenants.js';
+
+/**
+ * What the routes use of the sandbox (the Sandbox class in ../sandbox.ts has all of it), a
+ * scenario run's included. Declared here, not imported from there: sandbox.ts imports the route
+ * table, and a route importing sandbox.ts back would close an import cycle.
+ */
+export interface RouteSandbox extends ScenarioSandbox {
+  /** The platform it runs on: the scenario routes load the engine through it. */
+  readonly platform: Pick<Platform, 'createTransport' | 'loadScenarios'>;
+  readonly options: ResolvedOptions;
+  readonly parts: SandboxParts;
+  exchange(apiKey: string, publicToken: string): ExchangeResult;
+  connections(apiKey?: string): ConnectionSummary[];
+  removeConnection(connection: ConnectionState): void;
+  setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary;
+  createRecord(connectionId: string, objectType: CrmObjectType, fields?: Record<string, unknown>): CrmRecord;
+  getRecord(connectionId: string, objectType: CrmObjectType, id: string): CrmRecord;
+  updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): CrmRecord;
+  deleteRecord(connectionId: string, objectType: CrmObjectType, id: string): void;
+  deliveries(connectionId?: string): Delivery[];
+  redeliver(eventId: string): Promise<Delivery>;
+  chaos(connectionId: string): ChaosSettings;
+  setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings;
+  downstreamFaults(connectionId: string): DownstreamFault[];
+  setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[];
+  faultRules(options?: { apiKey?: string }): FaultRule[];
+  standingFaultRules(): FaultRule[];
+  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, options?: { apiKey?: string }): FaultRule[];
+  requests(filter?: JournalFilter & { apiKey?: string }): JournalEntry[];
+  clearRequests(apiKey?: string): void;
+  reset(options?: { apiKey?: string }): void;
+  snapshot(options?: { apiKey?: string }): SandboxSnapshot;
+  restore(snapshot: unknown, options?: { apiKey?: string }): void;
+}
 
 /** What a route handler gets: the sandbox, the request and what the core already worked out. */
 export interface RouteContext {
-  readonly sandbox: Sandbox;
+  readonly sandbox: RouteSandbox;
   readonly request: SandboxRequest;
   /** Path parameters, decoded. */
   readonly params: Record<string, string>;

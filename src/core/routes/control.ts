@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
 import type { CrmObjectType } from '../../model/crm.js';
-import type { DeliveryState } from '../../webhooks/dispatcher.js';
+import { DELIVERY_STATES } from '../../webhooks/delivery.js';
 import { connectionSummary, type ConnectionState } from '../connections.js';
 import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
@@ -16,7 +16,6 @@ import { pageBody, pageRequest } from './pagination.js';
  * read the delivery log, redeliver. Same `service-api-token` auth as the service's endpoints.
  */
 const RECORDS = '/sandbox/connections/:connectionId/records/:objectType';
-export const DELIVERY_STATES = ['pending', 'delivering', 'succeeded', 'retrying', 'failed'] as const satisfies readonly DeliveryState[];
 export const statusBody = z.object({ status: connectionStatusSchema });
 
 function connectionOf(ctx: RouteContext): ConnectionState {

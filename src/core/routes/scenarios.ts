@@ -25,10 +25,11 @@ export const runBody = z.strictObject({
 /** How long a run through the control API waits for its deliveries at the end, unless the body says. */
 export const ROUTE_MAX_WAIT = '60s';
 
-// The engine (and its YAML parser) is loaded by the first request that needs it. In a browser
-// there is none (the built-ins are files): a 404, which the inspector shows as "not available".
-const engine = () => {
-  const loaded = loadScenarioEngine();
+// The engine (and its YAML parser) is loaded by the sandbox's platform for the first request that
+// needs it. In a browser there is none (the built-ins are files): a 404, which the inspector shows
+// as "not available".
+const engine = (ctx: RouteContext) => {
+  const loaded = loadScenarioEngine(ctx.sandbox.platform);
   if (!loaded) throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, 'scenarios are not available in the browser build: run them with the Node entry (crm-sandbox serve, or createSandbox from crm-sandbox)');
   return loaded;
 };
@@ -49,7 +50,7 @@ function invalidDefinition(error: InstanceType<ScenarioEngine['ScenarioError']>)
 async function run(ctx: RouteContext, scenario: 'definition' | string) {
   const body = parseOrThrow(runBody, ctx.body());
   if (body.connectionId !== undefined && body.link !== undefined) throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
-  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine();
+  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine(ctx);
   let resolved;
   try {
     if (scenario === 'definition') {
@@ -107,8 +108,8 @@ export const scenarioRoutes: Route[] = [
   {
     method: 'GET',
     pattern: '/sandbox/scenarios',
-    handler: async () => {
-      const { listBuiltIns } = await engine();
+    handler: async (ctx) => {
+      const { listBuiltIns } = await engine(ctx);
       return { body: { scenarios: listBuiltIns().map(({ name, description }) => ({ name, description })) } };
     },
   },

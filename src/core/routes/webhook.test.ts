@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors.js';
-import { createSandbox, type Sandbox } from '../sandbox.js';
+import { createSandbox, type Sandbox } from '../../index.js';
 import { callSandbox } from '../../../test/helpers/sandbox-call.js';
 import { Receiver } from '../../../test/helpers/receiver.js';
 

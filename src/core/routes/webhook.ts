@@ -3,8 +3,7 @@ import type { ConnectionState } from '../connections.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { Webhook } from '../../model/connection.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import type { Sandbox } from '../sandbox.js';
-import { connectionByToken, requiredQuery, type Route } from './context.js';
+import { connectionByToken, requiredQuery, type Route, type RouteSandbox } from './context.js';
 
 export const createBody = z.object({
   accessToken: z.string().min(1),
@@ -37,7 +36,7 @@ function webhookOf(connection: ConnectionState, webhookId: string): Webhook {
  * `webhook` (`webhook.webhookUrl` named in a 400); events waiting for it go out. The route and
  * `sandbox.createWebhook()` both come here.
  */
-export function addWebhook(sandbox: Sandbox, connection: ConnectionState, webhook: unknown): Webhook {
+export function addWebhook(sandbox: RouteSandbox, connection: ConnectionState, webhook: unknown): Webhook {
   const { webhookUrl } = parseOrThrow(webhookPart, { webhook }).webhook;
   checkWebhookUrl(webhookUrl);
   if (connection.webhook) {
@@ -58,7 +57,7 @@ export function addWebhook(sandbox: Sandbox, connection: ConnectionState, webhoo
 }
 
 /** Deletes a connection's webhook (404 unless `webhookId` is its webhook's); what was pending for it is dropped. */
-export function removeWebhook(sandbox: Sandbox, connection: ConnectionState, webhookId: string): void {
+export function removeWebhook(sandbox: RouteSandbox, connection: ConnectionState, webhookId: string): void {
   webhookOf(connection, webhookId);
   connection.webhook = undefined;
   sandbox.parts.dispatcher.webhookDeleted(connection.connectionId);

@@ -3,6 +3,7 @@ import type { Random } from '../../shared/random.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { IntegrationId } from '../../model/integrations.js';
+import type { FakerModule } from '../../model/platform.js';
 import { assemble, mergeFields, type ConnectionData } from '../connection-data.js';
 import type { FixtureSet } from '../fixtures.js';
 import { seedEngagementActivity } from './seed-engagement-activity.js';
@@ -35,6 +36,8 @@ export interface SeedContext {
   data: ConnectionData;
   integrationId: IntegrationId;
   faker: Faker;
+  /** The faker module more seeded fakers are made from (the sandbox's platform's). */
+  fakerModule: FakerModule;
   random: Random;
   /** The connection's creation time: all seeded history lies before it. */
   now: number;
@@ -65,7 +68,7 @@ export function seedConnection(ctx: SeedContext): void {
   }
   seedEngagement(ctx);
   // Its own stream: the records above stay as they were before engagement tasks and actions.
-  seedEngagementActivity(ctx.data, ctx.integrationId, ctx.random.fork('engagement-activity'), ctx.now);
+  seedEngagementActivity(ctx.data, ctx.integrationId, ctx.random.fork('engagement-activity'), ctx.now, ctx.fakerModule);
 }
 
 /** Seeded history: created in the last two years, modified since, all before the connection. */

@@ -8,8 +8,6 @@ import type { IntegrationId } from '../../model/integrations.js';
  */
 
 async function seededSnapshot(integrationId: IntegrationId) {
-  // After vi.resetModules() the platform module is fresh too: set Node's again, as the entry does.
-  await import('../../node/platform.js');
   const { seededData } = await import('../../../test/helpers/seeded-data.js');
   const { data } = seededData(integrationId);
   const crm = Object.fromEntries(Object.entries(data.crm).map(([type, collection]) => [type, collection.entries()]));
@@ -34,7 +32,6 @@ describe('seedEngagementActivity', () => {
 
   it('is deterministic: the same seed gives the same tasks and actions', async () => {
     vi.resetModules();
-    await import('../../node/platform.js');
     const { seededData } = await import('../../../test/helpers/seeded-data.js');
     const a = seededData('outreach').data;
     const b = seededData('outreach').data;

@@ -9,6 +9,7 @@ import {
   type EngagementTask,
 } from '../../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
+import type { FakerModule } from '../../model/platform.js';
 import type { ConnectionData } from '../connection-data.js';
 import { seededFaker } from './seeded-faker.js';
 
@@ -31,12 +32,12 @@ const SUBJECTS: Record<EngagementTask['kind'], readonly string[]> = {
  * their users (`taskIds`, `actionIds`). Everything comes from its own fork of the seed stream,
  * so no other seeded record changes.
  *
- * @example seedEngagementActivity(data, 'outreach', random.fork('engagement-activity'), now);
+ * @example seedEngagementActivity(data, 'outreach', random.fork('engagement-activity'), now, platform.loadFaker());
  */
-export function seedEngagementActivity(data: ConnectionData, integrationId: IntegrationId, random: Random, now: number): void {
+export function seedEngagementActivity(data: ConnectionData, integrationId: IntegrationId, random: Random, now: number, fakerModule: FakerModule): void {
   if (INTEGRATIONS[integrationId].category !== 'engagement') return;
-  // The same English faker, seeded the same way, loaded lazily (not at start-up).
-  const faker = seededFaker(random.uint32());
+  // The same English faker, seeded the same way, from the module the platform loaded (not at start-up).
+  const faker = seededFaker(fakerModule, random.uint32());
   const contacts = data.crm.Contact.entries().map((entry) => entry.record.id);
   const contact = () => (contacts.length > 0 ? faker.helpers.arrayElement(contacts) : null);
   for (const entry of data.users.entries()) {

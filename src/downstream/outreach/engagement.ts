@@ -1,0 +1,413 @@
+import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../../model/engagement-activity.js';
+import type { EngagementUser } from '../../model/engagement.js';
+import { outreachCustom } from '../custom-fields.js';
+import { bySeq, completeTask, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from '../engagement-activity.js';
+import { engagementTimes, fullName } from '../engagement-native.js';
+import { parseTime } from '../fields.js';
+import { customOf, FieldError, isPlainObject, type Flat } from '../rest-engine.js';
+import { intParam, isResponse, reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { base, HEADERS, outreachError } from './objects.js';
+
+/**
+ * Outreach's engagement resources (JSON:API): `users` (the engagement users), `tasks`,
+ * `sequences` and `sequenceStates` (the actions), with `page[size]`/`page[offset]` and
+ * `links.next`, `filter[attribute]` and `filter[relationship][id]`, and `include`.
+ * https://developers.outreach.io/api/reference/overview/
+ */
+
+type Ref = { type: string; id: number } | null;
+
+/** A listable JSON:API resource: its records as resource objects. */
+export interface Resource {
+  type: string;
+  path: string;
+  /** Where its records live; undefined for the static sequences. */
+  collection?: ActivityCollection;
+  count(context: DownstreamContext): number;
+  /** Every record as a resource object, in order. */
+  all(context: DownstreamContext): Flat[];
+  one(id: string, context: DownstreamContext): Flat | undefined;
+}
+
+function resourceObject(type: string, path: string, id: number, attributes: Flat, relationships: Record<string, Ref>, context: DownstreamContext): Flat {
+  return {
+    type,
+    id,
+    attributes,
+    relationships: Object.fromEntries(Object.entries(relationships).map(([name, data]) => [name, { data }])),
+    links: { self: `${base(context)}/${path}/${id}` },
+  };
+}
+
+const userRef = (context: DownstreamContext, userId: string): Ref => {
+  const id = seqOf(context.data, 'users', userId);
+  return id === null ? null : { type: 'user', id };
+};
+const prospectRef = (context: DownstreamContext, record: EngagementTask | EngagementAction): Ref => {
+  const contact = contactOf(context.data, record);
+  return contact ? { type: 'prospect', id: Number(contact.nativeId) } : null;
+};
+
+/** An engagement user as Outreach's users endpoint shows it (and `additional` too). */
+export function renderUser(user: EngagementUser, seq: number, extra: Flat, context: DownstreamContext): Flat {
+  return resourceObject(
+    'user',
+    'users',
+    seq,
+    {
+      firstName: user.firstName,
+      lastName: user.lastName,
+      name: fullName(user),
+      email: user.email,
+      locked: false,
+      ...engagementTimes(user, ['createdAt', 'updatedAt']),
+      ...outreachCustom.read(customOf(extra)),
+    },
+    {},
+    context,
+  );
+}
+
+const TASK_ACTION: Record<EngagementTask['kind'], string> = { call: 'call', email: 'email', action_item: 'action_item', linkedin: 'in_person' };
+
+function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): Flat {
+  return resourceObject(
+    'task',
+    'tasks',
+    seq,
+    {
+      action: TASK_ACTION[task.kind],
+      taskType: 'manual',
+      subject: task.subject,
+      note: task.note,
+      dueAt: task.dueAt,
+      state: task.state,
+      completed: task.state === 'complete',
+      completedAt: task.completedAt,
+      createdAt: task.createdTime,
+      updatedAt: task.modifiedTime,
+    },
+    { owner: userRef(context, task.associations.userId), prospect: prospectRef(context, task) },
+    context,
+  );
+}
+
+const stepId = (sequence: number, step: number) => sequence * 100 + step;
+
+function renderSequenceState(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+  return resourceObject(
+    'sequenceState',
+    'sequenceStates',
+    seq,
+    {
+      state: action.state,
+      stateChangedAt: action.modifiedTime,
+      activeAt: action.state === 'active' ? action.createdTime : null,
+      stepType: action.kind,
+      dueAt: action.dueAt,
+      createdAt: action.createdTime,
+      updatedAt: action.modifiedTime,
+    },
+    {
+      creator: userRef(context, action.associations.userId),
+      owner: userRef(context, action.associations.userId),
+      prospect: prospectRef(context, action),
+      sequence: { type: 'sequence', id: action.sequence },
+      sequenceStep: { type: 'sequenceStep', id: stepId(action.sequence, action.step) },
+    },
+    context,
+  );
+}
+
+function renderSequence(index: number, context: DownstreamContext): Flat {
+  const id = index + 1;
+  const states = context.data.engagementActions.entries().filter((entry) => entry.record.sequence === id);
+  return resourceObject(
+    'sequence',
+    'sequences',
+    id,
+    { name: ENGAGEMENT_SEQUENCES[index], enabled: true, sequenceType: 'interval', sequenceStepCount: SEQUENCE_STEPS, activeProspectsCount: states.filter((entry) => entry.record.state === 'active').length },
+    {},
+    context,
+  );
+}
+
+function stored(type: string, path: string, collection: ActivityCollection, render: (record: never, seq: number, extra: Flat, context: DownstreamContext) => Flat): Resource {
+  return {
+    type,
+    path,
+    collection,
+    count: (context) => entriesOf(context.data, collection).length,
+    all: (context) => entriesOf(context.data, collection).map((entry) => render(entry.record as never, entry.seq, entry.extra, context)),
+    one: (id, context) => {
+      const entry = bySeq(context.data, collection, id);
+      return entry ? render(entry.record as never, entry.seq, entry.extra, context) : undefined;
+    },
+  };
+}
+
+const RESOURCES: Record<string, Resource> = {
+  users: stored('user', 'users', 'users', (user: EngagementUser, seq, extra, context) => renderUser(user, seq, extra, context)),
+  tasks: stored('task', 'tasks', 'tasks', (task: EngagementTask, seq, _extra, context) => renderTask(task, seq, context)),
+  sequenceStates: stored('sequenceState', 'sequenceStates', 'actions', (action: EngagementAction, seq, _extra, context) => renderSequenceState(action, seq, context)),
+  sequences: {
+    type: 'sequence',
+    path: 'sequences',
+    count: () => ENGAGEMENT_SEQUENCES.length,
+    all: (context) => ENGAGEMENT_SEQUENCES.map((_name, index) => renderSequence(index, context)),
+    one: (id, context) => (/^\d+$/.test(id) && Number(id) >= 1 && Number(id) <= ENGAGEMENT_SEQUENCES.length ? renderSequence(Number(id) - 1, context) : undefined),
+  },
+};
+
+/** `filter[state]=…` tests an attribute, `filter[owner][id]=…` a relationship; an unknown one is a 400. */
+function filtersOf(request: DownstreamRequest, sample: Flat | undefined): Array<(item: Flat) => boolean> {
+  const out: Array<(item: Flat) => boolean> = [];
+  for (const [key, value] of Object.entries(request.query)) {
+    const m = /^filter\[(\w+)\](?:\[id\])?$/.exec(key);
+    if (!key.startsWith('filter[')) continue;
+    const name = m?.[1];
+    const isRelationship = /\]\[id\]$/.test(key);
+    const known = sample && name ? (isRelationship ? name in (sample.relationships as Flat) : name in (sample.attributes as Flat) || name === 'id') : false;
+    if (!name || (sample && !known)) throw new FieldError(key, `${key} is not a valid filter for this resource.`, 'param');
+    // A Set: one lookup an item, however long the list.
+    const wanted = new Set(value.split(','));
+    out.push((item) => {
+      if (name === 'id' && !isRelationship) return wanted.has(String(item.id));
+      if (isRelationship) {
+        const data = ((item.relationships as Record<string, { data: Ref }>)[name]?.data ?? null) as Ref;
+        return data !== null && wanted.has(String(data.id));
+      }
+      return wanted.has(String((item.attributes as Flat)[name]));
+    });
+  }
+  return out;
+}
+
+/** Resolves a relationship's target for `include` when it is not an engagement resource (a CRM record). */
+export type Resolver = (ref: { type: string; id: number }, context: DownstreamContext) => Flat | undefined;
+
+/** The resources named by `include` (relationship names), each once. */
+function included(items: Flat[], request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): Flat[] | undefined {
+  const asked = request.query.include?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (!asked || asked.length === 0) return undefined;
+  // Each relationship the items have, once: a name asked for again, or one no item has, adds nothing.
+  const held = new Set(items.flatMap((item) => Object.keys(item.relationships as Flat)));
+  const names = [...new Set(asked)].filter((name) => held.has(name));
+  const seen = new Set<string>();
+  const out: Flat[] = [];
+  for (const item of items) {
+    for (const name of names) {
+      const data = ((item.relationships as Record<string, { data: Ref }>)[name]?.data ?? null) as Ref;
+      if (!data || seen.has(`${data.type}:${data.id}`)) continue;
+      seen.add(`${data.type}:${data.id}`);
+      const found = resolver?.(data, context) ?? resolve(data, context);
+      if (found) out.push(found);
+    }
+  }
+  return out;
+}
+
+function resolve(ref: { type: string; id: number }, context: DownstreamContext): Flat | undefined {
+  if (ref.type === 'prospect') {
+    const entry = context.data.crm.Contact.getByNativeId(String(ref.id));
+    if (!entry) return undefined;
+    const c = entry.record as unknown as { firstName: string | null; lastName: string | null; email: string | null };
+    return {
+      type: 'prospect',
+      id: ref.id,
+      attributes: { firstName: c.firstName, lastName: c.lastName, emails: c.email ? [c.email] : [] },
+      links: { self: `${base(context)}/prospects/${ref.id}` },
+    };
+  }
+  const resource = Object.values(RESOURCES).find((candidate) => candidate.type === ref.type);
+  return resource?.one(String(ref.id), context);
+}
+
+/** `sort=name,-updatedAt`: attributes (or `id`), `-` for descending; nulls last. */
+function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
+  const keys = request.query.sort?.split(',').map((key) => key.trim()).filter(Boolean);
+  if (!keys || keys.length === 0) return items;
+  const sample = items[0];
+  // An attribute sorted by again never decides: the items it would compare are equal on it already.
+  const byName = new Map<string, { name: string; sign: number }>();
+  for (const key of keys) {
+    const name = key.replace(/^-/, '');
+    if (!byName.has(name)) byName.set(name, { name, sign: key.startsWith('-') ? -1 : 1 });
+  }
+  const fields = [...byName.values()];
+  for (const { name } of fields) {
+    if (sample && name !== 'id' && !(name in (sample.attributes as Flat))) throw new FieldError('sort', `sort: '${name}' is not a sortable attribute of this resource.`, 'param');
+  }
+  const valueOf = (item: Flat, name: string) => (name === 'id' ? item.id : (item.attributes as Flat)[name]);
+  return items
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => {
+      for (const { name, sign } of fields) {
+        const x = valueOf(a.item, name);
+        const y = valueOf(b.item, name);
+        if (x === y) continue;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return sign * (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y)));
+      }
+      return a.index - b.index;
+    })
+    .map(({ item }) => item);
+}
+
+/** A page of a resource, filtered (`filter[...]`), sorted (`sort`) and with `include`d resources. */
+export function list(resource: Resource, request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): DownstreamResponse {
+  const offset = intParam(request.query['page[offset]'], 'page[offset]', 0, 0);
+  const limit = intParam(request.query['page[size]'], 'page[size]', 50, 1, 1000);
+  const all = resource.all(context);
+  const tests = filtersOf(request, all[0]);
+  const matching = sorted(all.filter((item) => tests.every((test) => test(item))), request);
+  const page = matching.slice(offset, offset + limit);
+  const link = (at: number) => `${base(context)}/${resource.path}?${new URLSearchParams({ ...request.query, 'page[offset]': String(at), 'page[size]': String(limit) })}`;
+  const next = offset + limit;
+  const extra = included(page, request, context, resolver);
+  return reply(
+    200,
+    {
+      data: page,
+      ...(extra ? { included: extra } : {}),
+      meta: { count: matching.length },
+      links: { first: link(0), ...(offset > 0 ? { prev: link(Math.max(0, offset - limit)) } : {}), ...(next < matching.length ? { next: link(next) } : {}) },
+    },
+    HEADERS,
+  );
+}
+
+const missing = (resource: Resource, id: string) =>
+  outreachError(404, 'resourceNotFound', 'Resource Not Found', `Could not find '${resource.type}' with ID '${id}'.`);
+
+/**
+ * The engagement routes; they take `users` and `tasks` from the CRM collections of the same
+ * names. `fallback` reads an id these do not know (a CRM user that owns a prospect, say).
+ */
+export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
+  const routes: Route[] = [];
+  for (const resource of Object.values(RESOURCES)) {
+    routes.push(
+      { method: 'GET', pattern: resource.path, run: (_params, request, context) => list(resource, request, context) },
+      {
+        method: 'GET',
+        pattern: `${resource.path}/:id`,
+        run: (params, request, context) => {
+          const item = resource.one(params.id!, context) ?? fallback[resource.path]?.(params.id!, context);
+          if (!item) return missing(resource, params.id!);
+          const extra = included([item], request, context);
+          return reply(200, { data: item, ...(extra ? { included: extra } : {}) }, HEADERS);
+        },
+      },
+    );
+  }
+  routes.push(...taskWriteRoutes(), {
+    method: 'POST',
+    pattern: 'tasks/:id/actions/markComplete',
+    run: (params, _request, context) => {
+      const entry = bySeq<EngagementTask>(context.data, 'tasks', params.id!);
+      if (!entry) return missing(RESOURCES.tasks!, params.id!);
+      const task = completeTask(context.data, entry, context.now);
+      return reply(200, { data: renderTask(task, entry.seq, context) }, HEADERS);
+    },
+  });
+  return routes;
+}
+
+const ACTION_KIND: Record<string, EngagementTask['kind']> = { call: 'call', email: 'email', action_item: 'action_item', in_person: 'linkedin' };
+const TASK_ATTRIBUTES = ['action', 'subject', 'note', 'dueAt'];
+
+const invalid = (detail: string, pointer: string) =>
+  outreachError(422, 'validationError', 'Validation Error', detail, { source: { pointer } });
+
+/** A task write from a JSON:API document: `attributes` and the `owner` and `prospect` (or `subject`) relationships. */
+function taskWrite(body: unknown, context: DownstreamContext, creating: boolean): TaskWrite | DownstreamResponse {
+  const data = isPlainObject(body) ? body.data : undefined;
+  if (!isPlainObject(data)) return outreachError(400, 'badRequest', 'Bad Request', 'The request body must be a JSON:API document with a data object.');
+  if (data.type !== 'task') return outreachError(409, 'typeMismatch', 'Type Mismatch', `Expected resource type "task", got ${JSON.stringify(data.type)}.`);
+  const attributes = data.attributes ?? {};
+  const relationships = data.relationships ?? {};
+  if (!isPlainObject(attributes) || !isPlainObject(relationships)) return outreachError(400, 'badRequest', 'Bad Request', 'data.attributes and data.relationships must be objects.');
+  const write: TaskWrite = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    const pointer = `/data/attributes/${name}`;
+    if (!TASK_ATTRIBUTES.includes(name)) return invalid(name === 'state' ? 'state is read-only: complete a task with POST tasks/{id}/actions/markComplete.' : `${name} is not a writable attribute of task.`, pointer);
+    if (name === 'action') {
+      if (typeof value !== 'string' || !ACTION_KIND[value]) return invalid(`action must be one of ${Object.keys(ACTION_KIND).join(', ')}.`, pointer);
+      write.kind = ACTION_KIND[value];
+    } else if (name === 'dueAt') {
+      try {
+        const at = parseTime(value, 'dueAt');
+        if (at === null) return invalid('dueAt cannot be blank.', pointer);
+        write.dueAt = at;
+      } catch (error) {
+        if (error instanceof FieldError) return invalid(error.message, pointer);
+        throw error;
+      }
+    } else if (name === 'note') {
+      if (value !== null && typeof value !== 'string') return invalid('note must be a string.', pointer);
+      write.note = value as string | null;
+    } else {
+      if (typeof value !== 'string') return invalid(`${name} must be a string.`, pointer);
+      write.subject = value;
+    }
+  }
+  const owner = relationships.owner;
+  if (owner !== undefined) {
+    const id = isPlainObject(owner) && isPlainObject(owner.data) ? String(owner.data.id) : '';
+    const user = bySeq<EngagementUser>(context.data, 'users', id);
+    if (!user) return invalid(`owner must name a user, got ${JSON.stringify(isPlainObject(owner) ? owner.data : owner)}.`, '/data/relationships/owner');
+    write.userId = user.record.id;
+  } else if (creating) {
+    return invalid('owner cannot be blank.', '/data/relationships/owner');
+  }
+  const prospect = relationships.prospect ?? relationships.subject;
+  if (prospect !== undefined) {
+    const pointer = `/data/relationships/${relationships.prospect !== undefined ? 'prospect' : 'subject'}`;
+    const ref = isPlainObject(prospect) ? prospect.data : undefined;
+    if (ref === null) write.contactId = null;
+    else {
+      const contact = isPlainObject(ref) && (ref.type === undefined || ref.type === 'prospect') ? context.data.crm.Contact.getByNativeId(String(ref.id)) : undefined;
+      if (!contact) return invalid(`prospect must name a prospect, got ${JSON.stringify(ref)}.`, pointer);
+      write.contactId = contact.record.id;
+    }
+  }
+  if (creating && write.kind === undefined) return invalid('action cannot be blank.', '/data/attributes/action');
+  return write;
+}
+
+function taskWriteRoutes(): Route[] {
+  return [
+    {
+      method: 'POST',
+      pattern: 'tasks',
+      run: (_params, request, context) => {
+        const write = taskWrite(request.body, context, true);
+        if (isResponse(write)) return write;
+        const entry = createTask(context.data, write as TaskWrite & { userId: string }, context.now);
+        return reply(201, { data: renderTask(entry.record, entry.seq, context) }, HEADERS);
+      },
+    },
+    {
+      method: ['PATCH', 'DELETE'],
+      pattern: 'tasks/:id',
+      run: (params, request, context) => {
+        const entry = bySeq<EngagementTask>(context.data, 'tasks', params.id!);
+        if (!entry) return missing(RESOURCES.tasks!, params.id!);
+        if (request.method === 'DELETE') {
+          deleteTask(context.data, entry);
+          return reply(204, null, HEADERS);
+        }
+        const write = taskWrite(request.body, context, false);
+        if (isResponse(write)) return write;
+        const task = updateTask(context.data, entry, write, context.now);
+        return reply(200, { data: renderTask(task, entry.seq, context) }, HEADERS);
+      },
+    },
+  ];
+}
+
+/** Paths these routes own, so the CRM collections of the same names step aside. */
+export const ENGAGEMENT_PATHS = Object.keys(RESOURCES);

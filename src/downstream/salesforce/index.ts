@@ -1,0 +1,62 @@
+import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
+import { salesforceCustom } from '../custom-fields.js';
+import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from '../engagement-native.js';
+import { timeFormat } from '../fields.js';
+import { customOf, type Flat } from '../rest-engine.js';
+import { dispatch } from '../router.js';
+import type { DownstreamContext, DownstreamSystem } from '../types.js';
+import { byType, errors, render } from './objects.js';
+import { queryRoutes } from './query-routes.js';
+import { sobjectCollectionRoutes } from './sobject-collections.js';
+import { sobjectRoutes } from './sobject-routes.js';
+
+/** The simulated Salesforce: sObjects (`objects.ts`, `sobject-routes.ts`), sObject Collections, SOQL queries. */
+
+// The three groups' paths never meet (`…/sobjects/…`, `…/composite/sobjects…`, `…/query…`): their order is free.
+const ROUTES = [...sobjectRoutes(), ...sobjectCollectionRoutes(), ...queryRoutes()];
+
+function nativeEngagement(
+  collection: EngagementCollection,
+  record: Mailbox | EngagementUser,
+  extra: Record<string, unknown>,
+  context: DownstreamContext,
+): Flat {
+  const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], timeFormat.salesforce);
+  if (isMailbox(collection, record)) {
+    const user = mailboxOwner(record, context.data);
+    // Salesforce has no mailbox object; an org-wide address owned by the user is the closest.
+    return {
+      attributes: { type: 'OrgWideEmailAddress' },
+      Id: engagementSalesforceId('0D2', record.id),
+      Address: record.email,
+      DisplayName: user ? fullName(user) : record.email,
+      IsDefault: record.isDefault ?? null,
+      OwnerId: user ? engagementSalesforceId('005', user.id) : null,
+      ...times,
+      ...salesforceCustom.read(customOf(extra)),
+    };
+  }
+  const user = record as EngagementUser;
+  return {
+    attributes: { type: 'User' },
+    Id: engagementSalesforceId('005', user.id),
+    Username: user.email,
+    Email: user.email,
+    FirstName: user.firstName,
+    LastName: user.lastName,
+    Name: fullName(user),
+    IsActive: true,
+    ...times,
+    ...salesforceCustom.read(customOf(extra)),
+  };
+}
+
+export const salesforce: DownstreamSystem = {
+  integrationId: 'salesforce',
+  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  nativeRecord: (type, record, extra, context) => {
+    const object = byType(type);
+    return object ? render(object, record, extra, context) : { Id: record.nativeId, ...salesforceCustom.read(customOf(extra)) };
+  },
+  nativeEngagement,
+};

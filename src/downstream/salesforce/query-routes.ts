@@ -1,0 +1,74 @@
+import { fromBase64Url, toBase64Url } from '../../shared/text-codec.js';
+import { findRecord, type Flat } from '../rest-engine.js';
+import { reply, type Route } from '../router.js';
+import type { DownstreamContext, DownstreamResponse } from '../types.js';
+import { columnsOf, DEFAULT_VERSION, HEADERS, render, sfError, SOBJECTS, sobjectNamed, versioned } from './objects.js';
+import { runSoql, type QuerySchema } from './query.js';
+import { parseSoql } from './soql.js';
+
+/**
+ * The query resource: `query?q=SELECT …` and the next batches by query locator
+ * (`query/{locator}`). https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_query.htm
+ */
+
+/** The simulated sObjects as the query engine sees them. */
+const SCHEMA: QuerySchema = {
+  object: (name) => sobjectNamed(name),
+  ofId: (nativeId, context) => {
+    const object = SOBJECTS.find((candidate) => nativeId.startsWith(candidate.keyPrefix));
+    const found = object ? findRecord([object], nativeId, context.data) : undefined;
+    return object && found ? { name: object.name, row: render(object, found.entry.record, found.entry.extra, context) } : undefined;
+  },
+  columns: (name) => columnsOf(sobjectNamed(name)!),
+  rows: (name, context, start = 0, end) => {
+    const object = sobjectNamed(name)!;
+    const collection = context.data.crm[object.type];
+    const entries = end === undefined && start === 0 ? collection.entries() : collection.slice(start, Math.max(0, (end ?? collection.size) - start));
+    return entries.map((entry) => render(object, entry.record, entry.extra, context));
+  },
+  count: (name, context) => context.data.crm[sobjectNamed(name)!.type].size,
+};
+
+function runQuery(query: string, version: string, context: DownstreamContext, skip: number): DownstreamResponse {
+  const answer = runSoql(SCHEMA, parseSoql(query), context, skip);
+  const records = answer.records.map((row) => withVersion(row, version));
+  return reply(
+    200,
+    {
+      totalSize: answer.totalSize,
+      done: answer.done,
+      ...(answer.next === undefined ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator(query, answer.next)}` }),
+      records,
+    },
+    HEADERS,
+  );
+}
+
+/** Rows render with the default version's urls; a query on another version shows its own. */
+function withVersion(row: Flat, version: string): Flat {
+  if (version === DEFAULT_VERSION) return row;
+  return JSON.parse(JSON.stringify(row).replaceAll(`/services/data/${DEFAULT_VERSION}/`, `/services/data/${version}/`)) as Flat;
+}
+
+// A query locator carries the query and where the next batch starts: no server-side state.
+const locator = (query: string, next: number) => `${toBase64Url(query)}-${next}`;
+
+export function queryRoutes(): Route[] {
+  return [
+    {
+      method: 'GET',
+      pattern: 'services/data/:version/query',
+      run: versioned((version, _params, request, context) => runQuery(request.query.q ?? '', version, context, 0)),
+    },
+    {
+      method: 'GET',
+      pattern: 'services/data/:version/query/:locator',
+      run: versioned((version, params, _request, context) => {
+        const m = /^([A-Za-z0-9_-]+)-(\d+)$/.exec(params.locator!);
+        const query = m ? fromBase64Url(m[1]!) : '';
+        if (!m || !/^\s*select\s/i.test(query)) return sfError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
+        return runQuery(query, version, context, Number(m[2]));
+      }),
+    },
+  ];
+}

@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import { seededData } from '../../../test/helpers/seeded-data.js';
+import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { ConnectionData } from '../../store/connection-data.js';
+import { downstreamFor } from '../index.js';
+import type { DownstreamRequest } from '../types.js';
+
+/** Salesforce as its REST API and SOQL references describe it, over the connection's records. */
+
+const V = 'services/data/v59.0';
+
+function makeData() {
+  const { data, changes, context } = seededData('salesforce');
+  const call = (method: DownstreamRequest['method'], path: string, body?: unknown, query: Record<string, string> = {}) =>
+    downstreamFor('salesforce').handle({ method, path, query, body }, context) as { statusCode: number; headers: Record<string, string>; body: any };
+  const q = (text: string) => call('GET', `${V}/query`, undefined, { q: text });
+  return { data, changes, context, call, q };
+}
+
+const all = <T extends CrmObjectType>(data: ConnectionData, type: T) => [...data.crm[type].values()] as unknown as CrmRecord<T>[];
+const ids = (body: any) => body.records.map((row: any) => row.Id);
+
+describe('salesforce SOQL', () => {
+  it('filters with =, !=, <, >, LIKE, IN and NOT IN, strings case-insensitively', () => {
+    const { data, q } = makeData();
+    const contacts = all(data, 'Contact');
+    const c = contacts[4]!;
+    expect(ids(q(`SELECT Id FROM Contact WHERE Email = '${c.email!.toUpperCase()}'`).body)).toEqual([c.nativeId]);
+    expect(q(`SELECT Id FROM Contact WHERE Email != '${c.email}'`).body.totalSize).toBe(contacts.length - 1);
+    expect(ids(q(`SELECT Id FROM Contact WHERE Email IN ('${contacts[1]!.email}', '${contacts[2]!.email}', 'x@y.z')`).body)).toEqual([contacts[1]!.nativeId, contacts[2]!.nativeId]);
+    expect(q(`SELECT Id FROM Contact WHERE Email NOT IN ('${contacts[1]!.email}')`).body.totalSize).toBe(contacts.length - 1);
+    const prefix = c.lastName!.slice(0, 2);
+    expect(q(`SELECT Id FROM Contact WHERE LastName LIKE '${prefix}%'`).body.totalSize).toBe(contacts.filter((x) => x.lastName!.toLowerCase().startsWith(prefix.toLowerCase())).length);
+    const deals = all(data, 'Deal');
+    expect(q('SELECT Id FROM Opportunity WHERE Amount > 10000').body.totalSize).toBe(deals.filter((d) => d.amount !== null && d.amount > 10000).length);
+    expect(q('SELECT Id FROM Opportunity WHERE Amount < 10000').body.totalSize).toBe(deals.filter((d) => d.amount !== null && d.amount < 10000).length);
+    expect(q('SELECT Id FROM Opportunity WHERE IsWon = true').body.totalSize).toBe(deals.filter((d) => d.isWon).length);
+    expect(q('SELECT Id FROM Opportunity WHERE Amount = null').body.totalSize).toBe(deals.filter((d) => d.amount === null).length);
+  });
+
+  it('joins with AND, OR, NOT and parentheses, and refuses AND mixed with OR without them', () => {
+    const { data, q } = makeData();
+    const deals = all(data, 'Deal');
+    const both = deals.filter((d) => d.isWon || (d.amount !== null && d.amount > 50000 && !d.isClosed));
+    expect(q('SELECT Id FROM Opportunity WHERE IsWon = true OR (Amount > 50000 AND IsClosed = false)').body.totalSize).toBe(both.length);
+    expect(q('SELECT Id FROM Opportunity WHERE NOT IsWon = true').body.totalSize).toBe(deals.filter((d) => !d.isWon).length);
+    expect(q('SELECT Id FROM Opportunity WHERE IsWon = true OR Amount > 5 AND IsClosed = false')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
+  });
+
+  it('sorts by several fields with NULLS LAST, windows with LIMIT and OFFSET, and counts with COUNT()', () => {
+    const { data, q } = makeData();
+    const deals = all(data, 'Deal');
+    const rows = q('SELECT Id, Amount, Name FROM Opportunity ORDER BY Amount DESC NULLS LAST, Name ASC').body.records;
+    const amounts = rows.map((row: any) => row.Amount);
+    const withAmount = amounts.filter((amount: number | null) => amount !== null);
+    expect(withAmount).toEqual([...withAmount].sort((a: number, b: number) => b - a));
+    expect(amounts.slice(withAmount.length).every((amount: null) => amount === null)).toBe(true);
+    const page = q('SELECT Id FROM Opportunity ORDER BY Amount DESC NULLS LAST, Name ASC LIMIT 5 OFFSET 3').body;
+    expect(page).toMatchObject({ totalSize: 5, done: true });
+    expect(ids(page)).toEqual(rows.slice(3, 8).map((row: any) => row.Id));
+    expect(q('SELECT COUNT() FROM Opportunity').body).toEqual({ totalSize: deals.length, done: true, records: [] });
+    expect(q('SELECT COUNT() FROM Opportunity WHERE IsWon = true').body.totalSize).toBe(deals.filter((d) => d.isWon).length);
+    expect(q('SELECT Id FROM Contact OFFSET 2001')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'NUMBER_OUTSIDE_VALID_RANGE' }] });
+  });
+
+  it('reads and filters parent relationship fields, nested as Salesforce nests them', () => {
+    const { data, q } = makeData();
+    const contact = all(data, 'Contact').find((c) => c.associations.accountIds.length > 0)!;
+    const account = data.crm.Account.get(contact.associations.accountIds[0]!) as CrmRecord<'Account'>;
+    const row = q(`SELECT Id, Account.Name, Account.Industry, Owner.Email FROM Contact WHERE Id = '${contact.nativeId}'`).body.records[0];
+    expect(row.Account).toEqual({
+      attributes: { type: 'Account', url: `/services/data/v59.0/sobjects/Account/${account.nativeId}` },
+      Name: account.name,
+      Industry: account.industry,
+    });
+    const byParent = q(`SELECT Id FROM Contact WHERE Account.Name = '${account.name!.replace(/'/g, "\\'")}'`).body;
+    expect(ids(byParent)).toContain(contact.nativeId);
+    const orphan = all(data, 'Contact').find((c) => c.associations.accountIds.length === 0);
+    if (orphan) expect(q(`SELECT Account.Name FROM Contact WHERE Id = '${orphan.nativeId}'`).body.records[0].Account).toBeNull();
+    const task = all(data, 'Task').find((t) => t.associations.contactIds.length > 0)!;
+    const who = q(`SELECT Who.Name FROM Task WHERE Id = '${task.nativeId}'`).body.records[0].Who;
+    expect(who.attributes.type).toBe('Name');
+    expect(q('SELECT Acount.Name FROM Contact')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD' }] });
+  });
+
+  it('answers child relationship subqueries per parent, filtered, sorted and limited, null without children', () => {
+    const { data, q } = makeData();
+    const account = all(data, 'Account').find((a) => a.associations.contactIds.length > 1)!;
+    const answer = q(`SELECT Name, (SELECT LastName, Email FROM Contacts ORDER BY LastName DESC LIMIT 5) FROM Account WHERE Id = '${account.nativeId}'`);
+    expect(answer.statusCode).toBe(200);
+    const row = answer.body.records[0];
+    expect(row.Name).toBe(account.name);
+    const expected = account.associations.contactIds
+      .map((id) => data.crm.Contact.get(id) as CrmRecord<'Contact'>)
+      .filter((contact) => contact.associations.accountIds[0] === account.id);
+    expect(row.Contacts).toMatchObject({ totalSize: Math.min(5, expected.length), done: true });
+    const names = row.Contacts.records.map((record: any) => record.LastName);
+    expect(names).toEqual([...names].sort((a: string, b: string) => b.toLowerCase().localeCompare(a.toLowerCase())));
+    expect(row.Contacts.records[0]).toEqual({ attributes: expect.objectContaining({ type: 'Contact' }), LastName: expect.any(String), Email: expect.anything() });
+    const lonely = all(data, 'Account').find((a) => a.associations.contactIds.length === 0);
+    if (lonely) expect(q(`SELECT Id, (SELECT Id FROM Contacts) FROM Account WHERE Id = '${lonely.nativeId}'`).body.records[0].Contacts).toBeNull();
+    // The subquery needs no Id in the outer select list.
+    const withoutId = q(`SELECT Name, (SELECT Id FROM Opportunities) FROM Account WHERE Id = '${account.nativeId}'`).body.records[0];
+    expect(Object.keys(withoutId)).toEqual(['attributes', 'Name', 'Opportunities']);
+    expect(q('SELECT Id, (SELECT Id FROM Widgets) FROM Account')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_TYPE' }] });
+    expect(q('SELECT Id, (SELECT Nickname FROM Contacts) FROM Account')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD' }] });
+    expect(q('SELECT Id, (SELECT Id FROM Contacts FROM Account')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
+  });
+
+  it('refuses a literal of the wrong type for the field, as INVALID_FIELD', () => {
+    const { q } = makeData();
+    expect(q('SELECT Id FROM Opportunity WHERE Name = 5')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD', message: expect.stringContaining('enclosed in quotes') }] });
+    expect(q("SELECT Id FROM Opportunity WHERE Amount > '5'")).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD' }] });
+    expect(q("SELECT Id FROM Contact WHERE Email = 'unterminated")).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
+    expect(q('SELECT FROM Contact')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
+  });
+
+  it('compares dates with date literals and date-times relative to sandbox time', () => {
+    const { data, q } = makeData();
+    const contacts = all(data, 'Contact');
+    // Sandbox time is 2025-01-01: seeded records were created before it.
+    expect(q('SELECT COUNT() FROM Contact WHERE CreatedDate < 2025-01-01T00:00:00Z').body.totalSize).toBe(contacts.filter((c) => c.createdTime < '2025-01-01').length);
+    expect(q('SELECT COUNT() FROM Contact WHERE CreatedDate = LAST_N_DAYS:30').body.totalSize).toBe(
+      contacts.filter((c) => Date.parse(c.createdTime) >= Date.parse('2024-12-02T00:00:00Z')).length,
+    );
+    const deals = all(data, 'Deal');
+    expect(q('SELECT COUNT() FROM Opportunity WHERE CloseDate >= 2025-01-01').body.totalSize).toBe(deals.filter((d) => d.closeDate !== null && d.closeDate >= '2025-01-01').length);
+  });
+
+  it('pages a long answer through nextRecordsUrl to the end, on the version asked', () => {
+    const { data, q, call } = makeData();
+    const first = q('SELECT Id FROM Contact LIMIT 10').body;
+    expect(first.done).toBe(true);
+    expect(first.records[0].attributes.url).toContain('/services/data/v59.0/');
+    expect(data.crm.Contact.size).toBeLessThan(2000);
+    expect(call('GET', `${V}/query/bm90IGEgcXVlcnk-2000`)).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_QUERY_LOCATOR' }] });
+  });
+});
+
+describe('salesforce describe', () => {
+  it('describes an sObject’s fields: types, references, what may be written, custom fields', () => {
+    const { call } = makeData();
+    const answer = call('GET', `${V}/sobjects/Contact/describe`);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toMatchObject({ name: 'Contact', keyPrefix: '003', createable: true });
+    const fields = Object.fromEntries(answer.body.fields.map((field: any) => [field.name, field]));
+    expect(fields.AccountId).toMatchObject({ type: 'reference', referenceTo: ['Account'], relationshipName: 'Account', createable: true });
+    expect(fields.Email).toMatchObject({ type: 'email', createable: true, nillable: true });
+    expect(fields.LastName).toMatchObject({ nillable: false });
+    expect(fields.Name).toMatchObject({ createable: false, updateable: false });
+    expect(fields.CreatedDate).toMatchObject({ type: 'datetime', createable: false });
+    expect(fields.Region__c).toMatchObject({ custom: true, createable: true });
+    expect(call('GET', `${V}/sobjects/Account/describe`).body.childRelationships).toContainEqual(
+      expect.objectContaining({ childSObject: 'Contact', field: 'AccountId', relationshipName: 'Contacts' }),
+    );
+    expect(call('GET', `${V}/sobjects/User/describe`).body.fields.every((field: any) => !field.createable)).toBe(true);
+    expect(call('GET', `${V}/sobjects/Widget__c/describe`)).toMatchObject({ statusCode: 404, body: [{ errorCode: 'NOT_FOUND' }] });
+  });
+});
+
+describe('salesforce sObject collections', () => {
+  it('creates many, each reported as CREATE; a bad record fails alone, or rolls all back with allOrNone', () => {
+    const { data, changes, call } = makeData();
+    const size = data.crm.Contact.size;
+    const created = call('POST', `${V}/composite/sobjects`, {
+      records: [
+        { attributes: { type: 'Contact' }, LastName: 'One', Email: 'one@example.com' },
+        { attributes: { type: 'Contact' }, FirstName: 'No last name' },
+        { attributes: { type: 'Account' }, Name: 'Acme Two' },
+      ],
+    });
+    expect(created.statusCode).toBe(200);
+    expect(created.body).toEqual([
+      { id: expect.stringMatching(/^003/), success: true, errors: [] },
+      { success: false, errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [LastName]', fields: ['LastName'] }] },
+      { id: expect.stringMatching(/^001/), success: true, errors: [] },
+    ]);
+    expect(data.crm.Contact.size).toBe(size + 1);
+    expect(changes.map((change) => `${change.objectType}:${change.eventType}`)).toEqual(['Contact:CREATE', 'Account:CREATE']);
+
+    const rolled = call('POST', `${V}/composite/sobjects`, {
+      allOrNone: true,
+      records: [{ attributes: { type: 'Contact' }, LastName: 'Fine' }, { attributes: { type: 'Contact' }, Nickname: 'x', LastName: 'Bad' }],
+    });
+    expect(rolled.body).toEqual([
+      { success: false, errors: [expect.objectContaining({ statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK' })] },
+      { success: false, errors: [{ statusCode: 'INVALID_FIELD', message: "No such column 'Nickname' on sobject of type Contact", fields: ['Nickname'] }] },
+    ]);
+    expect(changes).toHaveLength(2);
+    const noType = call('POST', `${V}/composite/sobjects`, { records: [{ LastName: 'x' }] });
+    expect(noType.body[0]).toMatchObject({ success: false, errors: [{ statusCode: 'INVALID_TYPE' }] });
+  });
+
+  it('updates, reads and deletes many, answering per id', () => {
+    const { data, changes, call } = makeData();
+    const [a, b] = all(data, 'Contact');
+    const updated = call('PATCH', `${V}/composite/sobjects`, {
+      records: [
+        { attributes: { type: 'Contact' }, Id: a!.nativeId, Title: 'CTO' },
+        { attributes: { type: 'Contact' }, Id: '003000000000000AAA', Title: 'CEO' },
+      ],
+    });
+    expect(updated.body).toEqual([
+      { id: a!.nativeId, success: true, errors: [] },
+      { id: '003000000000000AAA', success: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['Id'] }] },
+    ]);
+    expect(data.crm.Contact.get(a!.id)).toMatchObject({ jobTitle: 'CTO' });
+    const read = call('GET', `${V}/composite/sobjects/Contact`, undefined, { ids: `${a!.nativeId},${b!.nativeId},003000000000000AAA`, fields: 'Title,Email' });
+    expect(read.body).toEqual([
+      { attributes: expect.objectContaining({ type: 'Contact' }), Id: a!.nativeId, Title: 'CTO', Email: (a as CrmRecord<'Contact'>).email },
+      expect.objectContaining({ Id: b!.nativeId }),
+      null,
+    ]);
+    const deleted = call('DELETE', `${V}/composite/sobjects`, undefined, { ids: `${a!.nativeId},${b!.nativeId}` });
+    expect(deleted.body).toEqual([
+      { id: a!.nativeId, success: true, errors: [] },
+      { id: b!.nativeId, success: true, errors: [] },
+    ]);
+    const again = call('DELETE', `${V}/composite/sobjects`, undefined, { ids: a!.nativeId });
+    expect(again.body[0].errors[0].statusCode).toBe('ENTITY_IS_DELETED');
+    expect(changes.filter((change) => change.eventType === 'DELETE').map((change) => change.record.id)).toEqual(expect.arrayContaining([a!.id, b!.id]));
+    expect(call('GET', `${V}/composite/sobjects/Contact`, undefined, { ids: b!.nativeId })).toMatchObject({ statusCode: 400 });
+    const tooMany = call('POST', `${V}/composite/sobjects`, { records: Array.from({ length: 201 }, () => ({ attributes: { type: 'Contact' }, LastName: 'x' })) });
+    expect(tooMany).toMatchObject({ statusCode: 400, body: [{ errorCode: 'EXCEEDED_ID_LIMIT' }] });
+  });
+
+  it('answers missing records and bad bodies with NOT_FOUND and JSON_PARSER_ERROR', () => {
+    const { call } = makeData();
+    expect(call('GET', `${V}/sobjects/Contact/003000000000000AAA`)).toMatchObject({ statusCode: 404, body: [{ errorCode: 'NOT_FOUND' }] });
+    expect(call('PATCH', `${V}/composite/sobjects`, { nope: true })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'JSON_PARSER_ERROR' }] });
+  });
+});

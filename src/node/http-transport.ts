@@ -1,0 +1,152 @@
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
+import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from '../webhooks/transport.js';
+import { merged } from '../shared/merged.js';
+
+/** The `fetch` of the process as it started: when `globalThis.fetch` is another, someone (MSW) wants to see requests. */
+const startupFetch = globalThis.fetch;
+
+/**
+ * Posts plain-http webhooks with `node:http` over keep-alive connections (one agent per sandbox:
+ * a receiver's connection is reused from one delivery to the next, and different connections'
+ * deliveries go out in parallel on their own sockets). Everything else goes through the global
+ * `fetch`, looked up at call time, and so does every delivery while `fetch` is patched: a test's
+ * MSW `setupServer` can answer webhooks with its own handlers. `node:http(s)` also takes over
+ * where fetch will not go: https with a CA to trust (local https receivers), and the ports the
+ * Fetch standard blocks (6000, 10080…), which a webhook of the real service may well use.
+ */
+export function createHttpTransport(options: { ca?: string | undefined } = {}): HttpTransport {
+  const keepAlive: KeepAlive = { agent: new http.Agent({ keepAlive: true }), inFlight: new Set(), targets: new Map() };
+  let closing: AbortSignal | undefined;
+  return async (url, headers, body, timeoutMs, signal) => {
+    // One listener on the sandbox's closing signal (not one per request): it aborts the keep-alive
+    // requests in flight and lets go of the idle sockets.
+    if (signal && closing !== signal) {
+      closing = signal;
+      signal.addEventListener('abort', () => abortAll(keepAlive), { once: true });
+    }
+    if (options.ca !== undefined && url.startsWith('https:')) return postWithNode(url, headers, body, timeoutMs, signal, options.ca);
+    if (url.startsWith('http:') && globalThis.fetch === startupFetch) {
+      if (signal?.aborted) return { error: describeFailure(abortError(), timeoutMs) };
+      return postKeepAlive(keepAlive, url, headers, body, timeoutMs);
+    }
+    const outcome = await postWithFetch(url, headers, body, timeoutMs, signal);
+    if (outcome.error === 'bad port') return postWithNode(url, headers, body, timeoutMs, signal, options.ca);
+    return outcome;
+  };
+}
+
+/** The keep-alive path's state, one per sandbox. */
+interface KeepAlive {
+  agent: http.Agent;
+  /** Requests in flight, aborted together when the sandbox closes. */
+  inFlight: Set<http.ClientRequest>;
+  /** Parsed webhook URLs: a connection posts to the same one again and again. */
+  targets: Map<string, http.RequestOptions>;
+}
+
+const abortError = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
+
+function abortAll(keepAlive: KeepAlive): void {
+  for (const req of keepAlive.inFlight) req.destroy(abortError());
+  keepAlive.inFlight.clear();
+  keepAlive.agent.destroy();
+}
+
+function targetOf(keepAlive: KeepAlive, url: string): http.RequestOptions {
+  let target = keepAlive.targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { protocol: parsed.protocol, hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port, path: parsed.pathname + parsed.search };
+    if (parsed.username || parsed.password) target.auth = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    if (keepAlive.targets.size >= 1_000) keepAlive.targets.clear();
+    keepAlive.targets.set(url, target);
+  }
+  return target;
+}
+
+/**
+ * Sends one POST on the request `open` makes (given the content-length, the response handler,
+ * and whether it must use a fresh connection): the whole attempt is bounded by `timeoutMs`, as
+ * fetch's timeout signal bounds it, not only a quiet socket; `onSettled` hears when it is over.
+ *
+ * A kept-alive socket that the receiver closed as it idled (node's server does after 5 s) fails
+ * with ECONNRESET when reused, and the receiver never saw the request: it is sent once more on a
+ * fresh connection, as node's docs advise (`request.reusedSocket`), within the same time bound.
+ */
+function sendPost(
+  open: (contentLength: string, onResponse: (res: IncomingMessage) => void, fresh: boolean) => ClientRequest,
+  body: string,
+  timeoutMs: number,
+  onSettled?: (req: ClientRequest) => void,
+  fresh = false,
+): Promise<PostOutcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const bytes = Buffer.from(body, 'utf8');
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      onSettled?.(req);
+      resolve(outcome);
+    };
+    const req = open(
+      String(bytes.length),
+      (res) => {
+        res.resume();
+        res.on('end', () => settle({ status: res.statusCode ?? 0 }));
+        res.on('error', (error) => settle({ error: describeFailure(error, timeoutMs) }));
+      },
+      fresh,
+    );
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (!settled && !fresh && req.reusedSocket && error.code === 'ECONNRESET') {
+        settled = true;
+        clearTimeout(timer);
+        onSettled?.(req);
+        resolve(sendPost(open, body, Math.max(1, timeoutMs - (Date.now() - started)), onSettled, true));
+        return;
+      }
+      settle({ error: describeFailure(error, timeoutMs) });
+    });
+    req.end(bytes);
+  });
+}
+
+/** One POST on the sandbox's keep-alive agent. */
+function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+  return sendPost(
+    (contentLength, onResponse, fresh) => {
+      // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
+      const agent = fresh ? false : keepAlive.agent;
+      const req = http.request(merged(targetOf(keepAlive, url), { method: 'POST', agent, headers: merged(headers, { 'content-length': contentLength }) }), onResponse);
+      keepAlive.inFlight.add(req);
+      return req;
+    },
+    body,
+    timeoutMs,
+    (req) => keepAlive.inFlight.delete(req),
+  );
+}
+
+/** One POST on a connection of its own: https with a CA to trust, or a port fetch refuses. */
+function postWithNode(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  ca: string | undefined,
+): Promise<PostOutcome> {
+  // Looked up at call time (not imported by name), so request interceptors see the call.
+  // node:https (and tls) load only when the first https receiver is met: not at every start.
+  const request = url.startsWith('https:') ? process.getBuiltinModule('node:https').request : http.request;
+  return sendPost(
+    (contentLength, onResponse) =>
+      request(url, { method: 'POST', headers: merged(headers, { 'content-length': contentLength }), ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) }, onResponse),
+    body,
+    timeoutMs,
+  );
+}
