@@ -121,8 +121,8 @@ export async function callTool(tool: Tool, args: unknown, context: ToolContext):
       ...(answer.structured ? { structuredContent: JSON.parse(answer.text) as Record<string, unknown> } : {}),
     };
   } catch (error) {
-    const failure = asToolError(error);
-    return { content: [{ type: 'text', text: failure.toJson() }], structuredContent: JSON.parse(failure.toJson()) as Record<string, unknown>, isError: true };
+    const text = asToolError(error).toJson();
+    return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown>, isError: true };
   }
 }
 
