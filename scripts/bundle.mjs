@@ -14,7 +14,10 @@
 // randomizer). faker's package entry loads all its ~70 locales: in Node that costs about 300 ms
 // and 38 MiB of RSS when the first data set is built; this file costs about 80 ms and 9 MiB, and
 // draws the very same values.
-import { rmSync } from 'node:fs';
+//
+// Each folder gets THIRD-PARTY-LICENSES.txt: the licence of every package whose code esbuild put
+// in its files (the MCP SDK and ajv are in no package a user installs: their notices ship here).
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -36,12 +39,39 @@ const cli = await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
 checkMcpSdk(cli.metafile);
+writeLicenses(cli.metafile, dist('cli-bundle'));
 
-await build({
+const faker = await build({
   ...common,
+  metafile: true,
   stdin: { contents: "export { Faker, en, base, generateMersenne53Randomizer } from '@faker-js/faker';", resolveDir: fileURLToPath(new URL('..', import.meta.url)) },
   outfile: dist('vendor/faker-en.js'),
 });
+writeLicenses(faker.metafile, dist('vendor'));
+
+/**
+ * THIRD-PARTY-LICENSES.txt in `dir`: for each package bundled (name, version, licence), its
+ * licence file as the package ships it. A package without one fails the build: its code must not
+ * ship without its notice.
+ */
+function writeLicenses(metafile, dir) {
+  const roots = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) roots.add(match[1]);
+  }
+  // By name and version: two copies of one release (nested in two packages) are one notice.
+  const sections = new Map();
+  for (const root of roots) {
+    const { name, version, license } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
+    const file = readdirSync(root).find((entry) => /^(licen[cs]e|copying)/i.test(entry));
+    if (!file) throw new Error(`bundle: ${name} has no licence file to ship with its bundled code (${root})`);
+    sections.set(`${name} ${version}`, `${name} ${version} (${license})\n\n${readFileSync(`${root}/${file}`, 'utf8').trim()}\n`);
+  }
+  const ordered = [...sections.keys()].sort().map((key) => sections.get(key));
+  const intro = "Third-party packages bundled into this folder's files by esbuild (scripts/bundle.mjs), and their licences.";
+  writeFileSync(`${dir}/THIRD-PARTY-LICENSES.txt`, [intro, ...ordered].join(`\n${'='.repeat(78)}\n\n`));
+}
 
 /**
  * The MCP SDK is in the CLI bundle, in chunks that main.js does not import statically (so `serve`
