@@ -23,8 +23,16 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-export async function startMcp(args: string[], env: Record<string, string> = {}): Promise<McpSession> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], env, stderr: 'pipe' });
+/** How the client starts the server: by default this checkout's built CLI (`node bin/crm-sandbox.js mcp`). */
+export interface McpCommand {
+  command: string;
+  /** The arguments before startMcp's own. */
+  args: string[];
+  cwd?: string;
+}
+
+export async function startMcp(args: string[], env: Record<string, string> = {}, launch: McpCommand = { command: process.execPath, args: [BIN, 'mcp'] }): Promise<McpSession> {
+  const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args, ...args], ...(launch.cwd ? { cwd: launch.cwd } : {}), env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'crm-sandbox-test', version: '1.0.0' });
