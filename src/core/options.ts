@@ -19,7 +19,7 @@ export const DEFAULT_START_TIME = '2025-01-01T00:00:00.000Z';
 export const DEFAULT_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12h'] as const;
 
 /**
- * The caps on what one tenant can make a shared sandbox hold or do (decision 0123). Each is far
+ * The caps on what one tenant can make a shared sandbox hold or do (decision 0018). Each is far
  * above what a test suite needs and low enough that no tenant can exhaust the server; `null`
  * turns one off. Their CLI flags are the option's name in kebab case (`--record-limit`).
  */

@@ -25,7 +25,7 @@ import type { SandboxParts } from './sandbox-parts.js';
 import { tenantDigest } from './tenants.js';
 
 /*
- * Snapshots: the whole state of a sandbox as versioned JSON (docs/decisions/0070).
+ * Snapshots: the whole state of a sandbox as versioned JSON (docs/decisions/0007).
  *
  * Version 2 writes each connection's data set as what changed since it was seeded. The seeded
  * base (the records a connection gets on its first read) is a pure function of the connection's
@@ -41,7 +41,7 @@ import { tenantDigest } from './tenants.js';
  * Version 1 (every record in full) is still read: each of its collections is compared with the
  * rebuilt base, so the next snapshot is a small version 2.
  *
- * Tenants (docs/decisions/0121): a snapshot has a `scope`. A whole-server one (`server`: the
+ * Tenants (docs/decisions/0016): a snapshot has a `scope`. A whole-server one (`server`: the
  * state file, `?all=true` with the admin key, `snapshot()` in code) names the tenant of each
  * connection and token by a digest of its API key, never the key, and holds the server's own
  * streams (event ids, link and public tokens, the count of connections made). A tenant's

@@ -6,7 +6,7 @@ import { ApiError, ErrorCode } from '../shared/errors.js';
 /*
  * Tenants: each accepted API key is one. A tenant sees and changes only its own connections,
  * tokens, deliveries, journal and fault rules; what acts on every tenant at once needs the admin
- * key (docs/decisions/0121-tenant-scoped-control-plane.md).
+ * key (docs/decisions/0016-tenant-scoped-control-plane.md).
  */
 
 const utf8 = new TextEncoder();

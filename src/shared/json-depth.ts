@@ -2,7 +2,7 @@
  * How deep JSON input may nest (objects and arrays inside each other): request bodies and scenario
  * definitions. JSON.parse itself takes any depth, but JSON.stringify and every recursive walk over
  * the value (validation, references, hashing) overflow the stack some thousands of levels down:
- * input is refused at the door instead (decision 0123). Far above any real shape: a HubSpot
+ * input is refused at the door instead (decision 0018). Far above any real shape: a HubSpot
  * search through the passthrough is 7 levels deep, the built-in scenarios at most 9, a snapshot 11.
  */
 export const MAX_JSON_DEPTH = 128;

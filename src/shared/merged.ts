@@ -7,7 +7,7 @@
  * `--trace-gc-nvp`, a loop making 3M of them promoted ~56 bytes each to the old generation, against
  * ~0.05 for the same object built by a loop, a lone `{ ...base }` or `Object.assign`; node 22 promotes
  * none. On the dev server's hot path that was 76–94 promoted bytes per users-page GET: garbage
- * filling the old generation under any load (decision 0080, item 16).
+ * filling the old generation under any load (decision 0009, item 16).
  */
 export function merged<A extends object, B extends object>(base: A, extra: B): A & B {
   const out = {} as Record<string, unknown>;

@@ -64,7 +64,7 @@ export interface DeliveryEntry {
 
 /**
  * One tenant's part of the delivery log: the log limit is counted per tenant, so one tenant's
- * deliveries never evict another's (as one journal ring per tenant, docs/decisions/0121).
+ * deliveries never evict another's (as one journal ring per tenant, docs/decisions/0016).
  */
 interface LogShard {
   /** The tenant's entries, oldest first. */

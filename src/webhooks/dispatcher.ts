@@ -17,7 +17,7 @@ import { RetryPolicy } from './retry-policy.js';
  * events in order (./delivery-machine.ts), the retry policy that says when a failed attempt is
  * made again (./retry-policy.ts), the log that keeps every delivery within its limit
  * (./delivery-log.ts), and chaos with its own streams (./delivery-chaos.ts). The dispatcher
- * builds them, answers for them, and composes their state (docs/decisions/0124).
+ * builds them, answers for them, and composes their state (docs/decisions/0020).
  */
 
 /** The engine's state, as a snapshot keeps it: the delivery log in order, and each connection's chaos. */

@@ -54,7 +54,7 @@ describe('authentication comes before any fault, latency or work', () => {
       const wrong = await send(server.url, 'GET', '/connection/connections', { ...headers, 'service-api-token': 'guess' });
       expect(wrong.json()).toEqual({ message: 'invalid service-api-token', errorCode: 'INVALID_API_TOKEN' });
     }
-    // Each journal ring is a tenant's: a request without a valid key is in none (docs/decisions/0121).
+    // Each journal ring is a tenant's: a request without a valid key is in none (docs/decisions/0016).
     expect(sandbox.requests()).toEqual([]);
     expect(sandbox.requests({ apiKey: 'guess' })).toEqual([]);
   });

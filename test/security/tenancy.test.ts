@@ -19,7 +19,9 @@ const answers: string[] = [];
 let url = '';
 
 beforeAll(async () => {
-  url = (await serveCli(['--quiet', '--api-key', A, '--api-key', B, '--admin-key', ADMIN, '--retry-schedule', ''], spawned)).url;
+  // Long status delays: a connection's automatic moves must not fall between a snapshot and its restore on a slow machine.
+  const still = ['--initial-sync-delay', '1h', '--ready-delay', '2h'];
+  url = (await serveCli(['--quiet', '--api-key', A, '--api-key', B, '--admin-key', ADMIN, '--retry-schedule', '', ...still], spawned)).url;
 });
 afterAll(() => killAll(spawned));
 
