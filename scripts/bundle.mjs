@@ -6,12 +6,18 @@
 // command loads on demand (the scenario engine, the OpenAPI document) stays in lazy chunks.
 // dist/cli-bundle sits as deep as dist/cli, so the paths the code finds from its own URL
 // (../../package.json, ../../fixtures/, ../../scenarios/, ../ui/, ../vendor/) are the same.
+// The MCP SDK (a devDependency) is bundled in too, for `crm-sandbox mcp` only: its stdio server,
+// in a chunk loaded when that command runs (checked below), on the package's own zod; the
+// package does not carry the SDK or its HTTP transports' dependencies (express, hono, …).
 //
 // dist/vendor/faker-en.js: the part of faker the sandbox uses (Faker, en, base, the Mersenne
 // randomizer). faker's package entry loads all its ~70 locales: in Node that costs about 300 ms
 // and 38 MiB of RSS when the first data set is built; this file costs about 80 ms and 9 MiB, and
 // draws the very same values.
-import { rmSync } from 'node:fs';
+//
+// Each folder gets THIRD-PARTY-LICENSES.txt: the licence of every package whose code esbuild put
+// in its files (the MCP SDK and ajv are in no package a user installs: their notices ship here).
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -20,8 +26,9 @@ const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url)
 const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: false };
 
 rmSync(dist('cli-bundle'), { recursive: true, force: true });
-await build({
+const cli = await build({
   ...common,
+  metafile: true,
   entryPoints: [dist('cli/main.js')],
   outdir: dist('cli-bundle'),
   splitting: true,
@@ -31,9 +38,58 @@ await build({
   // CommonJS packages inside (yaml) require node built-ins: give the ESM chunks a `require`.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
+checkMcpSdk(cli.metafile);
+writeLicenses(cli.metafile, dist('cli-bundle'));
 
-await build({
+const faker = await build({
   ...common,
+  metafile: true,
   stdin: { contents: "export { Faker, en, base, generateMersenne53Randomizer } from '@faker-js/faker';", resolveDir: fileURLToPath(new URL('..', import.meta.url)) },
   outfile: dist('vendor/faker-en.js'),
 });
+writeLicenses(faker.metafile, dist('vendor'));
+
+/**
+ * THIRD-PARTY-LICENSES.txt in `dir`: for each package bundled (name, version, licence), its
+ * licence file as the package ships it. A package without one fails the build: its code must not
+ * ship without its notice.
+ */
+function writeLicenses(metafile, dir) {
+  const roots = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) roots.add(match[1]);
+  }
+  // By name and version: two copies of one release (nested in two packages) are one notice.
+  const sections = new Map();
+  for (const root of roots) {
+    const { name, version, license } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
+    const file = readdirSync(root).find((entry) => /^(licen[cs]e|copying)/i.test(entry));
+    if (!file) throw new Error(`bundle: ${name} has no licence file to ship with its bundled code (${root})`);
+    sections.set(`${name} ${version}`, `${name} ${version} (${license})\n\n${readFileSync(`${root}/${file}`, 'utf8').trim()}\n`);
+  }
+  const ordered = [...sections.keys()].sort().map((key) => sections.get(key));
+  const intro = "Third-party packages bundled into this folder's files by esbuild (scripts/bundle.mjs), and their licences.";
+  writeFileSync(`${dir}/THIRD-PARTY-LICENSES.txt`, [intro, ...ordered].join(`\n${'='.repeat(78)}\n\n`));
+}
+
+/**
+ * The MCP SDK is in the CLI bundle, in chunks that main.js does not import statically (so `serve`
+ * never loads it), and none of its HTTP transports' packages came with it.
+ */
+function checkMcpSdk(metafile) {
+  const isSdk = (input) => input.includes('node_modules/@modelcontextprotocol/sdk/');
+  if (!Object.keys(metafile.inputs).some(isSdk)) throw new Error('bundle: the MCP SDK is missing from dist/cli-bundle (crm-sandbox mcp needs it)');
+  const transports = Object.keys(metafile.inputs).filter((input) => /node_modules\/(express|hono|@hono|cors|express-rate-limit|raw-body|eventsource|cross-spawn|jose)\//.test(input));
+  if (transports.length > 0) throw new Error(`bundle: the MCP SDK brought in its HTTP transports' dependencies: ${transports.join(', ')}`);
+  const main = Object.keys(metafile.outputs).find((path) => path.endsWith('/main.js'));
+  const loaded = new Set();
+  const load = (output) => {
+    if (loaded.has(output)) return;
+    loaded.add(output);
+    for (const { path, kind } of metafile.outputs[output].imports) if (kind === 'import-statement' && path in metafile.outputs) load(path);
+  };
+  load(main);
+  const eager = [...loaded].filter((output) => Object.keys(metafile.outputs[output].inputs).some(isSdk));
+  if (eager.length > 0) throw new Error(`bundle: main.js loads the MCP SDK at start (${eager.join(', ')}): import it only in crm-sandbox mcp's handler`);
+}

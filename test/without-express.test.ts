@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bash, explain, packPackage, userEnv } from './helpers/scratch-project.js';
+import { installPackedWithProductionDependencies, userEnv } from './helpers/scratch-project.js';
 
 /**
  * express is an optional peer dependency, needed only by `createApp`. The package as `npm pack`
@@ -17,18 +17,7 @@ let bin = '';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-no-express-'));
-  const modules = join(dir, 'node_modules');
-  const tarball = await packPackage(ROOT, dir);
-  mkdirSync(join(modules, 'crm-sandbox'), { recursive: true });
-  const unpacked = await bash(`tar -xzf ${JSON.stringify(join(dir, tarball))} -C node_modules/crm-sandbox --strip-components=1`, dir);
-  if (unpacked.code !== 0) throw new Error(explain(unpacked, 'tar'));
-  // The production dependencies, from this checkout's node_modules (they find their own from there).
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  for (const name of Object.keys(manifest.dependencies)) {
-    mkdirSync(join(modules, name, '..'), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
-  }
-  bin = join(modules, 'crm-sandbox/bin/crm-sandbox.js');
+  bin = await installPackedWithProductionDependencies(ROOT, dir);
 }, 120_000);
 
 afterAll(() => {

@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
 import { clientCheckCommand } from './client-check.js';
 import { ENV_PREFIX, camelName, onCommandLine, readChoice, setCommandLine } from './flags.js';
+import { mcpCommand } from './mcp.js';
 import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
@@ -26,7 +27,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .command(scenarioCommand)
       .command(openApiCommand)
       .command(clientCheckCommand)
-      .demandCommand(1, 'Name a command: serve, scenario, openapi or client-check')
+      .command(mcpCommand)
+      .demandCommand(1, 'Name a command: serve, scenario, openapi, client-check or mcp')
       .env(ENV_PREFIX)
       .middleware(asMiddleware(ownEnvironmentOnly), true)
       .middleware(asMiddleware(checkChoices), true)

@@ -12,9 +12,9 @@ import { flagName, readDuration, readDurationList, readInteger, readLimit, readL
 import { createLineWriter } from './line-writer.js';
 import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.js';
 
-const builder = (yargs: Argv) =>
+/** Where the dev server listens and the names it answers to (`serve`'s, and `mcp --port`'s). */
+export const addressOptions = <T>(yargs: Argv<T>) =>
   yargs
-    .option('port', { requiresArg: true, default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }) })
     .option('host', { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
     .option('allowed-host', {
       type: 'string',
@@ -22,7 +22,11 @@ const builder = (yargs: Argv) =>
       describe:
         'A host name clients reach the server by, besides localhost, *.localhost, 127.0.0.1, [::1] and --host (repeat, or separate with commas); others get a 421. In a container: the name other containers use (crm-sandbox). * allows any host: no guard against DNS rebinding',
       coerce: (value) => readList('allowed-host', value).map((name) => parseAllowedHost(name, flagName('allowed-host'))),
-    })
+    });
+
+/** The sandbox's own options (seed, keys, delays, fixtures, caps, chaos, tokens): `serve`'s, and `mcp`'s in-process. */
+export const sandboxOptions = <T>(yargs: Argv<T>) =>
+  yargs
     .option('seed', { requiresArg: true, default: DEFAULT_SEED, describe: 'Seed of all ids and generated data', coerce: (value) => readInteger('seed', value, { min: 0 }) })
     .option('api-key', {
       type: 'string',
@@ -85,17 +89,37 @@ const builder = (yargs: Argv) =>
       type: 'boolean',
       default: false,
       describe: 'Draw link, public and access tokens from --seed, to reproduce a server run exactly; by default they are random, so no one can guess them',
-    })
-    .option('quiet', { type: 'boolean', default: false, describe: 'Do not log requests' })
-    .option('state-file', { requiresArg: true, type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
+    });
+
+/** The standing faults of the service's endpoints: part of the sandbox's options too (`serve`'s and `mcp`'s). */
+export const faultOptions = <T>(yargs: Argv<T>) =>
+  yargs
     .option('latency', { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
     .option('error-rate', { requiresArg: true, describe: "Share of the service's requests answered 503, 0 to 1 (seeded)", coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }) })
-    .option('rate-limit', { requiresArg: true, describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After', coerce: readRateLimit })
-    .option('client-check', {
-      type: 'boolean',
-      default: false,
-      describe: "Judge each tenant's client against the conduct rules, putting the service's hard cases in its way (429s, 503s, pages of 10; seeded by --seed): GET /sandbox/client-check answers the report (see crm-sandbox client-check)",
-    })
+    .option('rate-limit', { requiresArg: true, describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After', coerce: readRateLimit });
+
+const sandboxAndFaultOptions = <T>(yargs: Argv<T>) => faultOptions(sandboxOptions(yargs));
+/** The options of {@link sandboxOptions} and {@link faultOptions}, as a handler gets them. */
+export type SandboxArgs = ArgumentsCamelCase<ReturnType<typeof sandboxAndFaultOptions<object>> extends Argv<infer T> ? T : never>;
+
+/** The dev server's request log (`serve`'s, and `mcp --port`'s). */
+export const quietOption = { type: 'boolean', default: false, describe: 'Do not log requests' } as const;
+
+const builder = (yargs: Argv) =>
+  faultOptions(
+    sandboxOptions(
+      addressOptions(
+        yargs.option('port', { requiresArg: true, default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }) }),
+      ),
+    )
+      .option('quiet', quietOption)
+      .option('state-file', { requiresArg: true, type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
+      .option('client-check', {
+        type: 'boolean',
+        default: false,
+        describe: "Judge each tenant's client against the conduct rules, putting the service's hard cases in its way (429s, 503s, pages of 10; seeded by --seed): GET /sandbox/client-check answers the report (see crm-sandbox client-check)",
+      }),
+  )
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
     .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
@@ -111,34 +135,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   describe: 'Start the dev server',
   builder,
   handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
-    if (args.readyDelay < args.initialSyncDelay) {
-      throw new SandboxConfigError(
-        `${flagName('ready-delay')} (${formatDuration(args.readyDelay)}) must not be shorter than ${flagName('initial-sync-delay')} (${formatDuration(args.initialSyncDelay)})`,
-      );
-    }
-    const apiKeys = args.apiKey ?? [DEFAULT_API_KEY];
-    if (args.adminKey !== undefined && apiKeys.includes(args.adminKey)) {
-      throw new SandboxConfigError(`${flagName('admin-key')} must differ from every ${flagName('api-key')} (the admin is not a tenant)`);
-    }
-    const sandbox = createWithFixtureFlag({
-      seed: args.seed,
-      tokens: args.seededTokens ? 'seeded' : 'random',
-      apiKeys,
-      ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
-      initialSyncDelay: args.initialSyncDelay,
-      readyDelay: args.readyDelay,
-      retrySchedule: args.retrySchedule,
-      attemptTimeout: args.attemptTimeout,
-      ...(args.webhookCa ? { webhookCa: readCa(args.webhookCa) } : {}),
-      ...fixturesOption(args.fixtures),
-      connectionLimit: args.connectionLimit,
-      recordLimit: args.recordLimit,
-      pendingDeliveryLimit: args.pendingDeliveryLimit,
-      scenarioRepeatLimit: args.scenarioRepeatLimit,
-      deliveryLogLimit: args.deliveryLogLimit,
-      ...(args.deliveryChaos === undefined ? {} : { deliveryChaos: args.deliveryChaos }),
-      faults: faultRuleFromFlags({ latency: args.latency, errorRate: args.errorRate, rateLimit: args.rateLimit }),
-    });
+    const sandbox = sandboxFromArgs(args);
     if (args.clientCheck) sandbox.startClientCheck();
     if (args.stateFile) checkStateFileWritable(args.stateFile);
     const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
@@ -158,8 +155,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
-        ...(sandbox.clientCheck ? [`client-check: on; each API token's report at GET ${server.url}/sandbox/client-check (the inspector's Client check tab)`] : []),
         ...(stateFile ? [`state file ${stateFile.path} (${stateFile.loaded ? 'loaded' : 'new'}), saved on change`] : []),
+        ...(sandbox.clientCheck ? [`client-check: on; each API token's report at GET ${server.url}/sandbox/client-check (the inspector's Client check tab)`] : []),
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),
     );
@@ -176,6 +173,42 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
   },
 };
+
+/**
+ * The sandbox of the options of {@link sandboxOptions} and {@link faultOptions} (with `extra`
+ * options of the command's own, such as mcp's clock), after the checks that span two of them.
+ */
+export function sandboxFromArgs(args: SandboxArgs, extra: Pick<SandboxOptions, 'clock' | 'webhookTimestamps'> = {}) {
+  if (args.readyDelay < args.initialSyncDelay) {
+    throw new SandboxConfigError(
+      `${flagName('ready-delay')} (${formatDuration(args.readyDelay)}) must not be shorter than ${flagName('initial-sync-delay')} (${formatDuration(args.initialSyncDelay)})`,
+    );
+  }
+  const apiKeys = args.apiKey ?? [DEFAULT_API_KEY];
+  if (args.adminKey !== undefined && apiKeys.includes(args.adminKey)) {
+    throw new SandboxConfigError(`${flagName('admin-key')} must differ from every ${flagName('api-key')} (the admin is not a tenant)`);
+  }
+  return createWithFixtureFlag({
+    ...extra,
+    seed: args.seed,
+    tokens: args.seededTokens ? 'seeded' : 'random',
+    apiKeys,
+    ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
+    initialSyncDelay: args.initialSyncDelay,
+    readyDelay: args.readyDelay,
+    retrySchedule: args.retrySchedule,
+    attemptTimeout: args.attemptTimeout,
+    ...(args.webhookCa ? { webhookCa: readCa(args.webhookCa) } : {}),
+    ...fixturesOption(args.fixtures),
+    connectionLimit: args.connectionLimit,
+    recordLimit: args.recordLimit,
+    pendingDeliveryLimit: args.pendingDeliveryLimit,
+    scenarioRepeatLimit: args.scenarioRepeatLimit,
+    deliveryLogLimit: args.deliveryLogLimit,
+    ...(args.deliveryChaos === undefined ? {} : { deliveryChaos: args.deliveryChaos }),
+    faults: faultRuleFromFlags({ latency: args.latency, errorRate: args.errorRate, rateLimit: args.rateLimit }),
+  });
+}
 
 /**
  * The sandbox of the flags, each already checked by its reader. What createSandbox can still

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -126,6 +126,29 @@ export async function packPackage(root: string, into: string): Promise<string> {
   const tarball = readdirSync(into).find((name) => name.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball:\n${packed.stdout}`);
   return tarball;
+}
+
+/**
+ * The package as `npm pack` makes it, installed in `dir` with its production dependencies only
+ * (what the Dockerfile's image holds after `npm prune --omit=dev`; no devDependency anywhere it
+ * could be found), without a registry: the tarball unpacked into node_modules/crm-sandbox, each
+ * dependency linked from this checkout's node_modules (they find their own from there), and the
+ * bin linked into node_modules/.bin as npm links it. Returns the path of the package's bin.
+ */
+export async function installPackedWithProductionDependencies(root: string, dir: string): Promise<string> {
+  const modules = join(dir, 'node_modules');
+  const tarball = await packPackage(root, dir);
+  mkdirSync(join(modules, 'crm-sandbox'), { recursive: true });
+  const unpacked = await bash(`tar -xzf ${JSON.stringify(join(dir, tarball))} -C node_modules/crm-sandbox --strip-components=1`, dir);
+  if (unpacked.code !== 0) throw new Error(explain(unpacked, 'tar'));
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const name of Object.keys(manifest.dependencies)) {
+    mkdirSync(join(modules, name, '..'), { recursive: true });
+    symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
+  }
+  mkdirSync(join(modules, '.bin'));
+  symlinkSync('../crm-sandbox/bin/crm-sandbox.js', join(modules, '.bin/crm-sandbox'));
+  return join(modules, 'crm-sandbox/bin/crm-sandbox.js');
 }
 
 /**

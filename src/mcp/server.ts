@@ -1,0 +1,80 @@
+// The MCP SDK's low-level server, not its McpServer: McpServer checks a tool's arguments itself
+// and answers a bad one with zod's issues as text, where these tools answer the API's own 400
+// (message, errorCode, the field named) through callTool. The SDK is bundled into a chunk of the
+// CLI that only `crm-sandbox mcp` loads (scripts/bundle.mjs).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxApi } from './api.js';
+import { UnknownResource, listResources, readResource } from './resources.js';
+import { callTool, inputJsonSchema, type ToolContext } from './tool.js';
+import { TOOLS } from './tools.js';
+
+/** MCP's error code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A JSON-RPC error answered as is (the SDK sends a thrown error's `code`, `message` and `data`):
+ * the SDK's McpError would put "MCP error -32602:" in the message, and clients add it again.
+ */
+class ProtocolError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** What an agent is told when it connects (the `instructions` of `initialize`). */
+const INSTRUCTIONS = [
+  'crm-sandbox: a local sandbox of a unified CRM and engagement integration service, for the code you write against that service.',
+  'Every tool acts through the sandbox HTTP API with one API key (sandbox_info says which, and the URL your app calls) and answers what the API answers; an error is the API error body { status, message, errorCode, metadata }.',
+  'Start with link_connection (or list_connections). Each record change and status move becomes a signed webhook event delivered to the webhook URL: list_deliveries, get_delivery and redeliver show and replay them.',
+  'In-process the clock is virtual unless --port serves HTTP: time moves only with advance_clock (a new connection is READY after 10s; retries wait 10s, 1m, 5m, 30m, 2h, 6h, 12h).',
+  'Resources: the OpenAPI document (every route and record schema), the scenario JSON Schema, the built-in scenarios.',
+].join('\n');
+
+/** The MCP server of the tools and resources, acting through `api`. */
+export function createMcpServer(api: SandboxApi, options: { version: string; url?: string | undefined }): Server {
+  const context: ToolContext = { api, snapshots: new Map(), url: options.url };
+  const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
+  const server = new Server({ name: 'crm-sandbox', title: 'crm-sandbox', version: options.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: inputJsonSchema(tool), annotations: tool.annotations })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.get(request.params.name);
+    if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}; tools: ${[...tools.keys()].join(', ')}`);
+    return callTool(tool, request.params.arguments, context);
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: (await listResources(api)).map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    try {
+      const { resource, text } = await readResource(api, request.params.uri);
+      return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };
+    } catch (error) {
+      if (error instanceof UnknownResource) throw new ProtocolError(RESOURCE_NOT_FOUND, error.message, { uri: request.params.uri });
+      throw error;
+    }
+  });
+  return server;
+}
+
+/** Serves the tools over this process's stdin and stdout (which then carry nothing else). */
+export async function serveOverStdio(api: SandboxApi, options: { version: string; url?: string | undefined }): Promise<Server> {
+  const server = createMcpServer(api, options);
+  await server.connect(new StdioServerTransport());
+  return server;
+}
