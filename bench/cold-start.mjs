@@ -56,9 +56,23 @@ export async function coldStart({ rounds = 5 } = {}) {
   }
   const ms = median(sandbox.map((r) => r.ms));
   const bareMs = median(bare.map((r) => r.ms));
-  row({ workload: 'cold start, spawn → first 200', sandbox: `${fmt(ms)} ms`, baseline: `${fmt(bareMs)} ms`, ratio: ms / bareMs, target: '<= 2.5x', pass: (r) => r <= 2.5 });
+  row({
+    workload: 'cold start, spawn → first 200',
+    sandbox: `${fmt(ms)} ms`,
+    baseline: `${fmt(bareMs)} ms`,
+    ratio: ms / bareMs,
+    target: '<= 2.5x',
+    pass: (r) => r <= 2.5,
+  });
   const idle = median(sandbox.map((r) => r.rssMiB));
   const bareIdle = median(bare.map((r) => r.rssMiB));
-  row({ workload: 'RSS idle (`serve`, just started)', sandbox: `${fmt(idle)} MiB`, baseline: `${fmt(bareIdle)} MiB`, ratio: idle / bareIdle, target: '<= 80 MiB', pass: () => idle <= 80 });
+  row({
+    workload: 'RSS idle (`serve`, just started)',
+    sandbox: `${fmt(idle)} MiB`,
+    baseline: `${fmt(bareIdle)} MiB`,
+    ratio: idle / bareIdle,
+    target: '<= 80 MiB',
+    pass: () => idle <= 80,
+  });
   return { ms, bareMs, idleMiB: idle };
 }

@@ -53,7 +53,20 @@ for (let i = 0; i < rounds; i++) {
   // on every start; --rm and podman's signal proxy stop and remove it when firstOk sends SIGTERM.
   // No state file: the host's serve has none either; a tmpfs on /data, so that no anonymous
   // volume outlives the container (podman's --rm leaves it when the run is ended by a signal).
-  const run = (port) => ['podman', 'run', '--rm', '--no-healthcheck', '-p', `127.0.0.1:${port}:4010`, '--tmpfs', '/data', '-e', 'CRM_SANDBOX_QUIET=true', '-e', 'CRM_SANDBOX_STATE_FILE='];
+  const run = (port) => [
+    'podman',
+    'run',
+    '--rm',
+    '--no-healthcheck',
+    '-p',
+    `127.0.0.1:${port}:4010`,
+    '--tmpfs',
+    '/data',
+    '-e',
+    'CRM_SANDBOX_QUIET=true',
+    '-e',
+    'CRM_SANDBOX_STATE_FILE=',
+  ];
   const port = await freePort();
   container.push((await firstOk([...run(port), image], '/sandbox/health', { reach: () => `http://127.0.0.1:${port}` })).ms);
   // The same container start with /bin/echo for the server: what podman itself takes here.
@@ -63,6 +76,19 @@ for (let i = 0; i < rounds; i++) {
 const ms = median(container);
 const hostMs = median(host);
 const runtimeMs = median(runtime);
-row({ workload: 'container start (podman run), spawn → first 200', sandbox: `${fmt(ms)} ms`, baseline: `${fmt(hostMs)} ms (serve on the host)`, ratio: ms / hostMs, target: '<= 1.5x', pass: (r) => r <= 1.5 });
-row({ workload: "podman's own start (the same run, /bin/echo for the server): spawn → its output", sandbox: `${fmt(runtimeMs)} ms`, baseline: `${fmt(hostMs)} ms (serve on the host)`, ratio: runtimeMs / hostMs, target: '' });
+row({
+  workload: 'container start (podman run), spawn → first 200',
+  sandbox: `${fmt(ms)} ms`,
+  baseline: `${fmt(hostMs)} ms (serve on the host)`,
+  ratio: ms / hostMs,
+  target: '<= 1.5x',
+  pass: (r) => r <= 1.5,
+});
+row({
+  workload: "podman's own start (the same run, /bin/echo for the server): spawn → its output",
+  sandbox: `${fmt(runtimeMs)} ms`,
+  baseline: `${fmt(hostMs)} ms (serve on the host)`,
+  ratio: runtimeMs / hostMs,
+  target: '',
+});
 console.log(`\n${table()}`);

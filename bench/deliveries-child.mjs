@@ -27,7 +27,14 @@ if (mode === '--baseline') {
   for (const body of bodies) {
     await new Promise((resolve, reject) => {
       const req = http.request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-service-signature': 'x'.repeat(64), 'x-service-timestamp': '1735689600' } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'x-service-signature': 'x'.repeat(64), 'x-service-timestamp': '1735689600' },
+        },
         (res) => {
           res.resume();
           res.on('end', resolve);
@@ -70,11 +77,13 @@ process.exit(0);
 
 function received(url) {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve(Number(text)));
-    }).on('error', reject);
+    http
+      .get(url, { agent: false }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve(Number(text)));
+      })
+      .on('error', reject);
   });
 }
 

@@ -33,7 +33,9 @@ for (const { connectionId } of connections.slice(0, 10)) {
   }
 }
 const jsonPerConnection = jsonBytes / 10;
-console.log(`per seeded connection: ${(perConnection / 1024).toFixed(0)} KiB of heap (${count} connections${globalThis.gc ? '' : ', run with --expose-gc for stable numbers'})`);
+console.log(
+  `per seeded connection: ${(perConnection / 1024).toFixed(0)} KiB of heap (${count} connections${globalThis.gc ? '' : ', run with --expose-gc for stable numbers'})`,
+);
 console.log(`its CRM records as JSON text: ${(jsonPerConnection / 1024).toFixed(0)} KiB`);
 console.log(`ratio heap/JSON: ${(perConnection / jsonPerConnection).toFixed(1)} (target <= 6)`);
 sandbox.close();

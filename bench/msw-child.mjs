@@ -2,8 +2,8 @@
 // answering the same body and headers; alternating rounds in one process. Prints ms per request.
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
-import { createSandbox } from '../dist/index.js';
 import { createHandlers } from '../dist/adapters/msw.js';
+import { createSandbox } from '../dist/index.js';
 
 const BASE = 'https://api.service.test';
 const sandbox = createSandbox({ clock: 'virtual', dataset: { engagement: { users: 250 } } });

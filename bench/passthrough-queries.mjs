@@ -15,7 +15,13 @@ let calls = 0;
 async function timed(sandbox, accessToken, request, n) {
   const call = () => {
     const body = JSON.stringify({ accessToken, ...request, query: { ...request.query, bench: String(calls++) } });
-    return sandbox.handle({ method: 'POST', path: '/crm/passthrough', query: '', headers: { 'service-api-token': KEY, 'content-type': 'application/json' }, body });
+    return sandbox.handle({
+      method: 'POST',
+      path: '/crm/passthrough',
+      query: '',
+      headers: { 'service-api-token': KEY, 'content-type': 'application/json' },
+      body,
+    });
   };
   for (let i = 0; i < 3; i++) await call(); // warm up
   const started = performance.now();
@@ -36,9 +42,36 @@ for (const size of sizes) {
   const plain = await timed(hs, hsToken, { method: 'GET', path: 'crm/v3/objects/contacts', query: { limit: 100 } }, n);
   const rows = [
     ['HubSpot list page (baseline)', plain],
-    ['SOQL WHERE … AND … ORDER BY LIMIT 100', await timed(sf, sfToken, { method: 'GET', path: 'services/data/v59.0/query', query: { q: "SELECT Id, Email FROM Contact WHERE LastName LIKE 'S%' AND Email != null ORDER BY LastName LIMIT 100" } }, n)],
-    ['SOQL Account.Name relationship LIMIT 100', await timed(sf, sfToken, { method: 'GET', path: 'services/data/v59.0/query', query: { q: 'SELECT Id, Account.Name FROM Contact LIMIT 100' } }, n)],
-    ['HubSpot search EQ + sort, limit 100', await timed(hs, hsToken, { method: 'POST', path: 'crm/v3/objects/contacts/search', body: { filterGroups: [{ filters: [{ propertyName: 'lastname', operator: 'HAS_PROPERTY' }] }], sorts: ['-lastname'], limit: 100 } }, n)],
+    [
+      'SOQL WHERE … AND … ORDER BY LIMIT 100',
+      await timed(
+        sf,
+        sfToken,
+        {
+          method: 'GET',
+          path: 'services/data/v59.0/query',
+          query: { q: "SELECT Id, Email FROM Contact WHERE LastName LIKE 'S%' AND Email != null ORDER BY LastName LIMIT 100" },
+        },
+        n,
+      ),
+    ],
+    [
+      'SOQL Account.Name relationship LIMIT 100',
+      await timed(sf, sfToken, { method: 'GET', path: 'services/data/v59.0/query', query: { q: 'SELECT Id, Account.Name FROM Contact LIMIT 100' } }, n),
+    ],
+    [
+      'HubSpot search EQ + sort, limit 100',
+      await timed(
+        hs,
+        hsToken,
+        {
+          method: 'POST',
+          path: 'crm/v3/objects/contacts/search',
+          body: { filterGroups: [{ filters: [{ propertyName: 'lastname', operator: 'HAS_PROPERTY' }] }], sorts: ['-lastname'], limit: 100 },
+        },
+        n,
+      ),
+    ],
   ];
   console.log(`${size} contacts:`);
   for (const [name, ms] of rows) console.log(`  ${name.padEnd(44)} ${ms.toFixed(2)} ms  (ratio to list page: ${(ms / plain).toFixed(1)})`);

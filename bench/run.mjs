@@ -24,7 +24,10 @@ const run = promisify(execFile);
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const write = args.includes('--write');
-const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 const wants = (name) => !only || only.includes(name);
 const SANDBOX = fileURLToPath(new URL('./servers/sandbox.mjs', import.meta.url));
 const KEY = { 'service-api-token': 'sandbox-api-key' };
@@ -48,11 +51,21 @@ if (wants('throughput')) {
   const server = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot'] })]);
   try {
     const [{ accessToken }] = server.connections;
-    const users = await compare('GET /engagement/users?limit=100', server, { path: `/engagement/users?accessToken=${accessToken}&limit=100`, headers: KEY }, timing);
+    const users = await compare(
+      'GET /engagement/users?limit=100',
+      server,
+      { path: `/engagement/users?accessToken=${accessToken}&limit=100`, headers: KEY },
+      timing,
+    );
     const passthrough = await compare(
       'POST /crm/passthrough (HubSpot contacts)',
       server,
-      { path: '/crm/passthrough', method: 'POST', headers: JSON_POST, body: JSON.stringify({ accessToken, method: 'GET', path: 'crm/v3/objects/contacts', query: { limit: 20 } }) },
+      {
+        path: '/crm/passthrough',
+        method: 'POST',
+        headers: JSON_POST,
+        body: JSON.stringify({ accessToken, method: 'GET', path: 'crm/v3/objects/contacts', query: { limit: 20 } }),
+      },
       timing,
     );
     const latency = (name, result) =>
@@ -74,9 +87,21 @@ if (wants('throughput')) {
       target: '',
     });
     const afterLoad = server.rssMiB();
-    row({ workload: 'RSS right after the read load above', sandbox: `${fmt(afterLoad)} MiB`, baseline: '', target: '<= 120 MiB', pass: () => afterLoad <= 120 });
+    row({
+      workload: 'RSS right after the read load above',
+      sandbox: `${fmt(afterLoad)} MiB`,
+      baseline: '',
+      target: '<= 120 MiB',
+      pass: () => afterLoad <= 120,
+    });
     const afterEvents = await rssAfterEvents(server, 2_000);
-    row({ workload: 'RSS right after 2,000 more events delivered', sandbox: `${fmt(afterEvents)} MiB`, baseline: '', target: '<= 120 MiB', pass: () => afterEvents <= 120 });
+    row({
+      workload: 'RSS right after 2,000 more events delivered',
+      sandbox: `${fmt(afterEvents)} MiB`,
+      baseline: '',
+      target: '<= 120 MiB',
+      pass: () => afterEvents <= 120,
+    });
     loaded = { server, idleSince: performance.now() };
   } catch (error) {
     await server.stop();
@@ -87,11 +112,26 @@ if (wants('throughput')) {
   const other = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot'], recordLimit: null })]);
   try {
     const [{ accessToken }] = other.connections;
-    await compare('GET /engagement/users?limit=100&allFields=true', other, { path: `/engagement/users?accessToken=${accessToken}&limit=100&allFields=true`, headers: KEY }, { ...timing, target: null });
+    await compare(
+      'GET /engagement/users?limit=100&allFields=true',
+      other,
+      { path: `/engagement/users?accessToken=${accessToken}&limit=100&allFields=true`, headers: KEY },
+      { ...timing, target: null },
+    );
     await compare(
       'native create through POST /crm/passthrough',
       other,
-      { path: '/crm/passthrough', method: 'POST', headers: JSON_POST, body: JSON.stringify({ accessToken, method: 'POST', path: 'crm/v3/objects/contacts', body: { properties: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } } }) },
+      {
+        path: '/crm/passthrough',
+        method: 'POST',
+        headers: JSON_POST,
+        body: JSON.stringify({
+          accessToken,
+          method: 'POST',
+          path: 'crm/v3/objects/contacts',
+          body: { properties: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } },
+        }),
+      },
       { ...timing, target: null },
     );
   } finally {
@@ -110,7 +150,12 @@ if (wants('pages')) {
       const [{ accessToken, connectionId }] = server.connections;
       const cursor = encodeCursor('users', connectionId, Math.floor(size / 2));
       // Only the rates count here (their ratio across sizes): three rounds are enough.
-      const result = await compare(`page from the middle of ${fmt(size)} users`, server, { path: `/engagement/users?accessToken=${accessToken}&limit=100&cursor=${cursor}`, headers: KEY }, { ...timing, rounds: Math.min(timing.rounds, 3), target: null });
+      const result = await compare(
+        `page from the middle of ${fmt(size)} users`,
+        server,
+        { path: `/engagement/users?accessToken=${accessToken}&limit=100&cursor=${cursor}`, headers: KEY },
+        { ...timing, rounds: Math.min(timing.rounds, 3), target: null },
+      );
       rates.set(size, result.sandbox.rps);
     } finally {
       await server.stop();
@@ -118,7 +163,14 @@ if (wants('pages')) {
   }
   const largest = sizes.at(-1);
   const ratio = rates.get(1_000) / rates.get(largest);
-  row({ workload: `page cost, ${fmt(largest)} vs 1k users (time per request)`, sandbox: `${fmt(rates.get(largest))} req/s`, baseline: `${fmt(rates.get(1_000))} req/s`, ratio, target: '<= 1.5x', pass: (r) => r <= 1.5 });
+  row({
+    workload: `page cost, ${fmt(largest)} vs 1k users (time per request)`,
+    sandbox: `${fmt(rates.get(largest))} req/s`,
+    baseline: `${fmt(rates.get(1_000))} req/s`,
+    ratio,
+    target: '<= 1.5x',
+    pass: (r) => r <= 1.5,
+  });
 }
 
 if (wants('cold-start')) await coldStart({ rounds: quick ? 3 : 5 });
@@ -127,13 +179,27 @@ if (wants('deliveries')) await deliveries({ rounds: quick ? 1 : 3 });
 if (wants('msw')) {
   const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./msw-child.mjs', import.meta.url))]);
   const { sandboxMs, bareMs } = JSON.parse(stdout);
-  row({ workload: 'in-process: createHandlers + setupServer, page GET', sandbox: `${fmt(sandboxMs, 3)} ms`, baseline: `${fmt(bareMs, 3)} ms (bare MSW handler, same body)`, ratio: sandboxMs / bareMs, target: '<= 1.5x', pass: (r) => r <= 1.5 });
+  row({
+    workload: 'in-process: createHandlers + setupServer, page GET',
+    sandbox: `${fmt(sandboxMs, 3)} ms`,
+    baseline: `${fmt(bareMs, 3)} ms (bare MSW handler, same body)`,
+    ratio: sandboxMs / bareMs,
+    target: '<= 1.5x',
+    pass: (r) => r <= 1.5,
+  });
 }
 
 if (wants('memory')) {
-  const { stdout } = await run(process.execPath, ['--expose-gc', fileURLToPath(new URL('./memory-child.mjs', import.meta.url)), '10000'], { maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ['--expose-gc', fileURLToPath(new URL('./memory-child.mjs', import.meta.url)), '10000'], {
+    maxBuffer: 1 << 20,
+  });
   const { heapKiB, rssKiB } = JSON.parse(stdout);
-  row({ workload: 'memory per idle connection (10,000 connections)', sandbox: `${fmt(heapKiB, 1)} KiB heap`, baseline: `${fmt(rssKiB, 1)} KiB RSS`, target: '' });
+  row({
+    workload: 'memory per idle connection (10,000 connections)',
+    sandbox: `${fmt(heapKiB, 1)} KiB heap`,
+    baseline: `${fmt(rssKiB, 1)} KiB RSS`,
+    target: '',
+  });
 }
 
 /** Creates `count` contacts (each an event) with a webhook to a receiver, waits for them all, and reads the server's RSS. */
@@ -141,12 +207,20 @@ async function rssAfterEvents(server, count) {
   const receiver = await startNode(fileURLToPath(new URL('./servers/receiver.mjs', import.meta.url)), ['0'], { core: 'generator' });
   try {
     const [{ accessToken, connectionId }] = server.connections;
-    await fetch(`${server.url}/connection/webhook`, { method: 'POST', headers: JSON_POST, body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }) });
+    await fetch(`${server.url}/connection/webhook`, {
+      method: 'POST',
+      headers: JSON_POST,
+      body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }),
+    });
     // The events from before the webhook (status changes) go out first; counted from here on, only the creates.
     await new Promise((r) => setTimeout(r, 500));
     const already = Number(await (await fetch(receiver.url)).text());
     for (let i = 0; i < count; i++) {
-      const res = await fetch(`${server.url}/sandbox/connections/${connectionId}/records/Contact`, { method: 'POST', headers: JSON_POST, body: JSON.stringify({ firstName: `Bench${i}` }) });
+      const res = await fetch(`${server.url}/sandbox/connections/${connectionId}/records/Contact`, {
+        method: 'POST',
+        headers: JSON_POST,
+        body: JSON.stringify({ firstName: `Bench${i}` }),
+      });
       await res.arrayBuffer();
     }
     const deadline = performance.now() + 60_000;
@@ -173,7 +247,10 @@ if (wants('scenarios')) {
 if (wants('responsiveness')) {
   // Others' requests while one tenant plays the biggest scenario the control API allows.
   const result = await responsiveness({ rounds: quick ? 1 : 3 });
-  for (const round of result.rounds) console.log(`    round: idle p99 ${fmt(round.idle, 2)} ms; during the run p99 ${fmt(round.busy, 2)} ms, max ${fmt(round.max, 1)} ms (${round.samples} requests, ${fmt(round.seconds, 1)} s)`);
+  for (const round of result.rounds)
+    console.log(
+      `    round: idle p99 ${fmt(round.idle, 2)} ms; during the run p99 ${fmt(round.busy, 2)} ms, max ${fmt(round.max, 1)} ms (${round.samples} requests, ${fmt(round.seconds, 1)} s)`,
+    );
   row({
     workload: `p99 of GET /sandbox/health during a ${fmt(result.events)}-event scenario run over HTTP (max ${fmt(result.busyMax, 1)} ms)`,
     sandbox: `${fmt(result.busyP99, 2)} ms`,
@@ -212,4 +289,6 @@ if (loaded) {
 const markdown = `machine: ${machine}; generator: ${GENERATOR}; pinning: ${PINNING ? 'yes' : 'no'}; ${new Date().toISOString()}\n\n${table()}\n`;
 const latest = fileURLToPath(new URL('./latest.md', import.meta.url));
 if (write) writeFileSync(latest, markdown);
-console.log(`\n${markdown}\n${write ? `written to ${latest}` : `not written to ${latest} (--write writes it)`}\nbench took ${fmt((performance.now() - benchStarted) / 1000)} s`);
+console.log(
+  `\n${markdown}\n${write ? `written to ${latest}` : `not written to ${latest} (--write writes it)`}\nbench took ${fmt((performance.now() - benchStarted) / 1000)} s`,
+);

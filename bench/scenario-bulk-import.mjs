@@ -35,10 +35,14 @@ export async function bulkImport({ rounds: roundCount = 2 } = {}) {
     const started = performance.now();
     for (let i = 0; i < count; i++) {
       await new Promise((resolve, reject) => {
-        const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', resolve);
-        });
+        const req = request(
+          url,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

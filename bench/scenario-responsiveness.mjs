@@ -32,7 +32,11 @@ export async function responsiveness({ rounds = 3, creates = 10_000 } = {}) {
   try {
     const steps = [{ create: { type: 'Contact', repeat: creates, fields: { lastName: 'Load ${i}' } } }, { wait: 'deliveries' }];
     const play = async (steps) => {
-      const res = await fetch(`${server.url}/sandbox/scenarios/run`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ webhookUrl: receiver.url, definition: { steps } }) });
+      const res = await fetch(`${server.url}/sandbox/scenarios/run`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({ webhookUrl: receiver.url, definition: { steps } }),
+      });
       const report = await res.json();
       if (res.status !== 200 || !report.ok) throw new Error(`the run failed: ${res.status} ${report.message ?? report.failures?.[0]}`);
       return report;
@@ -48,7 +52,14 @@ export async function responsiveness({ rounds = 3, creates = 10_000 } = {}) {
       const run = play(steps).finally(() => (finished = true));
       const busy = await sample(server.url, () => finished);
       const report = await run;
-      results.push({ idle: p99(idle), busy: p99(busy), max: Math.max(...busy), samples: busy.length, seconds: (performance.now() - runStarted) / 1000, events: report.events.length });
+      results.push({
+        idle: p99(idle),
+        busy: p99(busy),
+        max: Math.max(...busy),
+        samples: busy.length,
+        seconds: (performance.now() - runStarted) / 1000,
+        events: report.events.length,
+      });
     }
     return {
       idleP99: median(results.map((r) => r.idle)),
@@ -66,6 +77,11 @@ export async function responsiveness({ rounds = 3, creates = 10_000 } = {}) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await responsiveness();
-  for (const round of result.rounds) console.log(`  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s)`);
-  console.log(`median: idle p99 ${result.idleP99.toFixed(2)} ms, during a ${result.events}-event run ${result.busyP99.toFixed(2)} ms (max ${result.busyMax.toFixed(1)} ms)`);
+  for (const round of result.rounds)
+    console.log(
+      `  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s)`,
+    );
+  console.log(
+    `median: idle p99 ${result.idleP99.toFixed(2)} ms, during a ${result.events}-event run ${result.busyP99.toFixed(2)} ms (max ${result.busyMax.toFixed(1)} ms)`,
+  );
 }

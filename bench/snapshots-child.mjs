@@ -35,14 +35,27 @@ function versionOne(sandbox) {
   const { seeding: _, scope: __, ...server } = sandbox.snapshot();
   const byKey = ({ tenant: ___, ...item }) => ({ ...item, apiKey: KEY['service-api-token'] });
   const { linkTokens, publicTokens } = server.registry;
-  const snapshot = { ...server, registry: { ...server.registry, linkTokens: linkTokens.map(byKey), publicTokens: publicTokens.map(byKey) }, connections: server.connections.map(byKey) };
-  const full = (collection) => ({ nextSeq: collection.delta().nextSeq, entries: collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra })) });
+  const snapshot = {
+    ...server,
+    registry: { ...server.registry, linkTokens: linkTokens.map(byKey), publicTokens: publicTokens.map(byKey) },
+    connections: server.connections.map(byKey),
+  };
+  const full = (collection) => ({
+    nextSeq: collection.delta().nextSeq,
+    entries: collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra })),
+  });
   const connections = sandbox.parts.registry.all().map((connection, i) => {
     const { data } = connection;
     if (!data) return snapshot.connections[i];
     const crm = Object.fromEntries(Object.entries(data.crm).map(([type, collection]) => [type, full(collection)]));
     const { random, faker } = snapshot.connections[i].data;
-    const collections = { crm, mailboxes: full(data.mailboxes), users: full(data.users), engagementTasks: full(data.engagementTasks), engagementActions: full(data.engagementActions) };
+    const collections = {
+      crm,
+      mailboxes: full(data.mailboxes),
+      users: full(data.users),
+      engagementTasks: full(data.engagementTasks),
+      engagementActions: full(data.engagementActions),
+    };
     return { ...snapshot.connections[i], data: { random, faker, ...collections, archived: data.archived } };
   });
   return { ...snapshot, version: 1, connections };

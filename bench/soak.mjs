@@ -21,7 +21,11 @@ export async function soak({ requests: wanted = 1_000_000, deliveries: wantedDel
     const json = { ...KEY, 'content-type': 'application/json' };
     const variants = [];
     for (const { accessToken, connectionId } of server.connections) {
-      await fetch(`${server.url}/connection/webhook`, { method: 'POST', headers: json, body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }) });
+      await fetch(`${server.url}/connection/webhook`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiver.url } }),
+      });
       const list = await (await fetch(`${server.url}/sandbox/connections/${connectionId}/records/Contact?limit=1`, { headers: KEY })).json();
       const path = `/sandbox/connections/${connectionId}/records/Contact/${list.records[0].id}`;
       // Alternating values: every update really changes the record, so every one is an event.

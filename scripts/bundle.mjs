@@ -44,7 +44,10 @@ writeLicenses(cli.metafile, dist('cli-bundle'));
 const faker = await build({
   ...common,
   metafile: true,
-  stdin: { contents: "export { Faker, en, base, generateMersenne53Randomizer } from '@faker-js/faker';", resolveDir: fileURLToPath(new URL('..', import.meta.url)) },
+  stdin: {
+    contents: "export { Faker, en, base, generateMersenne53Randomizer } from '@faker-js/faker';",
+    resolveDir: fileURLToPath(new URL('..', import.meta.url)),
+  },
   outfile: dist('vendor/faker-en.js'),
 });
 writeLicenses(faker.metafile, dist('vendor'));
@@ -80,7 +83,9 @@ function writeLicenses(metafile, dir) {
 function checkMcpSdk(metafile) {
   const isSdk = (input) => input.includes('node_modules/@modelcontextprotocol/sdk/');
   if (!Object.keys(metafile.inputs).some(isSdk)) throw new Error('bundle: the MCP SDK is missing from dist/cli-bundle (crm-sandbox mcp needs it)');
-  const transports = Object.keys(metafile.inputs).filter((input) => /node_modules\/(express|hono|@hono|cors|express-rate-limit|raw-body|eventsource|cross-spawn|jose)\//.test(input));
+  const transports = Object.keys(metafile.inputs).filter((input) =>
+    /node_modules\/(express|hono|@hono|cors|express-rate-limit|raw-body|eventsource|cross-spawn|jose)\//.test(input),
+  );
   if (transports.length > 0) throw new Error(`bundle: the MCP SDK brought in its HTTP transports' dependencies: ${transports.join(', ')}`);
   const main = Object.keys(metafile.outputs).find((path) => path.endsWith('/main.js'));
   const loaded = new Set();

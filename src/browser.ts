@@ -12,7 +12,7 @@
  * await setupWorker(...createHandlers(sandbox, { baseUrl: 'https://api.crm.test' })).start();
  */
 // Named imports (not the whole module): a bundler keeps English and drops faker's other locales.
-import { Faker, base, en, generateMersenne53Randomizer } from '@faker-js/faker';
+import { base, en, Faker, generateMersenne53Randomizer } from '@faker-js/faker';
 import type { SandboxOptions } from './core/options.js';
 import { Sandbox } from './core/sandbox.js';
 import type { Platform } from './model/platform.js';

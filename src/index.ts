@@ -9,5 +9,6 @@
  * disk, webhooks over node:http, scenarios from files). A bundler resolving `crm-sandbox` for a
  * browser (the `browser` export condition) gets `crm-sandbox/browser`: the same API on fetch.
  */
-export { createSandbox } from './node/sandbox.js';
+
 export * from './api.js';
+export { createSandbox } from './node/sandbox.js';

@@ -3,5 +3,6 @@
  * it; so can your own scripts), or mounted in an express app of yours with `createApp` (express is
  * an optional peer dependency: install it to use `createApp`).
  */
-export { createRequestListener, startDevServer, type DevServer, type DevServerOptions } from './node/dev-server.js';
+
 export { createApp, type SandboxApp } from './node/create-app.js';
+export { createRequestListener, type DevServer, type DevServerOptions, startDevServer } from './node/dev-server.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { build, type BuildOptions } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../src/index.js';
@@ -40,7 +40,8 @@ beforeAll(async () => {
   const script = bundle.outputFiles[0]!.contents;
   pageInputs = Object.keys(bundle.metafile.inputs);
   const worker = readFileSync(new URL('../node_modules/msw/lib/mockServiceWorker.js', import.meta.url));
-  const page = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>crm-sandbox in the browser</title></head><body><script type="module" src="/page.js"></script></body></html>';
+  const page =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>crm-sandbox in the browser</title></head><body><script type="module" src="/page.js"></script></body></html>';
   server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
@@ -135,7 +136,8 @@ describe("the README's browser example", () => {
   it('runs as written in Chromium (its URLs moved onto the test server), with the built package', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf("## In the browser, with MSW's `setupWorker`"));
-    const example = /```ts\n([\s\S]*?)```/.exec(section)![1]!
+    const example = /```ts\n([\s\S]*?)```/
+      .exec(section)![1]!
       .replaceAll('https://api.service.test', `${origin}/readme-service`)
       .replaceAll('https://app.test/webhooks', `${origin}/readme-app/webhooks`);
     const bundle = await build({
@@ -166,12 +168,21 @@ describe("the README's browser example", () => {
 
 /** The inputs of a bundle of `contents` (resolved from the package root) made with esbuild's `options`. */
 async function bundleInputs(contents: string, options: Pick<BuildOptions, 'platform' | 'conditions'>): Promise<string[]> {
-  const bundle = await build({ stdin: { contents, resolveDir: new URL('..', import.meta.url).pathname }, bundle: true, format: 'esm', write: false, metafile: true, logLevel: 'silent', ...options });
+  const bundle = await build({
+    stdin: { contents, resolveDir: new URL('..', import.meta.url).pathname },
+    bundle: true,
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    ...options,
+  });
   return Object.keys(bundle.metafile.inputs);
 }
 
 /** Inputs a browser bundle must not have: the Node entry, src/node's modules, any node: module. */
-const nodeOnly = (inputs: string[]) => inputs.filter((input) => input === 'dist/index.js' || input.startsWith('node:') || input.includes('dist/node/') || input.includes('http-transport'));
+const nodeOnly = (inputs: string[]) =>
+  inputs.filter((input) => input === 'dist/index.js' || input.startsWith('node:') || input.includes('dist/node/') || input.includes('http-transport'));
 
 describe('the package entries crm-sandbox and crm-sandbox/browser', () => {
   it('both resolve to the built browser entry under the browser condition, with no Node module in the graph', async () => {

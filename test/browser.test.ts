@@ -1,10 +1,10 @@
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../src/node/dev-server.js';
 import { createSandbox } from '../src/index.js';
+import { type DevServer, startDevServer } from '../src/node/dev-server.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { launchChromium } from './helpers/browser.js';
 import { Receiver } from './helpers/receiver.js';
@@ -166,7 +166,10 @@ describe('in a real browser', () => {
   it('links an account through the widget; the backend exchanges the public token; the inspector shows the connection', async () => {
     const page = await browser.context.newPage();
     await page.goto(appUrl);
-    await page.waitForFunction(() => document.body.dataset.linkLoaded === 'yes' && (window as unknown as { CrmSandboxLink: { state: { isLoaded: boolean } } }).CrmSandboxLink.state.isLoaded);
+    await page.waitForFunction(
+      () =>
+        document.body.dataset.linkLoaded === 'yes' && (window as unknown as { CrmSandboxLink: { state: { isLoaded: boolean } } }).CrmSandboxLink.state.isLoaded,
+    );
     await page.getByRole('button', { name: 'Connect your CRM' }).click();
 
     const widget = page.frameLocator('iframe[title="Link your account"]');
@@ -227,7 +230,7 @@ describe('in a real browser', () => {
     await page.close();
   });
 
-  it('creates a record in the inspector and shows its delivery with the receiver\'s answer', async () => {
+  it("creates a record in the inspector and shows its delivery with the receiver's answer", async () => {
     await inspector.getByRole('button', { name: `Open connection ${connectionId}` }).click();
     await inspector.locator('#webhook', { hasText: receiver.url }).waitFor();
     await inspector.locator('#records-table tbody tr').first().waitFor();
@@ -265,7 +268,14 @@ describe('in a real browser', () => {
     expect(attempts).toHaveLength(2);
     const { accessToken } = backend.exchanged[0]!;
     for (const attempt of attempts) {
-      expect(verifySignature({ accessToken, body: attempt.body, timestamp: attempt.headers['x-service-timestamp'] as string, signature: attempt.headers['x-service-signature'] as string })).toBe(true);
+      expect(
+        verifySignature({
+          accessToken,
+          body: attempt.body,
+          timestamp: attempt.headers['x-service-timestamp'] as string,
+          signature: attempt.headers['x-service-signature'] as string,
+        }),
+      ).toBe(true);
     }
     // The log shows both attempts: the receiver's 500, then the 204 of the redelivery.
     await inspector.locator(`#details-${eventId}`).click();
@@ -286,7 +296,9 @@ describe('in a real browser', () => {
     await inspector.getByRole('button', { name: 'Save changes' }).click();
     await inspector.locator(`#records-table tr[data-record-id="${recordId}"]`).waitFor();
     await inspector.locator('#deliveries td.what', { hasText: 'Contact UPDATE' }).waitFor();
-    const stored = await fetch(`${sandboxServer.url}/sandbox/connections/${connectionId}/records/Contact/${recordId}`, { headers: { 'service-api-token': API_KEY } });
+    const stored = await fetch(`${sandboxServer.url}/sandbox/connections/${connectionId}/records/Contact/${recordId}`, {
+      headers: { 'service-api-token': API_KEY },
+    });
     expect((await stored.json()).record.jobTitle).toBe('Chief Inspector');
 
     // A bad field is refused with the field named, and nothing is lost from the form.
@@ -310,7 +322,11 @@ describe('in a real browser', () => {
     const page = await browser.context.newPage();
     await page.goto(appUrl);
     await page.waitForFunction(() => document.body.dataset.linkLoaded === 'yes');
-    const open = (linkToken: string) => page.evaluate((token) => (window as unknown as { CrmSandboxLink: { open(o: { linkToken: string }): void } }).CrmSandboxLink.open({ linkToken: token }), linkToken);
+    const open = (linkToken: string) =>
+      page.evaluate(
+        (token) => (window as unknown as { CrmSandboxLink: { open(o: { linkToken: string }): void } }).CrmSandboxLink.open({ linkToken: token }),
+        linkToken,
+      );
     const widget = page.frameLocator('iframe[title="Link your account"]');
 
     await open(backend.linkTokens[0]!); // completed in the first test

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/webhooks/signature.js';
-import { callApi, killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
+import { type Cli, callApi, killAll, runCli, serveCli } from './helpers/cli.js';
 import { Receiver } from './helpers/receiver.js';
 
 const running: Cli[] = [];
@@ -18,7 +18,14 @@ const api = callApi;
 
 describe('crm-sandbox, every command', () => {
   // What a container sets for `serve` (and a scenario run) before running other commands in it.
-  const serveEnv = { CRM_SANDBOX_PORT: '4010', CRM_SANDBOX_HOST: '0.0.0.0', CRM_SANDBOX_READY_DELAY: '1s', CRM_SANDBOX_LATENCY: '5ms', CRM_SANDBOX_QUIET: 'true', CRM_SANDBOX_API_KEY: 'k1,k2' };
+  const serveEnv = {
+    CRM_SANDBOX_PORT: '4010',
+    CRM_SANDBOX_HOST: '0.0.0.0',
+    CRM_SANDBOX_READY_DELAY: '1s',
+    CRM_SANDBOX_LATENCY: '5ms',
+    CRM_SANDBOX_QUIET: 'true',
+    CRM_SANDBOX_API_KEY: 'k1,k2',
+  };
 
   it("reads only its own options' environment variables", async () => {
     const list = run(['scenario', 'list'], serveEnv);
@@ -35,7 +42,7 @@ describe('crm-sandbox, every command', () => {
     expect(unknown.errors()).toMatch(/Unknown argument: port/);
   });
 
-  it('refuses a value outside an option\'s choices with exit 2, naming it', async () => {
+  it("refuses a value outside an option's choices with exit 2, naming it", async () => {
     const bad = run(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/hooks', '--integration', 'sap']);
     expect(await bad.exited).toBe(2);
     expect(bad.errors()).toBe('crm-sandbox: --integration must be one of salesforce, hubspot, pipedrive, zoho, outreach, salesloft, apollo; got "sap"\n');
@@ -55,7 +62,7 @@ describe('crm-sandbox serve', () => {
     expect(connection.integrationId).toBe('outreach');
     expect((await api(cli.url, 'wrong', 'GET', '/connection/connections')).status).toBe(401);
 
-    let users;
+    let users: Awaited<ReturnType<typeof api>> | undefined;
     for (let tries = 0; tries < 100; tries++) {
       users = await api(cli.url, 'k1', 'GET', `/engagement/users?accessToken=${connection.accessToken}&limit=3`);
       if (users.status === 200) break;
@@ -228,7 +235,17 @@ describe('crm-sandbox serve', () => {
   it('prints help that lists the options', async () => {
     const help = run(['serve', '--help']);
     expect(await help.exited).toBe(0);
-    for (const option of ['--port', '--host', '--seed', '--api-key', '--initial-sync-delay', '--ready-delay', '--retry-schedule', '--webhook-ca', '--fixtures']) {
+    for (const option of [
+      '--port',
+      '--host',
+      '--seed',
+      '--api-key',
+      '--initial-sync-delay',
+      '--ready-delay',
+      '--retry-schedule',
+      '--webhook-ca',
+      '--fixtures',
+    ]) {
       expect(help.output()).toContain(option);
     }
   });

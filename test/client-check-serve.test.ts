@@ -3,13 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startDevServer } from '../src/node/dev-server.js';
+import type { ClientCheckReport } from '../src/client-check/report.js';
 import { buildOpenApiDocument } from '../src/core/openapi/document.js';
 import { createSandbox } from '../src/index.js';
-import type { ClientCheckReport } from '../src/client-check/report.js';
+import { startDevServer } from '../src/node/dev-server.js';
 import { launchChromium } from './helpers/browser.js';
-import { killAll, serveCli, type Cli } from './helpers/cli.js';
-import { openApiChecker, type Exchange } from './helpers/openapi-conformance.js';
+import { type Cli, killAll, serveCli } from './helpers/cli.js';
+import { type Exchange, openApiChecker } from './helpers/openapi-conformance.js';
 
 /**
  * client-check on a running server (`serve --client-check`), as a compose or container setup
@@ -42,7 +42,10 @@ async function control(url: string, apiKey: string, method: string, pathAndQuery
   const response = await fetch(url + pathAndQuery, { method, headers: { 'service-api-token': apiKey } });
   const text = await response.text();
   const [path, query = ''] = pathAndQuery.split('?');
-  const exchange: Exchange = { request: { method, path: path!, query, headers: { 'service-api-token': apiKey } }, response: { status: response.status, headers: {}, body: text } };
+  const exchange: Exchange = {
+    request: { method, path: path!, query, headers: { 'service-api-token': apiKey } },
+    response: { status: response.status, headers: {}, body: text },
+  };
   expect(check(exchange)).toEqual([]);
   return { status: response.status, body: JSON.parse(text) };
 }
@@ -53,7 +56,10 @@ describe('serve --client-check', () => {
   it("judges each tenant's client apart; GET /sandbox/client-check answers the caller's report; DELETE starts it over", async () => {
     const cli = await serveCli(['--client-check', '--api-key', 'team-a,team-b', '--initial-sync-delay', '500ms', '--ready-delay', '1s', '--quiet'], running);
     expect(cli.output()).toContain(`client-check: on; each API token's report at GET ${cli.url}/sandbox/client-check`);
-    const [careful, flawed] = await Promise.all([runClient(['python3', CLIENT_PY], cli.url, 'team-a'), runClient([process.execPath, CLIENT_JS, '--flaw', 'browser-token'], cli.url, 'team-b')]);
+    const [careful, flawed] = await Promise.all([
+      runClient(['python3', CLIENT_PY], cli.url, 'team-a'),
+      runClient([process.execPath, CLIENT_JS, '--flaw', 'browser-token'], cli.url, 'team-b'),
+    ]);
     expect(careful, careful.output).toMatchObject({ code: 0 });
     expect(flawed, flawed.output).toMatchObject({ code: 0 });
     const a = (await control(cli.url, 'team-a', 'GET', '/sandbox/client-check?final=true')).body as ClientCheckReport;
@@ -62,7 +68,10 @@ describe('serve --client-check', () => {
     expect(a.requests).toBeGreaterThan(10);
     const b = (await control(cli.url, 'team-b', 'GET', '/sandbox/client-check')).body as ClientCheckReport;
     expect(failing(b)).toEqual(['api-token-off-browsers']);
-    expect(b.rules.find((rule) => rule.rule === 'api-token-off-browsers')!.evidence[0]).toMatchObject({ request: 'POST /link/token', detail: 'sent the service-api-token from a browser page at http://localhost:5173 (Origin header)' });
+    expect(b.rules.find((rule) => rule.rule === 'api-token-off-browsers')!.evidence[0]).toMatchObject({
+      request: 'POST /link/token',
+      detail: 'sent the service-api-token from a browser page at http://localhost:5173 (Origin header)',
+    });
     expect((await control(cli.url, 'team-b', 'GET', '/sandbox/client-check?strict=maybe')).status).toBe(400);
     expect((await control(cli.url, 'team-b', 'DELETE', '/sandbox/client-check')).status).toBe(200);
     expect((await control(cli.url, 'team-b', 'GET', '/sandbox/client-check')).body).toMatchObject({ ok: true, requests: 0 });
@@ -84,9 +93,11 @@ describe('serve --client-check', () => {
     const off = await startDevServer(createSandbox({ apiKeys: ['k'] }), { port: 0 });
     // A page of another origin that calls the service with the API token: the browser asks first (CORS preflight), and the sandbox allows nothing.
     const page = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<!doctype html><script>fetch(${JSON.stringify(`${server.url}/connection/connections`)}, { headers: { 'service-api-token': 'k' } }).then(() => { document.title = 'sent'; }, () => { document.title = 'refused'; });</script>`,
-      );
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><script>fetch(${JSON.stringify(`${server.url}/connection/connections`)}, { headers: { 'service-api-token': 'k' } }).then(() => { document.title = 'sent'; }, () => { document.title = 'refused'; });</script>`,
+        );
     });
     servers.push(page);
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
@@ -107,7 +118,9 @@ describe('serve --client-check', () => {
       const row = inspector.locator('#client-check-rules tr[data-rule="api-token-off-browsers"]');
       await row.waitFor();
       expect(await row.locator('td').first().textContent()).toBe('FAIL');
-      expect(await row.textContent()).toMatch(/OPTIONS \/connection\/connections: a browser page at http:\/\/127\.0\.0\.1:\d+ asked to send the service-api-token \(CORS preflight\)/);
+      expect(await row.textContent()).toMatch(
+        /OPTIONS \/connection\/connections: a browser page at http:\/\/127\.0\.0\.1:\d+ asked to send the service-api-token \(CORS preflight\)/,
+      );
       expect(await row.textContent()).toContain('Fix: call the service from your backend only');
       expect(await inspector.locator('#client-check-headline').textContent()).toMatch(/^1 of 11 rules failed, 10 not exercised; 1 request since /);
       expect(await inspector.locator('#client-check-rules tr[data-rule="pages-to-the-end"] td').first().textContent()).toBe('NOT EXERCISED');

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClientCheckReport, RuleReport } from '../src/client-check/report.js';
 import type { RuleId } from '../src/client-check/rules.js';
-import { killAll, runCli, type Cli } from './helpers/cli.js';
+import { type Cli, killAll, runCli } from './helpers/cli.js';
 
 /**
  * `crm-sandbox client-check -- <command>` run as a user runs it, with clients written from the
@@ -81,7 +81,8 @@ const FLAWS: Array<{ flaw: string; does: string; rule: RuleId; options: string[]
     rule: 'cursor-stays-with-its-list',
     options: ['--no-faults'],
     request: /^GET \/engagement\/users\?accessToken=access_\w{5}…&cursor=[\w-]{8}…$/,
-    detail: /^answered 400: cursor belongs to another list or connection; pass back a nextPageCursor unchanged \(it was issued at \+\d+\.\d{3}s for the users of connection (\w{8})…, sent with connection (?!\1)\w{8}…'s accessToken\)$/,
+    detail:
+      /^answered 400: cursor belongs to another list or connection; pass back a nextPageCursor unchanged \(it was issued at \+\d+\.\d{3}s for the users of connection (\w{8})…, sent with connection (?!\1)\w{8}…'s accessToken\)$/,
   },
   {
     flaw: 'limit-out-of-bounds',
@@ -143,8 +144,12 @@ describe.each(Object.entries(CLIENTS))('client-check with a %s client', (_langua
     expect(run.report.hardCases.rateLimited).toBeGreaterThan(0);
     expect(run.report.hardCases.unavailable).toBeGreaterThan(0);
     // Evidence of the rules holding: the waits that were kept.
-    expect(ruleOf(run.report, 'honours-retry-after').evidence[0]!.detail).toMatch(/^sent again [12]\.\d{3} s after its 429 at \+\d+\.\d{3}s \(Retry-After: [12]\)$/);
-    expect(ruleOf(run.report, 'drops-deleted-connections').summary).toMatch(/^1 accessToken answered 401; e\.g\. accessToken access_\w{5}… of connection \w{8}… \(deleted by client-check at \+\d+\.\d{3}s\) was not sent again/);
+    expect(ruleOf(run.report, 'honours-retry-after').evidence[0]!.detail).toMatch(
+      /^sent again [12]\.\d{3} s after its 429 at \+\d+\.\d{3}s \(Retry-After: [12]\)$/,
+    );
+    expect(ruleOf(run.report, 'drops-deleted-connections').summary).toMatch(
+      /^1 accessToken answered 401; e\.g\. accessToken access_\w{5}… of connection \w{8}… \(deleted by client-check at \+\d+\.\d{3}s\) was not sent again/,
+    );
     // The client's own output went to stderr, so stdout is the report alone.
     expect(run.errors).toContain('is gone: not using its accessToken again');
   });
@@ -182,12 +187,17 @@ describe('client-check: seeds and exit status', () => {
   it('exits 1 when the command fails, and says so, even when no rule failed', async () => {
     const cli = runCli(['client-check', '--', process.execPath, '-e', 'console.log("hello from the command"); process.exit(3)'], running);
     expect(await cli.exited).toBe(1);
-    expect(cli.output()).toMatch(/^hello from the command\n\ncommand: .+ -e .+ — exited with 3 after \d+\.\d{3} s \(a failure\)\nclient-check: no rule failed, 11 not exercised; 0 requests\n/);
-    expect(cli.errors()).toMatch(/^client-check: sandbox at http:\/\/127\.0\.0\.1:\d+ \(CRM_SANDBOX_URL\), API key sandbox-api-key \(CRM_SANDBOX_API_KEY\); running: /);
+    expect(cli.output()).toMatch(
+      /^hello from the command\n\ncommand: .+ -e .+ — exited with 3 after \d+\.\d{3} s \(a failure\)\nclient-check: no rule failed, 11 not exercised; 0 requests\n/,
+    );
+    expect(cli.errors()).toMatch(
+      /^client-check: sandbox at http:\/\/127\.0\.0\.1:\d+ \(CRM_SANDBOX_URL\), API key sandbox-api-key \(CRM_SANDBOX_API_KEY\); running: /,
+    );
   });
 
   it('gives the command the URL and API key; --strict fails rules it did not exercise; --rules picks rules', async () => {
-    const script = 'fetch(process.env.CRM_SANDBOX_URL + "/connection/connections", { headers: { "service-api-token": process.env.CRM_SANDBOX_API_KEY } }).then((r) => process.exit(r.status === 200 ? 0 : 4))';
+    const script =
+      'fetch(process.env.CRM_SANDBOX_URL + "/connection/connections", { headers: { "service-api-token": process.env.CRM_SANDBOX_API_KEY } }).then((r) => process.exit(r.status === 200 ? 0 : 4))';
     const lenient = await clientCheck(['--api-key', 'my-key'], [process.execPath, '-e', script]);
     expect(lenient).toMatchObject({ code: 0, report: { ok: true, requests: 1, command: { exitCode: 0 } } });
     expect(byStatus(lenient.report, 'pass')).toEqual(['api-token-off-browsers']);
@@ -211,12 +221,27 @@ describe('client-check: seeds and exit status', () => {
       const cli = runCli(['client-check', ...args], running, env);
       return { code: await cli.exited, errors: cli.errors() };
     };
-    expect(await usage([])).toEqual({ code: 2, errors: 'crm-sandbox: client-check needs the command to run after --: crm-sandbox client-check [options] -- npm test\n' });
-    expect(await usage(['--page-size', '0', '--', 'true'])).toEqual({ code: 2, errors: 'crm-sandbox: --page-size must be an integer from 1 to 200, got "0"\n' });
-    expect(await usage(['--retry-after', '500ms', '--', 'true'])).toEqual({ code: 2, errors: 'crm-sandbox: --retry-after must be whole seconds from 1s to 60s, or a range such as 1s-2s, got "500ms"\n' });
-    expect(await usage(['--', 'true'], { CRM_SANDBOX_RETRY_AFTER: '2' })).toEqual({ code: 2, errors: 'crm-sandbox: CRM_SANDBOX_RETRY_AFTER needs a unit: 2ms, 2s, 2m, 2h or 2d; got "2"\n' });
+    expect(await usage([])).toEqual({
+      code: 2,
+      errors: 'crm-sandbox: client-check needs the command to run after --: crm-sandbox client-check [options] -- npm test\n',
+    });
+    expect(await usage(['--page-size', '0', '--', 'true'])).toEqual({
+      code: 2,
+      errors: 'crm-sandbox: --page-size must be an integer from 1 to 200, got "0"\n',
+    });
+    expect(await usage(['--retry-after', '500ms', '--', 'true'])).toEqual({
+      code: 2,
+      errors: 'crm-sandbox: --retry-after must be whole seconds from 1s to 60s, or a range such as 1s-2s, got "500ms"\n',
+    });
+    expect(await usage(['--', 'true'], { CRM_SANDBOX_RETRY_AFTER: '2' })).toEqual({
+      code: 2,
+      errors: 'crm-sandbox: CRM_SANDBOX_RETRY_AFTER needs a unit: 2ms, 2s, 2m, 2h or 2d; got "2"\n',
+    });
     expect((await usage(['--rules', 'nope', '--', 'true'])).errors).toMatch(/^crm-sandbox: --rules: unknown rule "nope"; the rules are waits-while-syncing, /);
-    expect(await usage(['--', 'no-such-command-here'])).toEqual({ code: 2, errors: expect.stringMatching(/crm-sandbox: cannot run no-such-command-here: command not found\n$/) });
+    expect(await usage(['--', 'no-such-command-here'])).toEqual({
+      code: 2,
+      errors: expect.stringMatching(/crm-sandbox: cannot run no-such-command-here: command not found\n$/),
+    });
     const unknown = await usage(['--nope', '--', 'true']);
     expect(unknown.code).toBe(2);
     expect(unknown.errors).toMatch(/Unknown argument: nope/);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { callApi, eventually, killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
+import { type Cli, callApi, eventually, killAll, runCli, serveCli } from './helpers/cli.js';
 import { Receiver } from './helpers/receiver.js';
 
 const KEY = 'sandbox-api-key';
@@ -51,8 +51,15 @@ describe('serve --state-file', () => {
     receiver.behaviour = () => 200; // back up
     const second = await serveCli(flags, spawned);
     expect(second.output()).toContain(`state file ${file} (loaded)`);
-    expect((await callApi(second.url, KEY, 'GET', '/connection/connections')).body.connections.map((c: { connectionId: string }) => c.connectionId)).toEqual([connectionId]);
-    const { body: restoredWebhook } = await callApi(second.url, KEY, 'GET', `/connection/webhook?accessToken=${accessToken}&webhookId=${(await callApi(second.url, KEY, 'GET', '/sandbox/snapshot')).body.connections[0].webhook.webhookId}`);
+    expect((await callApi(second.url, KEY, 'GET', '/connection/connections')).body.connections.map((c: { connectionId: string }) => c.connectionId)).toEqual([
+      connectionId,
+    ]);
+    const { body: restoredWebhook } = await callApi(
+      second.url,
+      KEY,
+      'GET',
+      `/connection/webhook?accessToken=${accessToken}&webhookId=${(await callApi(second.url, KEY, 'GET', '/sandbox/snapshot')).body.connections[0].webhook.webhookId}`,
+    );
     expect(restoredWebhook.webhook.webhookUrl).toBe(receiver.url);
     const resumed = (await deliveries(second.url))[0];
     expect(resumed.nextAttemptTime).toBe(before[0].nextAttemptTime); // the schedule goes on, not restarts

@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
 import type { ExchangeResult } from '../src/model/connection.js';
-import { API_KEY, TABLE_WEBHOOK_URL, devServerTransport, mswTransport, type CallResult, type Transport } from './helpers/transports.js';
+import { API_KEY, type CallResult, devServerTransport, mswTransport, TABLE_WEBHOOK_URL, type Transport } from './helpers/transports.js';
 
 /**
  * One table of requests, run against both transports: MSW handlers in this process, and the
@@ -85,8 +85,7 @@ const cases: Case[] = [
   },
   {
     name: 'an invalid link token is a 401',
-    run: async (t) =>
-      expectError(await t.call('POST', '/sandbox/public-token', { json: { linkToken: 'link_nope' } }), 401, 'INVALID_LINK_TOKEN', 'linkToken'),
+    run: async (t) => expectError(await t.call('POST', '/sandbox/public-token', { json: { linkToken: 'link_nope' } }), 401, 'INVALID_LINK_TOKEN', 'linkToken'),
   },
   {
     name: 'a link token of another API token is a 401',
@@ -143,12 +142,15 @@ const cases: Case[] = [
   {
     name: 'a non-JSON body is a 415',
     run: async (t) =>
-      expectError(await t.call('POST', '/link/exchange', { rawBody: 'publicToken=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE'),
+      expectError(
+        await t.call('POST', '/link/exchange', { rawBody: 'publicToken=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ),
   },
   {
     name: 'a body over 1 MiB is a 413',
-    run: async (t) =>
-      expectError(await t.call('POST', '/link/exchange', { json: { publicToken: 'x'.repeat(1024 * 1024 + 10) } }), 413, 'PAYLOAD_TOO_LARGE'),
+    run: async (t) => expectError(await t.call('POST', '/link/exchange', { json: { publicToken: 'x'.repeat(1024 * 1024 + 10) } }), 413, 'PAYLOAD_TOO_LARGE'),
   },
   // --- Connections --------------------------------------------------------------------------
   {
@@ -431,7 +433,8 @@ const cases: Case[] = [
       expect((await t.call('DELETE', `${base}/Contact/${contact.id}`)).body).toEqual({});
       expectError(await t.call('GET', `${base}/Contact/${contact.id}`), 404, 'OBJECT_NOT_FOUND', 'id');
       const types = (await t.call('GET', `/sandbox/connections/${mine.connectionId}/deliveries`)).body.deliveries.map(
-        (d: { event: { type: string; data: { objectType?: string; eventType?: string } } }) => d.event.data.objectType ? `${d.event.data.objectType}:${d.event.data.eventType}` : d.event.type,
+        (d: { event: { type: string; data: { objectType?: string; eventType?: string } } }) =>
+          d.event.data.objectType ? `${d.event.data.objectType}:${d.event.data.eventType}` : d.event.type,
       );
       expect(types).toEqual(['STATUS_CHANGE', 'Account:CREATE', 'Contact:CREATE', 'Contact:UPDATE', 'Contact:DELETE']);
     },
@@ -444,7 +447,12 @@ const cases: Case[] = [
       expectError(await t.call('POST', `${base}/Widget`, { json: {} }), 400, 'INVALID_FIELD_VALUE', 'objectType');
       expectError(await t.call('POST', `${base}/Contact`, { json: { shoeSize: 44 } }), 400, 'INVALID_FIELD_VALUE', 'shoeSize');
       expectError(await t.call('POST', `${base}/Deal`, { json: { amount: 'lots' } }), 400, 'INVALID_FIELD_VALUE', 'amount');
-      expectError(await t.call('POST', `${base}/Contact`, { json: { associations: { accountIds: ['v.account.' + '0'.repeat(32)] } } }), 400, 'INVALID_FIELD_VALUE', 'associations.accountIds[0]');
+      expectError(
+        await t.call('POST', `${base}/Contact`, { json: { associations: { accountIds: [`v.account.${'0'.repeat(32)}`] } } }),
+        400,
+        'INVALID_FIELD_VALUE',
+        'associations.accountIds[0]',
+      );
       expectError(await t.call('PATCH', `${base}/Contact/v.contact.${'0'.repeat(32)}`, { json: {} }), 404, 'OBJECT_NOT_FOUND');
       expectError(await t.call('POST', `${base}/Contact`, { rawBody: 'x', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     },
@@ -474,9 +482,18 @@ const cases: Case[] = [
       const mine = await link(t);
       await sandbox.advance('10s');
       const pending = await t.call('GET', `/sandbox/connections/${mine.connectionId}/deliveries`, { query: { state: 'pending' } });
-      expect(pending.body.deliveries.map((d: { event: { data: { status: string } } }) => d.event.data.status)).toEqual(['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY']);
+      expect(pending.body.deliveries.map((d: { event: { data: { status: string } } }) => d.event.data.status)).toEqual([
+        'NEW_CONNECTION',
+        'INITIAL_SYNCED',
+        'READY',
+      ]);
       expect((await t.call('GET', `/sandbox/connections/${mine.connectionId}/deliveries`, { query: { state: 'failed' } })).body.deliveries).toEqual([]);
-      expectError(await t.call('GET', `/sandbox/connections/${mine.connectionId}/deliveries`, { query: { state: 'lost' } }), 400, 'INVALID_FIELD_VALUE', 'state');
+      expectError(
+        await t.call('GET', `/sandbox/connections/${mine.connectionId}/deliveries`, { query: { state: 'lost' } }),
+        400,
+        'INVALID_FIELD_VALUE',
+        'state',
+      );
     },
   },
   {

@@ -35,7 +35,8 @@ function builtModules(): string[] {
     built: join(ROOT, 'dist', relative(join(ROOT, 'src'), source)).replace(/\.ts$/, '.js'),
   }));
   const unbuilt = compiled.filter(({ source, built }) => !existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs);
-  if (unbuilt.length > 0) throw new Error(`dist/ is missing or older than ${relative(ROOT, unbuilt[0]!.source)} (and ${unbuilt.length - 1} more): run npm run build`);
+  if (unbuilt.length > 0)
+    throw new Error(`dist/ is missing or older than ${relative(ROOT, unbuilt[0]!.source)} (and ${unbuilt.length - 1} more): run npm run build`);
   const bundled = ['cli-bundle', 'vendor'].flatMap((dir) => files(join(ROOT, 'dist', dir), (name) => name.endsWith('.js')));
   return [...compiled.map(({ built }) => built), ...bundled];
 }
@@ -68,7 +69,7 @@ describe('every module of the build imports alone', () => {
     writeFileSync(join(scratch, 'system.mjs'), "import { routes } from './routes.mjs';\nexport const ROUTES = routes();\n");
     writeFileSync(join(scratch, 'routes.mjs'), "import './system.mjs';\nconst PREFIX = 'crm/v3';\nexport function routes() {\n  return [PREFIX];\n}\n");
     writeFileSync(join(scratch, 'throws.mjs'), "throw new TypeError('no platform set');\n");
-    writeFileSync(join(scratch, 'fine.mjs'), "export const fine = true;\nsetInterval(() => {}, 1000);\n");
+    writeFileSync(join(scratch, 'fine.mjs'), 'export const fine = true;\nsetInterval(() => {}, 1000);\n');
     const failures = importEachAlone(['routes.mjs', 'system.mjs', 'throws.mjs', 'fine.mjs'].map((name) => join(scratch, name))).sort();
     expect(failures).toHaveLength(2);
     expect(failures[0]).toMatch(/routes\.mjs: ReferenceError: Cannot access 'PREFIX' before initialization$/);

@@ -26,12 +26,11 @@ async function call(method: string, path: string, apiKey: string | null = KEY, j
     headers: { ...(apiKey ? { 'service-api-token': apiKey } : {}), ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
     body: json === undefined ? undefined : JSON.stringify(json),
   });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: JSON.parse(response.body) as any };
 }
 
 describe('GET /sandbox/connections and /sandbox/connections/{id}', () => {
-  it('shows the caller\'s connections with their org and webhook; another API token sees none', async () => {
+  it("shows the caller's connections with their org and webhook; another API token sees none", async () => {
     const { connectionId, accessToken, nativeOrgId, nativeUserId } = sandbox.connect({ apiKey: KEY, integrationId: 'zoho' });
     const listed = await call('GET', '/sandbox/connections');
     expect(listed.status).toBe(200);
@@ -44,8 +43,17 @@ describe('GET /sandbox/connections and /sandbox/connections/{id}', () => {
 
     const created = await call('POST', '/connection/webhook', KEY, { accessToken, webhook: { webhookUrl: receiver.url } });
     const one = await call('GET', `/sandbox/connections/${connectionId}`);
-    expect(one.body.connection).toEqual({ ...connection, webhook: created.body.webhook, lastActivityDate: one.body.connection.lastActivityDate, accessToken, chaos: {} });
-    expect(await call('GET', `/sandbox/connections/${connectionId}`, OTHER_KEY)).toMatchObject({ status: 404, body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'connectionId' } } });
+    expect(one.body.connection).toEqual({
+      ...connection,
+      webhook: created.body.webhook,
+      lastActivityDate: one.body.connection.lastActivityDate,
+      accessToken,
+      chaos: {},
+    });
+    expect(await call('GET', `/sandbox/connections/${connectionId}`, OTHER_KEY)).toMatchObject({
+      status: 404,
+      body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'connectionId' } },
+    });
   });
 });
 
@@ -82,15 +90,25 @@ describe('GET /sandbox/deliveries/{eventId}', () => {
         'x-service-signature': sent['x-service-signature'],
         'x-service-connection-id': connectionId,
       });
-      expect(verifySignature({ accessToken, body: body.delivery.body, timestamp: attempt.headers['x-service-timestamp'], signature: attempt.headers['x-service-signature'] })).toBe(true);
+      expect(
+        verifySignature({
+          accessToken,
+          body: body.delivery.body,
+          timestamp: attempt.headers['x-service-timestamp'],
+          signature: attempt.headers['x-service-signature'],
+        }),
+      ).toBe(true);
     });
   });
 
-  it('is a 404 for an unknown event or another API token\'s', async () => {
+  it("is a 404 for an unknown event or another API token's", async () => {
     const { connectionId } = sandbox.connect({ apiKey: KEY });
     const [first] = sandbox.deliveries(connectionId);
     expect((await call('GET', `/sandbox/deliveries/${first!.eventId}`)).status).toBe(200);
-    expect(await call('GET', `/sandbox/deliveries/${first!.eventId}`, OTHER_KEY)).toMatchObject({ status: 404, body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'eventId' } } });
+    expect(await call('GET', `/sandbox/deliveries/${first!.eventId}`, OTHER_KEY)).toMatchObject({
+      status: 404,
+      body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'eventId' } },
+    });
     expect((await call('GET', '/sandbox/deliveries/0000')).status).toBe(404);
   });
 });

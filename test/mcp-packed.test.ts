@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpCall, startMcp, type McpSession } from './helpers/mcp-client.js';
+import { httpCall, type McpSession, startMcp } from './helpers/mcp-client.js';
 import { installPackedWithProductionDependencies, userEnv } from './helpers/scratch-project.js';
 
 /**

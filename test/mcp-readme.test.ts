@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { fencedBlocks } from './helpers/markdown.js';
-import { startMcp, type McpSession } from './helpers/mcp-client.js';
+import { type McpSession, startMcp } from './helpers/mcp-client.js';
 import { Receiver } from './helpers/receiver.js';
 
 /**
@@ -42,7 +42,14 @@ function find(value: unknown, key: string): unknown {
   return undefined;
 }
 /** A shown answer as a pattern of the whole answer text. */
-const pattern = (shown: string) => new RegExp(`^${shown.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?')}$`, 's');
+const pattern = (shown: string) =>
+  new RegExp(
+    `^${shown
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*?')}$`,
+    's',
+  );
 
 it(`runs the README's "${SECTION}": the client configuration, then the conversation's calls`, async () => {
   expect(blocks.map((block) => block.lang)).toEqual(['json', '']);
@@ -79,5 +86,10 @@ it(`runs the README's "${SECTION}": the client configuration, then the conversat
   }
   expect(calls).toBe(5);
   // The app got the deal's event twice: refused, then accepted when it was sent again.
-  expect(app.events().filter((event) => event.data.objectType === 'Deal').map((event) => event.data.eventType)).toEqual(['CREATE', 'CREATE']);
+  expect(
+    app
+      .events()
+      .filter((event) => event.data.objectType === 'Deal')
+      .map((event) => event.data.eventType),
+  ).toEqual(['CREATE', 'CREATE']);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
-import { errorOf, httpCall, startMcp, type McpSession, type ToolCall } from './helpers/mcp-client.js';
+import { type Cli, eventually, killAll, runCli, serveCli } from './helpers/cli.js';
+import { errorOf, httpCall, type McpSession, startMcp, type ToolCall } from './helpers/mcp-client.js';
 import { Receiver } from './helpers/receiver.js';
 import { freePort } from './helpers/scratch-project.js';
 
@@ -28,7 +28,10 @@ const ok = (call: ToolCall) => {
 
 beforeAll(async () => {
   app = await new Receiver().start();
-  ({ url } = await serveCli(['--api-key', 'team-a,team-b', '--admin-key', 'the-admin', '--initial-sync-delay', '100ms', '--ready-delay', '200ms', '--quiet'], spawned));
+  ({ url } = await serveCli(
+    ['--api-key', 'team-a,team-b', '--admin-key', 'the-admin', '--initial-sync-delay', '100ms', '--ready-delay', '200ms', '--quiet'],
+    spawned,
+  ));
 });
 afterAll(async () => {
   for (const session of sessions.splice(0)) await session.close();
@@ -50,13 +53,17 @@ describe('crm-sandbox mcp --server', () => {
     expect((await http('GET', '/sandbox/connections', undefined, 'team-b')).json.connections).toEqual([]);
 
     const { record } = ok(await session.call('create_record', { connectionId, type: 'Deal', fields: { name: 'Acme', amount: 1000 } }));
-    expect((await session.call('get_record', { connectionId, type: 'Deal', id: record.id })).text).toBe((await http('GET', `/sandbox/connections/${connectionId}/records/Deal/${record.id}`)).text);
+    expect((await session.call('get_record', { connectionId, type: 'Deal', id: record.id })).text).toBe(
+      (await http('GET', `/sandbox/connections/${connectionId}/records/Deal/${record.id}`)).text,
+    );
 
     // The server's real clock: the lifecycle moves by itself, deliveries happen on its time.
     await eventually(async () => ok(await session.call('get_connection', { connectionId })).connection.status === 'READY');
     // READY is the last status move: the connection no longer changes by itself.
     expect((await session.call('list_connections')).text).toBe((await http('GET', '/sandbox/connections')).text);
-    await eventually(async () => ok(await session.call('list_deliveries', { connectionId })).deliveries.every((delivery: { state: string }) => delivery.state === 'succeeded'));
+    await eventually(async () =>
+      ok(await session.call('list_deliveries', { connectionId })).deliveries.every((delivery: { state: string }) => delivery.state === 'succeeded'),
+    );
     const deliveries = `/sandbox/connections/${connectionId}/deliveries`;
     const listed = await session.call('list_deliveries', { connectionId });
     expect(listed.text).toBe((await http('GET', deliveries)).text);
@@ -75,7 +82,9 @@ describe('crm-sandbox mcp --server', () => {
     const { time: _taken, ...viaTool } = ok(await session.call('snapshot'));
     const { time: _read, ...viaHttp } = (await http('GET', '/sandbox/snapshot')).json;
     expect(viaTool).toEqual(viaHttp);
-    expect((await session.call('list_requests', { path: '/sandbox/connections', limit: 2 })).text).toBe((await http('GET', '/sandbox/requests?path=%2Fsandbox%2Fconnections&limit=2')).text);
+    expect((await session.call('list_requests', { path: '/sandbox/connections', limit: 2 })).text).toBe(
+      (await http('GET', '/sandbox/requests?path=%2Fsandbox%2Fconnections&limit=2')).text,
+    );
   });
 
   it('answers errors as tool errors with the server status, message and errorCode', async () => {
@@ -108,7 +117,10 @@ describe('crm-sandbox mcp --server', () => {
     for (let i = 0; i < 2; i++) {
       const call = await session.call('list_connections');
       expect(call.isError).toBe(true);
-      expect(call.json).toEqual({ errorCode: 'SERVER_UNREACHABLE', message: `cannot reach the dev server at ${closed}: ECONNREFUSED; is crm-sandbox serve running there?` });
+      expect(call.json).toEqual({
+        errorCode: 'SERVER_UNREACHABLE',
+        message: `cannot reach the dev server at ${closed}: ECONNREFUSED; is crm-sandbox serve running there?`,
+      });
     }
     expect(session.errors).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioJsonSchema } from '../src/scenarios/schema.js';
-import { eventually, killAll, runCli, type Cli } from './helpers/cli.js';
-import { errorOf, httpCall, startMcp, type McpSession, type ToolCall } from './helpers/mcp-client.js';
+import { type Cli, eventually, killAll, runCli } from './helpers/cli.js';
+import { errorOf, httpCall, type McpSession, startMcp, type ToolCall } from './helpers/mcp-client.js';
 import { Receiver } from './helpers/receiver.js';
 
 /**
@@ -94,7 +94,9 @@ describe('crm-sandbox mcp over stdio', () => {
     const schema = await session.client.readResource({ uri: 'crm-sandbox://scenario.schema.json' });
     expect(JSON.parse((schema.contents[0] as { text: string }).text)).toEqual(scenarioJsonSchema());
     const scenarios = ok(await session.call('list_scenarios')).scenarios as Array<{ name: string }>;
-    expect(uris.filter((uri) => uri.startsWith('crm-sandbox://scenarios/')).sort()).toEqual(scenarios.map(({ name }) => `crm-sandbox://scenarios/${name}.yaml`).sort());
+    expect(uris.filter((uri) => uri.startsWith('crm-sandbox://scenarios/')).sort()).toEqual(
+      scenarios.map(({ name }) => `crm-sandbox://scenarios/${name}.yaml`).sort(),
+    );
     const dealWon = await session.client.readResource({ uri: 'crm-sandbox://scenarios/deal-won.yaml' });
     expect((dealWon.contents[0] as { text: string }).text).toMatch(/^description: /m);
     await expect(session.client.readResource({ uri: 'crm-sandbox://nothing' })).rejects.toThrow(/no resource "crm-sandbox:\/\/nothing"/);
@@ -112,10 +114,18 @@ describe('crm-sandbox mcp over stdio', () => {
     const { record } = ok(await session.call('create_record', { connectionId, type: 'Contact', fields: { firstName: 'Ada' } }));
     expect(record.firstName).toBe('Ada');
     // Each write answers once the deliveries it started have made their attempt.
-    expect(app.events().map((event) => event.data.status ?? `${event.data.objectType} ${event.data.eventType}`)).toEqual(['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY', 'Contact CREATE']);
+    expect(app.events().map((event) => event.data.status ?? `${event.data.objectType} ${event.data.eventType}`)).toEqual([
+      'NEW_CONNECTION',
+      'INITIAL_SYNCED',
+      'READY',
+      'Contact CREATE',
+    ]);
 
     const run = await session.call('run_scenario', {
-      definition: { description: 'a deal, then its stage', steps: [{ create: { type: 'Deal', as: 'deal', fields: { name: 'Acme renewal' } } }, { update: { record: 'deal', fields: { stage: 'Closed Won' } } }] },
+      definition: {
+        description: 'a deal, then its stage',
+        steps: [{ create: { type: 'Deal', as: 'deal', fields: { name: 'Acme renewal' } } }, { update: { record: 'deal', fields: { stage: 'Closed Won' } } }],
+      },
       connectionId,
     });
     expect(run.isError).toBe(false);
@@ -152,12 +162,29 @@ describe('crm-sandbox mcp over stdio', () => {
       expect(call.structuredContent).toEqual(call.json);
       return call.json;
     };
-    expect(await bad('link_connection', { integrationId: 'sap' })).toMatchObject({ status: 400, errorCode: 'INVALID_FIELD_VALUE', metadata: { field: 'integrationId' }, message: expect.stringMatching(/^integrationId must be one of/) });
-    expect(await bad('create_record', { type: 'Contact' })).toMatchObject({ status: 400, message: 'connectionId is required', metadata: { field: 'connectionId' } });
-    expect(await bad('get_connection', { connectionId, extra: 1 })).toMatchObject({ status: 400, message: 'extra is not a known field', metadata: { field: 'extra' } });
+    expect(await bad('link_connection', { integrationId: 'sap' })).toMatchObject({
+      status: 400,
+      errorCode: 'INVALID_FIELD_VALUE',
+      metadata: { field: 'integrationId' },
+      message: expect.stringMatching(/^integrationId must be one of/),
+    });
+    expect(await bad('create_record', { type: 'Contact' })).toMatchObject({
+      status: 400,
+      message: 'connectionId is required',
+      metadata: { field: 'connectionId' },
+    });
+    expect(await bad('get_connection', { connectionId, extra: 1 })).toMatchObject({
+      status: 400,
+      message: 'extra is not a known field',
+      metadata: { field: 'extra' },
+    });
     expect(await bad('set_webhook', { connectionId, webhookUrl: 'ftp://x' })).toMatchObject({ status: 400, metadata: { field: 'webhookUrl' } });
     expect(await bad('list_deliveries', { state: 'lost' })).toMatchObject({ status: 400, metadata: { field: 'state' } });
-    expect(await bad('advance_clock', { by: '10' })).toMatchObject({ status: 400, errorCode: 'INVALID_FIELD_VALUE', message: 'by needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"' });
+    expect(await bad('advance_clock', { by: '10' })).toMatchObject({
+      status: 400,
+      errorCode: 'INVALID_FIELD_VALUE',
+      message: 'by needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"',
+    });
     expect(await bad('run_scenario', {})).toMatchObject({ status: 400, message: 'give name (a built-in) or definition, one of them' });
     expect(await bad('restore', { name: 'never-kept' })).toMatchObject({ status: 400, metadata: { field: 'name' } });
     expect(await bad('get_connection', { connectionId: '../../sandbox/health' })).toMatchObject({ status: 404, errorCode: 'OBJECT_NOT_FOUND' });
@@ -199,7 +226,12 @@ describe('each tool answers what the HTTP API answers for the same state (--port
    * two answers must be equal (`normalize` drops what real time makes differ). The state is then
    * the HTTP change's.
    */
-  async function sameAsHttp(tool: string, args: Record<string, unknown>, overHttp: () => Promise<{ status: number; text: string }>, normalize = (value: unknown) => value) {
+  async function sameAsHttp(
+    tool: string,
+    args: Record<string, unknown>,
+    overHttp: () => Promise<{ status: number; text: string }>,
+    normalize = (value: unknown) => value,
+  ) {
     await quiet();
     const before = await whole();
     const viaTool = ok(await session.call(tool, args));
@@ -227,7 +259,9 @@ describe('each tool answers what the HTTP API answers for the same state (--port
   }
   /** What real time makes differ between two runs of the same attempts. */
   const withoutRealTime = (value: unknown): unknown =>
-    JSON.parse(JSON.stringify(value), (key, item) => (['durationMs', 'timestamp', 'signature', 'x-service-timestamp', 'x-service-signature'].includes(key) ? undefined : item));
+    JSON.parse(JSON.stringify(value), (key, item) =>
+      ['durationMs', 'timestamp', 'signature', 'x-service-timestamp', 'x-service-signature'].includes(key) ? undefined : item,
+    );
 
   beforeAll(async () => {
     app = await receiver();
@@ -258,17 +292,27 @@ describe('each tool answers what the HTTP API answers for the same state (--port
     expect(ok(await session.call('set_webhook', { connectionId, webhookUrl: app.url })).webhook.webhookUrl).toBe(app.url);
     await sameText('get_connection', { connectionId }, `/sandbox/connections/${connectionId}`);
     await sameError('get_connection', { connectionId: 'f'.repeat(32) }, 'GET', `/sandbox/connections/${'f'.repeat(32)}`);
-    await sameError('set_status', { connectionId: 'f'.repeat(32), status: 'READY' }, 'POST', `/sandbox/connections/${'f'.repeat(32)}/status`, { status: 'READY' });
+    await sameError('set_status', { connectionId: 'f'.repeat(32), status: 'READY' }, 'POST', `/sandbox/connections/${'f'.repeat(32)}/status`, {
+      status: 'READY',
+    });
   });
 
   it('records, the passthrough and the request journal', async () => {
     const { connectionId } = ok(await session.call('link_connection', { integrationId: 'hubspot', webhookUrl: app.url }));
     const records = `/sandbox/connections/${connectionId}/records`;
-    const { record } = await sameAsHttp('create_record', { connectionId, type: 'Contact', fields: { firstName: 'Ada' } }, () => http('POST', `${records}/Contact`, { firstName: 'Ada' }));
+    const { record } = await sameAsHttp('create_record', { connectionId, type: 'Contact', fields: { firstName: 'Ada' } }, () =>
+      http('POST', `${records}/Contact`, { firstName: 'Ada' }),
+    );
     await sameText('get_record', { connectionId, type: 'Contact', id: record.id }, `${records}/Contact/${record.id}`);
-    await sameAsHttp('update_record', { connectionId, type: 'Contact', id: record.id, fields: { jobTitle: 'CTO' } }, () => http('PATCH', `${records}/Contact/${record.id}`, { jobTitle: 'CTO' }));
+    await sameAsHttp('update_record', { connectionId, type: 'Contact', id: record.id, fields: { jobTitle: 'CTO' } }, () =>
+      http('PATCH', `${records}/Contact/${record.id}`, { jobTitle: 'CTO' }),
+    );
     const page = await sameText('list_records', { connectionId, type: 'Contact', limit: 2 }, `${records}/Contact?limit=2`);
-    await sameText('list_records', { connectionId, type: 'Contact', limit: 2, cursor: page.nextPageCursor }, `${records}/Contact?limit=2&cursor=${encodeURIComponent(page.nextPageCursor)}`);
+    await sameText(
+      'list_records',
+      { connectionId, type: 'Contact', limit: 2, cursor: page.nextPageCursor },
+      `${records}/Contact?limit=2&cursor=${encodeURIComponent(page.nextPageCursor)}`,
+    );
     await sameAsHttp('delete_record', { connectionId, type: 'Contact', id: record.id }, () => http('DELETE', `${records}/Contact/${record.id}`));
     await sameError('get_record', { connectionId, type: 'Contact', id: record.id }, 'GET', `${records}/Contact/${record.id}`);
     await sameError('create_record', { connectionId, type: 'Deal', fields: { amount: 'lots' } }, 'POST', `${records}/Deal`, { amount: 'lots' });
@@ -297,7 +341,9 @@ describe('each tool answers what the HTTP API answers for the same state (--port
     await sameText('list_deliveries', { connectionId }, deliveries);
     const all = ok(await session.call('list_deliveries', {}));
     const { connections } = (await http('GET', '/sandbox/connections')).json;
-    const each = await Promise.all(connections.map(async ({ connectionId: id }: { connectionId: string }) => (await http('GET', `/sandbox/connections/${id}/deliveries`)).json.deliveries));
+    const each = await Promise.all(
+      connections.map(async ({ connectionId: id }: { connectionId: string }) => (await http('GET', `/sandbox/connections/${id}/deliveries`)).json.deliveries),
+    );
     expect(all.deliveries).toEqual(each.flat());
     expect(ok(await session.call('list_deliveries', { limit: 2 })).deliveries).toEqual(each.flat().slice(-2));
     const { eventId } = retrying[0];
@@ -325,11 +371,19 @@ describe('each tool answers what the HTTP API answers for the same state (--port
   it('scenarios and the receiver check', async () => {
     app.behaviour = () => 204;
     await sameText('list_scenarios', {}, '/sandbox/scenarios');
-    const definition = { description: 'two accounts', steps: [{ create: { type: 'Account', as: 'a' } }, { update: { record: 'a', fields: { name: 'Acme 2' } } }] };
+    const definition = {
+      description: 'two accounts',
+      steps: [{ create: { type: 'Account', as: 'a' } }, { update: { record: 'a', fields: { name: 'Acme 2' } } }],
+    };
     const body = { definition, webhookUrl: app.url, seed: 3 };
     const report = await sameAsHttp('run_scenario', body, () => http('POST', '/sandbox/scenarios/run', body), withoutRealTime);
     expect(report).toMatchObject({ ok: true, failures: [] });
-    await sameAsHttp('run_scenario', { name: 'deal-won', webhookUrl: app.url }, () => http('POST', '/sandbox/scenarios/deal-won/run', { webhookUrl: app.url }), withoutRealTime);
+    await sameAsHttp(
+      'run_scenario',
+      { name: 'deal-won', webhookUrl: app.url },
+      () => http('POST', '/sandbox/scenarios/deal-won/run', { webhookUrl: app.url }),
+      withoutRealTime,
+    );
     const trimmed = ok(await session.call('run_scenario', { name: 'connection-lifecycle', webhookUrl: app.url, events: 'none' }));
     expect(trimmed).toMatchObject({ ok: true, events: [] });
     await sameError('run_scenario', { name: 'no-such-scenario' }, 'POST', '/sandbox/scenarios/no-such-scenario/run', {});
@@ -339,16 +393,28 @@ describe('each tool answers what the HTTP API answers for the same state (--port
     await sameError('validate_scenario', { definition: broken }, 'POST', '/sandbox/scenarios/run', { definition: broken });
 
     const accessToken = `access_${'0a'.repeat(20)}`;
-    const check = await sameAsHttp('receiver_check', { webhookUrl: app.url, accessToken }, () =>
-      http('POST', '/sandbox/scenarios/receiver-check/run', { webhookUrl: app.url, link: { accessToken } }), (value) => {
-      // How long the receiver took is its own (the answers-in-time probe's got and check say it): the rest is compared.
-      const { probes, checks, ...rest } = withoutRealTime(value) as { probes: Array<{ probe: string; ok: boolean }>; checks: Array<{ kind: string; ok: boolean }> };
-      return { ...rest, probes: probes.map(({ probe, ok }) => `${probe} ${ok}`), checks: checks.map(({ kind, ok }) => `${kind} ${ok}`) };
-    });
+    const check = await sameAsHttp(
+      'receiver_check',
+      { webhookUrl: app.url, accessToken },
+      () => http('POST', '/sandbox/scenarios/receiver-check/run', { webhookUrl: app.url, link: { accessToken } }),
+      (value) => {
+        // How long the receiver took is its own (the answers-in-time probe's got and check say it): the rest is compared.
+        const { probes, checks, ...rest } = withoutRealTime(value) as {
+          probes: Array<{ probe: string; ok: boolean }>;
+          checks: Array<{ kind: string; ok: boolean }>;
+        };
+        return { ...rest, probes: probes.map(({ probe, ok }) => `${probe} ${ok}`), checks: checks.map(({ kind, ok }) => `${kind} ${ok}`) };
+      },
+    );
     expect(check.probes.map((probe: { probe: string; ok: boolean }) => `${probe.probe} ${probe.ok}`)).toContain('valid-signature true');
     expect(check.probes.find((probe: { probe: string }) => probe.probe === 'forged-signature').ok).toBe(false); // it accepts forgeries
     const short = await session.call('receiver_check', { webhookUrl: app.url, accessToken: 'access_short' });
-    expect(short.json).toMatchObject({ status: 400, errorCode: 'INVALID_FIELD_VALUE', metadata: { field: 'accessToken' }, message: 'accessToken must be access_ followed by 40 lowercase hex characters' });
+    expect(short.json).toMatchObject({
+      status: 400,
+      errorCode: 'INVALID_FIELD_VALUE',
+      metadata: { field: 'accessToken' },
+      message: 'accessToken must be access_ followed by 40 lowercase hex characters',
+    });
   });
 
   it('snapshot, restore and reset', async () => {
@@ -393,6 +459,8 @@ describe('crm-sandbox mcp options', () => {
     expect(refused.json).toMatchObject({ errorCode: 'VIRTUAL_CLOCK_REQUIRED', message: expect.stringContaining('real') });
     // The app's HTTP and the agent see one state.
     const { connectionId } = ok(await session.call('link_connection', { integrationId: 'outreach' }));
-    expect((await httpCall(info.url, KEY, 'GET', '/connection/connections')).json.connections.map((item: { connectionId: string }) => item.connectionId)).toEqual([connectionId]);
+    expect(
+      (await httpCall(info.url, KEY, 'GET', '/connection/connections')).json.connections.map((item: { connectionId: string }) => item.connectionId),
+    ).toEqual([connectionId]);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, DEFAULT_SERVER_URL } from '../src/core/openapi/document.js';
-import { killAll, runCli, type Cli } from './helpers/cli.js';
+import { type Cli, killAll, runCli } from './helpers/cli.js';
 
 const spawned: Cli[] = [];
 afterEach(() => killAll(spawned));

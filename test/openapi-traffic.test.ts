@@ -1,7 +1,7 @@
 import { afterAll, expect, it, vi } from 'vitest';
-import { Sandbox, createSandbox } from '../src/index.js';
 import { buildOpenApiDocument } from '../src/core/openapi/document.js';
-import { openApiChecker, type Exchange } from './helpers/openapi-conformance.js';
+import { createSandbox, Sandbox } from '../src/index.js';
+import { type Exchange, openApiChecker } from './helpers/openapi-conformance.js';
 import { Receiver } from './helpers/receiver.js';
 
 /**
@@ -9,7 +9,6 @@ import { Receiver } from './helpers/receiver.js';
  * the inspector routes, webhooks and passthrough, run again with every answer of the sandbox
  * recorded; then each answer is checked against the OpenAPI document.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const traffic: Exchange[] = [];
 const handle = Sandbox.prototype.handle;
 vi.spyOn(Sandbox.prototype, 'handle').mockImplementation(async function (this: Sandbox, request) {
@@ -111,9 +110,14 @@ it('the checker finds an undocumented status and a body off its schema', () => {
     response: { status, headers: {}, body: JSON.stringify(body) },
   });
   expect(check(exchange('GET', '/sandbox/health', 409, { message: 'no' }))).toEqual([expect.stringContaining('status not documented')]);
-  expect(check(exchange('GET', '/connection/connections', 200, { connections: [{ connectionId: 'c' }] }))).toEqual([expect.stringContaining('must have required property')]);
+  expect(check(exchange('GET', '/connection/connections', 200, { connections: [{ connectionId: 'c' }] }))).toEqual([
+    expect.stringContaining('must have required property'),
+  ]);
   expect(check(exchange('GET', '/connection/connections', 401, { message: 'no', errorCode: 'NOT_A_CODE' }))).toHaveLength(1);
-  const accepted = { ...exchange('POST', '/link/exchange', 200, { connectionId: 'c' }), request: { method: 'POST', path: '/link/exchange', query: '', headers: {}, body: '{"publicToken":""}' } };
+  const accepted = {
+    ...exchange('POST', '/link/exchange', 200, { connectionId: 'c' }),
+    request: { method: 'POST', path: '/link/exchange', query: '', headers: {}, body: '{"publicToken":""}' },
+  };
   expect(check(accepted).join('\n')).toContain('accepted a request body off its schema');
   expect(check(exchange('GET', '/nowhere', 404, { message: 'no route', errorCode: 'ROUTE_NOT_FOUND' }))).toEqual([]);
 });

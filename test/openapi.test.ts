@@ -1,10 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/index.js';
 import { buildOpenApiDocument } from '../src/core/openapi/document.js';
+import { createSandbox } from '../src/index.js';
 import { devServerTransport, mswTransport } from './helpers/transports.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const document: any = buildOpenApiDocument();
 
 describe('the OpenAPI document', () => {
@@ -29,9 +28,14 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
         const statuses = Object.keys(operation.responses);
-        expect(statuses.filter((status) => /^2/.test(status)), `${method} ${path}`).toHaveLength(1);
+        expect(
+          statuses.filter((status) => /^2/.test(status)),
+          `${method} ${path}`,
+        ).toHaveLength(1);
         for (const status of statuses.filter((status) => !/^2/.test(status))) {
-          expect(operation.responses[status].content['application/json'].schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+          expect(operation.responses[status].content['application/json'].schema, `${method} ${path} ${status}`).toEqual({
+            $ref: '#/components/schemas/ErrorBody',
+          });
         }
         const needsKey = operation.security === undefined;
         expect(needsKey, `${method} ${path}`).toBe(!['/sandbox/health', '/openapi.json', '/link/widget/session', '/link/widget/public-token'].includes(path));
@@ -41,7 +45,10 @@ describe('the OpenAPI document', () => {
 
   it('takes request bodies from the zod schemas the routes parse with', () => {
     const exchange = document.paths['/link/exchange'].post.requestBody.content['application/json'].schema;
-    expect(document.components.schemas[exchange.$ref.split('/').pop()]).toMatchObject({ required: ['publicToken'], properties: { publicToken: { type: 'string', minLength: 1 } } });
+    expect(document.components.schemas[exchange.$ref.split('/').pop()]).toMatchObject({
+      required: ['publicToken'],
+      properties: { publicToken: { type: 'string', minLength: 1 } },
+    });
     const status = document.components.schemas.SetConnectionStatusRequest;
     expect(status.properties.status.enum).toEqual(['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY']);
   });
@@ -49,7 +56,11 @@ describe('the OpenAPI document', () => {
   it('has both webhook events with the three signed headers', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual(['OBJECT_CHANGE', 'STATUS_CHANGE']);
     for (const item of Object.values<any>(document.webhooks)) {
-      expect(item.post.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(['header:x-service-timestamp', 'header:x-service-signature', 'header:x-service-connection-id']);
+      expect(item.post.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual([
+        'header:x-service-timestamp',
+        'header:x-service-signature',
+        'header:x-service-connection-id',
+      ]);
     }
     expect(document.components.schemas.ObjectChangeEvent.properties.type).toEqual({ type: 'string', const: 'OBJECT_CHANGE' });
   });

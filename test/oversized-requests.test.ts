@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../src/node/dev-server.js';
 import { createSandbox } from '../src/index.js';
+import { type DevServer, startDevServer } from '../src/node/dev-server.js';
 
 // Clients still writing an oversized body must get to read the answer (413, or 431 for headers):
 // the dev server reads the rest of the body before it closes, instead of resetting the socket.
@@ -17,7 +17,7 @@ const MiB = 1024 * 1024;
 /** POSTs `bytes` of JSON-ish body in 64 KiB writes; declared with content-length, or chunked. */
 function postLarge(bytes: number, declared: boolean): Promise<{ status: number; body: string; connection: string | undefined; error?: string }> {
   const { port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, _reject) => {
     const req = request(
       {
         host: '127.0.0.1',

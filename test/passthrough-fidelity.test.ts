@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
-import type { IntegrationId } from '../src/model/integrations.js';
 import type { ServiceEvent } from '../src/model/events.js';
+import type { IntegrationId } from '../src/model/integrations.js';
 
 /**
  * The passthrough as a client written from the systems' docs uses it: native writes visible on
@@ -30,7 +30,9 @@ function start(integrationId: IntegrationId) {
   const events: ServiceEvent[] = [];
   sandbox.onEvent((event) => events.push(event));
   const passthrough = (method: string, path: string, body?: unknown, query?: Record<string, string>) =>
-    call('POST', '/crm/passthrough', { accessToken, method, path, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) }).then((res) => res.body);
+    call('POST', '/crm/passthrough', { accessToken, method, path, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) }).then(
+      (res) => res.body,
+    );
   return { accessToken, connectionId, events, passthrough };
 }
 
@@ -39,7 +41,9 @@ const objectChanges = (events: ServiceEvent[]) => events.filter((event) => event
 describe('native writes through the passthrough', () => {
   it('HubSpot: a batch create and a v4 association are unified records and OBJECT_CHANGE events', async () => {
     const { connectionId, events, passthrough } = start('hubspot');
-    const created = await passthrough('POST', 'crm/v3/objects/companies/batch/create', { inputs: [{ properties: { name: 'Fidelity Co', domain: 'fidelity.test' } }] });
+    const created = await passthrough('POST', 'crm/v3/objects/companies/batch/create', {
+      inputs: [{ properties: { name: 'Fidelity Co', domain: 'fidelity.test' } }],
+    });
     expect(created.statusCode).toBe(201);
     const nativeId = created.body.results[0].id;
     const account = sandbox!.listRecords(connectionId, 'Account').find((record) => record.nativeId === nativeId)!;
@@ -53,7 +57,9 @@ describe('native writes through the passthrough', () => {
     expect(changes.length).toBeGreaterThanOrEqual(2);
     expect(JSON.stringify(changes[0])).toContain(account.id);
     // The search finds what the batch wrote.
-    const found = await passthrough('POST', 'crm/v3/objects/companies/search', { filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'EQ', value: 'fidelity.test' }] }] });
+    const found = await passthrough('POST', 'crm/v3/objects/companies/search', {
+      filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'EQ', value: 'fidelity.test' }] }],
+    });
     expect(found.body.results.map((row: any) => row.id)).toEqual([nativeId]);
   });
 
@@ -63,7 +69,9 @@ describe('native writes through the passthrough', () => {
       records: [{ attributes: { type: 'Account' }, Name: 'Soql Fidelity', Industry: 'Banking' }],
     });
     expect(created.body[0]).toMatchObject({ success: true });
-    const query = await passthrough('GET', 'services/data/v59.0/query', undefined, { q: "SELECT Id, Name FROM Account WHERE Name LIKE 'Soql%' AND Industry = 'Banking'" });
+    const query = await passthrough('GET', 'services/data/v59.0/query', undefined, {
+      q: "SELECT Id, Name FROM Account WHERE Name LIKE 'Soql%' AND Industry = 'Banking'",
+    });
     expect(query.body.records.map((row: any) => row.Id)).toEqual([created.body[0].id]);
     expect(sandbox!.listRecords(connectionId, 'Account').some((record) => record.nativeId === created.body[0].id)).toBe(true);
     await sandbox!.settle();
@@ -72,34 +80,45 @@ describe('native writes through the passthrough', () => {
 });
 
 describe('engagement users on both sides', () => {
-  it.each(['outreach', 'salesloft', 'apollo'] as const)('%s: /engagement/users shows the native user as additional, and taskIds the user’s native tasks', async (integrationId) => {
-    const { accessToken, passthrough } = start(integrationId);
-    await sandbox!.advance('10s');
-    const res = await sandbox!.handle({ method: 'GET', path: '/engagement/users', query: `accessToken=${accessToken}&allFields=true&limit=100`, headers: { 'service-api-token': KEY } });
-    expect(res.status).toBe(200);
-    const users = JSON.parse(res.body).users as Array<{ id: string; associations: { taskIds: string[]; actionIds: string[] }; additional: any }>;
-    const user = users.find((candidate) => candidate.associations.taskIds.length > 0)!;
-    const nativeId = user.additional.id;
-    if (integrationId === 'apollo') {
-      const native = (await passthrough('POST', 'users/search', { per_page: 100 })).body.users.find((item: any) => item.id === nativeId);
-      expect(native).toEqual(user.additional);
-      const tasks = (await passthrough('POST', 'tasks/search', { user_ids: [nativeId], per_page: 100 })).body.tasks;
-      expect(tasks).toHaveLength(user.associations.taskIds.length);
-      expect(tasks.map((task: any) => task.id).sort()).toEqual(user.associations.taskIds.map((id) => id.slice(0, 24)).sort());
-    } else {
-      const native = (await passthrough('GET', `users/${nativeId}`)).body.data;
-      expect(native).toEqual(user.additional);
-      const query: Record<string, string> = integrationId === 'outreach' ? { 'filter[owner][id]': String(nativeId), 'page[size]': '100' } : { user_id: String(nativeId), per_page: '100' };
-      const tasks = (await passthrough('GET', 'tasks', undefined, query)).body.data;
-      expect(tasks).toHaveLength(user.associations.taskIds.length);
-    }
-  });
+  it.each(['outreach', 'salesloft', 'apollo'] as const)(
+    '%s: /engagement/users shows the native user as additional, and taskIds the user’s native tasks',
+    async (integrationId) => {
+      const { accessToken, passthrough } = start(integrationId);
+      await sandbox!.advance('10s');
+      const res = await sandbox!.handle({
+        method: 'GET',
+        path: '/engagement/users',
+        query: `accessToken=${accessToken}&allFields=true&limit=100`,
+        headers: { 'service-api-token': KEY },
+      });
+      expect(res.status).toBe(200);
+      const users = JSON.parse(res.body).users as Array<{ id: string; associations: { taskIds: string[]; actionIds: string[] }; additional: any }>;
+      const user = users.find((candidate) => candidate.associations.taskIds.length > 0)!;
+      const nativeId = user.additional.id;
+      if (integrationId === 'apollo') {
+        const native = (await passthrough('POST', 'users/search', { per_page: 100 })).body.users.find((item: any) => item.id === nativeId);
+        expect(native).toEqual(user.additional);
+        const tasks = (await passthrough('POST', 'tasks/search', { user_ids: [nativeId], per_page: 100 })).body.tasks;
+        expect(tasks).toHaveLength(user.associations.taskIds.length);
+        expect(tasks.map((task: any) => task.id).sort()).toEqual(user.associations.taskIds.map((id) => id.slice(0, 24)).sort());
+      } else {
+        const native = (await passthrough('GET', `users/${nativeId}`)).body.data;
+        expect(native).toEqual(user.additional);
+        const query: Record<string, string> =
+          integrationId === 'outreach' ? { 'filter[owner][id]': String(nativeId), 'page[size]': '100' } : { user_id: String(nativeId), per_page: '100' };
+        const tasks = (await passthrough('GET', 'tasks', undefined, query)).body.data;
+        expect(tasks).toHaveLength(user.associations.taskIds.length);
+      }
+    },
+  );
 });
 
 describe('downstream faults', () => {
   it('answers the next N calls with HubSpot’s 429 and rate-limit headers, then normally again', async () => {
     const { connectionId, passthrough } = start('hubspot');
-    const set = await call('PUT', `/sandbox/connections/${connectionId}/downstream-faults`, { faults: [{ kind: 'rate-limit', count: 2, retryAfterSeconds: 3 }] });
+    const set = await call('PUT', `/sandbox/connections/${connectionId}/downstream-faults`, {
+      faults: [{ kind: 'rate-limit', count: 2, retryAfterSeconds: 3 }],
+    });
     expect(set).toMatchObject({ status: 200, body: { faults: [{ kind: 'rate-limit', remaining: 2, retryAfterSeconds: 3 }] } });
     for (let i = 0; i < 2; i++) {
       const limited = await passthrough('GET', 'crm/v3/objects/contacts');

@@ -21,9 +21,15 @@ describe('passthrough query arrays and array bodies', () => {
   it('repeats an array query key in order, after the query of path, and the system reads every value', async () => {
     const { connectionId, passthrough } = start();
     const contact = sandbox!.listRecords(connectionId, 'Contact')[0]!;
-    const answer = await passthrough({ method: 'GET', path: `crm/v3/objects/contacts/${contact.nativeId}?archived=false`, query: { properties: ['email', 'firstname', 'jobtitle'], limit: 5 } });
+    const answer = await passthrough({
+      method: 'GET',
+      path: `crm/v3/objects/contacts/${contact.nativeId}?archived=false`,
+      query: { properties: ['email', 'firstname', 'jobtitle'], limit: 5 },
+    });
     expect(answer.status).toBe(200);
-    expect(answer.body.url).toBe(`https://api.hubapi.com/crm/v3/objects/contacts/${contact.nativeId}?archived=false&properties=email&properties=firstname&properties=jobtitle&limit=5`);
+    expect(answer.body.url).toBe(
+      `https://api.hubapi.com/crm/v3/objects/contacts/${contact.nativeId}?archived=false&properties=email&properties=firstname&properties=jobtitle&limit=5`,
+    );
     expect(Object.keys(answer.body.body.properties)).toEqual(expect.arrayContaining(['email', 'firstname', 'jobtitle']));
     // One value in an array is the same call as the value alone.
     const single = await passthrough({ method: 'GET', path: `crm/v3/objects/contacts/${contact.nativeId}`, query: { properties: ['email'] } });
@@ -71,7 +77,15 @@ describe("a scenario's passthrough step", () => {
       steps: [
         { status: 'READY' },
         { create: { type: 'Contact', as: 'ada', fields: { firstName: 'Ada', lastName: 'Lovelace', jobTitle: 'Analyst' } } },
-        { passthrough: { method: 'GET', path: 'crm/v3/objects/contacts/${ada.nativeId}', query: { properties: ['firstname', 'jobtitle'] }, as: 'read', expectStatus: 200 } },
+        {
+          passthrough: {
+            method: 'GET',
+            path: 'crm/v3/objects/contacts/${ada.nativeId}',
+            query: { properties: ['firstname', 'jobtitle'] },
+            as: 'read',
+            expectStatus: 200,
+          },
+        },
         { passthrough: { method: 'POST', path: 'crm/v3/objects/contacts/batch/read', body: [], expectStatus: 400 } },
       ],
     } as never);
@@ -83,7 +97,10 @@ describe("a scenario's passthrough step", () => {
 
   it('refuses a query value that is not a scalar, naming it, before the run starts', async () => {
     sandbox = createSandbox({ seed: 11, clock: 'virtual', apiKeys: ['a'] });
-    const run = sandbox.runScenario({ description: 'a bad query', steps: [{ passthrough: { method: 'GET', path: 'x', query: { properties: ['a', { b: 1 }] } } }] } as never);
+    const run = sandbox.runScenario({
+      description: 'a bad query',
+      steps: [{ passthrough: { method: 'GET', path: 'x', query: { properties: ['a', { b: 1 }] } } }],
+    } as never);
     await expect(run).rejects.toThrow(/query\.properties\[1\]|query.properties.1/);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -37,7 +37,10 @@ describe('the portable core', () => {
     const files = sourceFiles('src');
     // Every folder of src/ but the Node-only ones, the browser entry and the API it shares.
     for (const folder of ['adapters', 'client-check', 'clock', 'core', 'downstream', 'events', 'model', 'scenarios', 'shared', 'store', 'webhooks']) {
-      expect(files.some((file) => file.startsWith(`src/${folder}/`)), folder).toBe(true);
+      expect(
+        files.some((file) => file.startsWith(`src/${folder}/`)),
+        folder,
+      ).toBe(true);
     }
     expect(files).toEqual(expect.arrayContaining(['src/browser.ts', 'src/api.ts', 'src/scenarios/load.ts', 'src/adapters/msw.ts']));
     expect(files.filter((file) => file.startsWith('src/node/') || NODE_ENTRIES.has(file))).toEqual([]);

@@ -1,6 +1,4 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { HttpHandler } from 'msw';
-import { describe, expectTypeOf, it } from 'vitest';
 // The entries by the package's own name, as a user imports them: `tsc` (npm run typecheck, after the
 // build) resolves them through package.json "exports" to the shipped .d.ts files, not to src/.
 import type * as Root from 'crm-sandbox';
@@ -9,6 +7,8 @@ import type * as Msw from 'crm-sandbox/msw';
 import type * as Server from 'crm-sandbox/server';
 import type * as Testing from 'crm-sandbox/testing';
 import type * as TestingVitest from 'crm-sandbox/testing/vitest';
+import type { HttpHandler } from 'msw';
+import { describe, expectTypeOf, it } from 'vitest';
 
 /**
  * Type tests of every public entry: what a user's code may rely on at compile time. They run under

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { launchChromium } from './helpers/browser.js';
 import { BIN } from './helpers/cli.js';
-import { brokenLink, documentedFiles, fencedBlocks, markdownFiles, markerProblem, relativeLinks, type Block, type MarkerKind } from './helpers/markdown.js';
+import { type Block, brokenLink, documentedFiles, fencedBlocks, type MarkerKind, markdownFiles, markerProblem, relativeLinks } from './helpers/markdown.js';
 import { Background, bash, explain, freePort, packPackage, testedRange, userEnv, waitForHttp, writeManifest } from './helpers/scratch-project.js';
 
 /**
@@ -52,7 +52,10 @@ function shownAnswers(script: string): Array<{ line: string; pattern: RegExp }> 
     .filter((line) => /^# [{[]/.test(line))
     .map((line) => {
       const shown = line.slice(2);
-      const source = shown.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^\\n]*?');
+      const source = shown
+        .split('…')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^\\n]*?');
       return { line: shown, pattern: new RegExp(`^${source}$`, 'm') };
     });
 }
@@ -105,7 +108,10 @@ describe('the README and docs/, block by block', () => {
   });
 
   it('sees a block without a marker, and a marker without its argument (the check can fail)', () => {
-    const [bare, noPath, skipped] = fencedBlocks('x.md', '## A\n\n```ts\nlet a = 1;\n```\n<!-- readme-test: file -->\n```ts\n```\n<!-- readme-test: skip sample output -->\n```\nok\n```\n');
+    const [bare, noPath, skipped] = fencedBlocks(
+      'x.md',
+      '## A\n\n```ts\nlet a = 1;\n```\n<!-- readme-test: file -->\n```ts\n```\n<!-- readme-test: skip sample output -->\n```\nok\n```\n',
+    );
     expect(markerProblem(bare!)).toBe('no <!-- readme-test: … --> marker line before it');
     expect(markerProblem(noPath!)).toBe('"file" needs a path');
     expect(markerProblem(skipped!)).toBeUndefined();
@@ -125,10 +131,12 @@ describe('the README and docs/, block by block', () => {
     const files = ['README.md', ...markdownFiles(ROOT, 'docs')];
     const links = files.flatMap((file) => relativeLinks(read(file)).map((target) => ({ file, target })));
     expect(links.length).toBeGreaterThan(50);
-    expect(links.flatMap(({ file, target }) => {
-      const broken = brokenLink(ROOT, file, target);
-      return broken ? [`${file}: ${broken}`] : [];
-    })).toEqual([]);
+    expect(
+      links.flatMap(({ file, target }) => {
+        const broken = brokenLink(ROOT, file, target);
+        return broken ? [`${file}: ${broken}`] : [];
+      }),
+    ).toEqual([]);
     // The check can fail: a missing file, a missing heading.
     expect(brokenLink(ROOT, 'README.md', 'docs/reference/nothing.md')).toMatch(/no docs\/reference\/nothing\.md$/);
     expect(brokenLink(ROOT, 'README.md', '#no-such-heading')).toMatch(/README\.md has no heading #no-such-heading$/);
@@ -219,7 +227,7 @@ describe('the README run as a user runs it, in a scratch project', () => {
     for (const block of FILE_BLOCKS) {
       const path = join(dir, block.marker!.argument);
       mkdirSync(dirname(path), { recursive: true });
-      const before = block.marker!.kind === 'append' ? readFileSync(path, 'utf8') + '\n' : '';
+      const before = block.marker!.kind === 'append' ? `${readFileSync(path, 'utf8')}\n` : '';
       writeFileSync(path, before + localize(block.body));
     }
   }, 300_000);
@@ -242,6 +250,7 @@ describe('the README run as a user runs it, in a scratch project', () => {
     expect(tests.length).toBeGreaterThanOrEqual(3);
     const ran = await bash('npx vitest run', dir);
     expect(ran.code, explain(ran, 'npx vitest run')).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal's colour codes (ESC [ … m)
     const report = ran.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     for (const test of tests) expect(report).toMatch(new RegExp(`✓ ${test.replaceAll('.', '\\.')} \\(\\d+ tests?\\)`));
   }, 120_000);
@@ -263,16 +272,20 @@ describe('the README run as a user runs it, in a scratch project', () => {
     const lines = marked('serve').flatMap((block) => block.body.trim().split('\n'));
     expect(lines.length).toBeGreaterThan(3);
     // Side by side, each on its own free port.
-    await Promise.all(lines.slice(1).map(async (line) => {
-      const { server, url } = await serve(line);
-      expect((await fetch(`${url}/sandbox/health`)).status).toBe(200);
-      await server.stop();
-      expect(server.output, line).toContain('SIGTERM: stopping');
-    }));
+    await Promise.all(
+      lines.slice(1).map(async (line) => {
+        const { server, url } = await serve(line);
+        expect((await fetch(`${url}/sandbox/health`)).status).toBe(200);
+        await server.stop();
+        expect(server.output, line).toContain('SIGTERM: stopping');
+      }),
+    );
   }, 120_000);
 
   it('runs the curl session with bash against the dev server: each answer as the comments show it', async () => {
-    const script = marked('session').map((block) => localize(block.body)).join('\n');
+    const script = marked('session')
+      .map((block) => localize(block.body))
+      .join('\n');
     expect(script).toContain(`URL=${sandboxUrl}\n`);
     const ran = await bash(`set -euo pipefail\n${script}`, dir);
     expect(ran.code, explain(ran, 'the curl session')).toBe(0);
@@ -301,11 +314,16 @@ describe('the README run as a user runs it, in a scratch project', () => {
       // The app stored the token at exchange, created the webhook, and verified NEW_CONNECTION with it (204, not 401).
       const headers = { 'service-api-token': 'sandbox-api-key' };
       let first: { state: string; attempts: Array<{ status: number | null }>; event: { data: { status: string } } } | undefined;
-      await expect.poll(async () => {
-        const { deliveries } = await fetch(`${sandboxUrl}/sandbox/connections/${connectionId}/deliveries`, { headers }).then((response) => response.json());
-        first = deliveries[0];
-        return first?.state;
-      }, { timeout: 20_000 }).toBe('succeeded');
+      await expect
+        .poll(
+          async () => {
+            const { deliveries } = await fetch(`${sandboxUrl}/sandbox/connections/${connectionId}/deliveries`, { headers }).then((response) => response.json());
+            first = deliveries[0];
+            return first?.state;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe('succeeded');
       expect(first!.event.data.status).toBe('NEW_CONNECTION');
       expect(first!.attempts.map((attempt) => attempt.status)).toEqual([204]);
     } finally {

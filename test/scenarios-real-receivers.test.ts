@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ScenarioReport } from '../src/scenarios/report.js';
 import { createSandbox } from '../src/index.js';
-import { killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
+import type { ScenarioReport } from '../src/scenarios/report.js';
+import { type Cli, killAll, runCli, serveCli } from './helpers/cli.js';
 import type { Receiver } from './helpers/receiver.js';
 import { SpecReceiver } from './helpers/spec-receiver.js';
 
@@ -36,20 +36,24 @@ async function run(args: string[]): Promise<{ code: number | null; report: Scena
 }
 
 describe('scenarios against receivers that check timestamps', () => {
-  it.each(BUILT_INS)('%s passes, instant, against a receiver that enforces a 5-minute tolerance and fails its first three attempts', async (name) => {
-    const spec = await receiver({ failFirst: 3 });
-    const { code, report } = await run([name, '--webhook-url', spec.url, '--access-token', TOKEN]);
-    expect(report.failures).toEqual([]);
-    expect(code).toBe(0);
-    if (name === 'receiver-check') {
-      // The probes waited for the receiver to be ready, then judged it.
-      expect(report.probes.every((probe) => probe.ok)).toBe(true);
-      expect(report.probes[0]!.earlierAnswers).toEqual(['503', '503', '503']);
-    } else {
-      // Every event was processed once (the receiver checked each signature and timestamp), in the order it happened.
-      expect(spec.processed.map((request) => request.json.eventId)).toEqual(report.events.map((event) => event.eventId));
-    }
-  }, 120_000);
+  it.each(BUILT_INS)(
+    '%s passes, instant, against a receiver that enforces a 5-minute tolerance and fails its first three attempts',
+    async (name) => {
+      const spec = await receiver({ failFirst: 3 });
+      const { code, report } = await run([name, '--webhook-url', spec.url, '--access-token', TOKEN]);
+      expect(report.failures).toEqual([]);
+      expect(code).toBe(0);
+      if (name === 'receiver-check') {
+        // The probes waited for the receiver to be ready, then judged it.
+        expect(report.probes.every((probe) => probe.ok)).toBe(true);
+        expect(report.probes[0]!.earlierAnswers).toEqual(['503', '503', '503']);
+      } else {
+        // Every event was processed once (the receiver checked each signature and timestamp), in the order it happened.
+        expect(spec.processed.map((request) => request.json.eventId)).toEqual(report.events.map((event) => event.eventId));
+      }
+    },
+    120_000,
+  );
 
   it('signs each attempt with the real time by default, and with the run clock under --timestamps virtual', async () => {
     const spec = await receiver();
@@ -84,7 +88,10 @@ describe('scenarios against receivers that check timestamps', () => {
     const bad = runCli(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/x', '--timestamps', 'wall'], spawned);
     expect(await bad.exited).toBe(2);
     expect(bad.errors()).toContain('--timestamps must be one of real, virtual; got "wall"');
-    const server = runCli(['scenario', 'run', 'deal-won', '--server', 'http://127.0.0.1:9', '--webhook-url', 'http://127.0.0.1:9/x', '--timestamps', 'virtual'], spawned);
+    const server = runCli(
+      ['scenario', 'run', 'deal-won', '--server', 'http://127.0.0.1:9', '--webhook-url', 'http://127.0.0.1:9/x', '--timestamps', 'virtual'],
+      spawned,
+    );
     expect(await server.exited).toBe(2);
     expect(server.errors()).toContain('a server signs with its own real clock');
   });
@@ -153,18 +160,24 @@ describe('bounded runs', () => {
     expect(report.failures[0]).toContain('steps[0] (expect events): event 1 (STATUS_CHANGE NEW_CONNECTION) is not delivered: retrying');
   }, 60_000);
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('prints the report so far on %s and exits 1', async (signal) => {
-    const spec = await receiver({ status: 503 });
-    const cli = runCli(['scenario', 'run', 'deal-won', '--webhook-url', spec.url, '--speed', 'realtime', '--json'], spawned);
-    await until(() => spec.received.length > 0);
-    cli.child.kill(signal);
-    expect(await cli.exited).toBe(1);
-    const report = JSON.parse(cli.output()) as ScenarioReport;
-    expect(report.ok).toBe(false);
-    // Where it stops depends on when the signal lands: a run gives the event loop a turn every 5 ms, so at any step.
-    expect(report.failures[0]).toMatch(new RegExp(`^the run was stopped at steps\\[\\d+\\] \\(\\w+\\): interrupted by ${signal}; the report shows what happened until then$`));
-    expect(report.events.length).toBeGreaterThan(0);
-  }, 60_000);
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'prints the report so far on %s and exits 1',
+    async (signal) => {
+      const spec = await receiver({ status: 503 });
+      const cli = runCli(['scenario', 'run', 'deal-won', '--webhook-url', spec.url, '--speed', 'realtime', '--json'], spawned);
+      await until(() => spec.received.length > 0);
+      cli.child.kill(signal);
+      expect(await cli.exited).toBe(1);
+      const report = JSON.parse(cli.output()) as ScenarioReport;
+      expect(report.ok).toBe(false);
+      // Where it stops depends on when the signal lands: a run gives the event loop a turn every 5 ms, so at any step.
+      expect(report.failures[0]).toMatch(
+        new RegExp(`^the run was stopped at steps\\[\\d+\\] \\(\\w+\\): interrupted by ${signal}; the report shows what happened until then$`),
+      );
+      expect(report.events.length).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 
   it('stops at --timeout with the report so far', async () => {
     const spec = await receiver();
@@ -213,7 +226,13 @@ describe('webhook timestamps in code', () => {
       receivers.push(await spec.start());
       const sandbox = createSandbox({ clock: 'virtual', webhookTimestamps });
       const { accessToken, connectionId } = sandbox.connect({ accessToken: TOKEN });
-      await sandbox.handle({ method: 'POST', path: '/connection/webhook', query: '', headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' }, body: JSON.stringify({ accessToken, webhook: { webhookUrl: spec.url } }) });
+      await sandbox.handle({
+        method: 'POST',
+        path: '/connection/webhook',
+        query: '',
+        headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ accessToken, webhook: { webhookUrl: spec.url } }),
+      });
       await sandbox.advance('1h');
       const stamps = sandbox.deliveries(connectionId).map((delivery) => Number(delivery.attempts[0]!.timestamp));
       sandbox.close();

@@ -3,14 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../src/node/dev-server.js';
 import { createSandbox } from '../src/index.js';
+import { type DevServer, startDevServer } from '../src/node/dev-server.js';
 import type { ScenarioError } from '../src/scenarios/load.js';
 import type { ScenarioReport } from '../src/scenarios/report.js';
 import { verifySignature } from '../src/webhooks/signature.js';
-import { BIN, callApi, killAll, runCli, serveCli, type Cli } from './helpers/cli.js';
-import { Receiver } from './helpers/receiver.js';
-import { SpecReceiver, type Flaw } from './helpers/spec-receiver.js';
+import { BIN, type Cli, callApi, killAll, runCli, serveCli } from './helpers/cli.js';
+import type { Receiver } from './helpers/receiver.js';
+import { type Flaw, SpecReceiver } from './helpers/spec-receiver.js';
 
 const TOKEN = `access_${'0123456789abcdef'.repeat(3).slice(0, 40)}`;
 const receivers: Receiver[] = [];
@@ -58,7 +58,14 @@ function scenarioFile(text: string, name = 'story.yaml'): string {
 function verifiedEvents(receiver: Receiver, accessToken: string) {
   return receiver.received.map((request) => {
     expect(request.headers['x-service-connection-id']).toBeTypeOf('string');
-    expect(verifySignature({ accessToken, body: request.body, timestamp: request.headers['x-service-timestamp'] as string, signature: request.headers['x-service-signature'] as string })).toBe(true);
+    expect(
+      verifySignature({
+        accessToken,
+        body: request.body,
+        timestamp: request.headers['x-service-timestamp'] as string,
+        signature: request.headers['x-service-signature'] as string,
+      }),
+    ).toBe(true);
     return request.json;
   });
 }
@@ -67,30 +74,40 @@ describe('crm-sandbox scenario (the CLI)', () => {
   it('lists the built-ins with one line each', async () => {
     const { code, stdout } = await cli(['scenario', 'list']);
     expect(code).toBe(0);
-    const names = stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]);
+    const names = stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/)[0]);
     expect(names).toEqual(['bulk-import', 'connection-lifecycle', 'crm-activity', 'deal-won', 'receiver-check', 'webhook-outage']);
     expect(stdout).toContain('connection-lifecycle  A new connection goes NEW_CONNECTION → INITIAL_SYNCED → READY');
   });
 
-  it.each(['connection-lifecycle', 'crm-activity', 'deal-won', 'webhook-outage'])('plays %s against a real receiver: signed, in order, exit 0', async (name) => {
-    const receiver = await specReceiver();
-    const { code, report } = await runJson([name, '--webhook-url', receiver.url, '--access-token', TOKEN]);
-    expect(report.failures).toEqual([]);
-    expect(code).toBe(0);
-    expect(report.connection.accessToken).toBe(TOKEN);
-    const received = verifiedEvents(receiver, TOKEN);
-    // Every event reached the receiver, in the order they happened (retries repeat the same event).
-    const firstArrivals = [...new Map(received.map((event) => [event.eventId, event])).keys()];
-    expect(firstArrivals).toEqual(report.events.map((event) => event.eventId));
-    expect(report.events.every((event) => event.state === 'succeeded')).toBe(true);
-    expect(receiver.processed.map((request) => request.body)).toEqual(report.events.map((event) => event.body));
-  });
+  it.each(['connection-lifecycle', 'crm-activity', 'deal-won', 'webhook-outage'])(
+    'plays %s against a real receiver: signed, in order, exit 0',
+    async (name) => {
+      const receiver = await specReceiver();
+      const { code, report } = await runJson([name, '--webhook-url', receiver.url, '--access-token', TOKEN]);
+      expect(report.failures).toEqual([]);
+      expect(code).toBe(0);
+      expect(report.connection.accessToken).toBe(TOKEN);
+      const received = verifiedEvents(receiver, TOKEN);
+      // Every event reached the receiver, in the order they happened (retries repeat the same event).
+      const firstArrivals = [...new Map(received.map((event) => [event.eventId, event])).keys()];
+      expect(firstArrivals).toEqual(report.events.map((event) => event.eventId));
+      expect(report.events.every((event) => event.state === 'succeeded')).toBe(true);
+      expect(receiver.processed.map((request) => request.body)).toEqual(report.events.map((event) => event.body));
+    },
+  );
 
   it('connection-lifecycle sends the three statuses; webhook-outage retries through the schedule', async () => {
     const lifecycleReceiver = await specReceiver();
     const lifecycle = await runJson(['connection-lifecycle', '--webhook-url', lifecycleReceiver.url]);
     expect(lifecycleReceiver.events().map((event) => event.data.status)).toEqual(['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY']);
-    expect(lifecycle.report.events.map((event) => event.attempts[0]!.time)).toEqual(['2025-01-01T00:00:00.000Z', '2025-01-01T00:00:03.000Z', '2025-01-01T00:00:10.000Z']);
+    expect(lifecycle.report.events.map((event) => event.attempts[0]!.time)).toEqual([
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:03.000Z',
+      '2025-01-01T00:00:10.000Z',
+    ]);
 
     const outageReceiver = await specReceiver();
     const outage = await runJson(['webhook-outage', '--webhook-url', outageReceiver.url]);
@@ -104,7 +121,12 @@ describe('crm-sandbox scenario (the CLI)', () => {
       ['00:36:10', null, true],
       ['02:36:10', 200, false],
     ]);
-    expect(outageReceiver.events().slice(-2).map((event) => `${event.data.objectType} ${event.data.eventType}`)).toEqual(['Contact CREATE', 'Contact UPDATE']);
+    expect(
+      outageReceiver
+        .events()
+        .slice(-2)
+        .map((event) => `${event.data.objectType} ${event.data.eventType}`),
+    ).toEqual(['Contact CREATE', 'Contact UPDATE']);
   });
 
   it('crm-activity creates, updates and deletes each of the nine types, with associations that exist', async () => {
@@ -113,7 +135,12 @@ describe('crm-sandbox scenario (the CLI)', () => {
     const changes = receiver.events().filter((event) => event.type === 'OBJECT_CHANGE');
     const types = ['User', 'Account', 'Contact', 'Lead', 'Deal', 'Note', 'Task', 'Event', 'EventAttendee'];
     for (const eventType of ['CREATE', 'UPDATE', 'DELETE']) {
-      expect(changes.filter((event) => event.data.eventType === eventType).map((event) => event.data.objectType).sort()).toEqual([...types].sort());
+      expect(
+        changes
+          .filter((event) => event.data.eventType === eventType)
+          .map((event) => event.data.objectType)
+          .sort(),
+      ).toEqual([...types].sort());
     }
     const created = new Map(changes.filter((event) => event.data.eventType === 'CREATE').map((event) => [event.data.record.id, event.data.record]));
     const contact = changes.find((event) => event.data.objectType === 'Contact' && event.data.eventType === 'UPDATE').data.record;
@@ -192,7 +219,9 @@ describe('crm-sandbox scenario (the CLI)', () => {
     const { code, stdout } = await cli(['scenario', 'run', 'connection-lifecycle', '--webhook-url', down.url]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^FAIL connection-lifecycle/);
-    expect(stdout).toMatch(/the receiver never accepted STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\): no 2xx answer after 8 attempts; last answer: ECONNREFUSED/);
+    expect(stdout).toMatch(
+      /the receiver never accepted STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\): no 2xx answer after 8 attempts; last answer: ECONNREFUSED/,
+    );
   });
 
   it('exits 1 with what did arrive when an expectation fails', async () => {
@@ -228,9 +257,14 @@ describe('crm-sandbox scenario (the CLI)', () => {
 
   it('breaks order under reorder chaos, deterministically', async () => {
     const receiver = await specReceiver([], Infinity);
-    const file = scenarioFile('description: shuffle\nsteps:\n  - status: READY\n  - chaos: { reorder: true }\n  - create: { type: Task, repeat: 8, fields: { subject: "task ${i}" } }\n  - wait: deliveries\n');
+    const file = scenarioFile(
+      'description: shuffle\nsteps:\n  - status: READY\n  - chaos: { reorder: true }\n  - create: { type: Task, repeat: 8, fields: { subject: "task ${i}" } }\n  - wait: deliveries\n',
+    );
     const first = await runJson([file, '--webhook-url', receiver.url, '--timestamps', 'virtual']);
-    const order = receiver.events().filter((event) => event.type === 'OBJECT_CHANGE').map((event) => event.data.record.subject);
+    const order = receiver
+      .events()
+      .filter((event) => event.type === 'OBJECT_CHANGE')
+      .map((event) => event.data.record.subject);
     expect(order).toHaveLength(8);
     expect(order).not.toEqual([...order].sort());
     const again = await runJson([file, '--webhook-url', receiver.url, '--timestamps', 'virtual']);
@@ -239,13 +273,23 @@ describe('crm-sandbox scenario (the CLI)', () => {
 });
 
 describe('receiver-check', () => {
-  const check = (receiver: Receiver, extra: string[] = []) => cli(['scenario', 'run', 'receiver-check', '--webhook-url', receiver.url, '--access-token', TOKEN, ...extra]);
+  const check = (receiver: Receiver, extra: string[] = []) =>
+    cli(['scenario', 'run', 'receiver-check', '--webhook-url', receiver.url, '--access-token', TOKEN, ...extra]);
 
   it('passes every probe against a receiver that follows the spec', async () => {
     const receiver = await specReceiver([], 300);
     const { code, stdout } = await check(receiver);
     expect(stdout).toMatch(/^PASS receiver-check/);
-    for (const probe of ['valid-signature', 'forged-signature', 'tampered-body', 'missing-signature', 'missing-timestamp', 'stale-timestamp', 'duplicate-event', 'answers-in-time']) {
+    for (const probe of [
+      'valid-signature',
+      'forged-signature',
+      'tampered-body',
+      'missing-signature',
+      'missing-timestamp',
+      'stale-timestamp',
+      'duplicate-event',
+      'answers-in-time',
+    ]) {
       expect(stdout).toMatch(new RegExp(`pass  ${probe}`));
     }
     expect(code).toBe(0);
@@ -263,7 +307,7 @@ describe('receiver-check', () => {
     const receiver = await specReceiver([flaw], 300);
     const { code, stdout } = await check(receiver);
     expect(code).toBe(1);
-    const failed = [...stdout.matchAll(/FAIL  ([a-z-]+)/g)].map((match) => match[1]);
+    const failed = [...stdout.matchAll(/FAIL {2}([a-z-]+)/g)].map((match) => match[1]);
     expect(failed).toEqual(failing);
     for (const probe of failing) expect(stdout).toMatch(new RegExp(`steps\\[0\\] \\(receiverCheck\\): probe ${probe}: .*; fix: `));
   });
@@ -311,7 +355,10 @@ describe('scenarios through the control API and in code', () => {
     const list = await call('GET', '/sandbox/scenarios');
     expect(list.body.scenarios.map((item: { name: string }) => item.name)).toContain('deal-won');
 
-    const run = await call('POST', '/sandbox/scenarios/crm-activity/run', { webhookUrl: receiver.url, link: { integrationId: 'pipedrive', accessToken: TOKEN } });
+    const run = await call('POST', '/sandbox/scenarios/crm-activity/run', {
+      webhookUrl: receiver.url,
+      link: { integrationId: 'pipedrive', accessToken: TOKEN },
+    });
     expect(run.status).toBe(200);
     expect(run.body.failures).toEqual([]);
     expect(run.body.connection.integrationId).toBe('pipedrive');
@@ -353,7 +400,9 @@ describe('scenarios through the control API and in code', () => {
     await call('POST', '/connection/webhook', { accessToken: TOKEN, webhook: { webhookUrl: receiver.url } });
     const before = receiver.received.length;
 
-    const file = scenarioFile('description: remote\nsteps:\n  - create: { type: Contact, as: c, fields: { firstName: Remote } }\n  - delete: { record: c }\n  - expect:\n      events:\n        - { objectType: Contact, eventType: CREATE }\n        - { objectType: Contact, eventType: DELETE }\n');
+    const file = scenarioFile(
+      'description: remote\nsteps:\n  - create: { type: Contact, as: c, fields: { firstName: Remote } }\n  - delete: { record: c }\n  - expect:\n      events:\n        - { objectType: Contact, eventType: CREATE }\n        - { objectType: Contact, eventType: DELETE }\n',
+    );
     const { code, stdout } = await cli(['scenario', 'run', file, '--server', url, '--api-key', 'k', '--connection-id', connectionId, '--json']);
     const report = JSON.parse(stdout) as ScenarioReport;
     expect(report.failures).toEqual([]);
@@ -378,7 +427,13 @@ describe('scenarios through the control API and in code', () => {
           { update: { record: 'deal', fields: { probability: '1', isWon: true, isClosed: true } } },
           {
             expect: {
-              events: [{ status: 'NEW_CONNECTION' }, { objectType: 'Deal', eventType: 'CREATE', record: { expectedRevenue: 500 } }, { status: 'INITIAL_SYNCED' }, { status: 'READY' }, { objectType: 'Deal', record: { expectedRevenue: 1000 } }],
+              events: [
+                { status: 'NEW_CONNECTION' },
+                { objectType: 'Deal', eventType: 'CREATE', record: { expectedRevenue: 500 } },
+                { status: 'INITIAL_SYNCED' },
+                { status: 'READY' },
+                { objectType: 'Deal', record: { expectedRevenue: 1000 } },
+              ],
             },
           },
         ],
@@ -405,7 +460,14 @@ describe('more of the scenario format, as users write it', () => {
     expect(code).toBe(0);
     expect(report.connection.integrationId).toBe('salesforce');
     expect(receiver.events().map((event) => event.data.status ?? `${event.data.objectType} ${event.data.eventType}`)).toEqual([
-      'NEW_CONNECTION', 'INITIAL_SYNCED', 'READY', 'User CREATE', 'Contact CREATE', 'Task CREATE', 'Contact UPDATE', 'Contact DELETE',
+      'NEW_CONNECTION',
+      'INITIAL_SYNCED',
+      'READY',
+      'User CREATE',
+      'Contact CREATE',
+      'Task CREATE',
+      'Contact UPDATE',
+      'Contact DELETE',
     ]);
   });
 
@@ -444,7 +506,11 @@ steps:
   it('starts an instant clock at --start-time, and a realtime one now', async () => {
     const receiver = await specReceiver();
     const moved = await runJson(['connection-lifecycle', '--webhook-url', receiver.url, '--start-time', '2030-06-01T12:00:00.000Z']);
-    expect(moved.report.events.map((event) => event.attempts[0]!.time)).toEqual(['2030-06-01T12:00:00.000Z', '2030-06-01T12:00:03.000Z', '2030-06-01T12:00:10.000Z']);
+    expect(moved.report.events.map((event) => event.attempts[0]!.time)).toEqual([
+      '2030-06-01T12:00:00.000Z',
+      '2030-06-01T12:00:03.000Z',
+      '2030-06-01T12:00:10.000Z',
+    ]);
     const quick = scenarioFile('description: a moment\nsteps:\n  - advance: 300ms\n');
     const realtime = await runJson([quick, '--webhook-url', receiver.url, '--speed', 'realtime']);
     expect(realtime.report.speed).toBe('realtime');
@@ -551,10 +617,17 @@ describe('validating a scenario: every problem at once, as run would meet it', (
     // Nothing ran: no connection was linked.
     expect((await callApi(server.url, 'k', 'GET', '/sandbox/connections')).body.connections).toEqual([]);
 
-    const error = (await sandbox.runScenario(definition as never).then(() => undefined, (caught: unknown) => caught)) as ScenarioError;
+    const error = (await sandbox.runScenario(definition as never).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as ScenarioError;
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('ScenarioError');
     expect(error.message.split('\n')).toEqual(['scenario (code): 3 problems:', ...problemLines('(code)')]);
-    expect(error.problems.map((problem) => problem.field)).toEqual(['steps[1].create.fields.associations.accountId', 'steps[3].update.record', 'steps[5].chaos.duplicate']);
+    expect(error.problems.map((problem) => problem.field)).toEqual([
+      'steps[1].create.fields.associations.accountId',
+      'steps[3].update.record',
+      'steps[5].chaos.duplicate',
+    ]);
   });
 });

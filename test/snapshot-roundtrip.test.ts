@@ -3,13 +3,13 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startDevServer } from '../src/node/dev-server.js';
 import { SNAPSHOT_BODY_BYTES } from '../src/core/http.js';
-import { createSandbox, type Sandbox } from '../src/index.js';
 import type { SandboxOptions } from '../src/core/options.js';
+import { createSandbox, type Sandbox } from '../src/index.js';
 import { INTEGRATION_IDS } from '../src/model/integrations.js';
+import { startDevServer } from '../src/node/dev-server.js';
 import { fakerState } from '../src/store/seed/seeded-faker.js';
-import { callApi, killAll, serveCli, type Cli } from './helpers/cli.js';
+import { type Cli, callApi, killAll, serveCli } from './helpers/cli.js';
 import { callSandbox } from './helpers/sandbox-call.js';
 import { devServerTransport, mswTransport } from './helpers/transports.js';
 
@@ -29,7 +29,7 @@ function sandboxWith(options: SandboxOptions): Sandbox {
   return sandbox;
 }
 
-type Call = (method: string, path: string, json?: unknown) => Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Call = (method: string, path: string, json?: unknown) => Promise<{ status: number; body: any }>;
 
 /** Every page of a list, following nextPageCursor: the records and the cursors, as a client walks them. */
 async function walk(call: Call, path: string, key: 'records' | 'users' | 'mailboxes', limit: number) {
@@ -103,7 +103,11 @@ describe('GET then PUT /sandbox/snapshot?all=true of 100 used connections, throu
 
     expect((await callApi(server.url, ADMIN, 'POST', '/sandbox/reset?all=true')).status).toBe(200);
     expect((await call('GET', '/sandbox/connections')).body.connections).toEqual([]);
-    const restored = await fetch(`${server.url}/sandbox/snapshot?all=true`, { method: 'PUT', headers: { 'service-api-token': ADMIN, 'content-type': 'application/json' }, body: saved });
+    const restored = await fetch(`${server.url}/sandbox/snapshot?all=true`, {
+      method: 'PUT',
+      headers: { 'service-api-token': ADMIN, 'content-type': 'application/json' },
+      body: saved,
+    });
     expect(restored.status).toBe(200);
     expect((await restored.json()).restored.connections).toBe(100);
 
@@ -118,7 +122,10 @@ describe('a --state-file file', () => {
     const file = join(dir, 'state.json');
     const flags = ['--quiet', '--initial-sync-delay', '1ms', '--ready-delay', '2ms'];
     const first = await serveCli([...flags, '--state-file', file], spawned);
-    const call = (url: string): Call => (method, path, json) => callApi(url, KEY, method, path, json);
+    const call =
+      (url: string): Call =>
+      (method, path, json) =>
+        callApi(url, KEY, method, path, json);
     const connections: Array<{ connectionId: string; accessToken: string }> = [];
     for (const integrationId of ['hubspot', 'outreach', 'salesforce']) {
       const { body: token } = await call(first.url)('POST', '/sandbox/public-token', { integrationId });
@@ -134,12 +141,17 @@ describe('a --state-file file', () => {
     expect(await first.exited).toBe(0);
 
     const fresh = await serveCli(flags, spawned);
-    const put = await fetch(`${fresh.url}/sandbox/snapshot`, { method: 'PUT', headers: { 'service-api-token': KEY, 'content-type': 'application/json' }, body: readFileSync(file, 'utf8') });
+    const put = await fetch(`${fresh.url}/sandbox/snapshot`, {
+      method: 'PUT',
+      headers: { 'service-api-token': KEY, 'content-type': 'application/json' },
+      body: readFileSync(file, 'utf8'),
+    });
     expect(put.status).toBe(200);
     expect(await observe(call(fresh.url), connections)).toEqual(before);
 
     const restarted = await serveCli([...flags, '--state-file', file], spawned);
-    const nextContact = async (url: string) => (await call(url)('POST', `/sandbox/connections/${connections[0]!.connectionId}/records/Contact`, {})).body.record;
+    const nextContact = async (url: string) =>
+      (await call(url)('POST', `/sandbox/connections/${connections[0]!.connectionId}/records/Contact`, {})).body.record;
     const [a, b] = [await nextContact(fresh.url), await nextContact(restarted.url)];
     expect({ ...a, createdTime: 0, modifiedTime: 0 }).toEqual({ ...b, createdTime: 0, modifiedTime: 0 }); // times are each server's clock
   });
@@ -147,7 +159,10 @@ describe('a --state-file file', () => {
 
 describe('version-1 snapshots (state files of the releases before version 2)', () => {
   // Written by commit 5c6df77 (snapshot version 1) after `work()` below, with these options.
-  const SMALL = { engagement: { users: 3, mailboxes: 4 }, crm: { User: 2, Account: 3, Contact: 5, Lead: 2, Deal: 2, Note: 2, Task: 2, Event: 2, EventAttendee: 3 } };
+  const SMALL = {
+    engagement: { users: 3, mailboxes: 4 },
+    crm: { User: 2, Account: 3, Contact: 5, Lead: 2, Deal: 2, Note: 2, Task: 2, Event: 2, EventAttendee: 3 },
+  };
   const OPTIONS: SandboxOptions = { clock: 'virtual', seed: 3, apiKeys: ['a'], dataset: SMALL };
   const v1 = JSON.parse(readFileSync(new URL('./fixtures/state-v1.json', import.meta.url), 'utf8'));
 
@@ -165,7 +180,9 @@ describe('version-1 snapshots (state files of the releases before version 2)', (
     sandbox.updateRecord(hubspot.connectionId, 'Contact', contacts[3]!.id, { jobTitle: 'CTO' });
     sandbox.deleteRecord(hubspot.connectionId, 'Contact', contacts[0]!.id);
     await passthrough(hubspot.accessToken, 'PATCH', `crm/v3/objects/contacts/${contacts[4]!.nativeId}`, { properties: { region: 'EMEA' } });
-    await passthrough(outreach.accessToken, 'POST', 'tasks', { data: { type: 'task', attributes: { action: 'call', subject: 'Call Ada' }, relationships: { owner: { data: { type: 'user', id: 2 } } } } });
+    await passthrough(outreach.accessToken, 'POST', 'tasks', {
+      data: { type: 'task', attributes: { action: 'call', subject: 'Call Ada' }, relationships: { owner: { data: { type: 'user', id: 2 } } } },
+    });
     await passthrough(outreach.accessToken, 'POST', 'tasks/1/actions/markComplete');
     sandbox.createRecord(outreach.connectionId, 'Note', { content: 'hello' });
     await sandbox.advance('1m');
@@ -177,11 +194,17 @@ describe('version-1 snapshots (state files of the releases before version 2)', (
     return sandbox.parts.registry.all().map((connection) => {
       const data = connection.data;
       if (!data) return null;
-      const collections = data.collections().map(([name, collection]) => [name, collection.delta().nextSeq, collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra }))]);
+      const collections = data
+        .collections()
+        .map(([name, collection]) => [name, collection.delta().nextSeq, collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra }))]);
       return { collections, archived: data.archived, streams: [data.streams.random.state(), fakerState(data.streams.faker)] };
     });
   }
-  const withoutData = (sandbox: Sandbox) => ({ ...sandbox.snapshot(), seeding: null, connections: sandbox.snapshot().connections.map(({ data: _, ...rest }) => rest) });
+  const withoutData = (sandbox: Sandbox) => ({
+    ...sandbox.snapshot(),
+    seeding: null,
+    connections: sandbox.snapshot().connections.map(({ data: _, ...rest }) => rest),
+  });
   const next = async (sandbox: Sandbox, { hubspot, outreach }: { hubspot: { connectionId: string }; outreach: { accessToken: string } }) => [
     sandbox.createRecord(hubspot.connectionId, 'Deal', {}),
     (await callSandbox(sandbox, 'POST', '/crm/passthrough', { body: { accessToken: outreach.accessToken, method: 'GET', path: 'tasks' } })).body,
@@ -220,7 +243,9 @@ describe('version-1 snapshots (state files of the releases before version 2)', (
     const mismatch = await callSandbox(sandboxWith(OPTIONS), 'PUT', '/sandbox/snapshot', { key: 'a', body: restored.snapshot() });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.metadata.field).toBe('seeding.dataset.engagement.users');
-    expect(mismatch.body.message).toBe('seeding.dataset.engagement.users is 36, but this sandbox seeds 3; create it with { dataset: { engagement: { users: 36 } } }');
+    expect(mismatch.body.message).toBe(
+      'seeding.dataset.engagement.users is 36, but this sandbox seeds 3; create it with { dataset: { engagement: { users: 36 } } }',
+    );
   });
 });
 
@@ -251,7 +276,11 @@ describe('the body limit of PUT /sandbox/snapshot', () => {
     const sandbox = sandboxWith({ clock: 'virtual' });
     const over = await callSandbox(sandbox, 'PUT', '/sandbox/snapshot', { key: KEY, body: padded(sandbox.snapshot(), SNAPSHOT_BODY_BYTES + 1) });
     expect(over.status).toBe(413);
-    expect(over.body).toMatchObject({ errorCode: 'PAYLOAD_TOO_LARGE', message: `request body is over the ${SNAPSHOT_BODY_BYTES} byte limit`, metadata: { limit: SNAPSHOT_BODY_BYTES } });
+    expect(over.body).toMatchObject({
+      errorCode: 'PAYLOAD_TOO_LARGE',
+      message: `request body is over the ${SNAPSHOT_BODY_BYTES} byte limit`,
+      metadata: { limit: SNAPSHOT_BODY_BYTES },
+    });
 
     const server = await startDevServer(sandbox, { port: 0 });
     stoppers.push(() => server.close());
@@ -264,7 +293,9 @@ describe('the body limit of PUT /sandbox/snapshot', () => {
       });
       socket.on('close', () => resolve(text));
       socket.on('error', reject);
-      socket.write(`PUT /sandbox/snapshot HTTP/1.1\r\nhost: localhost\r\nservice-api-token: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${SNAPSHOT_BODY_BYTES + 1}\r\n\r\n{`);
+      socket.write(
+        `PUT /sandbox/snapshot HTTP/1.1\r\nhost: localhost\r\nservice-api-token: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${SNAPSHOT_BODY_BYTES + 1}\r\n\r\n{`,
+      );
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toContain(`"metadata":{"limit":${SNAPSHOT_BODY_BYTES}}`);

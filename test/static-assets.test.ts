@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../src/node/dev-server.js';
 import { createSandbox } from '../src/index.js';
+import { type DevServer, startDevServer } from '../src/node/dev-server.js';
 
 /** The widget's and the inspector's files, served by the dev server beside the API. */
 let server: DevServer;

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { http, HttpResponse } from 'msw';
+import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { onUnhandled } from '../src/adapters/msw.js';
-import { createSandbox, type Sandbox } from '../src/index.js';
 import type { SandboxOptions } from '../src/core/options.js';
-import { CRM_OBJECT_TYPES, type CrmObjectType } from '../src/model/crm.js';
+import { createSandbox, type Sandbox } from '../src/index.js';
 import type { ExchangeResult } from '../src/model/connection.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType } from '../src/model/crm.js';
 import { verifySignature } from '../src/webhooks/signature.js';
-import { Receiver, type Received } from './helpers/receiver.js';
+import { type Received, Receiver } from './helpers/receiver.js';
 import { API_KEY } from './helpers/transports.js';
 
 /**
@@ -133,7 +133,10 @@ describe('webhook delivery', () => {
     expect(log).toMatchObject({ state: 'retrying', nextAttemptTime: '2025-01-01T00:01:10.000Z' });
     await sandbox.advance('1m');
     expect(r.events().map(describeEvent)).toEqual(['NEW_CONNECTION', 'NEW_CONNECTION', 'NEW_CONNECTION', 'Contact:CREATE', 'INITIAL_SYNCED', 'READY']);
-    const ids = r.events().slice(0, 3).map((e) => e.eventId);
+    const ids = r
+      .events()
+      .slice(0, 3)
+      .map((e) => e.eventId);
     expect(new Set(ids).size).toBe(1);
     expect(r.received.slice(0, 3).map((request) => request.headers['x-service-timestamp'])).toEqual(['1735689600', '1735689610', '1735689670']);
     const first = sandbox.deliveries(connection.connectionId)[0]!;
@@ -175,7 +178,12 @@ describe('webhook delivery', () => {
     await r.start();
     await sandbox.advance('30m');
     expect(r.events().map(describeEvent)).toEqual(['NEW_CONNECTION', 'Contact:CREATE', 'Contact:CREATE', 'Contact:CREATE', 'INITIAL_SYNCED', 'READY']);
-    expect(r.events().slice(1, 4).map((e) => e.data.record.firstName)).toEqual(['A', 'B', 'C']);
+    expect(
+      r
+        .events()
+        .slice(1, 4)
+        .map((e) => e.data.record.firstName),
+    ).toEqual(['A', 'B', 'C']);
     expect(r.events()[0].eventId).toBe(stuck.eventId);
   });
 

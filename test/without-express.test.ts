@@ -64,7 +64,11 @@ describe('the package without express (an optional peer dependency)', () => {
       expect(health.status).toBe(200);
       expect(await health.json()).toEqual({ status: 'ok' });
       const post = (path: string, body: unknown) =>
-        fetch(url + path, { method: 'POST', headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+        fetch(url + path, {
+          method: 'POST',
+          headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json());
       const { publicToken } = await post('/sandbox/public-token', { integrationId: 'hubspot' });
       const { connectionId } = await post('/link/exchange', { publicToken });
       // Seeded by faker, which the package loads from its own build (dist/vendor).

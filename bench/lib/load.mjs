@@ -2,7 +2,7 @@
 // otherwise node client processes (bench/load.mjs), which are slower than the servers they drive:
 // the capacity check in throughput.mjs then refuses their ratios, as it should.
 import { execFile, execFileSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +39,7 @@ export async function drive(url, { method = 'GET', headers = {}, body, variants,
     lua.push('request = function() n = n % #paths + 1; return wrk.format(nil, paths[n], nil, bodies[n]) end');
   }
   const script = join(scratch, `s${scripts++}.lua`);
-  writeFileSync(script, lua.join('\n') + '\n');
+  writeFileSync(script, `${lua.join('\n')}\n`);
   const argv = pinned('generator', ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url]);
   const { stdout } = await run(argv[0], argv.slice(1), { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);

@@ -1,8 +1,8 @@
 // Child processes for the bench: each server runs in its own process, pinned to one core where
 // the machine has two or more, so the load generator (pinned to another) never shares its CPU.
-import { spawn, execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 
 /** Core 0 for servers, core 1 for the load generator; no pinning on a one-core machine or without taskset. */

@@ -4,7 +4,8 @@
 // servers, may have set both figures.
 export const rows = [];
 
-export const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+export const fmt = (value, digits = 0) =>
+  Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
 
 /**
  * Adds a row. `ratio` is sandbox/baseline (or whatever the target compares); `pass(ratio)` says

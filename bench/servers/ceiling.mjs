@@ -1,8 +1,9 @@
 // The ceiling: bare node:http answering the very bytes (status, headers, body) the sandbox
 // answered, from memory, after reading the request body as any server must.
 // Usage: node bench/servers/ceiling.mjs RESPONSE.json   ({ status, headers, body })
-import http from 'node:http';
+
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 
 const { status, headers, body } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const bytes = Buffer.from(body);

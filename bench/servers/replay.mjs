@@ -3,9 +3,10 @@
 // costs so little per request that the load generator, not this server, is the limit: the rate
 // reached against it is what the generator can drive on this machine.
 // Usage: node bench/servers/replay.mjs RESPONSE.json   ({ status, headers, body })
-import net from 'node:net';
-import { STATUS_CODES } from 'node:http';
+
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import net from 'node:net';
 
 const { status, headers, body } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const bytes = Buffer.from(body);

@@ -1,7 +1,8 @@
 // A complete suite you can copy: `crm-sandbox/testing/vitest` starts a sandbox on a virtual clock
 // behind MSW, resets it after each test, and receives its webhooks with signatures checked.
-import { describe, expect, it } from 'vitest';
+
 import { useSandbox } from 'crm-sandbox/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import { crmClient } from './crm-client.js';
 
 const crm = useSandbox({ seed: 42 });
@@ -38,6 +39,6 @@ describe('contacts', () => {
 
   it('a failing expectation lists what did arrive', async () => {
     await crm.linkConnection({ integrationId: 'pipedrive' });
-    await expect(crm.expectEvents([{ objectType: 'Deal', eventType: 'DELETE' }])).rejects.toThrow(/1 event arrived:\n  1\. STATUS_CHANGE NEW_CONNECTION/);
+    await expect(crm.expectEvents([{ objectType: 'Deal', eventType: 'DELETE' }])).rejects.toThrow(/1 event arrived:\n {2}1\. STATUS_CHANGE NEW_CONNECTION/);
   });
 });

@@ -1,7 +1,8 @@
 // The same helpers against a real dev server on 127.0.0.1 and a free port (no MSW): for code
 // that talks HTTP from another process, or when you want to see the requests on the wire.
-import { expect, it } from 'vitest';
+
 import { useSandbox } from 'crm-sandbox/testing/vitest';
+import { expect, it } from 'vitest';
 import { crmClient } from './crm-client.js';
 
 const crm = useSandbox({ transport: 'server' });

@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../index.js';
-import { DEFAULT_BASE_URL, createHandlers, onUnhandled } from './msw.js';
+import { createHandlers, DEFAULT_BASE_URL, onUnhandled } from './msw.js';
 
 const servers: Array<ReturnType<typeof setupServer>> = [];
 afterEach(() => {
@@ -36,7 +36,9 @@ describe('createHandlers', () => {
     const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       await expect(fetch('https://gateway.test/link/token', { method: 'POST' })).rejects.toThrow();
-      expect(printed.mock.calls.map((args) => args.join(' ')).join('\n')).toMatch(/\[MSW\] Error: intercepted a request without a matching request handler:[\s\S]*POST https:\/\/gateway\.test\/link\/token/);
+      expect(printed.mock.calls.map((args) => args.join(' ')).join('\n')).toMatch(
+        /\[MSW\] Error: intercepted a request without a matching request handler:[\s\S]*POST https:\/\/gateway\.test\/link\/token/,
+      );
     } finally {
       printed.mockRestore();
     }

@@ -1,4 +1,4 @@
-import { http, type HttpHandler } from 'msw';
+import { type HttpHandler, http } from 'msw';
 import { toFetchResponse, toSandboxRequest } from '../core/fetch.js';
 import type { Sandbox } from '../core/sandbox.js';
 

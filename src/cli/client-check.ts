@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { startDevServer } from '../node/dev-server.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY_AFTER, parseRetryAfter } from '../client-check/client-check.js';
 import { formatReport } from '../client-check/report.js';
-import { RULE_IDS, parseRuleList } from '../client-check/rules.js';
+import { parseRuleList, RULE_IDS } from '../client-check/rules.js';
 import { DEFAULT_API_KEY, DEFAULT_SEED } from '../core/options.js';
 import { MAX_LIMIT } from '../core/routes/pagination.js';
+import { startDevServer } from '../node/dev-server.js';
 import { createSandbox } from '../node/sandbox.js';
 import { formatDuration, requireUnit } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
@@ -22,20 +22,48 @@ const builder = (yargs: Argv) =>
   yargs
     .usage('$0 client-check [options] -- <command …>')
     .option('json', { type: 'boolean', default: false, describe: "Print the report as JSON on stdout (the command's own stdout goes to stderr)" })
-    .option('rules', { requiresArg: true, describe: `Only these rules, comma-separated: ${RULE_IDS.join(', ')} [default: all]`, coerce: (value) => parseRuleList(readText('rules', value), flagName('rules')) })
+    .option('rules', {
+      requiresArg: true,
+      describe: `Only these rules, comma-separated: ${RULE_IDS.join(', ')} [default: all]`,
+      coerce: (value) => parseRuleList(readText('rules', value), flagName('rules')),
+    })
     .option('strict', { type: 'boolean', default: false, describe: 'Fail the rules the run never exercised too' })
-    .option('seed', { requiresArg: true, default: DEFAULT_SEED, describe: 'Seed of the data, the tokens and the hard cases: the same seed and requests meet the same hard cases', coerce: (value) => readInteger('seed', value, { min: 0 }) })
+    .option('seed', {
+      requiresArg: true,
+      default: DEFAULT_SEED,
+      describe: 'Seed of the data, the tokens and the hard cases: the same seed and requests meet the same hard cases',
+      coerce: (value) => readInteger('seed', value, { min: 0 }),
+    })
     .option('api-key', {
       requiresArg: true,
       default: DEFAULT_API_KEY,
       describe: 'The service-api-token the sandbox accepts, given to the command as CRM_SANDBOX_API_KEY (of a comma-separated list, the first)',
       coerce: (value) => readList('api-key', value)[0]!,
     })
-    .option('page-size', { requiresArg: true, default: DEFAULT_PAGE_SIZE, describe: 'Most records a page of the engagement lists holds, whatever limit asks, so paging is exercised', coerce: (value) => readInteger('page-size', value, { min: 1, max: MAX_LIMIT }) })
-    .option('retry-after', { requiresArg: true, default: DEFAULT_RETRY_AFTER, describe: 'Retry-After of the injected 429s: whole seconds, or a seeded range', coerce: (value) => readRetryAfter(value) })
+    .option('page-size', {
+      requiresArg: true,
+      default: DEFAULT_PAGE_SIZE,
+      describe: 'Most records a page of the engagement lists holds, whatever limit asks, so paging is exercised',
+      coerce: (value) => readInteger('page-size', value, { min: 1, max: MAX_LIMIT }),
+    })
+    .option('retry-after', {
+      requiresArg: true,
+      default: DEFAULT_RETRY_AFTER,
+      describe: 'Retry-After of the injected 429s: whole seconds, or a seeded range',
+      coerce: (value) => readRetryAfter(value),
+    })
     .option('faults', { type: 'boolean', default: true, describe: 'Inject 429s and 503s into reads now and then (seeded); --no-faults for none' })
-    .option('delete-connection', { requiresArg: true, describe: 'Delete each connection this long after its exchange (5s), as DELETE /connection/connection does [default: never]', coerce: (value) => readDuration('delete-connection', value) })
-    .option('initial-sync-delay', { requiresArg: true, default: '3s', describe: 'Exchange to INITIAL_SYNCED: reads answer 409 until then', coerce: (value) => readDuration('initial-sync-delay', value) })
+    .option('delete-connection', {
+      requiresArg: true,
+      describe: 'Delete each connection this long after its exchange (5s), as DELETE /connection/connection does [default: never]',
+      coerce: (value) => readDuration('delete-connection', value),
+    })
+    .option('initial-sync-delay', {
+      requiresArg: true,
+      default: '3s',
+      describe: 'Exchange to INITIAL_SYNCED: reads answer 409 until then',
+      coerce: (value) => readDuration('initial-sync-delay', value),
+    })
     .option('ready-delay', { requiresArg: true, default: '5s', describe: 'Exchange to READY', coerce: (value) => readDuration('ready-delay', value) })
     .option('timeout', {
       requiresArg: true,
@@ -76,7 +104,9 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
   const command = args._.slice(1).map(String);
   if (command.length === 0) throw new SandboxConfigError('client-check needs the command to run after --: crm-sandbox client-check [options] -- npm test');
   if (args.readyDelay < args.initialSyncDelay) {
-    throw new SandboxConfigError(`${flagName('ready-delay')} (${formatDuration(args.readyDelay)}) must not be shorter than ${flagName('initial-sync-delay')} (${formatDuration(args.initialSyncDelay)})`);
+    throw new SandboxConfigError(
+      `${flagName('ready-delay')} (${formatDuration(args.readyDelay)}) must not be shorter than ${flagName('initial-sync-delay')} (${formatDuration(args.initialSyncDelay)})`,
+    );
   }
   const apiKey = args.apiKey;
   // A sandbox for this run only: tokens from the seed too, so a seed replays the whole run.
@@ -103,13 +133,22 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
   await server.close();
   const commandOk = outcome.exitCode === 0 && !outcome.timedOut;
   const exitCode = report.ok && commandOk ? 0 : 1;
-  await write(process.stdout, args.json ? `${JSON.stringify({ ...report, ok: report.ok && commandOk, command: outcome, exitCode }, null, 2)}\n` : `${commandLine(outcome)}\n${formatReport(report)}\n`);
+  await write(
+    process.stdout,
+    args.json
+      ? `${JSON.stringify({ ...report, ok: report.ok && commandOk, command: outcome, exitCode }, null, 2)}\n`
+      : `${commandLine(outcome)}\n${formatReport(report)}\n`,
+  );
   return exitCode;
 }
 
 /** `command: node client.mjs — exited with 0 after 8.412 s`. */
 function commandLine(outcome: CommandOutcome): string {
-  const how = outcome.timedOut ? `stopped after --timeout (${outcome.signal ?? `exit ${outcome.exitCode}`})` : outcome.signal !== null ? `ended by ${outcome.signal}` : `exited with ${outcome.exitCode}`;
+  const how = outcome.timedOut
+    ? `stopped after --timeout (${outcome.signal ?? `exit ${outcome.exitCode}`})`
+    : outcome.signal !== null
+      ? `ended by ${outcome.signal}`
+      : `exited with ${outcome.exitCode}`;
   return `\ncommand: ${outcome.argv.join(' ')} — ${how} after ${(outcome.durationMs / 1000).toFixed(3)} s${outcome.exitCode === 0 && !outcome.timedOut ? '' : ' (a failure)'}`;
 }
 

@@ -1,6 +1,6 @@
+import { type FaultRule, parseLatency, parseRateLimit } from '../core/faults.js';
 import { requireUnit } from '../shared/duration.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
-import { parseLatency, parseRateLimit, type FaultRule } from '../core/faults.js';
 import { flagName, readText } from './flags.js';
 
 /** The fault flags of `serve`, each already read by its reader below (`--error-rate` by readNumber). */

@@ -1,6 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxConfigError } from '../shared/errors.js';
-import { envName, flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText, readUrl, setCommandLine } from './flags.js';
+import {
+  envName,
+  flagName,
+  onCommandLine,
+  readChoice,
+  readDuration,
+  readDurationList,
+  readInteger,
+  readLimit,
+  readList,
+  readNumber,
+  readText,
+  readUrl,
+  setCommandLine,
+} from './flags.js';
 
 afterEach(() => setCommandLine([], {}));
 
@@ -22,7 +36,11 @@ describe('flag names', () => {
     expect(flagName('ready-delay')).toBe('CRM_SANDBOX_READY_DELAY');
     expect(flagName('port')).toBe('--port');
     // The command line wins over the environment, in yargs and in the message.
-    for (const args of [['serve', '--ready-delay', '9'], ['serve', '--ready-delay=9'], ['serve', '--readyDelay', '9']]) {
+    for (const args of [
+      ['serve', '--ready-delay', '9'],
+      ['serve', '--ready-delay=9'],
+      ['serve', '--readyDelay', '9'],
+    ]) {
       setCommandLine(args, { CRM_SANDBOX_READY_DELAY: '10' });
       expect(flagName('ready-delay'), args.join(' ')).toBe('--ready-delay');
     }

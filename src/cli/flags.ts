@@ -56,7 +56,9 @@ export function flagName(option: string): string {
 /** The one text given for an option: refuses a repeated flag and a flag without its value. */
 export function readText(option: string, value: unknown): string {
   if (Array.isArray(value)) {
-    throw new SandboxConfigError(`${flagName(option)} is given ${value.length} times (${value.map((item) => JSON.stringify(String(item))).join(', ')}); give it once`);
+    throw new SandboxConfigError(
+      `${flagName(option)} is given ${value.length} times (${value.map((item) => JSON.stringify(String(item))).join(', ')}); give it once`,
+    );
   }
   if (value === true || value === undefined) throw new SandboxConfigError(`${flagName(option)} needs a value`);
   return String(value);
@@ -85,7 +87,8 @@ export function readLimit(option: string, value: unknown): number | null {
   const text = readText(option, value).trim();
   if (text === 'none') return null;
   const number = /^\+?\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(number >= 1 && number <= Number.MAX_SAFE_INTEGER)) throw new SandboxConfigError(`${flagName(option)} must be an integer of 1 or more, or none, got ${JSON.stringify(text)}`);
+  if (!(number >= 1 && number <= Number.MAX_SAFE_INTEGER))
+    throw new SandboxConfigError(`${flagName(option)} must be an integer of 1 or more, or none, got ${JSON.stringify(text)}`);
   return number;
 }
 
@@ -146,7 +149,8 @@ export function readUrl(option: string, value: unknown): string {
   } catch {
     protocol = undefined;
   }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new SandboxConfigError(`${flagName(option)} must be an absolute http or https URL, got ${JSON.stringify(text)}`);
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new SandboxConfigError(`${flagName(option)} must be an absolute http or https URL, got ${JSON.stringify(text)}`);
   return text;
 }
 

@@ -3,7 +3,7 @@ import yargs, { type Argv, type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
 import { clientCheckCommand } from './client-check.js';
-import { ENV_PREFIX, camelName, onCommandLine, readChoice, setCommandLine } from './flags.js';
+import { camelName, ENV_PREFIX, onCommandLine, readChoice, setCommandLine } from './flags.js';
 import { mcpCommand } from './mcp.js';
 import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
@@ -36,7 +36,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .version(version)
       .help()
       .alias('h', 'help')
-      .epilogue("Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY (a command reads only its own options' variables).")
+      .epilogue(
+        "Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY (a command reads only its own options' variables).",
+      )
       .fail((message, error, cli) => {
         // A value an option's own check refused (yargs wraps it in a YError): a bad value, exit 2.
         if (error?.name === 'YError') {
@@ -83,7 +85,11 @@ function ownEnvironmentOnly(argv: Record<string, unknown>, cli: CommandInContext
   for (const variable of Object.keys(process.env)) {
     if (!variable.startsWith(`${ENV_PREFIX}_`)) continue;
     // As yargs names it: CRM_SANDBOX_READY_DELAY → readyDelay (and `__` nests: A__B → a.b).
-    const option = variable.slice(ENV_PREFIX.length + 1).split('__')[0]!.toLowerCase().replace(/_/g, '-');
+    const option = variable
+      .slice(ENV_PREFIX.length + 1)
+      .split('__')[0]!
+      .toLowerCase()
+      .replace(/_/g, '-');
     if (option in known || onCommandLine(option)) continue;
     delete argv[option];
     delete argv[camelName(option)];

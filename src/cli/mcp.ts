@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { startDevServer } from '../node/dev-server.js';
 import { DEFAULT_API_KEY } from '../core/options.js';
+import { startDevServer } from '../node/dev-server.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { onCommandLine, readInteger, readUrl } from './flags.js';
 import { createLineWriter } from './line-writer.js';
@@ -12,11 +12,21 @@ const builder = (yargs: Argv) =>
     sandboxOptions(
       addressOptions(
         yargs
-          .option('server', { requiresArg: true, describe: 'Drive a running dev server (crm-sandbox serve) at this URL instead of an in-process sandbox; give its --api-key', coerce: (value) => readUrl('server', value) })
-          .option('clock', { requiresArg: true, type: 'string', choices: ['virtual', 'real'] as const, describe: 'Clock of the in-process sandbox: virtual moves only with the advance_clock tool [default: virtual; real with --port]' })
+          .option('server', {
+            requiresArg: true,
+            describe: 'Drive a running dev server (crm-sandbox serve) at this URL instead of an in-process sandbox; give its --api-key',
+            coerce: (value) => readUrl('server', value),
+          })
+          .option('clock', {
+            requiresArg: true,
+            type: 'string',
+            choices: ['virtual', 'real'] as const,
+            describe: 'Clock of the in-process sandbox: virtual moves only with the advance_clock tool [default: virtual; real with --port]',
+          })
           .option('port', {
             requiresArg: true,
-            describe: 'Also serve the in-process sandbox over HTTP on this port (0 picks a free one), so your app sees the state the agent does [default: none]',
+            describe:
+              'Also serve the in-process sandbox over HTTP on this port (0 picks a free one), so your app sees the state the agent does [default: none]',
             coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }),
           }),
       ).option('quiet', { ...quietOption, describe: 'Do not log the requests of --port (on stderr)' }),
@@ -42,7 +52,8 @@ const SERVER_MODE_OPTIONS = new Set(['server', 'api-key', 'admin-key']);
 function refuseInProcessOptions(args: Record<string, unknown>): void {
   for (const option of Object.keys(args)) {
     if (!/^[a-z][a-z-]*$/.test(option) || SERVER_MODE_OPTIONS.has(option)) continue;
-    if (onCommandLine(option)) throw new SandboxConfigError(`--${option} configures an in-process sandbox: with --server, pass it to the server's crm-sandbox serve`);
+    if (onCommandLine(option))
+      throw new SandboxConfigError(`--${option} configures an in-process sandbox: with --server, pass it to the server's crm-sandbox serve`);
   }
 }
 
@@ -96,7 +107,12 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     const http =
       args.port === undefined
         ? undefined
-        : await startDevServer(sandbox, { port: args.port, host: args.host, ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}), ...(requestLog ? { log: requestLog } : {}) });
+        : await startDevServer(sandbox, {
+            port: args.port,
+            host: args.host,
+            ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}),
+            ...(requestLog ? { log: requestLog } : {}),
+          });
     const mcp = await serveOverStdio(inProcessApi(sandbox, apiKey), { version, url: http?.url });
     const { options } = sandbox;
     log(

@@ -1,13 +1,13 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { SandboxConfigError } from '../shared/errors.js';
-import { readCa } from './read-ca.js';
 import { DEFAULT_API_KEY, DEFAULT_RETRY_SCHEDULE, DEFAULT_START_TIME } from '../core/options.js';
-import { createSandbox } from '../node/sandbox.js';
 import { ACCESS_TOKEN_PATTERN } from '../model/connection.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
-import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
-import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
 import { createHttpTransport } from '../node/http-transport.js';
+import { createSandbox } from '../node/sandbox.js';
+import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
+import { SandboxConfigError } from '../shared/errors.js';
+import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
+import { readCa } from './read-ca.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
 const engine = async () => ({
@@ -16,8 +16,6 @@ const engine = async () => ({
   ...(await import('../scenarios/runner.js')),
   ...(await import('./scenario-output.js')),
 });
-
-
 
 /** Finished deliveries an in-process run keeps: all of them, so the report sees every event (bulk-import makes 10,000). */
 const RUN_LOG_LIMIT = 10_000_000;
@@ -28,16 +26,33 @@ const write = (stream: NodeJS.WriteStream, text: string) => new Promise<void>((r
 const runBuilder = (yargs: Argv) =>
   yargs
     .positional('scenario', { type: 'string', demandOption: true, describe: 'A built-in name (see `scenario list`) or a scenario file' })
-    .option('webhook-url', { requiresArg: true, describe: 'Where events go (your receiver); required unless the connection or the file has one', coerce: (value) => readUrl('webhook-url', value) })
-    .option('seed', { requiresArg: true, describe: "Seed of the in-process sandbox [default: the file's seed, else 1]", coerce: (value) => readInteger('seed', value, { min: 0 }) })
-    .option('speed', { requiresArg: true, default: 'instant', describe: 'instant (virtual time jumps), realtime, or a factor such as 10 (10x real time)', coerce: (value) => readSpeed(value) })
+    .option('webhook-url', {
+      requiresArg: true,
+      describe: 'Where events go (your receiver); required unless the connection or the file has one',
+      coerce: (value) => readUrl('webhook-url', value),
+    })
+    .option('seed', {
+      requiresArg: true,
+      describe: "Seed of the in-process sandbox [default: the file's seed, else 1]",
+      coerce: (value) => readInteger('seed', value, { min: 0 }),
+    })
+    .option('speed', {
+      requiresArg: true,
+      default: 'instant',
+      describe: 'instant (virtual time jumps), realtime, or a factor such as 10 (10x real time)',
+      coerce: (value) => readSpeed(value),
+    })
     .option('start-time', {
       requiresArg: true,
       describe: `Where an instant run's clock starts [default: ${DEFAULT_START_TIME}; realtime: now]`,
       coerce: (value) => readTime('start-time', value),
     })
     .option('json', { type: 'boolean', default: false, describe: 'Print one machine-readable report on stdout' })
-    .option('server', { requiresArg: true, describe: 'Drive a running dev server (crm-sandbox serve) at this URL instead of an in-process sandbox', coerce: (value) => readUrl('server', value) })
+    .option('server', {
+      requiresArg: true,
+      describe: 'Drive a running dev server (crm-sandbox serve) at this URL instead of an in-process sandbox',
+      coerce: (value) => readUrl('server', value),
+    })
     .option('api-key', {
       requiresArg: true,
       default: DEFAULT_API_KEY,
@@ -45,20 +60,39 @@ const runBuilder = (yargs: Argv) =>
       // A container's CRM_SANDBOX_API_KEY=k1,k2 configures serve; a run acts as the first key.
       coerce: (value) => readList('api-key', value)[0]!,
     })
-    .option('connection-id', { requiresArg: true, type: 'string', describe: 'With --server: play on this existing connection (one your app linked) instead of linking one' })
-    .option('access-token', { requiresArg: true, type: 'string', describe: 'The accessToken the linked connection gets (access_ + 40 hex), so your receiver can know it ahead' })
-    .option('integration', { requiresArg: true, type: 'string', choices: INTEGRATION_IDS, describe: "Integration of the linked connection [default: the file's, else hubspot]" })
+    .option('connection-id', {
+      requiresArg: true,
+      type: 'string',
+      describe: 'With --server: play on this existing connection (one your app linked) instead of linking one',
+    })
+    .option('access-token', {
+      requiresArg: true,
+      type: 'string',
+      describe: 'The accessToken the linked connection gets (access_ + 40 hex), so your receiver can know it ahead',
+    })
+    .option('integration', {
+      requiresArg: true,
+      type: 'string',
+      choices: INTEGRATION_IDS,
+      describe: "Integration of the linked connection [default: the file's, else hubspot]",
+    })
     .option('retry-schedule', {
       requiresArg: true,
       describe: `In-process: delays before each retry [default: ${DEFAULT_RETRY_SCHEDULE.join(',')}]`,
       coerce: (value) => readDurationList('retry-schedule', value),
     })
-    .option('attempt-timeout', { requiresArg: true, default: '10s', describe: 'Timeout of one delivery attempt (and of each receiver probe)', coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }) })
+    .option('attempt-timeout', {
+      requiresArg: true,
+      default: '10s',
+      describe: 'Timeout of one delivery attempt (and of each receiver probe)',
+      coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }),
+    })
     .option('webhook-ca', { requiresArg: true, type: 'string', describe: 'PEM file of a CA to trust for an https receiver' })
     .option('timestamps', {
       requiresArg: true,
       default: 'real',
-      describe: 'In-process: x-service-timestamp of each attempt: real (the current time, which receivers accept) or virtual (the run clock: byte-identical transcripts)',
+      describe:
+        'In-process: x-service-timestamp of each attempt: real (the current time, which receivers accept) or virtual (the run clock: byte-identical transcripts)',
       coerce: (value) => readChoice('timestamps', value, ['real', 'virtual'] as const),
     })
     .option('max-wait', {
@@ -92,7 +126,8 @@ function readSpeed(value: unknown): number {
   if (text === 'instant') return Infinity;
   if (text === 'realtime') return 1;
   const factor = /^\d+(\.\d+)?x?$/.test(text) ? Number(text.replace(/x$/, '')) : Number.NaN;
-  if (!(factor > 0)) throw new SandboxConfigError(`${flagName('speed')} must be instant, realtime or a positive factor such as 10, got ${JSON.stringify(text)}`);
+  if (!(factor > 0))
+    throw new SandboxConfigError(`${flagName('speed')} must be instant, realtime or a positive factor such as 10, got ${JSON.stringify(text)}`);
   return factor;
 }
 
@@ -106,10 +141,14 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
     throw new SandboxConfigError(`${flagName('webhook-url')} is required: it is where the events go (your receiver)`);
   }
   if (args.accessToken !== undefined && !ACCESS_TOKEN_PATTERN.test(args.accessToken)) {
-    throw new SandboxConfigError(`${flagName('access-token')} must be access_ followed by 40 lowercase hex characters, like a real one; got "${args.accessToken}"`);
+    throw new SandboxConfigError(
+      `${flagName('access-token')} must be access_ followed by 40 lowercase hex characters, like a real one; got "${args.accessToken}"`,
+    );
   }
   if (args.server === undefined && args.connectionId !== undefined) {
-    throw new SandboxConfigError(`${flagName('connection-id')} needs --server: an in-process sandbox has no connections of yours; use --access-token to fix the token of the one it links`);
+    throw new SandboxConfigError(
+      `${flagName('connection-id')} needs --server: an in-process sandbox has no connections of yours; use --access-token to fix the token of the one it links`,
+    );
   }
   if (args.server !== undefined) {
     // Only what the command line says: a container's environment may configure serve with the same variables.
@@ -157,7 +196,8 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const timer = args.timeout.ms > 0 ? setTimeout(() => halt(`the run took longer than ${flagName('timeout')} ${args.timeout.text}`), args.timeout.ms) : undefined;
+  const timer =
+    args.timeout.ms > 0 ? setTimeout(() => halt(`the run took longer than ${flagName('timeout')} ${args.timeout.text}`), args.timeout.ms) : undefined;
   timer?.unref();
   try {
     const report = await runScenarioOn(scenario, target, {
@@ -185,7 +225,6 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
     sandbox?.close();
   }
 }
-
 
 /** `crm-sandbox scenario list | validate | run`. */
 export const scenarioCommand: CommandModule = {

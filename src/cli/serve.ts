@@ -1,33 +1,36 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
 import { parseAllowedHost } from '../node/allowed-hosts.js';
 import { startDevServer } from '../node/dev-server.js';
+import { createSandbox } from '../node/sandbox.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
-import { readCa } from './read-ca.js';
-import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
-import { createSandbox } from '../node/sandbox.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
 import { faultRuleFromFlags, readLatency, readRateLimit } from './fault-flags.js';
 import { flagName, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText } from './flags.js';
 import { createLineWriter } from './line-writer.js';
-import { StateSaver, checkStateFileWritable, loadStateFile } from './state-file.js';
+import { readCa } from './read-ca.js';
+import { checkStateFileWritable, loadStateFile, StateSaver } from './state-file.js';
 
 /** Where the dev server listens and the names it answers to (`serve`'s, and `mcp --port`'s). */
 export const addressOptions = <T>(yargs: Argv<T>) =>
-  yargs
-    .option('host', { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
-    .option('allowed-host', {
-      type: 'string',
-      array: true,
-      describe:
-        'A host name clients reach the server by, besides localhost, *.localhost, 127.0.0.1, [::1] and --host (repeat, or separate with commas); others get a 421. In a container: the name other containers use (crm-sandbox). * allows any host: no guard against DNS rebinding',
-      coerce: (value) => readList('allowed-host', value).map((name) => parseAllowedHost(name, flagName('allowed-host'))),
-    });
+  yargs.option('host', { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' }).option('allowed-host', {
+    type: 'string',
+    array: true,
+    describe:
+      'A host name clients reach the server by, besides localhost, *.localhost, 127.0.0.1, [::1] and --host (repeat, or separate with commas); others get a 421. In a container: the name other containers use (crm-sandbox). * allows any host: no guard against DNS rebinding',
+    coerce: (value) => readList('allowed-host', value).map((name) => parseAllowedHost(name, flagName('allowed-host'))),
+  });
 
 /** The sandbox's own options (seed, keys, delays, fixtures, caps, chaos, tokens): `serve`'s, and `mcp`'s in-process. */
 export const sandboxOptions = <T>(yargs: Argv<T>) =>
   yargs
-    .option('seed', { requiresArg: true, default: DEFAULT_SEED, describe: 'Seed of all ids and generated data', coerce: (value) => readInteger('seed', value, { min: 0 }) })
+    .option('seed', {
+      requiresArg: true,
+      default: DEFAULT_SEED,
+      describe: 'Seed of all ids and generated data',
+      coerce: (value) => readInteger('seed', value, { min: 0 }),
+    })
     .option('api-key', {
       type: 'string',
       array: true,
@@ -37,10 +40,16 @@ export const sandboxOptions = <T>(yargs: Argv<T>) =>
     .option('admin-key', {
       requiresArg: true,
       type: 'string',
-      describe: 'Key of the operations over every tenant (GET/PUT /sandbox/snapshot?all=true, POST /sandbox/reset?all=true, PUT /sandbox/faults?all=true), sent as service-api-token; not a tenant [default: none, those are off]',
+      describe:
+        'Key of the operations over every tenant (GET/PUT /sandbox/snapshot?all=true, POST /sandbox/reset?all=true, PUT /sandbox/faults?all=true), sent as service-api-token; not a tenant [default: none, those are off]',
       coerce: (value) => readAdminKey(value),
     })
-    .option('initial-sync-delay', { requiresArg: true, default: '3s', describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)', coerce: (value) => readDuration('initial-sync-delay', value) })
+    .option('initial-sync-delay', {
+      requiresArg: true,
+      default: '3s',
+      describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)',
+      coerce: (value) => readDuration('initial-sync-delay', value),
+    })
     .option('ready-delay', { requiresArg: true, default: '10s', describe: 'Exchange to READY', coerce: (value) => readDuration('ready-delay', value) })
     .option('retry-schedule', {
       requiresArg: true,
@@ -48,7 +57,12 @@ export const sandboxOptions = <T>(yargs: Argv<T>) =>
       describe: 'Delays before each webhook retry, comma-separated ("" for none)',
       coerce: (value) => readDurationList('retry-schedule', value),
     })
-    .option('attempt-timeout', { requiresArg: true, default: '10s', describe: 'Timeout of one webhook delivery attempt', coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }) })
+    .option('attempt-timeout', {
+      requiresArg: true,
+      default: '10s',
+      describe: 'Timeout of one webhook delivery attempt',
+      coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }),
+    })
     .option('webhook-ca', { requiresArg: true, type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
     .option('fixtures', {
       type: 'string',
@@ -79,7 +93,12 @@ export const sandboxOptions = <T>(yargs: Argv<T>) =>
       describe: 'Most records one scenario run through the control API creates, or none',
       coerce: (value) => readLimit('scenario-repeat-limit', value),
     })
-    .option('delivery-log-limit', { requiresArg: true, default: 10_000, describe: 'Most finished deliveries kept in the log, per API token', coerce: (value) => readInteger('delivery-log-limit', value, { min: 1 }) })
+    .option('delivery-log-limit', {
+      requiresArg: true,
+      default: 10_000,
+      describe: 'Most finished deliveries kept in the log, per API token',
+      coerce: (value) => readInteger('delivery-log-limit', value, { min: 1 }),
+    })
     .option('delivery-chaos', {
       requiresArg: true,
       describe: 'Delivery chaos for every connection: duplicate=0.2,delay=100ms-2s,reorder,outage=5m (per connection: PUT /sandbox/connections/{id}/chaos)',
@@ -95,8 +114,16 @@ export const sandboxOptions = <T>(yargs: Argv<T>) =>
 export const faultOptions = <T>(yargs: Argv<T>) =>
   yargs
     .option('latency', { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
-    .option('error-rate', { requiresArg: true, describe: "Share of the service's requests answered 503, 0 to 1 (seeded)", coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }) })
-    .option('rate-limit', { requiresArg: true, describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After', coerce: readRateLimit });
+    .option('error-rate', {
+      requiresArg: true,
+      describe: "Share of the service's requests answered 503, 0 to 1 (seeded)",
+      coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }),
+    })
+    .option('rate-limit', {
+      requiresArg: true,
+      describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After',
+      coerce: readRateLimit,
+    });
 
 const sandboxAndFaultOptions = <T>(yargs: Argv<T>) => faultOptions(sandboxOptions(yargs));
 /** The options of {@link sandboxOptions} and {@link faultOptions}, as a handler gets them. */
@@ -109,15 +136,25 @@ const builder = (yargs: Argv) =>
   faultOptions(
     sandboxOptions(
       addressOptions(
-        yargs.option('port', { requiresArg: true, default: 4010, describe: 'Port to listen on (0 picks a free one)', coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }) }),
+        yargs.option('port', {
+          requiresArg: true,
+          default: 4010,
+          describe: 'Port to listen on (0 picks a free one)',
+          coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }),
+        }),
       ),
     )
       .option('quiet', quietOption)
-      .option('state-file', { requiresArg: true, type: 'string', describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown' })
+      .option('state-file', {
+        requiresArg: true,
+        type: 'string',
+        describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown',
+      })
       .option('client-check', {
         type: 'boolean',
         default: false,
-        describe: "Judge each tenant's client against the conduct rules, putting the service's hard cases in its way (429s, 503s, pages of 10; seeded by --seed): GET /sandbox/client-check answers the report (see crm-sandbox client-check)",
+        describe:
+          "Judge each tenant's client against the conduct rules, putting the service's hard cases in its way (429s, 503s, pages of 10; seeded by --seed): GET /sandbox/client-check answers the report (see crm-sandbox client-check)",
       }),
   )
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
@@ -141,7 +178,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
     const saver = stateFile && new StateSaver(sandbox, stateFile.path);
     const log = args.quiet ? undefined : createLineWriter(process.stdout);
-    const server = await startDevServer(sandbox, { port: args.port, host: args.host, ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}), ...(log ? { log } : {}) });
+    const server = await startDevServer(sandbox, {
+      port: args.port,
+      host: args.host,
+      ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}),
+      ...(log ? { log } : {}),
+    });
     const { options } = sandbox;
     const keys = options.apiKeys;
     // One write, so whoever reads the output sees the whole banner at once.
@@ -156,7 +198,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
         ...(stateFile ? [`state file ${stateFile.path} (${stateFile.loaded ? 'loaded' : 'new'}), saved on change`] : []),
-        ...(sandbox.clientCheck ? [`client-check: on; each API token's report at GET ${server.url}/sandbox/client-check (the inspector's Client check tab)`] : []),
+        ...(sandbox.clientCheck
+          ? [`client-check: on; each API token's report at GET ${server.url}/sandbox/client-check (the inspector's Client check tab)`]
+          : []),
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),
     );
@@ -238,4 +282,3 @@ function fixturesOption(values: ReadonlyArray<string | number | boolean> | undef
   if (values.some((value) => value === false || value === 'false')) return { fixtures: false };
   return { fixtures: values.map(String) };
 }
-

@@ -1,9 +1,9 @@
-import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ApiError, SandboxConfigError } from '../shared/errors.js';
-import { MAX_SNAPSHOT_DEPTH, jsonTooDeep, tooDeepPhrase } from '../shared/json-depth.js';
 import type { Sandbox } from '../core/sandbox.js';
+import { ApiError, SandboxConfigError } from '../shared/errors.js';
+import { jsonTooDeep, MAX_SNAPSHOT_DEPTH, tooDeepPhrase } from '../shared/json-depth.js';
 import { flagName } from './flags.js';
 
 /**
@@ -45,7 +45,9 @@ export function checkStateFileWritable(path: string): void {
   try {
     accessSync(dirname(path), constants.W_OK);
   } catch (error) {
-    throw new SandboxConfigError(`${flagName('state-file')} ${path}: cannot write to its directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new SandboxConfigError(
+      `${flagName('state-file')} ${path}: cannot write to its directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { openApiChecker, type Exchange } from '../../test/helpers/openapi-conformance.js';
+import { type Exchange, openApiChecker } from '../../test/helpers/openapi-conformance.js';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { buildOpenApiDocument } from '../core/openapi/document.js';
 import { createSandbox, type Sandbox } from '../index.js';
 import type { ClientCheckOptions } from './client-check.js';
-import { formatReport, type ClientCheckReport } from './report.js';
+import { type ClientCheckReport, formatReport } from './report.js';
 import type { RuleId } from './rules.js';
 
 /**
@@ -20,7 +20,8 @@ function checked(options: ClientCheckOptions = {}, apiKeys = ['a']): Sandbox {
   return sandbox;
 }
 
-const call = (sandbox: Sandbox, method: string, path: string, body?: unknown, headers?: Record<string, string>) => callSandbox(sandbox, method, path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
+const call = (sandbox: Sandbox, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  callSandbox(sandbox, method, path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
 
 /** A request sent again until it is answered, waiting as a careful client does: Retry-After, growing pauses on 5xx, a second on 409. */
 async function patiently(sandbox: Sandbox, send: () => Promise<Answer>): Promise<Answer> {
@@ -57,10 +58,14 @@ async function walk(sandbox: Sandbox, list: string, accessToken: string, limit?:
 /** The careful client's whole session. */
 async function carefulSession(sandbox: Sandbox): Promise<{ connectionId: string; accessToken: string }> {
   const connection = await link(sandbox);
-  const { webhook } = (await call(sandbox, 'POST', '/connection/webhook', { accessToken: connection.accessToken, webhook: { webhookUrl: 'http://127.0.0.1:9/hooks' } })).body;
+  const { webhook } = (
+    await call(sandbox, 'POST', '/connection/webhook', { accessToken: connection.accessToken, webhook: { webhookUrl: 'http://127.0.0.1:9/hooks' } })
+  ).body;
   expect(await walk(sandbox, 'users', connection.accessToken)).toBeGreaterThan(30);
   expect(await walk(sandbox, 'mailboxes', connection.accessToken, 50)).toBeGreaterThan(40);
-  await patiently(sandbox, () => call(sandbox, 'POST', '/crm/passthrough', { accessToken: connection.accessToken, method: 'GET', path: 'crm/v3/objects/contacts' }));
+  await patiently(sandbox, () =>
+    call(sandbox, 'POST', '/crm/passthrough', { accessToken: connection.accessToken, method: 'GET', path: 'crm/v3/objects/contacts' }),
+  );
   expect((await call(sandbox, 'GET', `/connection/webhook?accessToken=${connection.accessToken}&webhookId=${webhook.webhookId}`)).status).toBe(200);
   expect((await call(sandbox, 'DELETE', '/connection/webhook', { accessToken: connection.accessToken, webhookId: webhook.webhookId })).status).toBe(200);
   return connection;
@@ -90,14 +95,29 @@ describe('client-check, judged on a virtual clock', () => {
     });
     expect(result.ok).toBe(true);
     expect(sandbox.clientCheck!.report('a', { final: true, strict: true }).ok).toBe(false);
-    expect(rule(result, 'honours-retry-after').evidence[0]).toMatchObject({ status: 200, detail: expect.stringMatching(/^sent again 1\.000 s after its 429 at \+\d+\.\d{3}s \(Retry-After: 1\)$|^sent again 2\.000 s after its 429 at \+\d+\.\d{3}s \(Retry-After: 2\)$/) });
-    expect(rule(result, 'waits-while-syncing').summary).toMatch(/^1 new connection; e\.g\. connection \w{8}… synced at \+3\.000s: 3 reads answered 409 while it synced$/);
-    expect(rule(result, 'pages-to-the-end').evidence.map((item) => item.detail)).toEqual([expect.stringMatching(/^walked the users of connection \w{8}… to the end: 4 pages, \+3\.000s to \+\d/), expect.stringMatching(/^walked the mailboxes of connection \w{8}… to the end: 5 pages/)]);
+    expect(rule(result, 'honours-retry-after').evidence[0]).toMatchObject({
+      status: 200,
+      detail: expect.stringMatching(
+        /^sent again 1\.000 s after its 429 at \+\d+\.\d{3}s \(Retry-After: 1\)$|^sent again 2\.000 s after its 429 at \+\d+\.\d{3}s \(Retry-After: 2\)$/,
+      ),
+    });
+    expect(rule(result, 'waits-while-syncing').summary).toMatch(
+      /^1 new connection; e\.g\. connection \w{8}… synced at \+3\.000s: 3 reads answered 409 while it synced$/,
+    );
+    expect(rule(result, 'pages-to-the-end').evidence.map((item) => item.detail)).toEqual([
+      expect.stringMatching(/^walked the users of connection \w{8}… to the end: 4 pages, \+3\.000s to \+\d/),
+      expect.stringMatching(/^walked the mailboxes of connection \w{8}… to the end: 5 pages/),
+    ]);
     expect(result.hardCases.rateLimited).toBeGreaterThan(0);
     expect(result.hardCases.unavailable).toBeGreaterThan(0);
     expect(result.requests).toBeGreaterThan(20);
     // The journal says which answers client-check injected.
-    expect(sandbox.requests({ apiKey: 'a' }).map((entry) => entry.fault).filter(Boolean)).toEqual(expect.arrayContaining(['client-check 429', 'client-check 503']));
+    expect(
+      sandbox
+        .requests({ apiKey: 'a' })
+        .map((entry) => entry.fault)
+        .filter(Boolean),
+    ).toEqual(expect.arrayContaining(['client-check 429', 'client-check 503']));
   });
 
   it('caps pages at the page size, whatever limit asks; a bad limit is still refused', async () => {
@@ -110,8 +130,17 @@ describe('client-check, judged on a virtual clock', () => {
     expect((await page('&limit=3')).users).toHaveLength(3);
     expect(await page('&limit=500')).toMatchObject({ errorCode: 'INVALID_FIELD_VALUE', metadata: { field: 'limit' } });
     // The journal keeps what the client sent.
-    expect(sandbox.requests({ apiKey: 'a', path: '/engagement' }).map((entry) => entry.query.replace(/accessToken=\w+&?/, ''))).toEqual(['', 'limit=150', 'limit=3', 'limit=500']);
-    expect(rule(report(sandbox), 'limit-within-bounds')).toMatchObject({ status: 'fail', failures: 1, summary: 'GET /engagement/users?accessToken=' + accessToken.slice(0, 12) + '…&limit=500: answered 400: limit must be an integer from 1 to 200, got "500"' });
+    expect(sandbox.requests({ apiKey: 'a', path: '/engagement' }).map((entry) => entry.query.replace(/accessToken=\w+&?/, ''))).toEqual([
+      '',
+      'limit=150',
+      'limit=3',
+      'limit=500',
+    ]);
+    expect(rule(report(sandbox), 'limit-within-bounds')).toMatchObject({
+      status: 'fail',
+      failures: 1,
+      summary: `GET /engagement/users?accessToken=${accessToken.slice(0, 12)}…&limit=500: answered 400: limit must be an integer from 1 to 200, got "500"`,
+    });
   });
 
   it('fails a retry storm on a syncing connection, and a read that waited passes', async () => {
@@ -140,7 +169,9 @@ describe('client-check, judged on a virtual clock', () => {
     expect((await read()).status).toBe(200);
     const result = rule(report(sandbox), 'honours-retry-after');
     expect(result).toMatchObject({ status: 'fail', failures: 1, exercised: 2 });
-    expect(result.evidence).toEqual([expect.objectContaining({ since: '+4.000s', status: 429, detail: 'sent again 1.000 s after its 429 at +3.000s (Retry-After: 2)' })]);
+    expect(result.evidence).toEqual([
+      expect.objectContaining({ since: '+4.000s', status: 429, detail: 'sent again 1.000 s after its 429 at +3.000s (Retry-After: 2)' }),
+    ]);
   });
 
   it('fails a retry of a 5xx without a pause', async () => {
@@ -171,7 +202,9 @@ describe('client-check, judged on a virtual clock', () => {
     }
     const result = rule(report(sandbox), 'backs-off-on-5xx');
     expect(result).toMatchObject({ status: 'fail', failures: 1, exercised: 4 });
-    expect(result.evidence.map((item) => item.detail)).toEqual(['sent again 150 ms after its 503 at +0.150s, its 2nd 5xx in a row (wait at least 200 ms, doubling after each further 5xx)']);
+    expect(result.evidence.map((item) => item.detail)).toEqual([
+      'sent again 150 ms after its 503 at +0.150s, its 2nd 5xx in a row (wait at least 200 ms, doubling after each further 5xx)',
+    ]);
     sandbox.setFaults([]);
     await sandbox.advance('800ms');
     expect((await read()).status).toBe(200);
@@ -184,13 +217,20 @@ describe('client-check, judged on a virtual clock', () => {
     await sandbox.advance('3s');
     const first = await call(sandbox, 'GET', `/engagement/users?accessToken=${accessToken}`);
     expect(first.body.nextPageCursor).toEqual(expect.any(String));
-    expect(rule(report(sandbox, false), 'pages-to-the-end')).toMatchObject({ status: 'pass', summary: '1 list walk that needed paging, none broke it; 1 walk still in progress' });
+    expect(rule(report(sandbox, false), 'pages-to-the-end')).toMatchObject({
+      status: 'pass',
+      summary: '1 list walk that needed paging, none broke it; 1 walk still in progress',
+    });
     expect(rule(report(sandbox, true), 'pages-to-the-end')).toMatchObject({
       status: 'fail',
       summary: `the users of connection ${connectionId.slice(0, 8)}… stopped at page 1: its nextPageCursor (${first.body.nextPageCursor.slice(0, 8)}…, answered at +3.000s) was never requested`,
     });
     await call(sandbox, 'GET', `/engagement/users?accessToken=${accessToken}`);
-    expect(rule(report(sandbox, false), 'pages-to-the-end')).toMatchObject({ status: 'fail', failures: 1, evidence: [expect.objectContaining({ detail: expect.stringMatching(/^read the first page again, leaving the users of connection \w{8}… at page 1/) })] });
+    expect(rule(report(sandbox, false), 'pages-to-the-end')).toMatchObject({
+      status: 'fail',
+      failures: 1,
+      evidence: [expect.objectContaining({ detail: expect.stringMatching(/^read the first page again, leaving the users of connection \w{8}… at page 1/) })],
+    });
   });
 
   it("fails a cursor sent with another connection's accessToken, naming where it came from", async () => {
@@ -216,13 +256,23 @@ describe('client-check, judged on a virtual clock', () => {
     expect((await read()).body.errorCode).toBe('INVALID_ACCESS_TOKEN');
     await sandbox.advance('50ms');
     await read(); // still in flight: not held against it
-    expect(rule(report(sandbox), 'drops-deleted-connections')).toMatchObject({ status: 'pass', summary: expect.stringMatching(/^1 accessToken answered 401; e\.g\. accessToken access_\w{5}… of connection \w{8}… \(deleted by client-check at \+5\.000s\) was not sent again after its first 401 at \+5\.000s$/) });
+    expect(rule(report(sandbox), 'drops-deleted-connections')).toMatchObject({
+      status: 'pass',
+      summary: expect.stringMatching(
+        /^1 accessToken answered 401; e\.g\. accessToken access_\w{5}… of connection \w{8}… \(deleted by client-check at \+5\.000s\) was not sent again after its first 401 at \+5\.000s$/,
+      ),
+    });
     await sandbox.advance('1s');
     await read();
     const result = report(sandbox);
     expect(rule(result, 'drops-deleted-connections')).toMatchObject({ status: 'fail', failures: 1 });
-    expect(rule(result, 'drops-deleted-connections').evidence[0]!.detail).toBe(`used its accessToken 1.050 s after that token's first 401 at +5.000s (connection ${connectionId.slice(0, 8)}…, deleted by client-check at +5.000s)`);
-    expect(result.hardCases).toMatchObject({ connectionsDeleted: 1, cases: [expect.objectContaining({ case: 'connection-deleted', connectionId, since: '+5.000s' })] });
+    expect(rule(result, 'drops-deleted-connections').evidence[0]!.detail).toBe(
+      `used its accessToken 1.050 s after that token's first 401 at +5.000s (connection ${connectionId.slice(0, 8)}…, deleted by client-check at +5.000s)`,
+    );
+    expect(result.hardCases).toMatchObject({
+      connectionsDeleted: 1,
+      cases: [expect.objectContaining({ case: 'connection-deleted', connectionId, since: '+5.000s' })],
+    });
   });
 
   it('fails a second webhook and a webhookId the connection does not have', async () => {
@@ -235,7 +285,9 @@ describe('client-check, judged on a virtual clock', () => {
     const result = rule(report(sandbox), 'one-webhook-per-connection');
     expect(result).toMatchObject({ status: 'fail', failures: 2, exercised: 3 });
     expect(result.evidence.map((item) => item.detail)).toEqual([
-      expect.stringMatching(/^created a second webhook for connection \w{8}…: answered 400 WEBHOOK_ALREADY_EXISTS \(its webhook \w{8}… was created at \+0\.000s\)$/),
+      expect.stringMatching(
+        /^created a second webhook for connection \w{8}…: answered 400 WEBHOOK_ALREADY_EXISTS \(its webhook \w{8}… was created at \+0\.000s\)$/,
+      ),
       'named a webhookId the connection does not have (answered 404): keep the one POST /connection/webhook answered',
     ]);
   });
@@ -243,7 +295,12 @@ describe('client-check, judged on a virtual clock', () => {
   it('fails the API token sent from a browser: an Origin header, or a preflight asking to send it', async () => {
     const sandbox = checked({ faults: false });
     await call(sandbox, 'GET', '/connection/connections', undefined, { origin: 'http://localhost:5173' });
-    await sandbox.handle({ method: 'OPTIONS', path: '/connection/connections', query: '', headers: { origin: 'http://localhost:5173', 'access-control-request-headers': 'content-type,service-api-token' } });
+    await sandbox.handle({
+      method: 'OPTIONS',
+      path: '/connection/connections',
+      query: '',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-headers': 'content-type,service-api-token' },
+    });
     // The control API (the inspector's) is not the service: not judged.
     await call(sandbox, 'GET', '/sandbox/connections', undefined, { origin: 'http://127.0.0.1:4010' });
     const result = rule(report(sandbox), 'api-token-off-browsers');
@@ -260,10 +317,17 @@ describe('client-check, judged on a virtual clock', () => {
     const { accessToken } = (await call(sandbox, 'POST', '/link/exchange', { publicToken })).body;
     await sandbox.advance('1s');
     expect((await call(sandbox, 'POST', '/link/exchange', { publicToken })).status).toBe(400);
-    expect((await call(sandbox, 'POST', '/crm/passthrough', { accessToken, method: 'GET', path: 'https://api.hubapi.com/crm/v3/objects/contacts' })).status).toBe(400);
+    expect(
+      (await call(sandbox, 'POST', '/crm/passthrough', { accessToken, method: 'GET', path: 'https://api.hubapi.com/crm/v3/objects/contacts' })).status,
+    ).toBe(400);
     const result = report(sandbox);
-    expect(rule(result, 'exchanges-each-public-token-once').evidence[0]!.detail).toBe('answered 400 PUBLIC_TOKEN_USED: the public token was exchanged already at +0.000s');
-    expect(rule(result, 'passthrough-path-without-host')).toMatchObject({ status: 'fail', evidence: [expect.objectContaining({ request: 'POST /crm/passthrough (GET https://api.hubapi.com/crm/v3/objects/contacts)' })] });
+    expect(rule(result, 'exchanges-each-public-token-once').evidence[0]!.detail).toBe(
+      'answered 400 PUBLIC_TOKEN_USED: the public token was exchanged already at +0.000s',
+    );
+    expect(rule(result, 'passthrough-path-without-host')).toMatchObject({
+      status: 'fail',
+      evidence: [expect.objectContaining({ request: 'POST /crm/passthrough (GET https://api.hubapi.com/crm/v3/objects/contacts)' })],
+    });
   });
 
   it('puts the same hard cases in the way of the same reads under a seed, other ones under another', async () => {
@@ -285,18 +349,26 @@ describe('client-check, judged on a virtual clock', () => {
     expect(rule(report(sandbox, true, 'b'), 'api-token-off-browsers').status).toBe('not-exercised');
     // An unknown key is no tenant: nothing recorded, and no preflight is pinned on anyone when there are several.
     await callSandbox(sandbox, 'GET', '/connection/connections', { key: 'nope', headers: { origin: 'http://x' } });
-    await sandbox.handle({ method: 'OPTIONS', path: '/connection/connections', query: '', headers: { origin: 'http://x', 'access-control-request-headers': 'service-api-token' } });
+    await sandbox.handle({
+      method: 'OPTIONS',
+      path: '/connection/connections',
+      query: '',
+      headers: { origin: 'http://x', 'access-control-request-headers': 'service-api-token' },
+    });
     expect(report(sandbox).requests + report(sandbox, true, 'b').requests).toBe(1);
     const answered = await callSandbox(sandbox, 'GET', '/sandbox/client-check?final=true&rules=api-token-off-browsers', { key: 'b' });
     expect(answered.body).toMatchObject({ ok: true, final: true, rules: [{ rule: 'api-token-off-browsers', status: 'not-exercised' }] });
-    expect((await callSandbox(sandbox, 'GET', '/sandbox/client-check?rules=nope')).body).toMatchObject({ errorCode: 'INVALID_FIELD_VALUE', metadata: { field: 'rules' } });
+    expect((await callSandbox(sandbox, 'GET', '/sandbox/client-check?rules=nope')).body).toMatchObject({
+      errorCode: 'INVALID_FIELD_VALUE',
+      metadata: { field: 'rules' },
+    });
     expect((await callSandbox(sandbox, 'DELETE', '/sandbox/client-check')).status).toBe(200);
     expect(report(sandbox).requests).toBe(0);
     const off = await callSandbox(createSandbox({ apiKeys: ['a'] }), 'GET', '/sandbox/client-check');
     expect(off).toMatchObject({ status: 404, body: { errorCode: 'ROUTE_NOT_FOUND', message: expect.stringContaining('serve --client-check') } });
   });
 
-  it('keeps its verdicts across a reset, and does not judge the reset sandbox\'s tokens by the old ones', async () => {
+  it("keeps its verdicts across a reset, and does not judge the reset sandbox's tokens by the old ones", async () => {
     // Seeded tokens, as the CLI's sandbox has them: a reset sandbox issues the same ones again.
     const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'], tokens: 'seeded', initialSyncDelay: '3s', readyDelay: '5s' });
     sandbox.startClientCheck({ faults: false, deleteConnectionAfter: '5s' });
@@ -311,7 +383,9 @@ describe('client-check, judged on a virtual clock', () => {
     expect((await call(sandbox, 'GET', `/engagement/users?accessToken=${after.accessToken}`)).status).toBe(200);
     const result = report(sandbox);
     expect(statuses(result)).toMatchObject({ 'drops-deleted-connections': 'pass', 'api-token-off-browsers': 'fail', 'waits-while-syncing': 'pass' });
-    expect(rule(result, 'drops-deleted-connections').evidence[0]!.detail).toMatch(/^accessToken access_\w{5}… of connection \w{8}… \(deleted by client-check at \+5\.000s\) was not sent again after its first 401 at \+5\.000s$/);
+    expect(rule(result, 'drops-deleted-connections').evidence[0]!.detail).toMatch(
+      /^accessToken access_\w{5}… of connection \w{8}… \(deleted by client-check at \+5\.000s\) was not sent again after its first 401 at \+5\.000s$/,
+    );
     expect(rule(result, 'drops-deleted-connections')).toMatchObject({ exercised: 1, failures: 0 });
   });
 
@@ -332,7 +406,10 @@ describe('client-check, judged on a virtual clock', () => {
     await sandbox.advance('1s');
     await call(sandbox, 'GET', `/engagement/users?accessToken=${accessToken}`);
     const answered = await call(sandbox, 'GET', '/sandbox/client-check?final=true');
-    expect(answered.body.rules.filter((item: { status: string }) => item.status === 'fail').map((item: { rule: string }) => item.rule)).toEqual(['drops-deleted-connections', 'one-webhook-per-connection']);
+    expect(answered.body.rules.filter((item: { status: string }) => item.status === 'fail').map((item: { rule: string }) => item.rule)).toEqual([
+      'drops-deleted-connections',
+      'one-webhook-per-connection',
+    ]);
     const statuses = new Set(traffic.map((exchange) => exchange.response.status));
     for (const status of [200, 400, 401, 429, 503]) expect(statuses).toContain(status);
     expect(traffic.flatMap(openApiChecker(buildOpenApiDocument()))).toEqual([]);
@@ -348,9 +425,13 @@ describe('client-check, judged on a virtual clock', () => {
       '',
       '  NOT EXERCISED  waits-while-syncing               no connection was linked through POST /link/exchange, and no read was answered 409',
     ]);
-    expect(text).toMatch(/^ {2}FAIL {11}api-token-off-browsers +GET \/connection\/connections: sent the service-api-token from a browser page at http:\/\/localhost:5173 \(Origin header\)$/m);
+    expect(text).toMatch(
+      /^ {2}FAIL {11}api-token-off-browsers +GET \/connection\/connections: sent the service-api-token from a browser page at http:\/\/localhost:5173 \(Origin header\)$/m,
+    );
     expect(text).toMatch(/^ {2}NOT EXERCISED {2}honours-retry-after +no request was answered 429/m);
-    expect(text).toContain('\napi-token-off-browsers: Keeps the API token off browsers\n    +0.000s  [200] GET /connection/connections: sent the service-api-token');
+    expect(text).toContain(
+      '\napi-token-off-browsers: Keeps the API token off browsers\n    +0.000s  [200] GET /connection/connections: sent the service-api-token',
+    );
     expect(text).toMatch(/\n {2}fix: call the service from your backend only/);
   });
 });

@@ -1,10 +1,10 @@
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
-import { formatDuration, parseDuration, type Duration } from '../shared/duration.js';
+import { type Duration, formatDuration, parseDuration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
 import { TenantConduct } from './conduct.js';
 import type { HardCase } from './hard-cases.js';
 import { buildReport, type ClientCheckReport, type ClientCheckSettings, type ReportOptions } from './report.js';
-import { isServicePath, isTokenPreflight, requestFacts, type RequestFacts } from './request-facts.js';
+import { isServicePath, isTokenPreflight, type RequestFacts, requestFacts } from './request-facts.js';
 
 /** How hard client-check makes a client's life. */
 export interface ClientCheckOptions {
@@ -75,7 +75,8 @@ export class ClientCheck {
   constructor(options: ClientCheckOptions, host: ClientCheckHost) {
     this.host = host;
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > host.maxLimit) throw new SandboxConfigError(`pageSize must be an integer from 1 to ${host.maxLimit}, got ${pageSize}`);
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > host.maxLimit)
+      throw new SandboxConfigError(`pageSize must be an integer from 1 to ${host.maxLimit}, got ${pageSize}`);
     const retryAfter = options.retryAfter ?? DEFAULT_RETRY_AFTER;
     this.retryAfterSeconds = parseRetryAfter(retryAfter, 'retryAfter');
     this.deleteAfterMs = options.deleteConnectionAfter === undefined ? undefined : parseDuration(options.deleteConnectionAfter, 'deleteConnectionAfter');
@@ -114,7 +115,11 @@ export class ClientCheck {
    */
   report(apiKey: string, options: ReportOptions = {}): ClientCheckReport {
     const tenant = this.tenantOf(apiKey);
-    return buildReport(tenant.conduct, { settings: this.settings, startedAt: tenant.startedAt, now: this.host.now(), exists: (id) => this.host.exists(id) }, options);
+    return buildReport(
+      tenant.conduct,
+      { settings: this.settings, startedAt: tenant.startedAt, now: this.host.now(), exists: (id) => this.host.exists(id) },
+      options,
+    );
   }
 
   /** The sandbox's state was reset or restored, an API token's or (without one) everyone's: see {@link TenantConduct.forgetState}. */

@@ -1,7 +1,7 @@
 import type { SandboxResponse } from '../model/request.js';
-import { HardCasePlan, type HardCase, type HardCaseSettings } from './hard-cases.js';
-import { short, type RequestFacts } from './request-facts.js';
-import { RULE_IDS, THRESHOLDS, type RuleId } from './rules.js';
+import { type HardCase, HardCasePlan, type HardCaseSettings } from './hard-cases.js';
+import { type RequestFacts, short } from './request-facts.js';
+import { RULE_IDS, type RuleId, THRESHOLDS } from './rules.js';
 
 /** One request (or fact) that shows a rule held or broke. Times are ms on the sandbox's clock. */
 export interface Evidence {
@@ -144,7 +144,14 @@ export class TenantConduct {
    * ready; `connectionId` the connection it acted on, when the service found one. Returns the
    * connection a successful exchange created, for whoever deletes connections mid-run.
    */
-  answered(facts: RequestFacts, arrivedAt: number, answeredAt: number, response: SandboxResponse, connectionId: string | undefined, hardCase: HardCase | undefined): string | undefined {
+  answered(
+    facts: RequestFacts,
+    arrivedAt: number,
+    answeredAt: number,
+    response: SandboxResponse,
+    connectionId: string | undefined,
+    hardCase: HardCase | undefined,
+  ): string | undefined {
     const { status } = response;
     const at = arrivedAt;
     const error = status >= 400 ? errorOf(response.body) : undefined;
@@ -154,7 +161,8 @@ export class TenantConduct {
       this.fail('api-token-off-browsers', at, facts, status, `a browser page at ${facts.origin} asked to send the service-api-token (CORS preflight)`);
       return undefined;
     }
-    if (facts.origin !== undefined) this.fail('api-token-off-browsers', at, facts, status, `sent the service-api-token from a browser page at ${facts.origin} (Origin header)`);
+    if (facts.origin !== undefined)
+      this.fail('api-token-off-browsers', at, facts, status, `sent the service-api-token from a browser page at ${facts.origin} (Origin header)`);
     const serverErrors = this.judgeRetry(facts, at, status);
     this.watchRetry(facts, answeredAt, response, error?.errorCode, connectionId, serverErrors);
     this.judgeToken(facts, at, answeredAt, status, error?.errorCode, connectionId);
@@ -193,7 +201,8 @@ export class TenantConduct {
     const waited = at - previous.answeredAt;
     const when = `${gap(waited)} after its ${previous.status} at ${this.since(previous.answeredAt)}`;
     if (previous.kind === 'syncing') {
-      if (waited < THRESHOLDS.syncRetryMs) this.fail('waits-while-syncing', at, facts, status, `sent again ${when} (wait at least ${THRESHOLDS.syncRetryMs} ms)`);
+      if (waited < THRESHOLDS.syncRetryMs)
+        this.fail('waits-while-syncing', at, facts, status, `sent again ${when} (wait at least ${THRESHOLDS.syncRetryMs} ms)`);
       else this.pass('waits-while-syncing', at, facts, status, `sent again ${when}`);
     } else if (previous.kind === 'rate-limit') {
       const wanted = previous.retryAfterMs!;
@@ -203,7 +212,8 @@ export class TenantConduct {
     } else {
       const wanted = serverErrorWait(previous.serverErrors);
       const nth = previous.serverErrors === 1 ? '' : `, its ${ordinal(previous.serverErrors)} 5xx in a row`;
-      if (waited < wanted) this.fail('backs-off-on-5xx', at, facts, status, `sent again ${when}${nth} (wait at least ${wanted} ms, doubling after each further 5xx)`);
+      if (waited < wanted)
+        this.fail('backs-off-on-5xx', at, facts, status, `sent again ${when}${nth} (wait at least ${wanted} ms, doubling after each further 5xx)`);
       else this.pass('backs-off-on-5xx', at, facts, status, `sent again ${when}${nth}`);
       return previous.serverErrors;
     }
@@ -211,7 +221,14 @@ export class TenantConduct {
   }
 
   /** A 409 CONNECTION_SYNCING, 429 or 5xx answer: its retry, if one comes, is judged by {@link judgeRetry}. */
-  private watchRetry(facts: RequestFacts, answeredAt: number, response: SandboxResponse, errorCode: string | undefined, connectionId: string | undefined, serverErrorsBefore: number): void {
+  private watchRetry(
+    facts: RequestFacts,
+    answeredAt: number,
+    response: SandboxResponse,
+    errorCode: string | undefined,
+    connectionId: string | undefined,
+    serverErrorsBefore: number,
+  ): void {
     const { status } = response;
     const retryAfter = Number(response.headers['retry-after']);
     let kind: Pending['kind'] | undefined;
@@ -229,11 +246,24 @@ export class TenantConduct {
       this.exercise('backs-off-on-5xx');
     }
     if (kind === undefined) return;
-    remember(this.pending, facts.identity, { kind, answeredAt, status, retryAfterMs: kind === 'rate-limit' ? retryAfter * 1000 : undefined, serverErrors: kind === 'server-error' ? serverErrorsBefore + 1 : 0 });
+    remember(this.pending, facts.identity, {
+      kind,
+      answeredAt,
+      status,
+      retryAfterMs: kind === 'rate-limit' ? retryAfter * 1000 : undefined,
+      serverErrors: kind === 'server-error' ? serverErrorsBefore + 1 : 0,
+    });
   }
 
   /** An accessToken answered 401 must not be sent again (requests already in flight aside). */
-  private judgeToken(facts: RequestFacts, at: number, answeredAt: number, status: number, errorCode: string | undefined, connectionId: string | undefined): void {
+  private judgeToken(
+    facts: RequestFacts,
+    at: number,
+    answeredAt: number,
+    status: number,
+    errorCode: string | undefined,
+    connectionId: string | undefined,
+  ): void {
     const token = facts.accessToken;
     if (token === undefined) return;
     const dead = this.deadTokens.get(token);
@@ -242,7 +272,13 @@ export class TenantConduct {
       if (waited <= THRESHOLDS.inFlightMs) return;
       dead.reused++;
       const whose = dead.connectionId === undefined ? '' : ` (connection ${short(dead.connectionId, 8)}${this.deletion(dead.connectionId, ', ')})`;
-      this.fail('drops-deleted-connections', at, facts, status, `used its accessToken ${gap(waited)} after that token's first 401 at ${this.since(dead.at)}${whose}`);
+      this.fail(
+        'drops-deleted-connections',
+        at,
+        facts,
+        status,
+        `used its accessToken ${gap(waited)} after that token's first 401 at ${this.since(dead.at)}${whose}`,
+      );
       return;
     }
     if (status === 401 && errorCode === 'INVALID_ACCESS_TOKEN') {
@@ -261,7 +297,10 @@ export class TenantConduct {
     this.exercise('exchanges-each-public-token-once');
     if (errorCode === 'PUBLIC_TOKEN_USED' || errorCode === 'PUBLIC_TOKEN_EXPIRED') {
       const before = facts.publicToken === undefined ? undefined : this.exchanged.get(facts.publicToken);
-      const why = errorCode === 'PUBLIC_TOKEN_USED' ? `the public token was exchanged already${before === undefined ? '' : ` at ${this.since(before)}`}` : 'the public token had expired (30 minutes after it was made)';
+      const why =
+        errorCode === 'PUBLIC_TOKEN_USED'
+          ? `the public token was exchanged already${before === undefined ? '' : ` at ${this.since(before)}`}`
+          : 'the public token had expired (30 minutes after it was made)';
       this.fail('exchanges-each-public-token-once', at, facts, response.status, `answered 400 ${errorCode}: ${why}`);
       return undefined;
     }
@@ -276,7 +315,14 @@ export class TenantConduct {
     return connection.connectionId;
   }
 
-  private judgeList(facts: RequestFacts, at: number, answeredAt: number, response: SandboxResponse, error: ErrorInfo | undefined, connectionId: string | undefined): void {
+  private judgeList(
+    facts: RequestFacts,
+    at: number,
+    answeredAt: number,
+    response: SandboxResponse,
+    error: ErrorInfo | undefined,
+    connectionId: string | undefined,
+  ): void {
     const { status } = response;
     this.exercise('limit-within-bounds');
     if (error?.field === 'limit') this.fail('limit-within-bounds', at, facts, status, `answered 400: ${error.message}`);
@@ -284,7 +330,9 @@ export class TenantConduct {
       this.exercise('cursor-stays-with-its-list');
       if (error?.field === 'cursor') {
         const issued = this.cursors.get(facts.cursor);
-        const origin = issued ? ` (it was issued at ${this.since(issued.at)} for the ${issued.list} of connection ${short(issued.connectionId, 8)}${issued.connectionId === connectionId ? '' : `, sent with connection ${short(connectionId ?? '?', 8)}'s accessToken`})` : '';
+        const origin = issued
+          ? ` (it was issued at ${this.since(issued.at)} for the ${issued.list} of connection ${short(issued.connectionId, 8)}${issued.connectionId === connectionId ? '' : `, sent with connection ${short(connectionId ?? '?', 8)}'s accessToken`})`
+          : '';
         this.fail('cursor-stays-with-its-list', at, facts, status, `answered 400: ${error.message}${origin}`);
       }
     }
@@ -296,7 +344,13 @@ export class TenantConduct {
     if (facts.cursor === undefined && open) {
       // A first page: the walk of the same list left unfinished is abandoned.
       this.walks.delete(key);
-      this.fail('pages-to-the-end', at, facts, status, `read the first page again, leaving the ${list} of connection ${short(connectionId, 8)} at page ${open.pages}: the nextPageCursor answered at ${this.since(open.cursorAt)} was never requested`);
+      this.fail(
+        'pages-to-the-end',
+        at,
+        facts,
+        status,
+        `read the first page again, leaving the ${list} of connection ${short(connectionId, 8)} at page ${open.pages}: the nextPageCursor answered at ${this.since(open.cursorAt)} was never requested`,
+      );
     } else if (facts.cursor !== undefined) {
       // A page of an earlier walk read again leaves the open walk alone.
       if (open && open.cursor !== facts.cursor) return;
@@ -306,7 +360,14 @@ export class TenantConduct {
     // The cursor closes the page's JSON: its tail is enough (a page of 200 records is long).
     const next = /"nextPageCursor":"([^"]+)"\}$/.exec(response.body.slice(-512))?.[1];
     if (next === undefined) {
-      if (walk) this.pass('pages-to-the-end', at, undefined, status, `walked the ${list} of connection ${short(connectionId, 8)} to the end: ${walk.pages + 1} pages, ${this.since(walk.startedAt)} to ${this.since(at)}`);
+      if (walk)
+        this.pass(
+          'pages-to-the-end',
+          at,
+          undefined,
+          status,
+          `walked the ${list} of connection ${short(connectionId, 8)} to the end: ${walk.pages + 1} pages, ${this.since(walk.startedAt)} to ${this.since(at)}`,
+        );
       return;
     }
     if (!walk) this.exercise('pages-to-the-end');
@@ -320,9 +381,21 @@ export class TenantConduct {
     if (error?.errorCode === 'WEBHOOK_ALREADY_EXISTS') {
       const existing = connectionId === undefined ? undefined : this.webhooks.get(connectionId);
       const since = existing ? ` (its webhook ${short(existing.webhookId, 8)} was created at ${this.since(existing.at)})` : '';
-      this.fail('one-webhook-per-connection', at, facts, status, `created a second webhook for connection ${short(connectionId ?? '?', 8)}: answered 400 WEBHOOK_ALREADY_EXISTS${since}`);
+      this.fail(
+        'one-webhook-per-connection',
+        at,
+        facts,
+        status,
+        `created a second webhook for connection ${short(connectionId ?? '?', 8)}: answered 400 WEBHOOK_ALREADY_EXISTS${since}`,
+      );
     } else if (status === 404 && error?.field === 'webhookId') {
-      this.fail('one-webhook-per-connection', at, facts, status, `named a webhookId the connection does not have (answered 404): keep the one POST /connection/webhook answered`);
+      this.fail(
+        'one-webhook-per-connection',
+        at,
+        facts,
+        status,
+        `named a webhookId the connection does not have (answered 404): keep the one POST /connection/webhook answered`,
+      );
     } else if (status === 200 && connectionId !== undefined) {
       if (facts.method === 'POST') {
         const webhookId = (jsonOf(response.body) as { webhook?: { webhookId?: unknown } } | undefined)?.webhook?.webhookId;
@@ -344,7 +417,8 @@ export class TenantConduct {
     for (const [rule, passes] of Object.entries(this.standingPasses()) as [RuleId, Evidence[]][]) {
       for (const item of passes) this.pass(rule, item.at, undefined, item.status, item.detail);
     }
-    for (const map of [this.pending, this.deadTokens, this.connections, this.connectionOfToken, this.walks, this.cursors, this.webhooks, this.exchanged]) map.clear();
+    for (const map of [this.pending, this.deadTokens, this.connections, this.connectionOfToken, this.walks, this.cursors, this.webhooks, this.exchanged])
+      map.clear();
     this.plan.endWindows();
   }
 
@@ -355,13 +429,26 @@ export class TenantConduct {
       if (dead.reused > 0 || dropped.length >= MAX_PASSED) continue;
       const deleted = dead.connectionId === undefined ? '' : this.deletion(dead.connectionId, '');
       const whose = dead.connectionId === undefined ? '' : ` of connection ${short(dead.connectionId, 8)}${deleted ? ` (${deleted})` : ''}`;
-      dropped.push({ at: dead.at, request: '', status: 401, detail: `accessToken ${short(token)}${whose} was not sent again after its first 401 at ${this.since(dead.at)}` });
+      dropped.push({
+        at: dead.at,
+        request: '',
+        status: 401,
+        detail: `accessToken ${short(token)}${whose} was not sent again after its first 401 at ${this.since(dead.at)}`,
+      });
     }
     const synced: Evidence[] = [];
     for (const [connectionId, tracked] of this.connections) {
       if (synced.length >= MAX_PASSED || tracked.syncedAt === undefined) continue;
-      const reads = tracked.syncingReads === 0 ? 'no read while it synced' : `${tracked.syncingReads} read${tracked.syncingReads > 1 ? 's' : ''} answered 409 while it synced`;
-      synced.push({ at: tracked.syncedAt, request: '', status: 0, detail: `connection ${short(connectionId, 8)} synced at ${this.since(tracked.syncedAt)}: ${reads}` });
+      const reads =
+        tracked.syncingReads === 0
+          ? 'no read while it synced'
+          : `${tracked.syncingReads} read${tracked.syncingReads > 1 ? 's' : ''} answered 409 while it synced`;
+      synced.push({
+        at: tracked.syncedAt,
+        request: '',
+        status: 0,
+        detail: `connection ${short(connectionId, 8)} synced at ${this.since(tracked.syncedAt)}: ${reads}`,
+      });
     }
     return { 'drops-deleted-connections': dropped, 'waits-while-syncing': synced };
   }

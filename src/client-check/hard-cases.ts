@@ -1,7 +1,7 @@
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
-import { THRESHOLDS } from './rules.js';
 import type { RequestFacts } from './request-facts.js';
+import { THRESHOLDS } from './rules.js';
 
 /** Served reads before the first hard case: it comes early, so a short run meets one. */
 const FIRST_AFTER = [1, 3] as const;

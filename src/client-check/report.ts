@@ -1,6 +1,6 @@
 import type { Evidence, InjectedCase, TenantConduct } from './conduct.js';
 import { short } from './request-facts.js';
-import { RULES, RULE_IDS, type RuleId } from './rules.js';
+import { RULE_IDS, RULES, type RuleId } from './rules.js';
 
 export type RuleStatus = 'pass' | 'fail' | 'not-exercised';
 
@@ -90,7 +90,13 @@ export function buildReport(
 ): ClientCheckReport {
   const final = options.final === true;
   const strict = options.strict === true;
-  const evidence = (item: Evidence): ReportEvidence => ({ at: new Date(item.at).toISOString(), since: conduct.since(item.at), request: item.request, status: item.status, detail: item.detail });
+  const evidence = (item: Evidence): ReportEvidence => ({
+    at: new Date(item.at).toISOString(),
+    since: conduct.since(item.at),
+    request: item.request,
+    status: item.status,
+    detail: item.detail,
+  });
   const standing = conduct.standingPasses();
   // Walks still open: abandoned when the client is done (unless their connection is gone), else in progress.
   const open = [...conduct.walks.values()].filter((walk) => context.exists(walk.connectionId));

@@ -27,7 +27,16 @@ export interface RequestFacts {
 }
 
 /** The service's own endpoints (not the control API, the link widget's routes or the document). */
-const SERVICE_PATHS = new Set(['/link/token', '/link/exchange', '/connection/connections', '/connection/connection', '/connection/webhook', '/engagement/users', '/engagement/mailboxes', '/crm/passthrough']);
+const SERVICE_PATHS = new Set([
+  '/link/token',
+  '/link/exchange',
+  '/connection/connections',
+  '/connection/connection',
+  '/connection/webhook',
+  '/engagement/users',
+  '/engagement/mailboxes',
+  '/crm/passthrough',
+]);
 
 /** Whether a path is one of the service's endpoints: the requests client-check judges. */
 export function isServicePath(path: string): boolean {
@@ -43,7 +52,10 @@ export function isTokenPreflight(request: SandboxRequest): boolean {
   return (
     request.method.toUpperCase() === 'OPTIONS' &&
     request.headers.origin !== undefined &&
-    (request.headers['access-control-request-headers'] ?? '').toLowerCase().split(',').some((name) => name.trim() === 'service-api-token')
+    (request.headers['access-control-request-headers'] ?? '')
+      .toLowerCase()
+      .split(',')
+      .some((name) => name.trim() === 'service-api-token')
   );
 }
 
@@ -98,7 +110,10 @@ export function short(value: string, keep = 12): string {
 function show(method: string, path: string, query: URLSearchParams, body: Record<string, unknown> | undefined): string {
   const params = [...query].map(([name, value]) => `${name}=${name === 'accessToken' ? short(value) : name === 'cursor' ? short(value, 8) : value}`);
   const shownQuery = params.length > 0 ? `?${params.join('&')}` : '';
-  const passthrough = path === '/crm/passthrough' && body && typeof body.method === 'string' && typeof body.path === 'string' ? ` (${body.method} ${body.path.slice(0, 80)})` : '';
+  const passthrough =
+    path === '/crm/passthrough' && body && typeof body.method === 'string' && typeof body.path === 'string'
+      ? ` (${body.method} ${body.path.slice(0, 80)})`
+      : '';
   return `${method} ${path}${shownQuery}${passthrough}`;
 }
 

@@ -147,10 +147,13 @@ export const RULES: Record<RuleId, RuleInfo> = {
  */
 export function parseRuleList(value: string | readonly string[], name: string): RuleId[] {
   const items = (typeof value === 'string' ? value.split(',') : value.flatMap((item) => item.split(','))).map((item) => item.trim());
-  if (items.length === 0 || items.some((item) => item === '')) throw new SandboxConfigError(`${name} must list rule ids separated by commas, got ${JSON.stringify(String(value))}`);
+  if (items.length === 0 || items.some((item) => item === ''))
+    throw new SandboxConfigError(`${name} must list rule ids separated by commas, got ${JSON.stringify(String(value))}`);
   const unknown = items.filter((item) => !(RULE_IDS as readonly string[]).includes(item));
   if (unknown.length > 0) {
-    throw new SandboxConfigError(`${name}: unknown rule${unknown.length > 1 ? 's' : ''} ${unknown.map((item) => JSON.stringify(item)).join(', ')}; the rules are ${RULE_IDS.join(', ')}`);
+    throw new SandboxConfigError(
+      `${name}: unknown rule${unknown.length > 1 ? 's' : ''} ${unknown.map((item) => JSON.stringify(item)).join(', ')}; the rules are ${RULE_IDS.join(', ')}`,
+    );
   }
   return RULE_IDS.filter((id) => items.includes(id));
 }

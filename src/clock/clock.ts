@@ -105,9 +105,7 @@ export class RealClock extends BaseClock implements Clock {
   }
 
   advance(): Promise<void> {
-    return Promise.reject(
-      new SandboxConfigError("advance() needs a virtual clock: createSandbox({ clock: 'virtual' })"),
-    );
+    return Promise.reject(new SandboxConfigError("advance() needs a virtual clock: createSandbox({ clock: 'virtual' })"));
   }
 
   async settle(): Promise<void> {

@@ -1,26 +1,26 @@
 import type { Faker } from '@faker-js/faker';
 import * as z from 'zod';
 import type { Clock, Timer } from '../clock/clock.js';
+import { DOWNSTREAM_FAULT_KINDS, type DownstreamFault } from '../downstream/faults.js';
 import {
   ACCESS_TOKEN_PATTERN,
-  connectionStatusSchema,
-  webhookSchema,
   type ConnectionStatus,
   type ConnectionSummary,
+  connectionStatusSchema,
   type ExchangeResult,
   type Webhook,
+  webhookSchema,
 } from '../model/connection.js';
-import { INTEGRATIONS, INTEGRATION_IDS, nativeOrgSchema, type IntegrationId, type NativeOrg } from '../model/integrations.js';
-import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
-import { DOWNSTREAM_FAULT_KINDS, type DownstreamFault } from '../downstream/faults.js';
-import type { FixtureSet } from '../store/fixtures.js';
-import { seedConnection, type DatasetSize } from '../store/seed/seed-connection.js';
-import { companyDomain } from '../store/seed/fake-fields.js';
-import { orgFaker, restoreFaker, seededFaker } from '../store/seed/seeded-faker.js';
+import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId, type NativeOrg, nativeOrgSchema } from '../model/integrations.js';
+import { type FakerModule, type Platform, unguessableHex } from '../model/platform.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import { unguessableHex, type FakerModule, type Platform } from '../model/platform.js';
-import { Random, randomStateSchema, type RandomState } from '../shared/random.js';
+import { Random, randomStateSchema } from '../shared/random.js';
 import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
+import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
+import type { FixtureSet } from '../store/fixtures.js';
+import { companyDomain } from '../store/seed/fake-fields.js';
+import { type DatasetSize, seedConnection } from '../store/seed/seed-connection.js';
+import { orgFaker, restoreFaker, seededFaker } from '../store/seed/seeded-faker.js';
 
 /** Everything the sandbox knows about one connection. */
 export interface ConnectionState {
@@ -126,7 +126,6 @@ export const connectionStateShapes = {
 type Shapes = typeof connectionStateShapes;
 /** A connection's own state (without its tenant, lifecycle or data set), as {@link ConnectionRegistry.exportConnection} gives it. */
 export type ConnectionRecord = z.infer<z.ZodObject<Shapes['keys'] & Shapes['profile'] & Shapes['faults'] & Shapes['streams']>>;
-
 
 /** What a public token stands for: the account the user linked. */
 export interface PublicTokenRequest {
@@ -248,7 +247,11 @@ export class ConnectionRegistry {
     const limit = this.options.connectionLimit;
     if (this.countOf(apiKey) >= limit) {
       // The original's message for development accounts, word for word; the metadata names the sandbox's cap.
-      throw new ApiError(400, ErrorCode.CONNECTION_LIMIT_REACHED, 'Maximum number of connections reached for development account', { limit, option: 'connectionLimit', flag: '--connection-limit' });
+      throw new ApiError(400, ErrorCode.CONNECTION_LIMIT_REACHED, 'Maximum number of connections reached for development account', {
+        limit,
+        option: 'connectionLimit',
+        flag: '--connection-limit',
+      });
     }
     if (token.accessToken !== undefined) this.checkFreeAccessToken(token.accessToken);
     token.used = true;

@@ -28,7 +28,11 @@ describe('faults', () => {
     sandbox.setFaults({ rateLimit: '3/min' });
     expect(await statuses(sandbox, 4)).toEqual([200, 200, 200, 429]);
     const limited = await call(sandbox, 'GET', '/connection/connections');
-    expect(limited).toMatchObject({ status: 429, headers: { 'retry-after': '60' }, body: { errorCode: 'RATE_LIMITED', metadata: { limit: 3, retryAfter: 60 } } });
+    expect(limited).toMatchObject({
+      status: 429,
+      headers: { 'retry-after': '60' },
+      body: { errorCode: 'RATE_LIMITED', metadata: { limit: 3, retryAfter: 60 } },
+    });
     expect((await call(sandbox, 'GET', '/connection/connections', { key: 'b' })).status).toBe(200);
     expect((await call(sandbox, 'GET', '/sandbox/requests')).status).toBe(200); // the control API is never limited
     await sandbox.advance('45s');
@@ -46,7 +50,9 @@ describe('faults', () => {
     expect((await call(sandbox, 'GET', `/engagement/users?accessToken=${one.accessToken}`)).status).toBe(502);
     expect((await call(sandbox, 'GET', `/engagement/users?accessToken=${two.accessToken}`)).status).toBe(200);
     expect((await call(sandbox, 'GET', '/connection/connections')).status).toBe(200);
-    const passthrough = await call(sandbox, 'POST', '/crm/passthrough', { body: { accessToken: one.accessToken, method: 'GET', path: 'crm/v3/objects/contacts' } });
+    const passthrough = await call(sandbox, 'POST', '/crm/passthrough', {
+      body: { accessToken: one.accessToken, method: 'GET', path: 'crm/v3/objects/contacts' },
+    });
     expect(passthrough.status).toBe(200);
   });
 
@@ -60,7 +66,9 @@ describe('faults', () => {
       [503, 'forced 503', 0],
       [200, 'latency 2000ms', 2000],
     ]);
-    expect((await call(sandbox, 'GET', '/connection/connections', { headers: { 'x-sandbox-force-status': '200' } })).body.metadata.field).toBe('x-sandbox-force-status');
+    expect((await call(sandbox, 'GET', '/connection/connections', { headers: { 'x-sandbox-force-status': '200' } })).body.metadata.field).toBe(
+      'x-sandbox-force-status',
+    );
     expect((await call(sandbox, 'GET', '/connection/connections', { headers: { 'x-sandbox-latency': 'slow' } })).body.metadata.field).toBe('x-sandbox-latency');
   });
 
@@ -94,7 +102,12 @@ describe('faults', () => {
     const put = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rules: [{ latency: '200ms' }] } });
     expect(put.body).toEqual({ rules: [{ latency: '200ms' }], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
     expect(await statuses(sandbox, 4)).toEqual([200, 200, 200, 429]);
-    expect(sandbox.requests({ apiKey: 'a', path: '/connection' }).map((r) => r.fault)).toEqual(['latency 200ms', 'latency 200ms', 'latency 200ms', 'latency 200ms, rate-limit 429']);
+    expect(sandbox.requests({ apiKey: 'a', path: '/connection' }).map((r) => r.fault)).toEqual([
+      'latency 200ms',
+      'latency 200ms',
+      'latency 200ms',
+      'latency 200ms, rate-limit 429',
+    ]);
     // Clearing the runtime rules leaves the standing ones, and their rate window goes on.
     expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: {} })).body).toEqual({ rules: [], serverRules: [], standingRules: [{ rateLimit: '3/min' }] });
     expect(await statuses(sandbox, 1)).toEqual([429]);
@@ -136,9 +149,16 @@ describe('faults', () => {
 
     const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'] });
     sandbox.setFaults({ errorRate: 1, errorStatus: 502 }, { apiKey: 'b' });
-    expect([(await call(sandbox, 'GET', '/connection/connections')).status, (await call(sandbox, 'GET', '/connection/connections', { key: 'b' })).status]).toEqual([200, 502]);
+    expect([
+      (await call(sandbox, 'GET', '/connection/connections')).status,
+      (await call(sandbox, 'GET', '/connection/connections', { key: 'b' })).status,
+    ]).toEqual([200, 502]);
     expect([sandbox.faultRules(), sandbox.faultRules({ apiKey: 'b' })]).toEqual([[], [{ errorRate: 1, errorStatus: 502 }]]);
-    expect((await call(sandbox, 'GET', '/sandbox/faults', { key: 'b' })).body).toEqual({ rules: [{ errorRate: 1, errorStatus: 502 }], serverRules: [], standingRules: [] });
+    expect((await call(sandbox, 'GET', '/sandbox/faults', { key: 'b' })).body).toEqual({
+      rules: [{ errorRate: 1, errorStatus: 502 }],
+      serverRules: [],
+      standingRules: [],
+    });
     expect(() => sandbox.setFaults([], { apiKey: 'nobody' })).toThrow('invalid service-api-token');
   });
 });

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { parseDuration } from '../shared/duration.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import type { SandboxRequest } from './http.js';
 import { Random } from '../shared/random.js';
 import { parseOrThrow } from '../shared/validation.js';
+import type { SandboxRequest } from './http.js';
 
 /**
  * One fault rule: what to inject into the service's own endpoints, and where. Every knob is
@@ -32,7 +32,10 @@ export const FAULT_HEADERS = { forceStatus: 'x-sandbox-force-status', latency: '
 const errorStatus = z.number().int().min(400).max(599);
 export const ruleSchema = z
   .object({
-    route: z.string().regex(/^(?:(GET|HEAD|POST|PUT|PATCH|DELETE) )?\//, 'must be a path prefix such as /engagement, optionally after a method: POST /crm/passthrough').optional(),
+    route: z
+      .string()
+      .regex(/^(?:(GET|HEAD|POST|PUT|PATCH|DELETE) )?\//, 'must be a path prefix such as /engagement, optionally after a method: POST /crm/passthrough')
+      .optional(),
     connectionId: z.string().min(1).optional(),
     latency: z.union([z.string(), z.number().nonnegative()]).optional(),
     errorRate: z.number().min(0).max(1).optional(),
@@ -95,11 +98,13 @@ export function parseLatency(value: string | number, field: string): [number, nu
   };
   if (typeof value === 'number') return [value, value];
   const [low, high, ...rest] = value.split('-');
-  if (rest.length > 0 || low === undefined) throw ApiError.invalidField(field, `${field} must be a duration or a range such as 50ms-400ms, got ${JSON.stringify(value)}`);
+  if (rest.length > 0 || low === undefined)
+    throw ApiError.invalidField(field, `${field} must be a duration or a range such as 50ms-400ms, got ${JSON.stringify(value)}`);
   const min = wrap(() => parseDuration(low.trim(), field));
   const max = high === undefined ? min : wrap(() => parseDuration(high.trim(), field));
   if (max < min) throw ApiError.invalidField(field, `${field} range must go from low to high, got ${JSON.stringify(value)}`);
-  if (max > MAX_LATENCY_MS) throw ApiError.invalidField(field, `${field} must be at most ${MAX_LATENCY_MS / 1000}s, got ${JSON.stringify(value)}`, { max: MAX_LATENCY_MS });
+  if (max > MAX_LATENCY_MS)
+    throw ApiError.invalidField(field, `${field} must be at most ${MAX_LATENCY_MS / 1000}s, got ${JSON.stringify(value)}`, { max: MAX_LATENCY_MS });
   return [min, max];
 }
 
@@ -323,5 +328,7 @@ function countRate(layer: FaultLayer, index: number, limit: { count: number; win
 }
 
 function injected(status: number, cause: 'forced' | 'error-rate'): ApiError {
-  return new ApiError(status, ErrorCode.INJECTED_FAULT, `injected fault: ${status} (${cause === 'forced' ? FAULT_HEADERS.forceStatus : 'errorRate'})`, { fault: cause });
+  return new ApiError(status, ErrorCode.INJECTED_FAULT, `injected fault: ${status} (${cause === 'forced' ? FAULT_HEADERS.forceStatus : 'errorRate'})`, {
+    fault: cause,
+  });
 }

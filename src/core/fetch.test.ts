@@ -30,7 +30,11 @@ describe('sandbox.fetch (a Fetch Request in, a Fetch Response out)', () => {
 
   it('reads a JSON body, and answers errors and HEAD as the service does', async () => {
     const sandbox = createSandbox({ clock: 'virtual' });
-    const refused = await sandbox.fetch('/link/exchange', { method: 'POST', headers: { ...KEY, 'content-type': 'application/json' }, body: JSON.stringify({ publicToken: 'public_nope' }) });
+    const refused = await sandbox.fetch('/link/exchange', {
+      method: 'POST',
+      headers: { ...KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ publicToken: 'public_nope' }),
+    });
     expect(refused.status).toBe(400);
     expect((await refused.json()).errorCode).toBe('INVALID_PUBLIC_TOKEN');
     const head = await sandbox.fetch('/sandbox/health', { method: 'HEAD' });
@@ -45,9 +49,11 @@ describe('sandbox.fetch (a Fetch Request in, a Fetch Response out)', () => {
   it('handle() given a Fetch Request is a TypeError that points to fetch(), not a crash deep inside', async () => {
     const sandbox = createSandbox({ clock: 'virtual' });
     const request = new Request('http://sandbox.test/sandbox/health');
-    await expect(sandbox.handle(request as never)).rejects.toThrow(new TypeError(
-      "sandbox.handle() takes the core's request record { method, path, query, headers, body }, got a Fetch Request (it has a url): use sandbox.fetch(request) for those",
-    ));
+    await expect(sandbox.handle(request as never)).rejects.toThrow(
+      new TypeError(
+        "sandbox.handle() takes the core's request record { method, path, query, headers, body }, got a Fetch Request (it has a url): use sandbox.fetch(request) for those",
+      ),
+    );
     await expect(sandbox.handle({ method: 'GET' } as never)).rejects.toThrow(/got an object without a string path$/);
     await expect(sandbox.handle(undefined as never)).rejects.toThrow(/got undefined$/);
     sandbox.close();

@@ -10,8 +10,8 @@ describe('isOverBytes', () => {
     expect(isOverBytes('€'.repeat(4), 10)).toBe(true); // 12 bytes, counted
     expect(isOverBytes('a'.repeat(4) + 'é'.repeat(3), 10)).toBe(false); // 4 + 6 = 10 bytes
     expect(isOverBytes('a'.repeat(5) + 'é'.repeat(3), 10)).toBe(true); // 11 bytes
-    expect(isOverBytes('\uD83D\uDE80'.repeat(2) + 'ab', 10)).toBe(false); // two 4-byte emoji + 2
-    expect(isOverBytes('\uD83D\uDE80'.repeat(2) + 'abc', 10)).toBe(true);
+    expect(isOverBytes(`${'\uD83D\uDE80'.repeat(2)}ab`, 10)).toBe(false); // two 4-byte emoji + 2
+    expect(isOverBytes(`${'\uD83D\uDE80'.repeat(2)}abc`, 10)).toBe(true);
   });
 });
 

@@ -1,8 +1,9 @@
 import { ApiError, ErrorCode } from '../shared/errors.js';
 
 export type { SandboxRequest, SandboxResponse } from '../model/request.js';
+
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
-import { MAX_JSON_DEPTH, MAX_SNAPSHOT_DEPTH, jsonTooDeep, tooDeepPhrase } from '../shared/json-depth.js';
+import { jsonTooDeep, MAX_JSON_DEPTH, MAX_SNAPSHOT_DEPTH, tooDeepPhrase } from '../shared/json-depth.js';
 import { utf8ByteLength } from '../shared/text-codec.js';
 
 /** Bodies over 1 MiB are refused with a 413. */
@@ -35,7 +36,12 @@ export type Reply = { status?: number; body: unknown; headers?: Record<string, s
 
 export function respond(reply: Reply): SandboxResponse {
   if ('json' in reply) {
-    return { status: reply.status ?? 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: reply.json, ...(reply.encoded ? { encoded: reply.encoded } : {}) };
+    return {
+      status: reply.status ?? 200,
+      headers: { 'content-type': JSON_CONTENT_TYPE },
+      body: reply.json,
+      ...(reply.encoded ? { encoded: reply.encoded } : {}),
+    };
   }
   const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...reply.headers } : { 'content-type': JSON_CONTENT_TYPE };
   return { status: reply.status ?? 200, headers, body: JSON.stringify(reply.body) };

@@ -165,7 +165,20 @@ export class RequestJournal {
 
 /** A slot before its first request: every field present, so all slots share one shape. */
 function emptySlot(): Slot {
-  return { id: 0, apiKey: '', at: 0, method: '', path: '', query: '', status: 0, durationMs: 0, connectionId: undefined, body: undefined, fault: undefined, truncated: false };
+  return {
+    id: 0,
+    apiKey: '',
+    at: 0,
+    method: '',
+    path: '',
+    query: '',
+    status: 0,
+    durationMs: 0,
+    connectionId: undefined,
+    body: undefined,
+    fault: undefined,
+    truncated: false,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createSandbox } from '../index.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { DEFAULT_LIMITS } from './options.js';
-import { createSandbox } from '../index.js';
 
 describe('createSandbox options', () => {
   it('refuses an empty item in retrySchedule, naming the option; numbers stay milliseconds', () => {
@@ -18,10 +18,17 @@ describe('createSandbox options', () => {
     expect(DEFAULT_LIMITS).toEqual({ connectionLimit: 1000, recordLimit: 100_000, pendingDeliveryLimit: 20_000, scenarioRepeatLimit: 10_000 });
     sandbox.close();
     const open = createSandbox({ clock: 'virtual', connectionLimit: null, recordLimit: null, pendingDeliveryLimit: null, scenarioRepeatLimit: null });
-    expect([open.options.connectionLimit, open.options.recordLimit, open.options.pendingDeliveryLimit, open.options.scenarioRepeatLimit]).toEqual([Infinity, Infinity, Infinity, Infinity]);
+    expect([open.options.connectionLimit, open.options.recordLimit, open.options.pendingDeliveryLimit, open.options.scenarioRepeatLimit]).toEqual([
+      Infinity,
+      Infinity,
+      Infinity,
+      Infinity,
+    ]);
     open.close();
     expect(() => createSandbox({ recordLimit: 0 })).toThrow(new SandboxConfigError('recordLimit must be a positive integer or null (no cap), got 0'));
-    expect(() => createSandbox({ connectionLimit: 1.5 })).toThrow(new SandboxConfigError('connectionLimit must be a positive integer or null (no cap), got 1.5'));
+    expect(() => createSandbox({ connectionLimit: 1.5 })).toThrow(
+      new SandboxConfigError('connectionLimit must be a positive integer or null (no cap), got 1.5'),
+    );
   });
 
   it('refuses an exchange over the connection cap with the original message; the metadata names the cap and its flag', () => {

@@ -1,11 +1,11 @@
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import type { Platform } from '../model/platform.js';
-import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from '../store/bundled-fixtures.js';
-import { loadFixtures, validateFixture, type FixtureFile, type FixtureSet } from '../store/fixtures.js';
-import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
-import { chaosSettingsSchema, resolveChaos, type ChaosSettings } from '../webhooks/chaos.js';
-import { parseDuration, parseDurationList, type Duration } from '../shared/duration.js';
+import { type Duration, parseDuration, parseDurationList } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
+import { BUNDLED_FIXTURE_SOURCES, BUNDLED_FIXTURES } from '../store/bundled-fixtures.js';
+import { type FixtureFile, type FixtureSet, loadFixtures, validateFixture } from '../store/fixtures.js';
+import { type DatasetSize, DEFAULT_DATASET } from '../store/seed/seed-connection.js';
+import { type ChaosSettings, chaosSettingsSchema, resolveChaos } from '../webhooks/chaos.js';
 import type { FaultRule } from './faults.js';
 import type { JournalOptions } from './journal.js';
 

@@ -20,7 +20,10 @@ function start() {
   sandbox = createSandbox({ seed: 3, clock: 'virtual', apiKeys: [KEY] });
   const { accessToken, connectionId } = sandbox.connect({ integrationId: 'hubspot' });
   const passthrough = async (method: string, path: string, body?: unknown, query?: Record<string, string>) => {
-    const res = await sandboxRequest(sandbox!, 'POST', '/crm/passthrough', { key: KEY, body: { accessToken, method, path, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) } });
+    const res = await sandboxRequest(sandbox!, 'POST', '/crm/passthrough', {
+      key: KEY,
+      body: { accessToken, method, path, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) },
+    });
     expect(res.status).toBe(200);
     return res.body;
   };

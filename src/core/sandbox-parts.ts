@@ -1,13 +1,13 @@
-import { RealClock, VirtualClock, realNow, type Clock } from '../clock/clock.js';
-import { EventFactory, type EmittedEvent } from '../events/event-factory.js';
+import { type Clock, RealClock, realNow, VirtualClock } from '../clock/clock.js';
+import { type EmittedEvent, EventFactory } from '../events/event-factory.js';
 import { Lifecycle } from '../events/lifecycle.js';
+import type { Platform } from '../model/platform.js';
+import { Random } from '../shared/random.js';
 import { Dispatcher } from '../webhooks/dispatcher.js';
 import { ConnectionRegistry } from './connections.js';
-import type { Platform } from '../model/platform.js';
 import type { ResolvedOptions } from './options.js';
 import { PageCache } from './page-cache.js';
 import { PassthroughCache } from './passthrough-cache.js';
-import { Random } from '../shared/random.js';
 
 /** The stateful parts of a sandbox. A reset or a restore swaps them all at once for new ones. */
 export interface SandboxParts {
@@ -52,10 +52,8 @@ export function buildParts(
       emit(parts, events.objectChange(connection.connectionId, change));
     },
   });
-  const lifecycle = new Lifecycle(
-    clock,
-    { initialSyncMs: options.initialSyncDelayMs, readyMs: options.readyDelayMs },
-    (connection, status) => emit(parts, events.statusChange(connection.connectionId, status)),
+  const lifecycle = new Lifecycle(clock, { initialSyncMs: options.initialSyncDelayMs, readyMs: options.readyDelayMs }, (connection, status) =>
+    emit(parts, events.statusChange(connection.connectionId, status)),
   );
   const dispatcher = new Dispatcher({
     clock,

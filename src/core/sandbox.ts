@@ -1,36 +1,46 @@
+import { ClientCheck, type ClientCheckOptions, type PreparedRequest } from '../client-check/client-check.js';
+import { type DownstreamFault, type DownstreamFaultInput, downstreamFaultsBody, toFault } from '../downstream/faults.js';
 import type { EmittedEvent } from '../events/event-factory.js';
-import { connectionStatusSchema, type ConnectionStatus, type ConnectionSummary, type ExchangeResult, type Webhook } from '../model/connection.js';
+import { type ConnectionStatus, type ConnectionSummary, connectionStatusSchema, type ExchangeResult, type Webhook } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
+import { parseObjectType } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
-import type { Delivery } from '../webhooks/delivery.js';
 import type { Platform } from '../model/platform.js';
-import { connectionSummary, exchangeResult, type ConnectionState } from './connections.js';
-import { parseChaos, type ChaosSettings } from '../webhooks/chaos.js';
-import { downstreamFaultsBody, toFault, type DownstreamFault, type DownstreamFaultInput } from '../downstream/faults.js';
-import { parseDuration, type Duration } from '../shared/duration.js';
-import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
-import { FAULT_HEADERS, FaultInjector, type FaultDecision, type FaultRule } from './faults.js';
-import { RequestJournal, type JournalEntry, type JournalFilter } from './journal.js';
-import { bodyLimit, isOverBytes, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
-import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
-import { buildParts, type SandboxParts } from './sandbox-parts.js';
-import { loadSnapshot, loadTenantPart, parseSnapshot, takeSnapshot, takeTenantSnapshot, tenantPart, type SandboxSnapshot, type ServerSnapshot, type TenantSnapshot } from './snapshot.js';
-import { parseOrThrow } from '../shared/validation.js';
-import { parseObjectType } from '../model/crm.js';
-import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
-import { openApiJson } from './routes/openapi.js';
-import { addWebhook, removeWebhook } from './routes/webhook.js';
-import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
-import { RequestContext, type RequestNote } from './routes/context.js';
-import { loadScenarioEngine } from './scenario-engine.js';
 import { constantTimeEqual } from '../shared/constant-time.js';
-import { ClientCheck, type ClientCheckOptions, type PreparedRequest } from '../client-check/client-check.js';
+import { type Duration, parseDuration } from '../shared/duration.js';
+import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
+import { type PathMatch, PathMatcher } from '../shared/path-matcher.js';
+import { parseOrThrow } from '../shared/validation.js';
+import { type ChaosSettings, parseChaos } from '../webhooks/chaos.js';
+import type { Delivery } from '../webhooks/delivery.js';
+import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
+import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from './faults.js';
+import { toFetchResponse, toSandboxRequest } from './fetch.js';
+import { bodyLimit, isOverBytes, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
+import { type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
+import { type ResolvedOptions, resolveOptions, type SandboxOptions } from './options.js';
+import { RequestContext, type RequestNote } from './routes/context.js';
+import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
+import { openApiJson } from './routes/openapi.js';
 import { MAX_LIMIT } from './routes/pagination.js';
-import { PathMatcher, type PathMatch } from '../shared/path-matcher.js';
+import { addWebhook, removeWebhook } from './routes/webhook.js';
+import { buildParts, type SandboxParts } from './sandbox-parts.js';
+import { loadScenarioEngine } from './scenario-engine.js';
+import {
+  loadSnapshot,
+  loadTenantPart,
+  parseSnapshot,
+  type SandboxSnapshot,
+  type ServerSnapshot,
+  type TenantSnapshot,
+  takeSnapshot,
+  takeTenantSnapshot,
+  tenantPart,
+} from './snapshot.js';
 
 /**
  * The routes by path, shared by every sandbox. The core's paths: a trailing slash is a segment
@@ -193,7 +203,11 @@ export class Sandbox {
       }
       const caller = route.public ? '' : route.admin === true && this.isAdminKey(apiKey) ? ADMIN : apiKey;
       prepared = observed && !response && !fault?.error ? observed.prepare() : undefined;
-      response ??= fault?.error ? respondError(fault.error) : prepared?.error ? respondError(prepared.error) : await this.answer(admitted, caller, prepared?.request ?? request, note);
+      response ??= fault?.error
+        ? respondError(fault.error)
+        : prepared?.error
+          ? respondError(prepared.error)
+          : await this.answer(admitted, caller, prepared?.request ?? request, note);
     }
     if (!request.path.startsWith('/sandbox/requests')) {
       const virtualLatency = clock.kind === 'virtual' ? (fault?.latencyMs ?? 0) : 0;
@@ -243,7 +257,13 @@ export class Sandbox {
       }
       if (match.kind === 'method-not-allowed') {
         const allowed = match.allowed.includes('GET') ? [...match.allowed, 'HEAD'] : match.allowed;
-        throw new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${request.path}; use ${allowed.join(', ')}`, { allowed }, { allow: allowed.join(', ') });
+        throw new ApiError(
+          405,
+          ErrorCode.METHOD_NOT_ALLOWED,
+          `${request.method} is not allowed on ${request.path}; use ${allowed.join(', ')}`,
+          { allowed },
+          { allow: allowed.join(', ') },
+        );
       }
       const limit = bodyLimit(method, request.path);
       if (request.body !== undefined && isOverBytes(request.body, limit)) throw payloadTooLarge(limit);
@@ -261,7 +281,15 @@ export class Sandbox {
   private async answer(match: FoundRoute, apiKey: string | typeof ADMIN, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
     try {
       note.connectionId = match.params.connectionId;
-      const ctx = new RequestContext(this.deps, this.options.adminKey !== undefined, request, match.params, apiKey === ADMIN ? '' : apiKey, apiKey === ADMIN, note);
+      const ctx = new RequestContext(
+        this.deps,
+        this.options.adminKey !== undefined,
+        request,
+        match.params,
+        apiKey === ADMIN ? '' : apiKey,
+        apiKey === ADMIN,
+        note,
+      );
       return respond(await match.value.handler(ctx, this.deps));
     } catch (error) {
       return this.failure(error);
@@ -724,7 +752,10 @@ export class Sandbox {
 /** What {@link Sandbox.handle} throws for a value that is not the core's request record. */
 function notARequestRecord(value: unknown): TypeError {
   const object = typeof value === 'object' && value !== null;
-  const got = !object ? String(value) : typeof (value as { url?: unknown }).url === 'string' ? 'a Fetch Request (it has a url): use sandbox.fetch(request) for those' : 'an object without a string path';
+  const got = !object
+    ? String(value)
+    : typeof (value as { url?: unknown }).url === 'string'
+      ? 'a Fetch Request (it has a url): use sandbox.fetch(request) for those'
+      : 'an object without a string path';
   return new TypeError(`sandbox.handle() takes the core's request record { method, path, query, headers, body }, got ${got}`);
 }
-

@@ -14,7 +14,12 @@ describe('a snapshot keeps what chaos, the link widget and fixed tokens added', 
     const fixed = original.connect({ accessToken: TOKEN });
     original.setChaos(fixed.connectionId, { duplicate: 0.5, delay: '1s-9s', outage: '1h' });
     // An outage: attempts fail without the network, each drawing its chaos delay from the stream.
-    original.parts.registry.find(fixed.connectionId)!.webhook = { webhookId: 'w', connectionId: fixed.connectionId, webhookUrl: 'http://127.0.0.1:9/x', createdTime: '' };
+    original.parts.registry.find(fixed.connectionId)!.webhook = {
+      webhookId: 'w',
+      connectionId: fixed.connectionId,
+      webhookUrl: 'http://127.0.0.1:9/x',
+      createdTime: '',
+    };
     original.parts.dispatcher.webhookCreated(fixed.connectionId);
     for (let i = 0; i < 3; i++) original.createRecord(fixed.connectionId, 'Note', {});
     await original.advance('30s');

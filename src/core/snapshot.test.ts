@@ -133,13 +133,15 @@ describe('snapshot and restore', () => {
   });
 });
 
-describe('what a snapshot\'s data sets were seeded with', () => {
+describe("what a snapshot's data sets were seeded with", () => {
   it('must be what the restoring sandbox seeds with: other fixtures are refused, saying what to start it with', () => {
     const none = createSandbox({ ...options, fixtures: false });
     none.listRecords(none.connect().connectionId, 'Contact');
     const saved = JSON.parse(JSON.stringify(none.snapshot()));
     const bundled = createSandbox(options);
-    expect(() => bundled.restore(saved)).toThrow(/^seeding\.fixtures\.digest is [0-9a-f]{8} \(no fixtures\), but this sandbox's fixtures give [0-9a-f]{8} \(fixtures\/acme\.json\); start it with --no-fixtures$/);
+    expect(() => bundled.restore(saved)).toThrow(
+      /^seeding\.fixtures\.digest is [0-9a-f]{8} \(no fixtures\), but this sandbox's fixtures give [0-9a-f]{8} \(fixtures\/acme\.json\); start it with --no-fixtures$/,
+    );
     expect(() => createSandbox({ ...options, fixtures: false }).restore(structuredClone(saved))).not.toThrow();
     const back = JSON.parse(JSON.stringify(bundled.snapshot()));
     expect(() => none.restore(back)).toThrow(/\(no fixtures\); start it without --fixtures \(the bundled ones\)$/);
@@ -227,7 +229,9 @@ describe("a tenant's snapshot", () => {
     expect(JSON.stringify(saved)).not.toMatch(/"apiKey"/);
     const elsewhere = createSandbox({ ...options, apiKeys: ['a', 'c'] });
     // The registry comes first in a snapshot: its first token of b's is named.
-    expect(() => elsewhere.restore(saved)).toThrow(/^registry\.linkTokens\[0\]\.tenant is [0-9a-f]{16}, the digest of none of this sandbox's API keys; start it with the API keys the snapshot was taken with \(--api-key\)$/);
+    expect(() => elsewhere.restore(saved)).toThrow(
+      /^registry\.linkTokens\[0\]\.tenant is [0-9a-f]{16}, the digest of none of this sandbox's API keys; start it with the API keys the snapshot was taken with \(--api-key\)$/,
+    );
     const same = createSandbox({ ...options, apiKeys: ['b', 'a'] });
     same.restore(saved);
     expect([same.connections('a').length, same.connections('b').length]).toEqual([0, 1]);

@@ -1,26 +1,34 @@
 import * as z from 'zod';
-import { CRM_OBJECT_TYPES, type CrmObjectType } from '../model/crm.js';
-import { OWNED_BY_API_KEY, connectionStateShapes, registryStateSchema, tokenListsShape, type ConnectionRegistry, type ConnectionState, type RegistryState } from './connections.js';
 import { eventFactoryStateSchema } from '../events/event-factory.js';
-import { pendingMoveSchema, type PendingMove } from '../events/lifecycle.js';
-import { dispatcherStateSchema } from '../webhooks/dispatcher.js';
-import type { ChaosRecord } from '../webhooks/delivery-chaos.js';
-import type { DeliveryRecord } from '../webhooks/delivery-log.js';
+import { type PendingMove, pendingMoveSchema } from '../events/lifecycle.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType } from '../model/crm.js';
 import { ApiError } from '../shared/errors.js';
 import { randomStateSchema } from '../shared/random.js';
 import { countSchema, digestSchema, timeMsSchema } from '../shared/state-schemas.js';
-import type { DatasetSize } from '../store/seed/seed-connection.js';
+import { describeIssues, invalidFromIssues } from '../shared/validation.js';
+import { BUNDLED_FIXTURE_SOURCES, BUNDLED_FIXTURES } from '../store/bundled-fixtures.js';
 import {
+  type ConnectionDataState,
+  type ConnectionDataStateV1,
   checkDataState,
   checkDataStateV1,
   connectionDataStateSchema,
   connectionDataStateV1Schema,
-  type ConnectionDataState,
-  type ConnectionDataStateV1,
 } from '../store/connection-data.js';
-import { fixturesDigest, validateFixture, type FixtureSet } from '../store/fixtures.js';
-import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from '../store/bundled-fixtures.js';
-import { describeIssues, invalidFromIssues } from '../shared/validation.js';
+import { type FixtureSet, fixturesDigest, validateFixture } from '../store/fixtures.js';
+import type { DatasetSize } from '../store/seed/seed-connection.js';
+import type { ChaosRecord } from '../webhooks/delivery-chaos.js';
+import type { DeliveryRecord } from '../webhooks/delivery-log.js';
+import { dispatcherStateSchema } from '../webhooks/dispatcher.js';
+import {
+  type ConnectionRegistry,
+  type ConnectionState,
+  connectionStateShapes,
+  OWNED_BY_API_KEY,
+  type RegistryState,
+  registryStateSchema,
+  tokenListsShape,
+} from './connections.js';
 import type { SandboxParts } from './sandbox-parts.js';
 import { tenantDigest } from './tenants.js';
 
@@ -310,8 +318,10 @@ function checkReferences(snapshot: ParsedSnapshot): void {
   const ids = new Set<string>();
   const tokens = new Set<string>();
   snapshot.connections.forEach((connection, i) => {
-    if (ids.has(connection.connectionId)) throw ApiError.invalidField(`connections[${i}].connectionId`, `connections[${i}].connectionId repeats ${connection.connectionId}`);
-    if (tokens.has(connection.accessToken)) throw ApiError.invalidField(`connections[${i}].accessToken`, `connections[${i}].accessToken repeats another connection's`);
+    if (ids.has(connection.connectionId))
+      throw ApiError.invalidField(`connections[${i}].connectionId`, `connections[${i}].connectionId repeats ${connection.connectionId}`);
+    if (tokens.has(connection.accessToken))
+      throw ApiError.invalidField(`connections[${i}].accessToken`, `connections[${i}].accessToken repeats another connection's`);
     ids.add(connection.connectionId);
     tokens.add(connection.accessToken);
     const data = savedData(snapshot, i);
@@ -320,7 +330,8 @@ function checkReferences(snapshot: ParsedSnapshot): void {
   });
   const events = new Set<string>();
   snapshot.deliveries.forEach((delivery, i) => {
-    if (!ids.has(delivery.connectionId)) throw ApiError.invalidField(`deliveries[${i}].connectionId`, `deliveries[${i}].connectionId names no connection of the snapshot`);
+    if (!ids.has(delivery.connectionId))
+      throw ApiError.invalidField(`deliveries[${i}].connectionId`, `deliveries[${i}].connectionId names no connection of the snapshot`);
     if (events.has(delivery.eventId)) throw ApiError.invalidField(`deliveries[${i}].eventId`, `deliveries[${i}].eventId repeats ${delivery.eventId}`);
     events.add(delivery.eventId);
   });
@@ -372,8 +383,14 @@ export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot, sour
     const { apiKey, tenant } = named(item);
     const key = apiKey !== undefined ? (source.apiKeys.includes(apiKey) ? apiKey : undefined) : keys.get(tenant!);
     if (key !== undefined) return key;
-    const what = apiKey !== undefined ? `${field}.apiKey is not one of this sandbox's API keys` : `${field}.tenant is ${tenant}, the digest of none of this sandbox's API keys`;
-    throw ApiError.invalidField(`${field}.${apiKey !== undefined ? 'apiKey' : 'tenant'}`, `${what}; start it with the API keys the snapshot was taken with (--api-key)`);
+    const what =
+      apiKey !== undefined
+        ? `${field}.apiKey is not one of this sandbox's API keys`
+        : `${field}.tenant is ${tenant}, the digest of none of this sandbox's API keys`;
+    throw ApiError.invalidField(
+      `${field}.${apiKey !== undefined ? 'apiKey' : 'tenant'}`,
+      `${what}; start it with the API keys the snapshot was taken with (--api-key)`,
+    );
   };
   const { tokens, created } = snapshot.registry;
   const linkTokens: SavedLinkToken[] = snapshot.registry.linkTokens;
@@ -431,7 +448,8 @@ export function tenantPart(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey
     return key !== undefined ? key === apiKey : tenant === undefined || tenant === digest;
   };
   const taken = (holder: string | undefined, field: string, what: string) => {
-    if (holder !== undefined && holder !== apiKey) throw ApiError.invalidField(field, `${field} is ${what} of another tenant; a restore changes only your own tenant`);
+    if (holder !== undefined && holder !== apiKey)
+      throw ApiError.invalidField(field, `${field} is ${what} of another tenant; a restore changes only your own tenant`);
   };
   const ids = new Set<string>();
   const connections = snapshot.connections.flatMap((saved, i) => {

@@ -24,7 +24,7 @@ export function tenantDigest(apiKey: string): string {
 /** The 403 of an operation over every tenant that the caller may not do: no admin key is configured, or the caller did not send it. */
 export function adminKeyRequired(operation: string, configured: boolean): ApiError {
   const why = configured
-    ? 'send the admin key as the service-api-token header (a tenant\'s API key acts only on its own tenant)'
+    ? "send the admin key as the service-api-token header (a tenant's API key acts only on its own tenant)"
     : 'admin operations are off: start the server with --admin-key (or CRM_SANDBOX_ADMIN_KEY; in code createSandbox({ adminKey })) and send that key as the service-api-token header';
   return new ApiError(403, ErrorCode.ADMIN_KEY_REQUIRED, `${operation} acts on every tenant and needs the admin key: ${why}`);
 }

@@ -3,12 +3,12 @@ import {
   createRecord,
   deleteRecord,
   FieldError,
-  findRecord,
-  pageOf,
-  updateRecord,
   type Flat,
   type Found,
+  findRecord,
   type NativeObject,
+  pageOf,
+  updateRecord,
   type WritePolicy,
 } from './rest-engine.js';
 import type { Params, Route } from './router.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { seededData } from '../../test/helpers/seeded-data.js';
 import type { CrmRecord } from '../model/crm.js';
-import { pipedriveFieldKey } from './custom-fields.js';
 import type { IntegrationId } from '../model/integrations.js';
+import { pipedriveFieldKey } from './custom-fields.js';
 import { DOWNSTREAM, downstreamFor } from './index.js';
 import type { DownstreamRequest, DownstreamResponse } from './types.js';
 
@@ -49,7 +49,11 @@ const CASES: ContractCase[] = [
   {
     id: 'salesforce',
     firstNameField: 'FirstName',
-    list: (page, size) => ({ method: 'GET', path: 'services/data/v53.0/query', query: { q: `SELECT Id, FirstName FROM Contact LIMIT ${size} OFFSET ${(page - 1) * size}` } }),
+    list: (page, size) => ({
+      method: 'GET',
+      path: 'services/data/v53.0/query',
+      query: { q: `SELECT Id, FirstName FROM Contact LIMIT ${size} OFFSET ${(page - 1) * size}` },
+    }),
     // A LIMIT is the whole answer (done: true); continuation is nextRecordsUrl, tested on its own.
     listed: (body) => ({ ids: body.records.map((row: Body) => row.Id), more: undefined }),
     itemPath: (id) => `services/data/v53.0/sobjects/Contact/${id}`,
@@ -66,13 +70,20 @@ const CASES: ContractCase[] = [
     deleteStatus: 204,
     nativeView: (native) => ({ firstName: native.FirstName, region: native.Region__c, account: native.AccountId }),
     engagementEmail: (native) => native.Email ?? native.Address,
-    notFound: { path: 'services/data/v53.0/sobjects/Widget', check: (body) => expect(body).toEqual([{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]) },
+    notFound: {
+      path: 'services/data/v53.0/sobjects/Widget',
+      check: (body) => expect(body).toEqual([{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]),
+    },
     missing: (body) => expect(body).toEqual([{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]),
   },
   {
     id: 'hubspot',
     firstNameField: 'firstname',
-    list: (page, size) => ({ method: 'GET', path: 'crm/v3/objects/contacts', query: { limit: String(size), ...(page > 1 ? { after: String((page - 1) * size) } : {}) } }),
+    list: (page, size) => ({
+      method: 'GET',
+      path: 'crm/v3/objects/contacts',
+      query: { limit: String(size), ...(page > 1 ? { after: String((page - 1) * size) } : {}) },
+    }),
     listed: (body) => ({ ids: body.results.map((row: Body) => row.id), more: body.paging?.next?.after !== undefined }),
     itemPath: (id) => `crm/v3/objects/contacts/${id}`,
     unwrapOne: (body) => body,
@@ -177,7 +188,13 @@ const CASES: ContractCase[] = [
     create: {
       path: 'people',
       status: 200,
-      body: (account) => ({ first_name: 'Ada', last_name: 'Lovelace', email_address: 'ada@example.com', account_id: Number(account), custom_fields: { region: 'EMEA' } }),
+      body: (account) => ({
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email_address: 'ada@example.com',
+        account_id: Number(account),
+        custom_fields: { region: 'EMEA' },
+      }),
       createdId: (body) => String(body.data.id),
     },
     update: { method: 'PUT', status: 200, body: (_id, firstName) => ({ first_name: firstName }) },
@@ -278,7 +295,11 @@ describe.each(CASES)('$id', (c) => {
     // What the caller left out is empty, as in the real system (not generated).
     expect(record.jobTitle).toBeNull();
     const back = c.nativeView(c.unwrapOne(call(request('GET', c.itemPath(String(nativeId)))).body as Body));
-    expect(back).toEqual({ firstName: 'Ada', region: 'EMEA', account: c.id === 'pipedrive' || c.id === 'outreach' || c.id === 'salesloft' ? Number(account.nativeId) : account.nativeId });
+    expect(back).toEqual({
+      firstName: 'Ada',
+      region: 'EMEA',
+      account: c.id === 'pipedrive' || c.id === 'outreach' || c.id === 'salesloft' ? Number(account.nativeId) : account.nativeId,
+    });
   });
 
   it(`updates a contact with ${c.update.method}, reported as UPDATE`, () => {

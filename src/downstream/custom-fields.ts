@@ -1,5 +1,5 @@
 import { hashHex } from '../shared/random.js';
-import { FieldError, isPlainObject, type CustomScheme, type Flat } from './rest-engine.js';
+import { type CustomScheme, FieldError, type Flat, isPlainObject } from './rest-engine.js';
 
 /**
  * Custom fields as each system names them. The simulated org defines the custom fields the seed
@@ -71,7 +71,9 @@ export function nestedCustom(container: string): CustomScheme {
 export const outreachCustom: CustomScheme = {
   read: (custom) => {
     const keys = [...CUSTOM_FIELD_KEYS, ...Object.keys(custom).filter((key) => !isKnown(key))];
-    return Object.fromEntries(keys.filter((key) => key in custom).map((key) => [`custom${keys.indexOf(key) + 1}`, custom[key] === null ? null : String(custom[key])]));
+    return Object.fromEntries(
+      keys.filter((key) => key in custom).map((key) => [`custom${keys.indexOf(key) + 1}`, custom[key] === null ? null : String(custom[key])]),
+    );
   },
   write: (native, value) => {
     const slot = /^custom(\d+)$/.exec(native);

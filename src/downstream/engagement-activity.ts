@@ -1,6 +1,6 @@
-import { hash32 } from '../shared/random.js';
-import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
 import type { EngagementUser } from '../model/engagement.js';
+import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
+import { hash32 } from '../shared/random.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 

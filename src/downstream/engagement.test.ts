@@ -95,7 +95,9 @@ describe('outreach engagement resources', () => {
     expect(data.users.get(first!.record.id)!.associations.taskIds).toContain(task.id);
     expect(call('GET', `tasks/${id}`).body.data.attributes.note).toBe('Ring them');
 
-    const moved = call('PATCH', `tasks/${id}`, { data: { type: 'task', attributes: { note: 'Email instead' }, relationships: { owner: { data: { type: 'user', id: second!.seq } } } } });
+    const moved = call('PATCH', `tasks/${id}`, {
+      data: { type: 'task', attributes: { note: 'Email instead' }, relationships: { owner: { data: { type: 'user', id: second!.seq } } } },
+    });
     expect(moved.body.data).toMatchObject({ attributes: { note: 'Email instead' }, relationships: { owner: { data: { id: second!.seq } } } });
     expect(data.users.get(first!.record.id)!.associations.taskIds).not.toContain(task.id);
     expect(data.users.get(second!.record.id)!.associations.taskIds).toContain(task.id);
@@ -110,11 +112,21 @@ describe('outreach engagement resources', () => {
     const size = data.engagementTasks.size;
     const owner = { owner: { data: { type: 'user', id: 1 } } };
     expect(call('POST', 'tasks', { data: { type: 'prospect', attributes: { action: 'call' }, relationships: owner } }).statusCode).toBe(409);
-    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call' } } })).toMatchObject({ statusCode: 422, body: { errors: [{ source: { pointer: '/data/relationships/owner' } }] } });
-    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'dance' }, relationships: owner } })).toMatchObject({ statusCode: 422, body: { errors: [{ source: { pointer: '/data/attributes/action' } }] } });
+    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call' } } })).toMatchObject({
+      statusCode: 422,
+      body: { errors: [{ source: { pointer: '/data/relationships/owner' } }] },
+    });
+    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'dance' }, relationships: owner } })).toMatchObject({
+      statusCode: 422,
+      body: { errors: [{ source: { pointer: '/data/attributes/action' } }] },
+    });
     expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call', dueAt: 'soon' }, relationships: owner } }).statusCode).toBe(422);
     expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call', colour: 'red' }, relationships: owner } }).statusCode).toBe(422);
-    expect(call('POST', 'tasks', { data: { type: 'task', attributes: { action: 'call' }, relationships: { ...owner, prospect: { data: { type: 'prospect', id: 1 } } } } }).statusCode).toBe(422);
+    expect(
+      call('POST', 'tasks', {
+        data: { type: 'task', attributes: { action: 'call' }, relationships: { ...owner, prospect: { data: { type: 'prospect', id: 1 } } } },
+      }).statusCode,
+    ).toBe(422);
     expect(call('POST', 'tasks', { nope: true }).statusCode).toBe(400);
     expect(data.engagementTasks.size).toBe(size);
   });
@@ -122,7 +134,12 @@ describe('outreach engagement resources', () => {
   it('serves actions as sequenceStates in the org’s sequences', () => {
     const { data, call } = makeData('outreach');
     const sequences = call('GET', 'sequences').body.data;
-    expect(sequences.map((sequence: any) => sequence.attributes.name)).toEqual(['Outbound - New Leads', 'Re-engage Closed Lost', 'Event Follow-up', 'Inbound Demo Request']);
+    expect(sequences.map((sequence: any) => sequence.attributes.name)).toEqual([
+      'Outbound - New Leads',
+      'Re-engage Closed Lost',
+      'Event Follow-up',
+      'Inbound Demo Request',
+    ]);
     const states = call('GET', 'sequenceStates', undefined, { 'filter[sequence][id]': '2', 'page[size]': '1000' }).body.data;
     expect(states.length).toBe([...data.engagementActions.values()].filter((action) => action.sequence === 2).length);
     for (const state of states) expect(state.relationships.sequence.data).toEqual({ type: 'sequence', id: 2 });
@@ -142,7 +159,9 @@ describe('outreach CRM resources: filter, sort and include', () => {
     expect(inAccount.data.map((prospect: any) => prospect.id)).toContain(Number(withAccount.nativeId));
     for (const prospect of inAccount.data) expect(prospect.relationships.account.data.id).toBe(Number(account.nativeId));
     expect(inAccount.included).toEqual([expect.objectContaining({ type: 'account', id: Number(account.nativeId) })]);
-    const sorted = call('GET', 'prospects', undefined, { sort: '-lastName', 'page[size]': '1000' }).body.data.map((prospect: any) => prospect.attributes.lastName);
+    const sorted = call('GET', 'prospects', undefined, { sort: '-lastName', 'page[size]': '1000' }).body.data.map(
+      (prospect: any) => prospect.attributes.lastName,
+    );
     expect(sorted).toEqual([...sorted].sort((a: string, b: string) => b.localeCompare(a)));
     expect(call('GET', 'prospects', undefined, { sort: 'shoeSize' })).toMatchObject({ statusCode: 400, body: { errors: [{ id: 'invalidParameter' }] } });
     // A prospect's owner is a CRM user: found by id and by include, though users lists the engagement users.
@@ -182,9 +201,22 @@ describe('salesloft task writes', () => {
     const { data, call } = makeData('salesloft');
     const [first, second] = data.users.entries();
     const person = [...data.crm.Contact.values()][4]!;
-    const created = call('POST', 'tasks', { subject: 'Call back', person_id: Number(person.nativeId), user_id: first!.seq, task_type: 'call', due_date: '2025-02-03' });
+    const created = call('POST', 'tasks', {
+      subject: 'Call back',
+      person_id: Number(person.nativeId),
+      user_id: first!.seq,
+      task_type: 'call',
+      due_date: '2025-02-03',
+    });
     expect(created.statusCode).toBe(200);
-    expect(created.body.data).toMatchObject({ subject: 'Call back', task_type: 'call', current_state: 'scheduled', due_date: '2025-02-03', person: { id: Number(person.nativeId) }, user: { id: first!.seq } });
+    expect(created.body.data).toMatchObject({
+      subject: 'Call back',
+      task_type: 'call',
+      current_state: 'scheduled',
+      due_date: '2025-02-03',
+      person: { id: Number(person.nativeId) },
+      user: { id: first!.seq },
+    });
     const id = created.body.data.id;
     const taskId = data.engagementTasks.entries().find((entry) => entry.seq === id)!.record.id;
     expect(data.users.get(first!.record.id)!.associations.taskIds).toContain(taskId);
@@ -195,8 +227,14 @@ describe('salesloft task writes', () => {
     expect(call('DELETE', `tasks/${id}`).statusCode).toBe(204);
     expect(data.users.get(second!.record.id)!.associations.taskIds).not.toContain(taskId);
     const size = data.engagementTasks.size;
-    expect(call('POST', 'tasks', { subject: 'x', person_id: Number(person.nativeId), user_id: first!.seq, task_type: 'call' })).toMatchObject({ statusCode: 422, body: { errors: { due_date: ["can't be blank"] } } });
-    expect(call('POST', 'tasks', { subject: 'x', person_id: 1, user_id: first!.seq, task_type: 'call', due_date: '2025-02-03' })).toMatchObject({ statusCode: 422, body: { errors: { person_id: expect.any(Array) } } });
+    expect(call('POST', 'tasks', { subject: 'x', person_id: Number(person.nativeId), user_id: first!.seq, task_type: 'call' })).toMatchObject({
+      statusCode: 422,
+      body: { errors: { due_date: ["can't be blank"] } },
+    });
+    expect(call('POST', 'tasks', { subject: 'x', person_id: 1, user_id: first!.seq, task_type: 'call', due_date: '2025-02-03' })).toMatchObject({
+      statusCode: 422,
+      body: { errors: { person_id: expect.any(Array) } },
+    });
     expect(call('PUT', 'tasks/99999', { subject: 'x' }).statusCode).toBe(404);
     expect(data.engagementTasks.size).toBe(size);
   });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { CrmRecord } from '../model/crm.js';
 import { hubspotCustom, nestedCustom, outreachCustom, salesforceCustom } from './custom-fields.js';
 import { field, parseTime, percent, readOnly, time, timeFormat } from './fields.js';
-import { FieldError, translate, type NativeObject } from './rest-engine.js';
-import { dispatch, intParam, reply, requestUuid, type Route, type RouteErrors } from './router.js';
+import { FieldError, type NativeObject, translate } from './rest-engine.js';
+import { dispatch, intParam, type Route, type RouteErrors, reply, requestUuid } from './router.js';
 import type { DownstreamContext, DownstreamRequest } from './types.js';
 
 /** The shared pieces, on their own: time and percent conversions, write translation, routing, custom fields. */
@@ -19,7 +19,15 @@ describe('times', () => {
   });
 
   it('reads any of those formats back, offsets applied', () => {
-    for (const native of ['2024-05-01T12:00:00.000+0000', '2024-05-01T12:00:00+00:00', '2024-05-01 12:00:00', '2024-05-01T14:00:00+02:00', '2024-05-01T12:00Z', 1714564800000, '1714564800000']) {
+    for (const native of [
+      '2024-05-01T12:00:00.000+0000',
+      '2024-05-01T12:00:00+00:00',
+      '2024-05-01 12:00:00',
+      '2024-05-01T14:00:00+02:00',
+      '2024-05-01T12:00Z',
+      1714564800000,
+      '1714564800000',
+    ]) {
       expect(parseTime(native, 'When')).toBe(iso);
     }
     expect(parseTime('2024-05-01', 'When')).toBe('2024-05-01T00:00:00.000Z');
@@ -76,12 +84,17 @@ describe('translate', () => {
   });
 
   it('sorts custom fields out of the body', () => {
-    expect(translate(account, { Name: 'X', Region__c: 'EMEA', Score__c: 5 }, strict, context, current)).toEqual({ input: { name: 'X' }, custom: { region: 'EMEA', score: 5 } });
+    expect(translate(account, { Name: 'X', Region__c: 'EMEA', Score__c: 5 }, strict, context, current)).toEqual({
+      input: { name: 'X' },
+      custom: { region: 'EMEA', score: 5 },
+    });
   });
 
   it('rejects or ignores unknown and read-only fields, by the system’s policy', () => {
     expect(() => translate(account, { Nickname: 'X' }, strict, context, current)).toThrow(expect.objectContaining({ field: 'Nickname', kind: 'unknown' }));
-    expect(() => translate(account, { CreatedDate: 'X' }, strict, context, current)).toThrow(expect.objectContaining({ field: 'CreatedDate', kind: 'readOnly' }));
+    expect(() => translate(account, { CreatedDate: 'X' }, strict, context, current)).toThrow(
+      expect.objectContaining({ field: 'CreatedDate', kind: 'readOnly' }),
+    );
     expect(() => translate(account, { Other__c: 'X' }, strict, context, current)).toThrow(expect.objectContaining({ kind: 'unknown' }));
     expect(translate(account, { Nickname: 'X', CreatedDate: 'X', Name: 'Y' }, lenient, context, current).input).toEqual({ name: 'Y' });
   });
@@ -107,7 +120,9 @@ describe('custom fields', () => {
     expect(outreachCustom.write('custom9', 'x')).toBeUndefined();
     expect(hubspotCustom.write('tier', 'Gold')).toEqual({ tier: 'Gold' });
     expect(nestedCustom('custom_fields').write('custom_fields', { region: 'APAC' })).toEqual({ region: 'APAC' });
-    expect(() => nestedCustom('custom_fields').write('custom_fields', { mood: 'good' })).toThrow(expect.objectContaining({ field: 'custom_fields.mood', kind: 'unknown' }));
+    expect(() => nestedCustom('custom_fields').write('custom_fields', { mood: 'good' })).toThrow(
+      expect.objectContaining({ field: 'custom_fields.mood', kind: 'unknown' }),
+    );
     expect(() => salesforceCustom.write('Region__c', ['NA'])).toThrow(expect.objectContaining({ kind: 'type' }));
   });
 });
@@ -117,7 +132,13 @@ describe('dispatch', () => {
   const routes: Route[] = [
     { method: 'GET', pattern: 'things/:id', run: (params) => reply(200, { id: params.id }, {}) },
     { method: ['PUT', 'DELETE'], pattern: 'things/:id', run: () => reply(204, null, {}) },
-    { method: 'POST', pattern: 'things', run: () => { throw new FieldError('name', 'name is required', 'required'); } },
+    {
+      method: 'POST',
+      pattern: 'things',
+      run: () => {
+        throw new FieldError('name', 'name is required', 'required');
+      },
+    },
   ];
   const errors: RouteErrors = {
     notFound: () => reply(404, 'nope', {}),
@@ -127,7 +148,8 @@ describe('dispatch', () => {
       return reply(400, error.field, {});
     },
   };
-  const run = (method: DownstreamRequest['method'], path: string) => dispatch(routes, errors, { method, path, query: {}, body: undefined }, undefined as unknown as DownstreamContext);
+  const run = (method: DownstreamRequest['method'], path: string) =>
+    dispatch(routes, errors, { method, path, query: {}, body: undefined }, undefined as unknown as DownstreamContext);
 
   it('runs the matching route with decoded params, a trailing slash tolerated', () => {
     expect(run('GET', 'things/a%20b/')).toMatchObject({ statusCode: 200, body: { id: 'a b' }, headers: { 'content-type': 'application/json;charset=utf-8' } });

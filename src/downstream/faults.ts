@@ -79,7 +79,12 @@ export const FAULT_ANSWERS: Record<IntegrationId, FaultAnswers> = {
         fault.status,
         fault.status === 503
           ? [{ message: 'Server is unavailable', errorCode: 'SERVER_UNAVAILABLE' }]
-          : [{ message: `An unexpected error occurred. Please include this ErrorId if you contact support: ${requestUuid(request).slice(0, 18)}`, errorCode: 'UNKNOWN_EXCEPTION' }],
+          : [
+              {
+                message: `An unexpected error occurred. Please include this ErrorId if you contact support: ${requestUuid(request).slice(0, 18)}`,
+                errorCode: 'UNKNOWN_EXCEPTION',
+              },
+            ],
         { 'sforce-limit-info': 'api-usage=25/15000' },
       ),
   },
@@ -110,20 +115,44 @@ export const FAULT_ANSWERS: Record<IntegrationId, FaultAnswers> = {
     rateLimited: (_request, fault) =>
       reply(
         429,
-        { success: false, error: 'Request over limit', error_info: 'Please check developers.pipedrive.com for more information about Pipedrive API.', data: null, additional_data: null },
-        { 'x-ratelimit-limit': '80', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(fault.retryAfterSeconds), 'retry-after': String(fault.retryAfterSeconds) },
+        {
+          success: false,
+          error: 'Request over limit',
+          error_info: 'Please check developers.pipedrive.com for more information about Pipedrive API.',
+          data: null,
+          additional_data: null,
+        },
+        {
+          'x-ratelimit-limit': '80',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(fault.retryAfterSeconds),
+          'retry-after': String(fault.retryAfterSeconds),
+        },
       ),
     serverError: (_request, fault) =>
-      reply(fault.status, { success: false, error: REASON[fault.status], error_info: 'Please check developers.pipedrive.com for more information about Pipedrive API.', data: null }, {}),
+      reply(
+        fault.status,
+        {
+          success: false,
+          error: REASON[fault.status],
+          error_info: 'Please check developers.pipedrive.com for more information about Pipedrive API.',
+          data: null,
+        },
+        {},
+      ),
   },
   zoho: {
     rateLimited: (_request, fault, now) =>
-      reply(429, { code: 'TOO_MANY_REQUESTS', details: {}, message: 'too many requests', status: 'error' }, {
-        'x-ratelimit-limit': '250',
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': String(resetAt(now, fault) * 1000),
-        'retry-after': String(fault.retryAfterSeconds),
-      }),
+      reply(
+        429,
+        { code: 'TOO_MANY_REQUESTS', details: {}, message: 'too many requests', status: 'error' },
+        {
+          'x-ratelimit-limit': '250',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(resetAt(now, fault) * 1000),
+          'retry-after': String(fault.retryAfterSeconds),
+        },
+      ),
     serverError: (_request, fault) => reply(fault.status, { code: 'INTERNAL_ERROR', details: {}, message: 'Internal Server Error', status: 'error' }, {}),
   },
   outreach: {
@@ -139,20 +168,32 @@ export const FAULT_ANSWERS: Record<IntegrationId, FaultAnswers> = {
             },
           ],
         },
-        { 'x-ratelimit-limit': '10000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt(now, fault)), 'retry-after': String(fault.retryAfterSeconds) },
+        {
+          'x-ratelimit-limit': '10000',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(resetAt(now, fault)),
+          'retry-after': String(fault.retryAfterSeconds),
+        },
       ),
-    serverError: (_request, fault) => reply(fault.status, { errors: [{ id: 'internalServerError', title: REASON[fault.status], detail: 'Something went wrong.' }] }, {}),
+    serverError: (_request, fault) =>
+      reply(fault.status, { errors: [{ id: 'internalServerError', title: REASON[fault.status], detail: 'Something went wrong.' }] }, {}),
   },
   salesloft: {
     rateLimited: (_request, fault) =>
-      reply(429, { status: 429, error: 'Too Many Requests' }, { 'x-ratelimit-limit-minute': '600', 'x-ratelimit-remaining-minute': '0', 'retry-after': String(fault.retryAfterSeconds) }),
+      reply(
+        429,
+        { status: 429, error: 'Too Many Requests' },
+        { 'x-ratelimit-limit-minute': '600', 'x-ratelimit-remaining-minute': '0', 'retry-after': String(fault.retryAfterSeconds) },
+      ),
     serverError: (_request, fault) => reply(fault.status, { status: fault.status, error: REASON[fault.status] }, {}),
   },
   apollo: {
     rateLimited: (request, fault) =>
       reply(
         429,
-        { error: `The maximum number of api calls allowed for api/v1/${request.path.replace(/^(api\/)?v1\//, '')} is 200 times per minute. Please upgrade your plan from https://app.apollo.io/#/settings/plans/upgrade.` },
+        {
+          error: `The maximum number of api calls allowed for api/v1/${request.path.replace(/^(api\/)?v1\//, '')} is 200 times per minute. Please upgrade your plan from https://app.apollo.io/#/settings/plans/upgrade.`,
+        },
         { 'x-rate-limit-minute': '200', 'x-minute-requests-left': '0', 'x-minute-usage': '200', 'retry-after': String(fault.retryAfterSeconds) },
       ),
     serverError: (_request, fault) => reply(fault.status, { error: REASON[fault.status] }, {}),

@@ -1,5 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import { FieldError, isPlainObject, NATIVE_PATH, nativeOf, valueAt, type FieldMap, type WriteContext } from './rest-engine.js';
+import { FieldError, type FieldMap, isPlainObject, NATIVE_PATH, nativeOf, valueAt, type WriteContext } from './rest-engine.js';
 import type { DownstreamContext } from './types.js';
 
 /** Field-map builders the system modules are written with. */
@@ -14,8 +14,7 @@ export interface Conv {
 export const same: Conv = { out: (value) => value, in: (value) => value };
 
 const typeName = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
-const typeError = (native: string, expected: string, value: unknown) =>
-  new FieldError(native, `${native} must be ${expected}, got ${typeName(value)}`, 'type');
+const typeError = (native: string, expected: string, value: unknown) => new FieldError(native, `${native} must be ${expected}, got ${typeName(value)}`, 'type');
 
 /** Text that arrives as any scalar (HubSpot and Zoho coerce numbers to strings); objects are an error. */
 export const text: Conv = {
@@ -269,12 +268,17 @@ export function taskDone(
   openValue: unknown,
   parse: (value: unknown) => boolean | undefined = (value) => (value === doneValue ? true : value === openValue ? false : undefined),
 ): FieldMap {
-  return custom(native, TASK_STATUS_COVERS, (record) => ((record as CrmRecord<'Task'>).isDone ? doneValue : openValue), (value, { current }) => {
-    const isDone = parse(value);
-    if (isDone === undefined) throw new FieldError(native, `${native} must be ${JSON.stringify(doneValue)} or ${JSON.stringify(openValue)}`, 'value');
-    const status = (current as CrmRecord<'Task'> | undefined)?.status ?? 'Not Started';
-    return { isDone, status: isDone ? 'Completed' : status === 'Completed' ? 'Not Started' : status };
-  });
+  return custom(
+    native,
+    TASK_STATUS_COVERS,
+    (record) => ((record as CrmRecord<'Task'>).isDone ? doneValue : openValue),
+    (value, { current }) => {
+      const isDone = parse(value);
+      if (isDone === undefined) throw new FieldError(native, `${native} must be ${JSON.stringify(doneValue)} or ${JSON.stringify(openValue)}`, 'value');
+      const status = (current as CrmRecord<'Task'> | undefined)?.status ?? 'Not Started';
+      return { isDone, status: isDone ? 'Completed' : status === 'Completed' ? 'Not Started' : status };
+    },
+  );
 }
 
 /** Writing a task status moves `isDone` with it. */

@@ -135,7 +135,10 @@ describe('zoho', () => {
   it('refuses bad searches in its { code, details, message, status } form', () => {
     const { call } = makeData('zoho');
     expect(call('GET', 'Contacts/search')).toEqual(
-      expect.objectContaining({ statusCode: 400, body: { code: 'REQUIRED_PARAM_MISSING', details: { param: 'criteria' }, message: 'One of the expected parameter is missing', status: 'error' } }),
+      expect.objectContaining({
+        statusCode: 400,
+        body: { code: 'REQUIRED_PARAM_MISSING', details: { param: 'criteria' }, message: 'One of the expected parameter is missing', status: 'error' },
+      }),
     );
     expect(call('GET', 'Contacts/search', undefined, { criteria: '(Email:like:x)' })).toMatchObject({
       statusCode: 400,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { CRM_FIELDS, type CrmObjectType, type CrmRecord, type CrmWrite } from '../model/crm.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { FieldIssue } from '../shared/validation.js';
-import { CRM_FIELDS, type CrmObjectType, type CrmRecord, type CrmWrite } from '../model/crm.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import type { DownstreamContext } from './types.js';
@@ -96,8 +96,7 @@ export interface Found {
   entry: Entry<CrmRecord>;
 }
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A unified value by path (`address.city`). */
 export function valueAt(record: CrmRecord, path: string): unknown {

@@ -1,7 +1,7 @@
 import { PathMatcher } from '../shared/path-matcher.js';
 import { hashHex, hashUuid } from '../shared/random.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
 import { FieldError, isPlainObject } from './rest-engine.js';
+import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
 
 /** Path parameters by name, from `:name` segments of a pattern. */
 export type Params = Record<string, string>;
@@ -26,7 +26,11 @@ const matchers = new WeakMap<readonly Route[], PathMatcher<Route>>();
 function matcherOf(routes: readonly Route[]): PathMatcher<Route> {
   let matcher = matchers.get(routes);
   if (!matcher) {
-    const entries = routes.map((route) => ({ methods: typeof route.method === 'string' ? [route.method] : route.method, pattern: route.pattern, value: route }));
+    const entries = routes.map((route) => ({
+      methods: typeof route.method === 'string' ? [route.method] : route.method,
+      pattern: route.pattern,
+      value: route,
+    }));
     // The systems' paths: trailing slashes dropped, a malformed %-escape kept as sent.
     matcher = new PathMatcher(entries, { trimTrailingSlashes: true, malformedEscapes: 'keep' });
     matchers.set(routes, matcher);

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { seededData } from '../../test/helpers/seeded-data.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { DEFAULT_DATASET, type DatasetSize } from '../store/seed/seed-connection.js';
-import { downstreamFor } from './index.js';
 import type { ConnectionData } from '../store/connection-data.js';
+import { type DatasetSize, DEFAULT_DATASET } from '../store/seed/seed-connection.js';
+import { downstreamFor } from './index.js';
 import type { DownstreamRequest } from './types.js';
 
 /** What each system does beyond the shared contract: its own objects, queries, quirks and errors. */
@@ -30,10 +30,15 @@ describe('salesforce', () => {
     expect(answer.body).toEqual({
       totalSize: 1,
       done: true,
-      records: [{ attributes: { type: 'Contact', url: `/services/data/v53.0/sobjects/Contact/${contact.nativeId}` }, Id: contact.nativeId, Email: contact.email }],
+      records: [
+        { attributes: { type: 'Contact', url: `/services/data/v53.0/sobjects/Contact/${contact.nativeId}` }, Id: contact.nativeId, Email: contact.email },
+      ],
     });
     const sorted = call('GET', `${V}/query`, undefined, { q: 'SELECT Name FROM Account ORDER BY Name DESC LIMIT 3' }).body.records.map((row: any) => row.Name);
-    const names = [...data.crm.Account.values()].map((account) => (account as CrmRecord<'Account'>).name!).sort().reverse();
+    const names = [...data.crm.Account.values()]
+      .map((account) => (account as CrmRecord<'Account'>).name!)
+      .sort()
+      .reverse();
     expect(sorted).toEqual(names.slice(0, 3));
   });
 
@@ -42,7 +47,10 @@ describe('salesforce', () => {
     const q = (text: string) => call('GET', `${V}/query`, undefined, { q: text });
     expect(q('SELEC Id FROM Contact')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
     expect(q('SELECT Id FROM Contact LIMIT ten')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
-    expect(q('SELECT Id, Nickname FROM Contact')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD', message: expect.stringContaining("'Nickname'") }] });
+    expect(q('SELECT Id, Nickname FROM Contact')).toMatchObject({
+      statusCode: 400,
+      body: [{ errorCode: 'INVALID_FIELD', message: expect.stringContaining("'Nickname'") }],
+    });
     expect(q('SELECT Id FROM Widget__c')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_TYPE' }] });
   });
 
@@ -62,7 +70,14 @@ describe('salesforce', () => {
   it('creates an Opportunity from percent probability and a date, deriving the won/closed flags from the stage', () => {
     const { data, call } = makeData('salesforce');
     const account = nth(data, 'Account', 0);
-    const created = call('POST', `${V}/sobjects/Opportunity`, { Name: 'Big one', StageName: 'Closed Won', CloseDate: '2025-03-01', Probability: 40, Amount: 1000, AccountId: account.nativeId });
+    const created = call('POST', `${V}/sobjects/Opportunity`, {
+      Name: 'Big one',
+      StageName: 'Closed Won',
+      CloseDate: '2025-03-01',
+      Probability: 40,
+      Amount: 1000,
+      AccountId: account.nativeId,
+    });
     expect(created).toMatchObject({ statusCode: 201, body: { success: true, errors: [] } });
     const deal = data.crm.Deal.getByNativeId(created.body.id)!.record as CrmRecord<'Deal'>;
     expect(deal).toMatchObject({ probability: '0.4', closeDate: '2025-03-01T00:00:00.000Z', isWon: true, isClosed: true, expectedRevenue: 400 });
@@ -81,7 +96,9 @@ describe('salesforce', () => {
     });
     const path = `${V}/sobjects/Contact/${contact.nativeId}`;
     expect(call('PATCH', path, { Name: 'X' }).body).toMatchObject([{ errorCode: 'INVALID_FIELD_FOR_INSERT_UPDATE', fields: ['Name'] }]);
-    expect(call('PATCH', path, { Nickname__c: 'X' }).body).toMatchObject([{ errorCode: 'INVALID_FIELD', message: "No such column 'Nickname__c' on sobject of type Contact" }]);
+    expect(call('PATCH', path, { Nickname__c: 'X' }).body).toMatchObject([
+      { errorCode: 'INVALID_FIELD', message: "No such column 'Nickname__c' on sobject of type Contact" },
+    ]);
     expect(call('PATCH', path, { AccountId: '001000000000000AAA' }).body).toMatchObject([{ errorCode: 'INVALID_CROSS_REFERENCE_KEY', fields: ['AccountId'] }]);
     expect(call('PATCH', path, { Region__c: { nested: true } }).body).toMatchObject([{ errorCode: 'JSON_PARSER_ERROR', fields: ['Region__c'] }]);
     expect(call('PATCH', path, 'FirstName=X').body).toMatchObject([{ errorCode: 'JSON_PARSER_ERROR' }]);
@@ -99,7 +116,9 @@ describe('salesforce', () => {
     seen.push(data.crm.Contact.entry(contact.id)!.extra.custom);
     expect(seen[0]).toMatchObject({ tier: 'Platinum' });
     expect(changes).toHaveLength(1);
-    expect(downstreamFor('salesforce').nativeRecord('Contact', changes[0]!.record, data.crm.Contact.entry(contact.id)!.extra, context)).toMatchObject({ Tier__c: 'Platinum' });
+    expect(downstreamFor('salesforce').nativeRecord('Contact', changes[0]!.record, data.crm.Contact.entry(contact.id)!.extra, context)).toMatchObject({
+      Tier__c: 'Platinum',
+    });
   });
 
   it('links an EventRelation to an event and a contact; its kind follows RelationId', () => {
@@ -109,7 +128,12 @@ describe('salesforce', () => {
     const created = call('POST', `${V}/sobjects/EventRelation`, { EventId: event.nativeId, RelationId: contact.nativeId, Status: 'Accepted' });
     expect(created.statusCode).toBe(201);
     const attendee = data.crm.EventAttendee.getByNativeId(created.body.id)!.record as CrmRecord<'EventAttendee'>;
-    expect(attendee).toMatchObject({ status: 'Confirmed', associatedObjectType: 'Contact', email: null, associations: { eventId: event.id, associationId: contact.id } });
+    expect(attendee).toMatchObject({
+      status: 'Confirmed',
+      associatedObjectType: 'Contact',
+      email: null,
+      associations: { eventId: event.id, associationId: contact.id },
+    });
     expect((data.crm.Event.get(event.id) as CrmRecord<'Event'>).associations.eventAttendeeIds).toContain(attendee.id);
   });
 
@@ -166,7 +190,10 @@ describe('hubspot', () => {
       companies: { results: [{ id: company.nativeId, type: 'contact_to_company' }] },
       deals: { results: [{ id: deal.nativeId, type: 'contact_to_deal' }] },
     });
-    const bad = call('POST', 'crm/v3/objects/contacts', { properties: {}, associations: [{ to: { id: company.nativeId }, types: [{ associationTypeId: 999 }] }] });
+    const bad = call('POST', 'crm/v3/objects/contacts', {
+      properties: {},
+      associations: [{ to: { id: company.nativeId }, types: [{ associationTypeId: 999 }] }],
+    });
     expect(bad).toMatchObject({ statusCode: 400, body: { category: 'VALIDATION_ERROR' } });
   });
 
@@ -188,7 +215,9 @@ describe('hubspot', () => {
   it('renders every property as a string and takes numbers for numeric ones', () => {
     const { data, call } = makeData('hubspot');
     const company = nth<CrmRecord<'Account'>>(data, 'Account', 0);
-    const answer = call('PATCH', `crm/v3/objects/companies/${company.nativeId}`, { properties: { numberofemployees: '250', annualrevenue: 1.5e6, score: '77' } });
+    const answer = call('PATCH', `crm/v3/objects/companies/${company.nativeId}`, {
+      properties: { numberofemployees: '250', annualrevenue: 1.5e6, score: '77' },
+    });
     expect(answer.statusCode).toBe(200);
     expect(answer.body.properties).toMatchObject({ numberofemployees: '250', annualrevenue: '1500000', score: '77' });
     expect(data.crm.Account.get(company.id)).toMatchObject({ numberOfEmployees: 250, annualRevenue: 1_500_000 });
@@ -197,7 +226,9 @@ describe('hubspot', () => {
 
   it('maps task status and priority to its own enums, and status COMPLETED closes the task', () => {
     const { data, call } = makeData('hubspot');
-    const created = call('POST', 'crm/v3/objects/tasks', { properties: { hs_task_subject: 'Follow up', hs_task_priority: 'MEDIUM', hs_timestamp: '2025-02-01T09:00:00Z' } });
+    const created = call('POST', 'crm/v3/objects/tasks', {
+      properties: { hs_task_subject: 'Follow up', hs_task_priority: 'MEDIUM', hs_timestamp: '2025-02-01T09:00:00Z' },
+    });
     const task = data.crm.Task.getByNativeId(created.body.id)!.record;
     expect(task).toMatchObject({ priority: 'Normal', status: 'Not Started', isDone: false, dueDate: '2025-02-01T09:00:00.000Z' });
     const updated = call('PATCH', `crm/v3/objects/tasks/${task.nativeId}`, { properties: { hs_task_status: 'COMPLETED' } });
@@ -224,7 +255,14 @@ describe('pipedrive', () => {
   it('keeps tasks and meetings in one activities collection, told apart by type', () => {
     const { data, call } = makeData('pipedrive');
     const person = nth(data, 'Contact', 0);
-    const task = call('POST', 'v1/activities', { type: 'task', subject: 'Call back', due_date: '2025-02-03', due_time: '14:30', done: 1, person_id: Number(person.nativeId) });
+    const task = call('POST', 'v1/activities', {
+      type: 'task',
+      subject: 'Call back',
+      due_date: '2025-02-03',
+      due_time: '14:30',
+      done: 1,
+      person_id: Number(person.nativeId),
+    });
     expect(task.statusCode).toBe(201);
     expect(data.crm.Task.getByNativeId(String(task.body.data.id))!.record).toMatchObject({
       subject: 'Call back',
@@ -245,7 +283,10 @@ describe('pipedrive', () => {
     expect(tail.data).toHaveLength(3);
     expect(tail.data.at(-1).id).toBe(meeting.body.data.id);
     expect(tail.additional_data.pagination).toEqual({ start: total - 3, limit: 10, more_items_in_collection: false });
-    expect(call('POST', 'v1/activities', { type: 'task', due_date: 'tomorrow' })).toMatchObject({ statusCode: 400, body: { success: false, error: expect.stringContaining('due_date') } });
+    expect(call('POST', 'v1/activities', { type: 'task', due_date: 'tomorrow' })).toMatchObject({
+      statusCode: 400,
+      body: { success: false, error: expect.stringContaining('due_date') },
+    });
   });
 
   it('moves a deal between open, won and lost with status, and between stages with stage_id', () => {
@@ -266,7 +307,14 @@ describe('pipedrive', () => {
     expect(call('PUT', `v1/persons/${person.nativeId}`, { first_name: 'Ada', favourite_colour: 'red' }).statusCode).toBe(200);
     expect(call('PATCH', `v1/persons/${person.nativeId}`, { first_name: 'Bea' })).toMatchObject({ statusCode: 404, body: { error: 'Unknown method .' } });
     expect(call('POST', 'v1/persons', { email: 'x@example.com' })).toMatchObject({ statusCode: 400, body: { success: false, error: 'Name must be given.' } });
-    expect(call('PUT', `v1/persons/${person.nativeId}`, { phone: [{ value: '555-1', primary: true }, { value: '555-2', label: 'mobile' }] }).body.data.phone).toEqual([
+    expect(
+      call('PUT', `v1/persons/${person.nativeId}`, {
+        phone: [
+          { value: '555-1', primary: true },
+          { value: '555-2', label: 'mobile' },
+        ],
+      }).body.data.phone,
+    ).toEqual([
       { label: 'work', value: '555-1', primary: true },
       { label: 'mobile', value: '555-2', primary: false },
     ]);
@@ -276,7 +324,11 @@ describe('pipedrive', () => {
 
   it('answers a page past the end with data: null, and lead ids as strings', () => {
     const { data, call } = makeData('pipedrive');
-    expect(call('GET', 'v1/persons', undefined, { start: '5000' }).body).toMatchObject({ success: true, data: null, additional_data: { pagination: { more_items_in_collection: false } } });
+    expect(call('GET', 'v1/persons', undefined, { start: '5000' }).body).toMatchObject({
+      success: true,
+      data: null,
+      additional_data: { pagination: { more_items_in_collection: false } },
+    });
     expect(call('GET', 'v1/persons', undefined, { limit: 'many' })).toMatchObject({ statusCode: 400, body: { success: false } });
     const lead = nth(data, 'Lead', 0);
     expect(call('GET', `v1/leads/${lead.nativeId}`).body.data.id).toBe(lead.nativeId);
@@ -291,7 +343,10 @@ describe('zoho', () => {
       statusCode: 400,
       body: { data: [{ code: 'MANDATORY_NOT_FOUND', details: { api_name: 'Last_Name' }, status: 'error' }] },
     });
-    expect(call('POST', 'Contacts', { First_Name: 'Ada' })).toMatchObject({ statusCode: 400, body: { code: 'REQUIRED_PARAM_MISSING', details: { param: 'data' } } });
+    expect(call('POST', 'Contacts', { First_Name: 'Ada' })).toMatchObject({
+      statusCode: 400,
+      body: { code: 'REQUIRED_PARAM_MISSING', details: { param: 'data' } },
+    });
     expect(call('PATCH', 'Contacts', {})).toMatchObject({ statusCode: 405, body: { code: 'INVALID_REQUEST_METHOD' } });
     expect(data.crm.Contact.size).toBe(size);
     expect(changes).toEqual([]);
@@ -311,7 +366,10 @@ describe('zoho', () => {
     const { data, call } = makeData('zoho');
     const contact = nth(data, 'Contact', 5);
     const created = call('POST', 'Notes', { data: [{ Note_Content: 'Met at the fair', Parent_Id: { id: contact.nativeId }, $se_module: 'Contacts' }] });
-    expect(created).toMatchObject({ statusCode: 201, body: { data: [{ code: 'SUCCESS', message: 'record added', status: 'success', details: { Created_Time: '2025-01-01T00:00:00+00:00' } }] } });
+    expect(created).toMatchObject({
+      statusCode: 201,
+      body: { data: [{ code: 'SUCCESS', message: 'record added', status: 'success', details: { Created_Time: '2025-01-01T00:00:00+00:00' } }] },
+    });
     const noteId = created.body.data[0].details.id;
     const note = call('GET', `Notes/${noteId}`).body.data[0];
     expect(note).toMatchObject({ Note_Content: 'Met at the fair', Parent_Id: { id: contact.nativeId }, $se_module: 'Contacts' });
@@ -319,7 +377,9 @@ describe('zoho', () => {
       statusCode: 400,
       body: { data: [{ code: 'INVALID_DATA', details: { api_name: 'Parent_Id' } }] },
     });
-    expect(call('DELETE', `Notes/${noteId}`).body).toEqual({ data: [{ code: 'SUCCESS', details: { id: noteId }, message: 'record deleted', status: 'success' }] });
+    expect(call('DELETE', `Notes/${noteId}`).body).toEqual({
+      data: [{ code: 'SUCCESS', details: { id: noteId }, message: 'record deleted', status: 'success' }],
+    });
   });
 
   it('embeds an event’s attendees as Participants', () => {
@@ -335,7 +395,10 @@ describe('zoho', () => {
 describe('outreach', () => {
   it('checks the JSON:API document: type mismatch 409, no data 400', () => {
     const { call, changes } = makeData('outreach');
-    expect(call('POST', 'prospects', { data: { type: 'account', attributes: {} } })).toMatchObject({ statusCode: 409, body: { errors: [{ id: 'typeMismatch' }] } });
+    expect(call('POST', 'prospects', { data: { type: 'account', attributes: {} } })).toMatchObject({
+      statusCode: 409,
+      body: { errors: [{ id: 'typeMismatch' }] },
+    });
     expect(call('POST', 'prospects', { type: 'prospect' })).toMatchObject({ statusCode: 400, body: { errors: [{ id: 'badRequest' }] } });
     expect(changes).toEqual([]);
   });
@@ -344,7 +407,10 @@ describe('outreach', () => {
     const { data, call } = makeData('outreach');
     const prospect = nth(data, 'Contact', 0);
     const patch = (body: object) => call('PATCH', `prospects/${prospect.nativeId}`, { data: { type: 'prospect', id: Number(prospect.nativeId), ...body } });
-    expect(patch({ attributes: { nickname: 'Ada' } })).toMatchObject({ statusCode: 422, body: { errors: [{ id: 'validationError', source: { pointer: '/data/attributes/nickname' } }] } });
+    expect(patch({ attributes: { nickname: 'Ada' } })).toMatchObject({
+      statusCode: 422,
+      body: { errors: [{ id: 'validationError', source: { pointer: '/data/attributes/nickname' } }] },
+    });
     expect(patch({ attributes: { emails: 'ada@example.com' } }).body.errors[0].source.pointer).toBe('/data/attributes/emails');
     expect(patch({ relationships: { account: { data: { type: 'account', id: 1 } } } }).body.errors[0].source.pointer).toBe('/data/relationships/account');
     expect(patch({ attributes: { createdAt: '2020-01-01T00:00:00Z' } }).statusCode).toBe(422);
@@ -353,7 +419,9 @@ describe('outreach', () => {
   it('sets an opportunity stage by relationship; tasks are the engagement tasks, completed by markComplete', () => {
     const { data, call } = makeData('outreach');
     const opportunity = nth(data, 'Deal', 0);
-    const answer = call('PATCH', `opportunities/${opportunity.nativeId}`, { data: { type: 'opportunity', relationships: { stage: { data: { type: 'opportunityStage', id: 7 } } } } });
+    const answer = call('PATCH', `opportunities/${opportunity.nativeId}`, {
+      data: { type: 'opportunity', relationships: { stage: { data: { type: 'opportunityStage', id: 7 } } } },
+    });
     expect(answer.body.data.relationships.stage).toEqual({ data: { type: 'opportunityStage', id: 7 } });
     expect(data.crm.Deal.get(opportunity.id)).toMatchObject({ stage: 'Closed Lost', isClosed: true, isWon: false });
     const task = data.engagementTasks.entries().find((entry) => entry.record.state === 'incomplete')!;
@@ -410,7 +478,10 @@ describe('salesloft', () => {
     const answer = call('PUT', `people/${person.nativeId}`, { account_id: Number(account.nativeId) });
     expect(answer.body.data.account).toEqual({ id: Number(account.nativeId), _href: `https://api.salesloft.com/v2/accounts/${account.nativeId}` });
     expect(answer.body.data.account_id).toBeUndefined();
-    expect(call('PUT', `people/${person.nativeId}`, { account_id: 1 })).toMatchObject({ statusCode: 422, body: { errors: { account_id: [expect.any(String)] } } });
+    expect(call('PUT', `people/${person.nativeId}`, { account_id: 1 })).toMatchObject({
+      statusCode: 422,
+      body: { errors: { account_id: [expect.any(String)] } },
+    });
     expect(call('DELETE', `users/${nth(data, 'User', 0).nativeId}`)).toMatchObject({ statusCode: 404, body: { status: 404, error: 'Not Found' } });
   });
 });
@@ -421,13 +492,23 @@ describe('apollo', () => {
     const accounts = call('GET', 'email_accounts').body.email_accounts;
     expect(accounts).toHaveLength(data.mailboxes.size);
     const mailbox = data.mailboxes.entries()[0]!.record;
-    expect(accounts[0]).toMatchObject({ id: mailbox.id.slice(0, 24), email: mailbox.email, user_id: mailbox.associations.ownerUserId!.slice(0, 24), active: true });
+    expect(accounts[0]).toMatchObject({
+      id: mailbox.id.slice(0, 24),
+      email: mailbox.email,
+      user_id: mailbox.associations.ownerUserId!.slice(0, 24),
+      active: true,
+    });
   });
 
   it('searches users (the engagement users) by GET or POST and has no other user routes', () => {
     const { data, call } = makeData('apollo');
     const total = data.users.size;
-    expect(call('GET', 'users/search', undefined, { per_page: '5' }).body.pagination).toEqual({ page: 1, per_page: 5, total_entries: total, total_pages: Math.ceil(total / 5) });
+    expect(call('GET', 'users/search', undefined, { per_page: '5' }).body.pagination).toEqual({
+      page: 1,
+      per_page: 5,
+      total_entries: total,
+      total_pages: Math.ceil(total / 5),
+    });
     expect(call('POST', 'users/search', { page: 3, per_page: 5 }).body.users).toHaveLength(5);
     expect(call('POST', 'users', {})).toMatchObject({ statusCode: 404, body: { error: 'Not found' } });
     expect(call('POST', 'contacts/search', { per_page: 'ten' })).toMatchObject({ statusCode: 422, body: { error: expect.stringContaining('per_page') } });
@@ -440,7 +521,10 @@ describe('apollo', () => {
     expect(stageId).toMatch(/^[0-9a-f]{24}$/);
     const created = call('POST', 'opportunities', { name: 'Expansion', amount: 5000, opportunity_stage_id: stageId, closed_date: '2025-06-30' });
     expect(created.body.opportunity).toMatchObject({ stage_name: 'Closed Won', is_won: true, closed_date: '2025-06-30' });
-    expect(call('POST', 'opportunities', { name: 'X', opportunity_stage_id: 'f'.repeat(24) })).toMatchObject({ statusCode: 422, body: { error: expect.stringContaining('opportunity_stage_id') } });
+    expect(call('POST', 'opportunities', { name: 'X', opportunity_stage_id: 'f'.repeat(24) })).toMatchObject({
+      statusCode: 422,
+      body: { error: expect.stringContaining('opportunity_stage_id') },
+    });
     expect(call('DELETE', `opportunities/${created.body.opportunity.id}`).body).toEqual({ deleted: true });
   });
 });

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock/clock.js';
-import { Random, randomStateSchema, type RandomState } from '../shared/random.js';
 import type { ConnectionStatus } from '../model/connection.js';
 import type { CrmRecord, DeletedRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
+import { Random, type RandomState, randomStateSchema } from '../shared/random.js';
 import type { RecordChange } from '../store/connection-data.js';
 
 /** An event as emitted: the body text is fixed here, so every attempt sends the same bytes. */
@@ -41,9 +41,7 @@ export class EventFactory {
 
   objectChange(connectionId: string, change: RecordChange): EmittedEvent {
     const record: CrmRecord | DeletedRecord =
-      change.eventType === 'DELETE'
-        ? { id: change.record.id, nativeId: change.record.nativeId, connectionId }
-        : change.record;
+      change.eventType === 'DELETE' ? { id: change.record.id, nativeId: change.record.nativeId, connectionId } : change.record;
     return this.emit(connectionId, {
       eventId: this.random.hex(32),
       type: 'OBJECT_CHANGE',

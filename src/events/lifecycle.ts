@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Clock, Timer } from '../clock/clock.js';
-import { connectionStatusSchema, type ConnectionStatus } from '../model/connection.js';
+import { type ConnectionStatus, connectionStatusSchema } from '../model/connection.js';
 import { timeMsSchema } from '../shared/state-schemas.js';
 
 /** What the lifecycle needs of a connection (the core's ConnectionState has it). */

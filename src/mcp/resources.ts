@@ -34,7 +34,8 @@ export async function listResources(api: SandboxApi): Promise<Resource[]> {
       uri: 'crm-sandbox://openapi.json',
       name: 'openapi.json',
       title: 'OpenAPI document',
-      description: "OpenAPI 3.1 document of every route: the service's endpoints, the control API (/sandbox), the link widget's, and the two webhook events; schemas of every record type",
+      description:
+        "OpenAPI 3.1 document of every route: the service's endpoints, the control API (/sandbox), the link widget's, and the two webhook events; schemas of every record type",
       mimeType: 'application/json',
       read: async () => {
         const answer = await api.request('GET', '/openapi.json');

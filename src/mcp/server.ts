@@ -13,7 +13,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxApi } from './api.js';
-import { UnknownResource, listResources, readResource } from './resources.js';
+import { listResources, readResource, UnknownResource } from './resources.js';
 import { callTool, inputJsonSchema, type ToolContext } from './tool.js';
 import { TOOLS } from './tools.js';
 
@@ -47,9 +47,18 @@ const INSTRUCTIONS = [
 export function createMcpServer(api: SandboxApi, options: { version: string; url?: string | undefined }): Server {
   const context: ToolContext = { api, snapshots: new Map(), url: options.url };
   const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
-  const server = new Server({ name: 'crm-sandbox', title: 'crm-sandbox', version: options.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'crm-sandbox', title: 'crm-sandbox', version: options.version },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: inputJsonSchema(tool), annotations: tool.annotations })),
+    tools: TOOLS.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: inputJsonSchema(tool),
+      annotations: tool.annotations,
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.get(request.params.name);

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 import { parseOrThrow } from '../shared/validation.js';
-import { ToolError, type ApiAnswer, type SandboxApi } from './api.js';
+import { type ApiAnswer, type SandboxApi, ToolError } from './api.js';
 
 /** What a tool answers: JSON text, and whether a client also gets it parsed as `structuredContent`. */
 export interface ToolAnswer {

@@ -9,7 +9,7 @@ import { parseDuration, requireUnit } from '../shared/duration.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
-import { ToolError, type SandboxApi } from './api.js';
+import { type SandboxApi, ToolError } from './api.js';
 import { answerWith, defineTool, jsonOf, passOn, segment, type Tool } from './tool.js';
 
 /**
@@ -42,9 +42,11 @@ const linkConnection = defineTool({
     'Links a new connection, as an app does: POST /link/token, POST /sandbox/public-token (what the link widget does in a browser), POST /link/exchange, and with webhookUrl POST /connection/webhook. ' +
     'Answers the exchange ({ connectionId, accessToken, integrationId, nativeOrgId, nativeUserId, nativeOrgURL }) and the webhook (or null). ' +
     'The connection starts NEW_CONNECTION: engagement reads answer 409 CONNECTION_SYNCING until INITIAL_SYNCED (3s), READY at 10s; on the virtual clock call advance_clock { by: "10s" }. ' +
-    "Its events are signed with its accessToken: give accessToken (access_ + 40 hex) so your receiver knows it ahead.",
+    'Its events are signed with its accessToken: give accessToken (access_ + 40 hex) so your receiver knows it ahead.',
   input: z.strictObject({
-    integrationId: publicTokenBody.shape.integrationId.unwrap().describe('The system to link: salesforce, hubspot, pipedrive, zoho, outreach, salesloft or apollo'),
+    integrationId: publicTokenBody.shape.integrationId
+      .unwrap()
+      .describe('The system to link: salesforce, hubspot, pipedrive, zoho, outreach, salesloft or apollo'),
     nativeOrgId: publicTokenBody.shape.nativeOrgId.describe("The org's id in that system (default: generated from the seed)"),
     webhookUrl: webhookUrl.optional().describe("Where the connection's webhook events go (your receiver); left out: no webhook yet (set_webhook), events wait"),
     accessToken: publicTokenBody.shape.accessToken.describe('The accessToken the exchange gives, access_ + 40 lowercase hex (default: random)'),
@@ -54,7 +56,9 @@ const linkConnection = defineTool({
     const { publicToken } = jsonOf(await api.request('POST', '/sandbox/public-token', { body: { integrationId, linkToken, nativeOrgId, accessToken } }));
     const connection = jsonOf(await api.request('POST', '/link/exchange', { body: { publicToken } }));
     const webhook =
-      webhookUrl === undefined ? null : jsonOf(await api.request('POST', '/connection/webhook', { body: { accessToken: connection.accessToken, webhook: { webhookUrl } } })).webhook;
+      webhookUrl === undefined
+        ? null
+        : jsonOf(await api.request('POST', '/connection/webhook', { body: { accessToken: connection.accessToken, webhook: { webhookUrl } } })).webhook;
     return answerWith({ ...connection, webhook });
   },
 });
@@ -71,7 +75,8 @@ const listConnections = defineTool({
 const getConnection = defineTool({
   name: 'get_connection',
   title: 'Get a connection',
-  description: 'GET /sandbox/connections/{connectionId}: the connection with its status, org, webhook, delivery chaos and accessToken (what its receiver verifies signatures with).',
+  description:
+    'GET /sandbox/connections/{connectionId}: the connection with its status, org, webhook, delivery chaos and accessToken (what its receiver verifies signatures with).',
   input: z.strictObject({ connectionId }),
   readOnly: true,
   run: async ({ connectionId }, { api }) => passOn(await api.request('GET', connectionPath(connectionId))),
@@ -100,13 +105,15 @@ const updateRecord = defineTool({
   title: 'Update a CRM record',
   description: 'PATCH /sandbox/connections/{connectionId}/records/{type}/{id}: changes the fields given (an UPDATE event). Answers { record }.',
   input: z.strictObject({ connectionId, type: objectType, id: recordId, fields: fields.describe('The fields to change') }),
-  run: async ({ connectionId, type, id, fields }, { api }) => passOn(await api.request('PATCH', `${recordsPath(connectionId, type)}/${segment(id)}`, { body: fields })),
+  run: async ({ connectionId, type, id, fields }, { api }) =>
+    passOn(await api.request('PATCH', `${recordsPath(connectionId, type)}/${segment(id)}`, { body: fields })),
 });
 
 const deleteRecord = defineTool({
   name: 'delete_record',
   title: 'Delete a CRM record',
-  description: 'DELETE /sandbox/connections/{connectionId}/records/{type}/{id}: deletes it (a DELETE event, and those of the attendees that depend on it). Answers {}.',
+  description:
+    'DELETE /sandbox/connections/{connectionId}/records/{type}/{id}: deletes it (a DELETE event, and those of the attendees that depend on it). Answers {}.',
   input: z.strictObject({ connectionId, type: objectType, id: recordId }),
   destructive: true,
   run: async ({ connectionId, type, id }, { api }) => passOn(await api.request('DELETE', `${recordsPath(connectionId, type)}/${segment(id)}`)),
@@ -124,7 +131,8 @@ const getRecord = defineTool({
 const listRecords = defineTool({
   name: 'list_records',
   title: 'List CRM records',
-  description: 'GET /sandbox/connections/{connectionId}/records/{type}: a page of records, oldest first: { records, nextPageCursor? } (pass nextPageCursor as cursor for the next page).',
+  description:
+    'GET /sandbox/connections/{connectionId}/records/{type}: a page of records, oldest first: { records, nextPageCursor? } (pass nextPageCursor as cursor for the next page).',
   input: z.strictObject({
     connectionId,
     type: objectType,
@@ -132,14 +140,15 @@ const listRecords = defineTool({
     cursor: z.string().optional().describe("The previous page's nextPageCursor"),
   }),
   readOnly: true,
-  run: async ({ connectionId, type, limit, cursor }, { api }) => passOn(await api.request('GET', recordsPath(connectionId, type), { query: { limit, cursor } })),
+  run: async ({ connectionId, type, limit, cursor }, { api }) =>
+    passOn(await api.request('GET', recordsPath(connectionId, type), { query: { limit, cursor } })),
 });
 
 const passthrough = defineTool({
   name: 'passthrough',
   title: 'Call the native API',
   description:
-    "POST /crm/passthrough with the connection's accessToken: a request to its (simulated) native system, e.g. GET services/data/v53.0/query with query { q: \"SELECT Id, Name FROM Account\" } on Salesforce, " +
+    'POST /crm/passthrough with the connection\'s accessToken: a request to its (simulated) native system, e.g. GET services/data/v53.0/query with query { q: "SELECT Id, Name FROM Account" } on Salesforce, ' +
     'GET crm/v3/objects/contacts on HubSpot. A write emits its event. Answers { headers, url, statusCode, body } as the native system answered.',
   input: z.strictObject({
     connectionId,
@@ -175,7 +184,7 @@ const listDeliveries = defineTool({
   name: 'list_deliveries',
   title: 'List webhook deliveries',
   description:
-    "GET /sandbox/connections/{connectionId}/deliveries: each event with its state (pending, delivering, succeeded, retrying, failed), attempts (time, status, error, durationMs, trigger) and the event itself, oldest first. " +
+    'GET /sandbox/connections/{connectionId}/deliveries: each event with its state (pending, delivering, succeeded, retrying, failed), attempts (time, status, error, durationMs, trigger) and the event itself, oldest first. ' +
     "Without connectionId, every connection's in the order of list_connections. Answers { deliveries }.",
   input: z.strictObject({
     connectionId: connectionId.optional(),
@@ -227,13 +236,15 @@ const advanceClock = defineTool({
     const { sandbox } = api;
     if (sandbox === undefined) {
       throw new ToolError(undefined, {
-        message: "advance_clock needs the in-process sandbox: a dev server (--server) runs on the real clock, so wait, or redeliver an event instead of waiting for its retry",
+        message:
+          'advance_clock needs the in-process sandbox: a dev server (--server) runs on the real clock, so wait, or redeliver an event instead of waiting for its retry',
         errorCode: 'VIRTUAL_CLOCK_REQUIRED',
       });
     }
     if (sandbox.options.clock !== 'virtual') {
       throw new ToolError(undefined, {
-        message: 'advance_clock needs a virtual clock, and this sandbox runs on the real one (crm-sandbox mcp --port serves it on the real clock unless --clock virtual): time passes by itself',
+        message:
+          'advance_clock needs a virtual clock, and this sandbox runs on the real one (crm-sandbox mcp --port serves it on the real clock unless --clock virtual): time passes by itself',
         errorCode: 'VIRTUAL_CLOCK_REQUIRED',
       });
     }
@@ -253,7 +264,8 @@ const advanceClock = defineTool({
 const listScenarios = defineTool({
   name: 'list_scenarios',
   title: 'List the built-in scenarios',
-  description: 'GET /sandbox/scenarios: the built-in scenarios, { scenarios: [{ name, description }] }; their files are resources (crm-sandbox://scenarios/{name}.yaml).',
+  description:
+    'GET /sandbox/scenarios: the built-in scenarios, { scenarios: [{ name, description }] }; their files are resources (crm-sandbox://scenarios/{name}.yaml).',
   input: z.strictObject({}),
   readOnly: true,
   run: async (_, { api }) => passOn(await api.request('GET', '/sandbox/scenarios')),
@@ -290,7 +302,8 @@ const runScenario = defineTool({
     events: eventsOption,
   }),
   run: async ({ name, definition, events, ...body }, { api }) => {
-    if ((name === undefined) === (definition === undefined)) throw ApiError.invalidField(name === undefined ? 'name' : 'definition', 'give name (a built-in) or definition, one of them');
+    if ((name === undefined) === (definition === undefined))
+      throw ApiError.invalidField(name === undefined ? 'name' : 'definition', 'give name (a built-in) or definition, one of them');
     const path = name === undefined ? '/sandbox/scenarios/run' : `/sandbox/scenarios/${segment(name)}/run`;
     const answer = await api.request('POST', path, { body: { ...body, definition } });
     return report(passOn(answer).text, events);
@@ -327,13 +340,20 @@ const receiverCheck = defineTool({
   title: 'Check a webhook receiver',
   description:
     'POST /sandbox/scenarios/receiver-check/run: links a connection and probes the receiver: a correctly signed event (must be 2xx), a forged signature, a tampered body, no signature, no timestamp, a stale timestamp (each must be non-2xx), a duplicate (2xx), answers in time. ' +
-    'The receiver verifies with the connection\'s accessToken: give the one it knows. Answers the report: probes (probe, expected, got, ok, fix) and failures.',
+    "The receiver verifies with the connection's accessToken: give the one it knows. Answers the report: probes (probe, expected, got, ok, fix) and failures.",
   input: z.strictObject({
     webhookUrl: webhookUrl.describe('The receiver to probe'),
-    accessToken: runBody.shape.link.unwrap().shape.accessToken.describe('The accessToken the probed connection gets, access_ + 40 lowercase hex: the one your receiver verifies with'),
+    accessToken: runBody.shape.link
+      .unwrap()
+      .shape.accessToken.describe('The accessToken the probed connection gets, access_ + 40 lowercase hex: the one your receiver verifies with'),
   }),
   run: async ({ webhookUrl, accessToken }, { api }) =>
-    passOn(await api.request('POST', '/sandbox/scenarios/receiver-check/run', { body: { webhookUrl, ...(accessToken === undefined ? {} : { link: { accessToken } }) } }), false),
+    passOn(
+      await api.request('POST', '/sandbox/scenarios/receiver-check/run', {
+        body: { webhookUrl, ...(accessToken === undefined ? {} : { link: { accessToken } }) },
+      }),
+      false,
+    ),
 });
 
 const listRequests = defineTool({
@@ -395,14 +415,18 @@ const restore = defineTool({
   description:
     "PUT /sandbox/snapshot: replaces this API key's state by a snapshot's (the snapshot tool's answer, or one kept by name); a bad one is a 400 naming the field and nothing changes. Answers { restored: { connections, deliveries } }.",
   input: z.strictObject({
-    snapshot: z.record(z.string(), z.unknown()).optional().describe("A snapshot, as the snapshot tool answers it"),
+    snapshot: z.record(z.string(), z.unknown()).optional().describe('A snapshot, as the snapshot tool answers it'),
     name: z.string().min(1).optional().describe('The name a snapshot was kept under'),
   }),
   destructive: true,
   run: async ({ snapshot, name }, { api, snapshots }) => {
-    if ((snapshot === undefined) === (name === undefined)) throw ApiError.invalidField(name === undefined ? 'snapshot' : 'name', 'give snapshot or name, one of them');
+    if ((snapshot === undefined) === (name === undefined))
+      throw ApiError.invalidField(name === undefined ? 'snapshot' : 'name', 'give snapshot or name, one of them');
     if (name !== undefined && !snapshots.has(name)) {
-      throw ApiError.invalidField('name', `no snapshot was kept under the name ${JSON.stringify(name)}; kept: ${[...snapshots.keys()].map((kept) => JSON.stringify(kept)).join(', ') || 'none'}`);
+      throw ApiError.invalidField(
+        'name',
+        `no snapshot was kept under the name ${JSON.stringify(name)}; kept: ${[...snapshots.keys()].map((kept) => JSON.stringify(kept)).join(', ') || 'none'}`,
+      );
     }
     return passOn(await api.request('PUT', '/sandbox/snapshot', { body: snapshot ?? snapshots.get(name!) }));
   },

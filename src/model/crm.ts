@@ -2,17 +2,7 @@ import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 
 /** The nine CRM object types, spelled as in OBJECT_CHANGE events and the control API. */
-export const CRM_OBJECT_TYPES = [
-  'Contact',
-  'Account',
-  'Deal',
-  'Lead',
-  'User',
-  'Note',
-  'Task',
-  'Event',
-  'EventAttendee',
-] as const;
+export const CRM_OBJECT_TYPES = ['Contact', 'Account', 'Deal', 'Lead', 'User', 'Note', 'Task', 'Event', 'EventAttendee'] as const;
 export type CrmObjectType = (typeof CRM_OBJECT_TYPES)[number];
 
 export function isCrmObjectType(value: string): value is CrmObjectType {
@@ -44,7 +34,9 @@ export function crmIdPattern(type: CrmObjectType): RegExp {
 
 /** An Account's address, in output order. */
 export const ADDRESS_PARTS = ['street', 'city', 'state', 'postalCode', 'country'] as const;
-const address = z.object(Object.fromEntries(ADDRESS_PARTS.map((part) => [part, z.string().nullable()])) as Record<(typeof ADDRESS_PARTS)[number], z.ZodNullable<z.ZodString>>);
+const address = z.object(
+  Object.fromEntries(ADDRESS_PARTS.map((part) => [part, z.string().nullable()])) as Record<(typeof ADDRESS_PARTS)[number], z.ZodNullable<z.ZodString>>,
+);
 
 const isoTime = z.iso.datetime({ message: 'must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z' });
 const text = z.string().nullable();
@@ -188,9 +180,7 @@ const recordBase = {
 
 /** The full unified record of a type, as the sandbox answers it (without `additional`). */
 export function crmRecordSchema<T extends CrmObjectType>(type: T) {
-  return z
-    .object({ ...recordBase, ...CRM_FIELDS[type].shape, associations: CRM_ASSOCIATIONS[type].strict() })
-    .strict();
+  return z.object({ ...recordBase, ...CRM_FIELDS[type].shape, associations: CRM_ASSOCIATIONS[type].strict() }).strict();
 }
 
 export type CrmFields<T extends CrmObjectType> = z.infer<(typeof CRM_FIELDS)[T]>;
@@ -247,7 +237,11 @@ const writeSchemas = new Map<CrmObjectType, ReturnType<typeof buildWriteSchema>>
 
 function buildWriteSchema(type: CrmObjectType) {
   const writable = (shape: Record<string, z.ZodType>, derived: readonly string[] = []) =>
-    Object.fromEntries(Object.entries(shape).filter(([name]) => !derived.includes(name)).map(([name, schema]) => [name, schema.optional()]));
+    Object.fromEntries(
+      Object.entries(shape)
+        .filter(([name]) => !derived.includes(name))
+        .map(([name, schema]) => [name, schema.optional()]),
+    );
   return z
     .object({
       nativeId: z.string().min(1).optional(),

@@ -33,7 +33,9 @@ export function parseAllowedHost(text: string, option: string): string {
   if (name === '*') return name;
   const host = normalised(name);
   if (!NAME.test(host)) {
-    throw new SandboxConfigError(`${option} takes a host name or address without a scheme, port or path (every port is allowed), or * for any; got ${JSON.stringify(text)}`);
+    throw new SandboxConfigError(
+      `${option} takes a host name or address without a scheme, port or path (every port is allowed), or * for any; got ${JSON.stringify(text)}`,
+    );
   }
   return host;
 }

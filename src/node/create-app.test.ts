@@ -5,7 +5,9 @@ import { createSandbox } from '../index.js';
 import { createApp } from './create-app.js';
 
 const closers: Array<() => void> = [];
-afterEach(() => closers.splice(0).forEach((close) => close()));
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
 
 describe('createApp (the sandbox mounted in an express app of your own)', () => {
   it('answers under the mount path as the dev server does, 413 included', async () => {

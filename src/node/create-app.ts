@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Sandbox } from '../core/sandbox.js';
 import { createRequestListener, type DevServerOptions } from './dev-server.js';
 
@@ -39,8 +39,11 @@ function loadExpress(): typeof import('express') {
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (error as Error).message.includes("'express'");
     if (!missing) throw error;
-    throw new Error('createApp() needs express, an optional peer dependency of crm-sandbox that is not installed: npm install express (startDevServer and createRequestListener need nothing more)', {
-      cause: error,
-    });
+    throw new Error(
+      'createApp() needs express, an optional peer dependency of crm-sandbox that is not installed: npm install express (startDevServer and createRequestListener need nothing more)',
+      {
+        cause: error,
+      },
+    );
   }
 }

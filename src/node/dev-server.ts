@@ -1,13 +1,13 @@
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { STATUS_CODES, createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, ErrorCode } from '../shared/errors.js';
 import { bodyLimit, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import { merged } from '../shared/merged.js';
-import { staticAssets } from './static-assets.js';
-import { DRAIN_LIMITS, drainThenClose } from './drain.js';
 import { hostCheck, hostNotAllowed } from './allowed-hosts.js';
+import { DRAIN_LIMITS, drainThenClose } from './drain.js';
+import { staticAssets } from './static-assets.js';
 
 // The dev server: the sandbox over a plain `node:http` server (`crm-sandbox serve`, and
 // `crm-sandbox/server` for your own scripts), with no framework in between. `createApp`
@@ -175,10 +175,15 @@ function unparsable(error: Error & { code?: string }, server: Server): ApiError 
   if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError(431, ErrorCode.HEADERS_TOO_LARGE, 'request headers are too large');
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     const { headersTimeout, requestTimeout } = server;
-    return new ApiError(408, ErrorCode.REQUEST_TIMEOUT, `the request did not arrive in time: its headers are due within ${headersTimeout} ms, the whole request within ${requestTimeout} ms`, {
-      headersTimeoutMs: headersTimeout,
-      requestTimeoutMs: requestTimeout,
-    });
+    return new ApiError(
+      408,
+      ErrorCode.REQUEST_TIMEOUT,
+      `the request did not arrive in time: its headers are due within ${headersTimeout} ms, the whole request within ${requestTimeout} ms`,
+      {
+        headersTimeoutMs: headersTimeout,
+        requestTimeoutMs: requestTimeout,
+      },
+    );
   }
   return new ApiError(400, ErrorCode.BAD_REQUEST, `malformed HTTP request (${error.code ?? error.message})`);
 }

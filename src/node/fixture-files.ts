@@ -1,8 +1,8 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SandboxConfigError } from '../shared/errors.js';
 import type { FixtureFileContent } from '../model/platform.js';
+import { SandboxConfigError } from '../shared/errors.js';
 
 /** The fixtures shipped with the package (`fixtures/` at its root). */
 export const BUNDLED_FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -24,7 +24,7 @@ export function readFixturePath(path: string): FixtureFileContent[] {
 }
 
 function jsonFilesIn(path: string): string[] {
-  let stats;
+  let stats: Stats;
   try {
     stats = statSync(path);
   } catch {

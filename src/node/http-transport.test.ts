@@ -34,11 +34,16 @@ describe('http transport (plain http)', () => {
   it('reuses one keep-alive connection for deliveries one after another, and sends the body and headers as given', async () => {
     const { url, seen } = await receiver();
     const post = createHttpTransport();
-    for (let i = 0; i < 20; i++) expect(await post(url, { 'content-type': 'application/json', 'x-service-timestamp': String(i) }, `{"n":${i},"é":1}`, 5_000)).toEqual({ status: 200 });
+    for (let i = 0; i < 20; i++)
+      expect(await post(url, { 'content-type': 'application/json', 'x-service-timestamp': String(i) }, `{"n":${i},"é":1}`, 5_000)).toEqual({ status: 200 });
     expect(seen.requests).toBe(20);
     expect(seen.connections).toBe(1);
     expect(seen.bodies[3]).toBe('{"n":3,"é":1}');
-    expect(seen.headers[3]).toMatchObject({ 'content-type': 'application/json', 'x-service-timestamp': '3', 'content-length': String(Buffer.byteLength('{"n":3,"é":1}')) });
+    expect(seen.headers[3]).toMatchObject({
+      'content-type': 'application/json',
+      'x-service-timestamp': '3',
+      'content-length': String(Buffer.byteLength('{"n":3,"é":1}')),
+    });
   });
 
   it('reports the receiver status, a refused connection and a timeout', async () => {

@@ -1,6 +1,6 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import { describeFailure, postWithFetch, type HttpTransport, type PostOutcome } from '../webhooks/transport.js';
 import { merged } from '../shared/merged.js';
+import { describeFailure, type HttpTransport, type PostOutcome, postWithFetch } from '../webhooks/transport.js';
 
 /** The `fetch` of the process as it started: when `globalThis.fetch` is another, someone (MSW) wants to see requests. */
 const startupFetch = globalThis.fetch;
@@ -121,7 +121,10 @@ function postKeepAlive(keepAlive: KeepAlive, url: string, headers: Record<string
     (contentLength, onResponse, fresh) => {
       // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
       const agent = fresh ? false : keepAlive.agent;
-      const req = http.request(merged(targetOf(keepAlive, url), { method: 'POST', agent, headers: merged(headers, { 'content-length': contentLength }) }), onResponse);
+      const req = http.request(
+        merged(targetOf(keepAlive, url), { method: 'POST', agent, headers: merged(headers, { 'content-length': contentLength }) }),
+        onResponse,
+      );
       keepAlive.inFlight.add(req);
       return req;
     },
@@ -145,7 +148,11 @@ function postWithNode(
   const request = url.startsWith('https:') ? process.getBuiltinModule('node:https').request : http.request;
   return sendPost(
     (contentLength, onResponse) =>
-      request(url, { method: 'POST', headers: merged(headers, { 'content-length': contentLength }), ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) }, onResponse),
+      request(
+        url,
+        { method: 'POST', headers: merged(headers, { 'content-length': contentLength }), ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) },
+        onResponse,
+      ),
     body,
     timeoutMs,
   );

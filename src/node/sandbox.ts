@@ -1,5 +1,5 @@
-import { Sandbox } from '../core/sandbox.js';
 import type { SandboxOptions } from '../core/options.js';
+import { Sandbox } from '../core/sandbox.js';
 import { nodePlatform } from './platform.js';
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseScenario, ScenarioError, type Scenario } from '../scenarios/load.js';
+import { parseScenario, type Scenario, ScenarioError } from '../scenarios/load.js';
 
 // Node's scenario files (`ScenarioFiles` of src/scenarios/load.ts): the built-ins shipped with the
 // package, and files by path. The Node platform loads them with the engine; the CLI imports them.

@@ -72,7 +72,9 @@ function send(req: IncomingMessage, res: ServerResponse, asset: { file: string; 
   const content = read(asset.file);
   if (!content) {
     const body = JSON.stringify({ message: `${asset.file} is missing: build the package first (npm run build)`, errorCode: 'INTERNAL_ERROR' });
-    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff' }).end(body);
+    res
+      .writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff' })
+      .end(body);
     return;
   }
   res.writeHead(200, {

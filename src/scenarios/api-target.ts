@@ -1,14 +1,15 @@
-import { ApiError, ErrorCode } from '../shared/errors.js';
-import type { SandboxRequest } from '../model/request.js';
+import { realNow } from '../clock/clock.js';
 import type { ConnectionStatus } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
+import type { SandboxRequest } from '../model/request.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
-import { realNow } from '../clock/clock.js';
-import { sleep, type PassthroughAnswer, type PassthroughCall, type RunConnection, type ScenarioSandbox, type ScenarioTarget } from './target.js';
+import { type PassthroughAnswer, type PassthroughCall, type RunConnection, type ScenarioSandbox, type ScenarioTarget, sleep } from './target.js';
 
 /** One call of the service's API or the control API: status and parsed body. */
+// biome-ignore lint/suspicious/noExplicitAny: an answer's body is JSON the steps read by path, checked where used
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 /** How sandbox time passes for a target. */
@@ -43,16 +44,26 @@ class ApiTarget implements ScenarioTarget {
     },
   ) {}
 
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answer, read by the caller as the interface documents it
   private async ok(method: string, path: string, body?: unknown): Promise<any> {
     const answer = await this.call(method, path, body);
     if (answer.status >= 400) {
       const error = answer.body ?? {};
-      throw new ApiError(answer.status, error.errorCode ?? ErrorCode.INTERNAL_ERROR, `${method} ${path} answered ${answer.status}: ${error.message ?? 'no message'}`, error.metadata);
+      throw new ApiError(
+        answer.status,
+        error.errorCode ?? ErrorCode.INTERNAL_ERROR,
+        `${method} ${path} answered ${answer.status}: ${error.message ?? 'no message'}`,
+        error.metadata,
+      );
     }
     return answer.body;
   }
 
-  async link(request: { integrationId?: IntegrationId | undefined; nativeOrgId?: string | undefined; accessToken?: string | undefined }): Promise<RunConnection> {
+  async link(request: {
+    integrationId?: IntegrationId | undefined;
+    nativeOrgId?: string | undefined;
+    accessToken?: string | undefined;
+  }): Promise<RunConnection> {
     const { linkToken } = await this.ok('POST', '/link/token');
     const { publicToken } = await this.ok('POST', '/sandbox/public-token', { linkToken, ...request });
     const exchanged = await this.ok('POST', '/link/exchange', { publicToken });
@@ -155,7 +166,10 @@ class ApiTarget implements ScenarioTarget {
  * A target on a sandbox in this process. On a virtual clock, `speed` is how many times faster
  * than real time it runs (`Infinity`: instant, time jumps); on a real clock time just passes.
  */
-export function sandboxTarget(sandbox: ScenarioSandbox, options: { apiKey?: string | undefined; speed?: number; signal?: AbortSignal | undefined } = {}): ScenarioTarget {
+export function sandboxTarget(
+  sandbox: ScenarioSandbox,
+  options: { apiKey?: string | undefined; speed?: number; signal?: AbortSignal | undefined } = {},
+): ScenarioTarget {
   const apiKey = options.apiKey ?? sandbox.options.apiKeys[0]!;
   const call: Call = async (method, path, body) => {
     const queryAt = path.indexOf('?');
@@ -171,7 +185,14 @@ export function sandboxTarget(sandbox: ScenarioSandbox, options: { apiKey?: stri
   };
   const clock = sandbox.parts.clock;
   const { signal } = options;
-  const time = clock.kind === 'virtual' ? virtualTime(sandbox, options.speed ?? Infinity, signal) : realTime(() => clock.now(), () => sandbox.settle(), signal);
+  const time =
+    clock.kind === 'virtual'
+      ? virtualTime(sandbox, options.speed ?? Infinity, signal)
+      : realTime(
+          () => clock.now(),
+          () => sandbox.settle(),
+          signal,
+        );
   return new ApiTarget('in-process', call, time, {
     list: (connectionId) => sandbox.deliveries(connectionId),
     // The parts are read at each call: a reset or restore replaces them.
@@ -205,7 +226,11 @@ export function serverTarget(baseUrl: string, apiKey: string, signal?: AbortSign
     return { status: response.status, body: parsed };
   };
   // The server's clock is its own: the run can only wait, and reads time as the server's log shows it.
-  return new ApiTarget('server', call, realTime(realNow, async () => undefined, signal));
+  return new ApiTarget(
+    'server',
+    call,
+    realTime(realNow, async () => undefined, signal),
+  );
 }
 
 /** Time on a virtual clock, jumping (instant) or paced against real time by `speed`. */

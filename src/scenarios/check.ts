@@ -1,13 +1,13 @@
 import * as z from 'zod';
-import { CRM_OBJECT_TYPES, crmRecordSchema, crmWriteSchema, type CrmObjectType } from '../model/crm.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType, crmRecordSchema, crmWriteSchema } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import { parseDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
-import { explainIssues, fieldPath, objectKeys, schemaAt, schemaType, type ExplainedIssue } from '../shared/validation.js';
+import { type ExplainedIssue, explainIssues, fieldPath, objectKeys, schemaAt, schemaType } from '../shared/validation.js';
 import { readOnlyIssues } from '../store/connection-data.js';
 import { parseDelayRange } from '../webhooks/chaos.js';
-import { isTemplate, isWholeRef, refsIn, wholeRefOfTemplate, type RefAt } from './refs.js';
-import { STEP_KINDS, STEP_SCHEMAS, scenarioHeadSchema, type ScenarioDefinition, type ScenarioStep, type StepKind } from './schema.js';
+import { isTemplate, isWholeRef, type RefAt, refsIn, wholeRefOfTemplate } from './refs.js';
+import { type ScenarioDefinition, type ScenarioStep, STEP_KINDS, STEP_SCHEMAS, type StepKind, scenarioHeadSchema } from './schema.js';
 import type { PassthroughAnswer, RunConnection } from './target.js';
 
 /**
@@ -42,7 +42,12 @@ const CONNECTION_SHAPE = z.object({
   nativeOrgId: z.string(),
   webhookUrl: z.string().nullable(),
 }) satisfies z.ZodType<RunConnection>;
-const ANSWER_SHAPE = z.object({ statusCode: z.number(), headers: z.record(z.string(), z.string()), url: z.string(), body: z.unknown() }) satisfies z.ZodType<PassthroughAnswer>;
+const ANSWER_SHAPE = z.object({
+  statusCode: z.number(),
+  headers: z.record(z.string(), z.string()),
+  url: z.string(),
+  body: z.unknown(),
+}) satisfies z.ZodType<PassthroughAnswer>;
 const INDEX_SHAPE = z.number();
 const SCALARS = new Set(['string', 'number', 'boolean', 'enum', 'literal', 'null', 'bigint']);
 const recordShapes = new Map<CrmObjectType, z.ZodType>();
@@ -73,7 +78,9 @@ class Names {
 
   /** The names that are `what` now, for a message: `main, crm2`. */
   list(what: Binding['what'] | 'any'): string {
-    const names = [...this.latest].filter(([name, binding]) => (what === 'connection' ? this.connections.has(name) : what === 'any' || binding.what === what)).map(([name]) => name);
+    const names = [...this.latest]
+      .filter(([name, binding]) => (what === 'connection' ? this.connections.has(name) : what === 'any' || binding.what === what))
+      .map(([name]) => name);
     return names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')}, …`;
   }
 }
@@ -84,10 +91,15 @@ export function checkDefinition(value: unknown): CheckResult {
   const head = scenarioHeadSchema.safeParse(value, { reportInput: true });
   if (!head.success) {
     for (const issue of explainIssues(scenarioHeadSchema, head.error)) {
-      problems.push({ step: null, kind: null, field: issue.field, message: sentence(issue, 'the scenario', (parent) => (parent.length === 0 ? 'the scenario' : fieldPath(parent))) });
+      problems.push({
+        step: null,
+        kind: null,
+        field: issue.field,
+        message: sentence(issue, 'the scenario', (parent) => (parent.length === 0 ? 'the scenario' : fieldPath(parent))),
+      });
     }
   }
-  const steps = value && typeof value === 'object' && Array.isArray((value as { steps?: unknown }).steps) ? ((value as { steps: unknown[] }).steps) : [];
+  const steps = value && typeof value === 'object' && Array.isArray((value as { steps?: unknown }).steps) ? (value as { steps: unknown[] }).steps : [];
   const names = new Names();
   const checked = steps.map((raw, index) => checkStep(raw, index, names, problems));
   if (problems.length > 0) return { ok: false, problems };
@@ -109,7 +121,10 @@ function checkStep(raw: unknown, index: number, names: Names, problems: Scenario
       step: index,
       kind: null,
       field: where,
-      message: keys.length === 1 ? `"${unknown}" is not a step kind; use one of ${STEP_KINDS.join(', ')}` : `a step has exactly one kind, got ${keys.length} keys (${keys.join(', ')})`,
+      message:
+        keys.length === 1
+          ? `"${unknown}" is not a step kind; use one of ${STEP_KINDS.join(', ')}`
+          : `a step has exactly one kind, got ${keys.length} keys (${keys.join(', ')})`,
     });
     // Its fields are not checked, but a name it gives is defined: later steps are not blamed for it.
     for (const item of Object.values(raw)) if (isObject(item)) names.define(item.as, { what: 'unknown' });
@@ -123,7 +138,10 @@ function checkStep(raw: unknown, index: number, names: Names, problems: Scenario
   const parsed = (STEP_SCHEMAS[kind] as z.ZodType).safeParse(value, { reportInput: true });
   if (!parsed.success) {
     for (const issue of explainIssues(STEP_SCHEMAS[kind] as z.ZodType, parsed.error)) {
-      add(issue.field, sentence(issue, 'its value', (parent) => (parent.length === 0 ? `the ${kind} step` : fieldPath(parent))));
+      add(
+        issue.field,
+        sentence(issue, 'its value', (parent) => (parent.length === 0 ? `the ${kind} step` : fieldPath(parent))),
+      );
     }
   }
   const step = isObject(value) ? value : {};
@@ -154,7 +172,12 @@ function checkNames(kind: StepKind, step: Record<string, unknown>, names: Names,
   }
   if (typeof step.connection === 'string' && !names.isConnection(step.connection)) {
     const bound = names.get(step.connection);
-    const what = bound?.what === 'record' ? 'names a record, not a connection' : bound?.what === 'answer' ? 'names a passthrough answer, not a connection' : 'is not defined by an earlier step (name connections with a link step\'s as)';
+    const what =
+      bound?.what === 'record'
+        ? 'names a record, not a connection'
+        : bound?.what === 'answer'
+          ? 'names a passthrough answer, not a connection'
+          : "is not defined by an earlier step (name connections with a link step's as)";
     add('connection', `connection "${step.connection}" ${what}; connections: ${names.list('connection')}`);
   }
   if (kind === 'update' || kind === 'delete') {
@@ -162,7 +185,8 @@ function checkNames(kind: StepKind, step: Record<string, unknown>, names: Names,
     const byId = step.type !== undefined || step.id !== undefined;
     if (byName && byId) add('record', 'record and type/id cannot both be given');
     else if (!byName && !byId) add('type', 'type is required (or name the record with record)');
-    else if (!byName && (step.type === undefined || step.id === undefined)) add(step.type === undefined ? 'type' : 'id', `${step.type === undefined ? 'type' : 'id'} is required with the other of type and id`);
+    else if (!byName && (step.type === undefined || step.id === undefined))
+      add(step.type === undefined ? 'type' : 'id', `${step.type === undefined ? 'type' : 'id'} is required with the other of type and id`);
   }
 }
 
@@ -188,7 +212,14 @@ function checkRefs(kind: StepKind, step: Record<string, unknown>, names: Names, 
       once(ref.name, `$${ref.name} is not defined by an earlier step (name things with as); defined: ${names.list('any')}`);
       continue;
     }
-    const shape = bound.what === 'connection' ? CONNECTION_SHAPE : bound.what === 'answer' ? ANSWER_SHAPE : bound.what === 'record' && bound.type ? recordShape(bound.type) : undefined;
+    const shape =
+      bound.what === 'connection'
+        ? CONNECTION_SHAPE
+        : bound.what === 'answer'
+          ? ANSWER_SHAPE
+          : bound.what === 'record' && bound.type
+            ? recordShape(bound.type)
+            : undefined;
     if (shape && !reported.has(shown)) {
       reported.add(shown);
       checkRefPath(shape, `$${ref.name}`, ref, say);
@@ -204,9 +235,13 @@ function checkRefPath(shape: z.ZodType, name: string, ref: RefAt, say: (message:
     const type = schemaType(at);
     if (type === 'object') {
       const keys = objectKeys(at)!;
-      if (!keys.includes(key)) return say(`${walked} has no field "${key}"; allowed: ${keys.join(', ')}`);
+      if (!keys.includes(key)) {
+        say(`${walked} has no field "${key}"; allowed: ${keys.join(', ')}`);
+        return;
+      }
     } else if (SCALARS.has(type)) {
-      return say(`${walked} is a ${type === 'enum' || type === 'literal' ? 'string' : type}: it has no field "${key}"`);
+      say(`${walked} is a ${type === 'enum' || type === 'literal' ? 'string' : type}: it has no field "${key}"`);
+      return;
     } else {
       return; // a list, a map, the body of an answer: known only at run time
     }
@@ -218,7 +253,7 @@ function checkRefPath(shape: z.ZodType, name: string, ref: RefAt, say: (message:
 
 /** The object type of a create or update step's record, when the file tells it. */
 function recordType(kind: StepKind, step: Record<string, unknown>, names: Names): CrmObjectType | undefined {
-  const known = (type: unknown) => (CRM_OBJECT_TYPES as readonly unknown[]).includes(type) ? (type as CrmObjectType) : undefined;
+  const known = (type: unknown) => ((CRM_OBJECT_TYPES as readonly unknown[]).includes(type) ? (type as CrmObjectType) : undefined);
   if (kind === 'create') return known(step.type);
   if (kind !== 'update') return undefined;
   if (typeof step.record !== 'string') return known(step.type);
@@ -249,15 +284,19 @@ function checkFields(type: CrmObjectType, fields: Record<string, unknown>, add: 
       add(`fields.${issue.field}`, `fields.${issue.field} ${issue.message}${hint}`);
       continue;
     }
-    add(`fields.${issue.field}`, sentence({ ...issue, field: `fields.${issue.field}` }, 'fields', (parent) => `${type}${parent.length === 0 ? '' : ` ${fieldPath(parent)}`}`));
+    add(
+      `fields.${issue.field}`,
+      sentence({ ...issue, field: `fields.${issue.field}` }, 'fields', (parent) => `${type}${parent.length === 0 ? '' : ` ${fieldPath(parent)}`}`),
+    );
   }
 }
 
 /** Where a value holds references (whole, or inside text), by field path. */
 function placesOfRefs(value: unknown, path: PropertyKey[], out: Map<string, unknown>): void {
   if (isWholeRef(value) || isTemplate(value)) out.set(fieldPath(path), value);
-  else if (Array.isArray(value)) value.forEach((item, index) => placesOfRefs(item, [...path, index], out));
-  else if (isObject(value)) for (const [key, item] of Object.entries(value)) placesOfRefs(item, [...path, key], out);
+  else if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) placesOfRefs(item, [...path, index], out);
+  } else if (isObject(value)) for (const [key, item] of Object.entries(value)) placesOfRefs(item, [...path, key], out);
 }
 
 /** Chaos settings the control API will read: a delay range and an outage length. */

@@ -48,7 +48,8 @@ function mismatchOf(matcher: Matcher, event: ServiceEvent): string | null {
     return null;
   }
   if (matcher.status !== undefined) return 'it is an OBJECT_CHANGE';
-  if (matcher.objectType !== undefined && event.data.objectType !== matcher.objectType) return `objectType is ${event.data.objectType}, not ${matcher.objectType}`;
+  if (matcher.objectType !== undefined && event.data.objectType !== matcher.objectType)
+    return `objectType is ${event.data.objectType}, not ${matcher.objectType}`;
   if (matcher.eventType !== undefined && event.data.eventType !== matcher.eventType) return `eventType is ${event.data.eventType}, not ${matcher.eventType}`;
   if (matcher.record !== undefined && !partialMatch(matcher.record, event.data.record)) {
     const record = event.data.record as unknown as Record<string, unknown>;
@@ -59,7 +60,9 @@ function mismatchOf(matcher: Matcher, event: ServiceEvent): string | null {
 }
 
 const describe = (matcher: Matcher) =>
-  [matcher.type, matcher.objectType, matcher.eventType, matcher.status, matcher.record ? JSON.stringify(matcher.record) : undefined].filter(Boolean).join(' ') || 'any event';
+  [matcher.type, matcher.objectType, matcher.eventType, matcher.status, matcher.record ? JSON.stringify(matcher.record) : undefined]
+    .filter(Boolean)
+    .join(' ') || 'any event';
 
 /**
  * The connection's events since the last `events` check (`window`, oldest first, only those
@@ -115,7 +118,9 @@ export function checkDeliveries(expected: NonNullable<Expect['deliveries']>, del
   const final =
     ok ||
     (FINISHED.has(expected.state) &&
-      (expected.count === undefined ? deliveries.some((delivery) => FINISHED.has(delivery.state) && delivery.state !== expected.state) : inState.length > expected.count));
+      (expected.count === undefined
+        ? deliveries.some((delivery) => FINISHED.has(delivery.state) && delivery.state !== expected.state)
+        : inState.length > expected.count));
   return {
     kind: 'deliveries',
     ok,
@@ -132,8 +137,7 @@ export function checkReceiver(expected: NonNullable<Expect['receiver']>, deliver
     return last ? [{ delivery, status: last.status, error: last.error }] : [];
   });
   const wanted = expected.status;
-  const fits = (status: number | null) =>
-    status !== null && (typeof wanted === 'number' ? status === wanted : Math.floor(status / 100) === Number(wanted[0]));
+  const fits = (status: number | null) => status !== null && (typeof wanted === 'number' ? status === wanted : Math.floor(status / 100) === Number(wanted[0]));
   const wrong = answers.filter((answer) => !fits(answer.status));
   if (answers.length === 0) return { kind: 'receiver', ok: false, message: `no attempt reached the receiver yet; expected ${wanted}`, final: false };
   if (wrong.length === 0) return { kind: 'receiver', ok: true, message: `the receiver answered ${wanted} to all ${answers.length} event(s)`, final: true };

@@ -1,12 +1,16 @@
 import { sandboxTarget } from './api-target.js';
 import { checkScenario, type Scenario } from './load.js';
-import type { ScenarioSandbox } from './target.js';
 import type { ScenarioReport } from './report.js';
-import { runScenarioOn, type RunOptions } from './runner.js';
+import { type RunOptions, runScenarioOn } from './runner.js';
 import type { ScenarioDefinition } from './schema.js';
+import type { ScenarioSandbox } from './target.js';
 
 /** Options of `sandbox.runScenario()`. */
-export interface RunScenarioOptions extends Pick<RunOptions, 'webhookUrl' | 'connectionId' | 'accessToken' | 'integrationId' | 'nativeOrgId' | 'maxWait' | 'seed' | 'onProgress' | 'onWarning' | 'signal'> {
+export interface RunScenarioOptions
+  extends Pick<
+    RunOptions,
+    'webhookUrl' | 'connectionId' | 'accessToken' | 'integrationId' | 'nativeOrgId' | 'maxWait' | 'seed' | 'onProgress' | 'onWarning' | 'signal'
+  > {
   /** API token the scenario acts as. Default: the sandbox's first. */
   apiKey?: string;
   /** On a virtual clock: `'instant'` (default) or how many times faster than real time. */
@@ -36,8 +40,8 @@ export function runScenario(sandbox: ScenarioSandbox, scenario: ScenarioDefiniti
   });
 }
 
-export { ScenarioError, parseScenario, checkScenario, type Scenario, type ScenarioFiles } from './load.js';
-export type { ScenarioReport, TranscriptEvent, TranscriptAttempt, CheckResult, ProbeResult } from './report.js';
+export { checkScenario, parseScenario, type Scenario, ScenarioError, type ScenarioFiles } from './load.js';
+export type { CheckResult, ProbeResult, ScenarioReport, TranscriptAttempt, TranscriptEvent } from './report.js';
 export { reportJson } from './report.js';
-export type { ScenarioDefinition, ScenarioStep, StepKind, ProbeName } from './schema.js';
-export { scenarioJsonSchema, PROBES, STEP_KINDS } from './schema.js';
+export type { ProbeName, ScenarioDefinition, ScenarioStep, StepKind } from './schema.js';
+export { PROBES, STEP_KINDS, scenarioJsonSchema } from './schema.js';

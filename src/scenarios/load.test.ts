@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../index.js';
 import { CRM_OBJECT_TYPES, crmRecordSchema } from '../model/crm.js';
+import { listBuiltIns } from '../node/scenario-files.js';
 import { MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { checkScenario, parseScenario, ScenarioError } from './load.js';
-import { listBuiltIns } from '../node/scenario-files.js';
-import { resolveRefs, RefError } from './refs.js';
-import { scenarioJsonSchema, type ScenarioDefinition } from './schema.js';
+import { RefError, resolveRefs } from './refs.js';
+import { type ScenarioDefinition, scenarioJsonSchema } from './schema.js';
 
 /** The problem lines of a refused file (after the count, when there are several). */
 const linesOf = (text: string) => {
@@ -42,7 +42,9 @@ describe('scenario files', () => {
     expect(errorOf('description: d\nsteps:\n  - advance: 3s\n  - create: { type: Deal, fields: { amount: lots } }\n').message).toBe(
       'scenario x.yaml: steps[1] (create): fields.amount must be a number, got string',
     );
-    expect(errorOf('description: d\nsteps:\n  - create: { type: Dael }\n').message).toMatch(/^scenario x\.yaml: steps\[0\] \(create\): type must be one of "Contact", "Account"/);
+    expect(errorOf('description: d\nsteps:\n  - create: { type: Dael }\n').message).toMatch(
+      /^scenario x\.yaml: steps\[0\] \(create\): type must be one of "Contact", "Account"/,
+    );
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, fields: { colour: red } }\n').field).toBe('steps[0].create.fields.colour');
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, feilds: { name: x } }\n').message).toBe(
       'scenario x.yaml: steps[0] (create): feilds is not a known field of the create step; allowed: type, fields, as, repeat, connection',
@@ -51,7 +53,9 @@ describe('scenario files', () => {
       'scenario x.yaml: steps[0]: "frobnicate" is not a step kind; use one of link, webhook, status, advance, wait, create, update, delete, passthrough, chaos, expect, receiverCheck',
     );
     expect(errorOf('description: d\nsteps:\n  - { advance: 1s, status: READY }\n').message).toContain('a step has exactly one kind, got 2 keys');
-    expect(errorOf('description: d\nsteps:\n  - advance: soon\n').message).toBe('scenario x.yaml: steps[0] (advance): its value must look like 500ms, 3s, 2m, 1h or 1d, got "soon"');
+    expect(errorOf('description: d\nsteps:\n  - advance: soon\n').message).toBe(
+      'scenario x.yaml: steps[0] (advance): its value must look like 500ms, 3s, 2m, 1h or 1d, got "soon"',
+    );
     expect(errorOf('steps: 1s\n').message).toBe('scenario x.yaml: steps must be an array, got string');
     expect(errorOf('description: d\nsteps: []\n').field).toBe('steps');
     expect(errorOf('description: [unclosed\n').message).toMatch(/^scenario x\.yaml: not valid YAML/);
@@ -68,11 +72,19 @@ describe('scenario files', () => {
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, as: deal }\n  - delete: { record: deal, type: Deal }\n').message).toBe(
       'scenario x.yaml: steps[1] (delete): record and type/id cannot both be given',
     );
-    expect(errorOf('description: d\nsteps:\n  - delete: { type: Deal }\n').message).toBe('scenario x.yaml: steps[0] (delete): id is required with the other of type and id');
+    expect(errorOf('description: d\nsteps:\n  - delete: { type: Deal }\n').message).toBe(
+      'scenario x.yaml: steps[0] (delete): id is required with the other of type and id',
+    );
     // Names defined earlier, main, and ${i} inside a repeat are fine.
     expect(() =>
       checkScenario(
-        { description: 'd', steps: [{ create: { type: 'Deal', as: 'deal' } }, { create: { type: 'Note', repeat: 2, fields: { content: 'n ${i} of $${main.connectionId}', associations: { dealIds: ['$deal.id'] } } } }] },
+        {
+          description: 'd',
+          steps: [
+            { create: { type: 'Deal', as: 'deal' } },
+            { create: { type: 'Note', repeat: 2, fields: { content: 'n ${i} of $${main.connectionId}', associations: { dealIds: ['$deal.id'] } } } },
+          ],
+        },
         '(code)',
       ),
     ).not.toThrow();
@@ -141,7 +153,8 @@ describe('scenario files', () => {
       step: 1,
       kind: 'create',
       field: 'steps[1].create.fields.associations.accountId',
-      message: 'fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
+      message:
+        'fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
     });
     expect(error.problems[3]).toMatchObject({ step: 2, kind: null, field: 'steps[2]' });
     expect(error.problems.map((problem) => problem.step)).toEqual([null, 1, 1, 2, 4, 5, 6]);
@@ -161,18 +174,33 @@ describe('scenario files', () => {
   });
 
   it('checks record fields as the control API will, with references in place', () => {
-    const story = (...steps: string[]) => ['steps:', '  - create: { type: Account, as: acme }', '  - create: { type: Contact, as: ada }', ...steps.map((step) => `  - ${step}`), ''].join('\n');
+    const story = (...steps: string[]) =>
+      ['steps:', '  - create: { type: Account, as: acme }', '  - create: { type: Contact, as: ada }', ...steps.map((step) => `  - ${step}`), ''].join('\n');
     // A reference is checked where it is: an unknown key holding one is still unknown.
     expect(linesOf(story('create: { type: Deal, fields: { associations: { accountId: $acme.id } } }'))).toEqual([
       'scenario x.yaml: steps[2] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
     ]);
     // A whole-value reference may be of any type until the run; text with one inside is a string.
-    expect(() => parseScenario(story('create: { type: Deal, fields: { amount: $acme.numberOfEmployees, name: "Deal of ${acme.name}", associations: { contactIds: [$ada.id], accountIds: $ada.associations.accountIds } } }'), 'x.yaml')).not.toThrow();
+    expect(() =>
+      parseScenario(
+        story(
+          'create: { type: Deal, fields: { amount: $acme.numberOfEmployees, name: "Deal of ${acme.name}", associations: { contactIds: [$ada.id], accountIds: $ada.associations.accountIds } } }',
+        ),
+        'x.yaml',
+      ),
+    ).not.toThrow();
     expect(linesOf(story('create: { type: Deal, fields: { amount: "${acme.numberOfEmployees}" } }'))).toEqual([
       'scenario x.yaml: steps[2] (create): fields.amount must be a number, got string (text: "${acme.numberOfEmployees}" makes a string; $acme.numberOfEmployees alone keeps the value\'s type)',
     ]);
     // Nested objects, fields the sandbox sets, and an update by name checked against the named record's type.
-    expect(linesOf(story('update: { record: acme, fields: { id: x, address: { cty: Paris }, associations: { contactIds: $ada.id } } }', 'update: { record: ada, fields: { name: Ada } }'))).toEqual([
+    expect(
+      linesOf(
+        story(
+          'update: { record: acme, fields: { id: x, address: { cty: Paris }, associations: { contactIds: $ada.id } } }',
+          'update: { record: ada, fields: { name: Ada } }',
+        ),
+      ),
+    ).toEqual([
       'scenario x.yaml: steps[2] (update): fields.id is set by the sandbox and cannot be written',
       'scenario x.yaml: steps[2] (update): fields.address.cty is not a known field of Account address; allowed: street, city, state, postalCode, country',
       'scenario x.yaml: steps[3] (update): fields.name is not a known field of Contact; allowed: nativeId, email, firstName, lastName, jobTitle, phone, mobilePhone, associations',
@@ -184,15 +212,31 @@ describe('scenario files', () => {
   });
 
   it('names records, connections and references as the runner will bind them', () => {
-    const story = (...steps: string[]) => ['steps:', '  - link: { as: crm2 }', '  - create: { type: Contact, as: ada }', '  - passthrough: { method: GET, path: contacts, as: answer }', ...steps.map((step) => `  - ${step}`), ''].join('\n');
-    expect(linesOf(story('delete: { record: crm2 }', 'delete: { record: answer }', 'status: { status: READY, connection: ada }', 'expect: { connection: crm3 }'))).toEqual([
+    const story = (...steps: string[]) =>
+      [
+        'steps:',
+        '  - link: { as: crm2 }',
+        '  - create: { type: Contact, as: ada }',
+        '  - passthrough: { method: GET, path: contacts, as: answer }',
+        ...steps.map((step) => `  - ${step}`),
+        '',
+      ].join('\n');
+    expect(
+      linesOf(story('delete: { record: crm2 }', 'delete: { record: answer }', 'status: { status: READY, connection: ada }', 'expect: { connection: crm3 }')),
+    ).toEqual([
       'scenario x.yaml: steps[3] (delete): record "crm2" names a connection (a link step), not a record',
       'scenario x.yaml: steps[4] (delete): record "answer" names a passthrough answer, not a record',
       'scenario x.yaml: steps[5] (status): connection "ada" names a record, not a connection; connections: main, crm2',
       'scenario x.yaml: steps[6] (expect): connection "crm3" is not defined by an earlier step (name connections with a link step\'s as); connections: main, crm2',
     ]);
     // What a reference reads must exist in what its name stands for.
-    expect(linesOf(story('create: { type: Note, fields: { content: "${ada.firstNme} ${main.connId} ${answer.statusCode} ${answer.body.anything}", associations: { contactIds: [$ada.id.x] } } }'))).toEqual([
+    expect(
+      linesOf(
+        story(
+          'create: { type: Note, fields: { content: "${ada.firstNme} ${main.connId} ${answer.statusCode} ${answer.body.anything}", associations: { contactIds: [$ada.id.x] } } }',
+        ),
+      ),
+    ).toEqual([
       'scenario x.yaml: steps[3] (create): fields.content: $ada has no field "firstNme"; allowed: id, nativeId, createdTime, modifiedTime, email, firstName, lastName, jobTitle, phone, mobilePhone, associations',
       'scenario x.yaml: steps[3] (create): fields.content: $main has no field "connId"; allowed: connectionId, accessToken, integrationId, nativeOrgId, webhookUrl',
       'scenario x.yaml: steps[3] (create): fields.associations.contactIds[0]: $ada.id is a string: it has no field "x"',
@@ -222,7 +266,8 @@ describe('scenario files', () => {
           create: {
             type: 'Note',
             fields: {
-              content: '${main.connectionId} ${main.accessToken} ${main.integrationId} ${main.nativeOrgId} ${main.webhookUrl} ${acme.address.city} ${acme.nativeId} ${answer.statusCode} ${answer.url}',
+              content:
+                '${main.connectionId} ${main.accessToken} ${main.integrationId} ${main.nativeOrgId} ${main.webhookUrl} ${acme.address.city} ${acme.nativeId} ${answer.statusCode} ${answer.url}',
               associations: { accountIds: ['$acme.id'] },
             },
           },
@@ -247,7 +292,8 @@ describe('scenario files', () => {
   });
 
   it('refuses a definition nested deeper than the limit, naming the depth, from YAML, JSON or code, at any depth', () => {
-    const message = (source: string) => `scenario ${source}: the definition is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays inside each other)`;
+    const message = (source: string) =>
+      `scenario ${source}: the definition is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays inside each other)`;
     const fields = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
     // steps (2) > the step (3) > create (4) > fields (5) > x: 5 levels above what x holds.
     const json = (depth: number) => `{"steps":[{"create":{"type":"Contact","fields":{"x":${fields(depth)}}}}]}`;
@@ -266,4 +312,3 @@ describe('scenario files', () => {
     expect(() => checkScenario({ steps: [{ create: { type: 'Contact', fields: { x: deep } } }] }, '(code)')).toThrow(message('(code)'));
   });
 });
-

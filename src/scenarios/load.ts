@@ -1,4 +1,4 @@
-import { CST, Parser, parse as parseYaml, parseDocument } from 'yaml';
+import { CST, Parser, parseDocument, parse as parseYaml } from 'yaml';
 import { MAX_JSON_DEPTH, tooDeepPhrase, valueTooDeep } from '../shared/json-depth.js';
 import { checkDefinition, type ScenarioProblem } from './check.js';
 import type { ScenarioDefinition } from './schema.js';

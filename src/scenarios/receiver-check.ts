@@ -1,10 +1,10 @@
-import type { Random } from '../shared/random.js';
 import { EVENT_HEADERS, type StatusChangeEvent } from '../model/events.js';
-import type { HttpTransport } from '../webhooks/transport.js';
+import type { Random } from '../shared/random.js';
 import { signPayload } from '../webhooks/signature.js';
+import type { HttpTransport } from '../webhooks/transport.js';
 import type { ProbeResult } from './report.js';
-import { sleep } from './target.js';
 import { PROBES, type ProbeName } from './schema.js';
+import { sleep } from './target.js';
 
 /** The fix when a probe got no HTTP answer at all (a network error). */
 function unreachable(error: string): string {

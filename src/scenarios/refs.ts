@@ -24,7 +24,7 @@ export function refsIn(value: unknown, path: PropertyKey[] = [], out: RefAt[] = 
     if (whole) out.push({ path, name: whole[1]!, keys: keysOf(whole[2]!) });
     else for (const match of value.matchAll(INLINE)) if (match[1]) out.push({ path, name: match[1], keys: keysOf(match[2] ?? '') });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => refsIn(item, [...path, index], out));
+    for (const [index, item] of value.entries()) refsIn(item, [...path, index], out);
   } else if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) refsIn(item, [...path, key], out);
   }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../index.js';
 import { utf8Text } from '../shared/text-codec.js';
-import { reportJson } from './report.js';
 import { runScenario } from './index.js';
+import { reportJson } from './report.js';
 
 describe('reportJson', () => {
   it('writes the very text JSON.stringify writes, and its UTF-8 bytes, whatever the report holds', async () => {

@@ -1,8 +1,8 @@
 import type { ServiceEvent } from '../model/events.js';
 import { utf8Bytes } from '../shared/text-codec.js';
-import { signPayload } from '../webhooks/signature.js';
 import type { AttemptChaos } from '../webhooks/chaos.js';
 import type { Delivery, DeliveryState } from '../webhooks/delivery.js';
+import { signPayload } from '../webhooks/signature.js';
 import { Breather, type RunConnection } from './target.js';
 
 /** One attempt in the transcript: what was sent and what came back. Network durations are left out so a seeded instant run is byte-identical. */

@@ -1,20 +1,19 @@
+import type { CrmObjectType } from '../model/crm.js';
+import type { IntegrationId } from '../model/integrations.js';
 import { formatDuration, parseDuration } from '../shared/duration.js';
 import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
-import type { CrmObjectType } from '../model/crm.js';
-import type { IntegrationId } from '../model/integrations.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
 import type { HttpTransport } from '../webhooks/transport.js';
+import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT } from './defaults.js';
 import { checkDeliveries, checkEvents, checkReceiver as checkReceiverAnswers, type EventsVerdict, type Verdict } from './expect.js';
 import type { Scenario } from './load.js';
 import { checkReceiver } from './receiver-check.js';
 import { RefError, resolveRefs } from './refs.js';
-import { summarize, transcriptEvent, type CheckResult, type ProbeResult, type ScenarioReport } from './report.js';
-import type { ScenarioStep, StepKind } from './schema.js';
-import { Breather, sleep, type RunConnection, type ScenarioTarget } from './target.js';
-
-import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT } from './defaults.js';
+import { type CheckResult, type ProbeResult, type ScenarioReport, summarize, transcriptEvent } from './report.js';
+import type { StepKind } from './schema.js';
+import { Breather, type RunConnection, type ScenarioTarget, sleep } from './target.js';
 
 export interface RunOptions {
   /** Where the main connection's webhook (and `link` steps' webhooks) point, unless the file says. */
@@ -199,7 +198,10 @@ class Run {
       this.warnIfRejected(delivery);
       const last = delivery.attempts.at(-1);
       const answer = last ? `attempt ${last.attempt} answered ${last.status ?? last.error}` : 'no attempt yet';
-      const next = delivery.nextAttemptTime === null ? '' : `; next attempt in ${formatDuration(Math.max(0, Date.parse(delivery.nextAttemptTime) - this.target.now()))} (sandbox time)`;
+      const next =
+        delivery.nextAttemptTime === null
+          ? ''
+          : `; next attempt in ${formatDuration(Math.max(0, Date.parse(delivery.nextAttemptTime) - this.target.now()))} (sandbox time)`;
       const behind = unfinished.length > 1 ? `; ${unfinished.length - 1} more behind it` : '';
       return `waiting on ${summarize(delivery.event)} (${delivery.eventId.slice(0, 8)}…): ${delivery.state}, ${answer}${next}${behind}`;
     }
@@ -226,7 +228,9 @@ class Run {
     const rejected = delivery.attempts.find((attempt) => attempt.status === 401 || attempt.status === 403);
     if (!rejected) return;
     this.warnedRejection = true;
-    this.options.onWarning?.(`the receiver answered ${rejected.status} to ${summarize(delivery.event)} (${delivery.eventId}), which was signed correctly. ${rejectionHint(delivery.connectionId, this.tokenOf(delivery.connectionId))}`);
+    this.options.onWarning?.(
+      `the receiver answered ${rejected.status} to ${summarize(delivery.event)} (${delivery.eventId}), which was signed correctly. ${rejectionHint(delivery.connectionId, this.tokenOf(delivery.connectionId))}`,
+    );
   }
 
   private tokenOf(connectionId: string): string {
@@ -270,6 +274,7 @@ class Run {
   }
 
   private async runStep(index: number, kind: StepKind, raw: unknown): Promise<void> {
+    // biome-ignore lint/suspicious/noExplicitAny: a step checked by the scenario schema, its fields read by kind below
     const step = raw as Record<string, any>;
     const { target } = this;
     switch (kind) {
@@ -330,7 +335,12 @@ class Run {
         if (step.as) this.scope[step.as] = answer;
         if (step.expectStatus !== undefined) {
           const ok = answer.statusCode === step.expectStatus;
-          this.verdict(index, { kind: 'passthrough', ok, final: true, message: `${call.method} ${call.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}` });
+          this.verdict(index, {
+            kind: 'passthrough',
+            ok,
+            final: true,
+            message: `${call.method} ${call.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}`,
+          });
         }
         return;
       }
@@ -372,6 +382,7 @@ class Run {
     this.recordTypes.set(name, type);
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: a step checked by the scenario schema
   private recordOf(step: Record<string, any>): [CrmObjectType, string] {
     if (step.record !== undefined) {
       const type = this.recordTypes.get(step.record);
@@ -406,6 +417,7 @@ class Run {
    * a virtual clock, from one due retry or status move to the next; on a real clock, waiting)
    * until it holds, can no longer hold, or the run's --max-wait is used up.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: a step checked by the scenario schema
   private async expect(index: number, step: Record<string, any>): Promise<void> {
     await this.settle();
     const { connection } = this.on(step.connection);
@@ -423,7 +435,9 @@ class Run {
         const counted = step.of === undefined ? window : window.filter((delivery) => delivery.type === step.of);
         events = checkEvents(matchers, counted, this.early);
         // Events of the type `of` passes over are used up with the ones it counts (early ones stay for later checks).
-        other = window.filter((delivery) => delivery.type !== (step.of ?? delivery.type) && !this.early.has(delivery.eventId)).map((delivery) => delivery.eventId);
+        other = window
+          .filter((delivery) => delivery.type !== (step.of ?? delivery.type) && !this.early.has(delivery.eventId))
+          .map((delivery) => delivery.eventId);
         verdicts.push(events);
       }
       if (step.deliveries) verdicts.push(checkDeliveries(step.deliveries, deliveries));
@@ -544,4 +558,3 @@ function describeStep(kind: StepKind, value: unknown): string {
 export function runScenarioOn(scenario: Scenario, target: ScenarioTarget, options: RunOptions): Promise<ScenarioReport> {
   return new Run(scenario, target, options).play();
 }
-

@@ -1,9 +1,9 @@
 import * as z from 'zod';
+import { PASSTHROUGH_METHODS } from '../downstream/types.js';
 import { CONNECTION_STATUSES } from '../model/connection.js';
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import { nativeBodySchema, nativeQuerySchema } from '../model/passthrough.js';
-import { PASSTHROUGH_METHODS } from '../downstream/types.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
 
@@ -23,7 +23,7 @@ const name = z
   .describe('A name later steps use as $name');
 const connection = name.describe('The connection to act on, by its name (default: the last one linked, or main)');
 const objectType = z.enum(CRM_OBJECT_TYPES);
-const fields = z.record(z.string(), z.unknown()).describe("Record fields, as the control API takes them; left-out fields are generated from the seed");
+const fields = z.record(z.string(), z.unknown()).describe('Record fields, as the control API takes them; left-out fields are generated from the seed');
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' });
 
 const matcher = z
@@ -55,7 +55,10 @@ export const STEP_SCHEMAS = {
       integration: z.enum(INTEGRATION_IDS).optional(),
       nativeOrgId: z.string().min(1).optional(),
       as: name.optional(),
-      webhook: z.union([webhookUrl, z.literal(false)]).optional().describe("The webhook to create (default: the run's webhook URL); false for none"),
+      webhook: z
+        .union([webhookUrl, z.literal(false)])
+        .optional()
+        .describe("The webhook to create (default: the run's webhook URL); false for none"),
     })
     .describe('Links a new connection (link token, public token, exchange) and creates its webhook'),
   webhook: z
@@ -67,7 +70,7 @@ export const STEP_SCHEMAS = {
   advance: z.union([duration, z.strictObject({ by: duration })]).describe('Lets sandbox time pass: status moves, deliveries and retries fall due'),
   wait: z
     .union([z.literal('deliveries'), z.strictObject({ for: z.literal('deliveries'), max: duration.optional() })])
-    .describe("Lets time pass until every event of the run is delivered or failed (at most max, default 25h)"),
+    .describe('Lets time pass until every event of the run is delivered or failed (at most max, default 25h)'),
   create: z
     .strictObject({
       type: objectType,
@@ -145,7 +148,10 @@ const stepSchema = z.union(
 
 const topLevel = {
   $schema: z.string().optional(),
-  name: name.or(z.string().regex(/^[a-z0-9][a-z0-9-]*$/)).optional().describe('Default: the file name'),
+  name: name
+    .or(z.string().regex(/^[a-z0-9][a-z0-9-]*$/))
+    .optional()
+    .describe('Default: the file name'),
   description: z.string().min(1).optional().describe('One line: what the scenario shows, printed with its report'),
   seed: z.number().int().nonnegative().optional().describe('Seed of an in-process run (the --seed option wins)'),
   connection: z

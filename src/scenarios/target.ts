@@ -1,9 +1,9 @@
 import type { Clock } from '../clock/clock.js';
 import type { ConnectionStatus } from '../model/connection.js';
-import type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { Platform } from '../model/platform.js';
+import type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
 

@@ -53,13 +53,7 @@ export class ApiError extends Error {
   readonly metadata: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
 
-  constructor(
-    status: number,
-    errorCode: ErrorCode,
-    message: string,
-    metadata?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) {
+  constructor(status: number, errorCode: ErrorCode, message: string, metadata?: Record<string, unknown>, headers?: Record<string, string>) {
     super(message);
     this.name = 'ApiError';
     this.status = status;

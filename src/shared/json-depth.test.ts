@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, jsonTooDeep, valueTooDeep } from './json-depth.js';
+import { jsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 

@@ -8,7 +8,22 @@ describe('hashJson', () => {
   });
 
   it('tells apart what JSON tells apart: values, kinds, boundaries and key order', () => {
-    const distinct = [{ a: 1 }, { a: 2 }, { a: '1' }, { b: 1 }, ['ab', 'c'], ['a', 'bc'], [1, [2]], [[1], 2], { a: 1, b: 2 }, { b: 2, a: 1 }, null, false, 0, ''];
+    const distinct = [
+      { a: 1 },
+      { a: 2 },
+      { a: '1' },
+      { b: 1 },
+      ['ab', 'c'],
+      ['a', 'bc'],
+      [1, [2]],
+      [[1], 2],
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+      null,
+      false,
+      0,
+      '',
+    ];
     expect(new Set(distinct.map((value) => hashJson(value))).size).toBe(distinct.length);
   });
 });

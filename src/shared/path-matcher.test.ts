@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PathMatcher, type PathEntry, type PathMatcherOptions } from './path-matcher.js';
+import { type PathEntry, PathMatcher, type PathMatcherOptions } from './path-matcher.js';
 
 const core: PathMatcherOptions = { malformedEscapes: 'no-match' };
 const downstream: PathMatcherOptions = { trimTrailingSlashes: true, malformedEscapes: 'keep' };
@@ -25,7 +25,12 @@ describe('PathMatcher', () => {
   });
 
   it('prefers a static segment to a parameter at the same position, left to right, whatever the declaration order', () => {
-    const routes = [route('GET', 'v1/:collection/:id'), route('GET', 'v1/:collection/search'), route('GET', 'v1/persons/:id'), route('GET', 'v1/persons/search')];
+    const routes = [
+      route('GET', 'v1/:collection/:id'),
+      route('GET', 'v1/:collection/search'),
+      route('GET', 'v1/persons/:id'),
+      route('GET', 'v1/persons/search'),
+    ];
     for (const order of [routes, [...routes].reverse()]) {
       const matcher = new PathMatcher(order, downstream);
       expect(matcher.match('GET', 'v1/persons/search')).toMatchObject({ value: 'GET v1/persons/search', params: {} });
@@ -49,7 +54,14 @@ describe('PathMatcher', () => {
 
   it('lists the methods a path takes, in declaration order, when the method is not one of them', () => {
     const matcher = new PathMatcher(
-      [route('PUT', '/x/:id/chaos'), route('GET', '/x/:id/chaos'), route('DELETE', '/x/:id/:part'), route('GET', '/x/:id/:part'), route('POST', '/static'), route('GET', '/static')],
+      [
+        route('PUT', '/x/:id/chaos'),
+        route('GET', '/x/:id/chaos'),
+        route('DELETE', '/x/:id/:part'),
+        route('GET', '/x/:id/:part'),
+        route('POST', '/static'),
+        route('GET', '/static'),
+      ],
       core,
     );
     expect(matcher.match('POST', '/x/1/chaos')).toEqual({ kind: 'method-not-allowed', allowed: ['PUT', 'GET', 'DELETE'] });

@@ -50,7 +50,10 @@ export function toBase64Url(text: string): string {
  * @example fromBase64Url('YTpi') // 'a:b'
  */
 export function fromBase64Url(encoded: string): string {
-  let base64 = encoded.replace(/-/g, '+').replace(/_/g, '/').replace(/[^A-Za-z0-9+/]/g, '');
+  let base64 = encoded
+    .replace(/-/g, '+')
+    .replace(/_/g, '/')
+    .replace(/[^A-Za-z0-9+/]/g, '');
   if (base64.length % 4 === 1) base64 = base64.slice(0, -1);
   const binary = atob(base64.padEnd(Math.ceil(base64.length / 4) * 4, '='));
   const bytes = new Uint8Array(binary.length);

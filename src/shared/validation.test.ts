@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { describeIssues, explainIssues, schemaAt } from './validation.js';
 
 const schema = z.strictObject({
@@ -9,7 +9,12 @@ const schema = z.strictObject({
   wait: z.union([z.literal('now'), z.strictObject({ by: z.string() })]).optional(),
   nested: z.strictObject({ city: z.string().nullable().optional() }).nullable().optional(),
 });
-const explained = (value: unknown) => explainIssues(schema, schema.safeParse(value, { reportInput: true }).error!).map(({ field, message, allowed }) => ({ field, message, ...(allowed ? { allowed } : {}) }));
+const explained = (value: unknown) =>
+  explainIssues(schema, schema.safeParse(value, { reportInput: true }).error!).map(({ field, message, allowed }) => ({
+    field,
+    message,
+    ...(allowed ? { allowed } : {}),
+  }));
 
 describe('explainIssues', () => {
   it('says what would have been right: both bounds, the allowed values and keys, with what was given', () => {
@@ -32,7 +37,9 @@ describe('explainIssues', () => {
   });
 
   it('leaves describeIssues as it was', () => {
-    expect(describeIssues(schema.safeParse({ share: 2, count: 1 }, { reportInput: true }).error!)).toEqual([{ field: 'share', message: 'too big: expected number to be <=1' }]);
+    expect(describeIssues(schema.safeParse({ share: 2, count: 1 }, { reportInput: true }).error!)).toEqual([
+      { field: 'share', message: 'too big: expected number to be <=1' },
+    ]);
   });
 
   it('finds the schema of a place inside a value', () => {

@@ -98,12 +98,23 @@ function explain(schema: z.ZodType | undefined, issues: readonly z.core.$ZodIssu
     if (issue.code === 'unrecognized_keys') {
       const allowed = at && objectKeys(at);
       for (const key of issue.keys) {
-        out.push({ path: [...path, key], field: fieldPath([...path, key]), code: issue.code, message: 'is not a known field', ...(allowed ? { allowed } : {}) });
+        out.push({
+          path: [...path, key],
+          field: fieldPath([...path, key]),
+          code: issue.code,
+          message: 'is not a known field',
+          ...(allowed ? { allowed } : {}),
+        });
       }
     } else if (issue.code === 'invalid_union' && issue.inclusive !== false) {
       const fitting = issue.errors.findIndex((branch) => !wrongType(branch));
       if (fitting === -1) {
-        out.push({ path, field: fieldPath(path), code: issue.code, message: issue.input === undefined ? 'is required' : `must be ${orList(expectedOf(issue.errors))}, got ${typeName(issue.input)}` });
+        out.push({
+          path,
+          field: fieldPath(path),
+          code: issue.code,
+          message: issue.input === undefined ? 'is required' : `must be ${orList(expectedOf(issue.errors))}, got ${typeName(issue.input)}`,
+        });
       } else {
         const options = at && defOf(at).type === 'union' ? defOf(at).options : undefined;
         out.push(...explain(options?.[fitting], issue.errors[fitting]!, path));
@@ -143,7 +154,9 @@ function explainPhrase(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): 
     case 'invalid_type':
       return issue.input === undefined ? 'is required' : `must be ${withArticle(typeWord(issue.expected))}, got ${typeName(issue.input)}`;
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}${got}` : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}${got}`;
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}${got}`
+        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}${got}`;
     case 'invalid_format':
       return issue.message.startsWith('Invalid') ? `must be ${issue.format === 'url' ? 'a URL' : `a valid ${issue.format}`}${got}` : `${phrase(issue)}${got}`;
     case 'too_big':

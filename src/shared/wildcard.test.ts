@@ -8,9 +8,9 @@ import { foldCase, wildcardMatcher } from './wildcard.js';
  * for seconds.
  */
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** SOQL LIKE as salesforce-query built it: `%` any run, `_` one character, case-insensitive, `.` matching line breaks. */
-const soqlRegExp = (pattern: string) => new RegExp(`^${escape(pattern).replace(/%/g, '.*').replace(/_/g, '.')}$`, 'is');
+const soqlRegExp = (pattern: string) => new RegExp(`^${escapeRegExp(pattern).replace(/%/g, '.*').replace(/_/g, '.')}$`, 'is');
 /** HubSpot CONTAINS_TOKEN as hubspot-search built it (on lower-cased text): `*` any run within a line. */
 const hubspotRegExp = (pattern: string) => new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`);
 
@@ -89,7 +89,9 @@ describe('wildcardMatcher', () => {
       byFold.set(folded, [...(byFold.get(folded) ?? []), code]);
     }
     expect([...byFold.keys()].filter((folded) => folded.length !== 1)).toEqual([]);
-    const apart = [...byFold.values()].flatMap((codes) => codes.filter((code) => !new RegExp(`^${unit(codes[0]!)}$`, 'i').test(String.fromCharCode(code))).map(unit));
+    const apart = [...byFold.values()].flatMap((codes) =>
+      codes.filter((code) => !new RegExp(`^${unit(codes[0]!)}$`, 'i').test(String.fromCharCode(code))).map(unit),
+    );
     expect(apart).toEqual([]);
     // ...and the folding does something: hundreds of groups of units that differ only by case.
     expect([...byFold.values()].filter((codes) => codes.length > 1).length).toBeGreaterThan(500);

@@ -146,6 +146,7 @@ function shiftAnd(text: string, one: string): Segment['find'] {
   };
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, control characters included, is the point
 const NON_ASCII = /[^\x00-\x7f]/;
 let canonical: Uint16Array | undefined;
 

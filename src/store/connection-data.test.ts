@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SEED_TIME, seededData } from '../../test/helpers/seeded-data.js';
+import { type CrmObjectType, type CrmRecord, crmRecordSchema } from '../model/crm.js';
 import { ApiError } from '../shared/errors.js';
-import { crmRecordSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
 import { DEFAULT_DATASET } from './seed/seed-connection.js';
 
 const START = SEED_TIME;
@@ -66,7 +66,10 @@ describe('ConnectionData writes', () => {
 
   it('names the bad field: unknown, wrongly typed, read-only, derived', () => {
     const { data, changes } = makeData();
-    expect(badField(() => data.create('Contact', { favouriteColour: 'red' }))).toEqual({ field: 'favouriteColour', message: 'favouriteColour is not a known field' });
+    expect(badField(() => data.create('Contact', { favouriteColour: 'red' }))).toEqual({
+      field: 'favouriteColour',
+      message: 'favouriteColour is not a known field',
+    });
     expect(badField(() => data.create('Contact', { firstName: 3 })).message).toBe('firstName must be a string, got number');
     expect(badField(() => data.create('Contact', { id: 'v.contact.x' })).field).toBe('id');
     expect(badField(() => data.create('Deal', { expectedRevenue: 5 })).field).toBe('expectedRevenue');
@@ -81,7 +84,7 @@ describe('ConnectionData writes', () => {
     const { data, changes } = makeData();
     const account = data.crm.Account.values().next().value!;
     const before = data.crm.Contact.size;
-    const error = badField(() => data.create('Contact', { associations: { accountIds: [account.id, 'v.account.' + '0'.repeat(32)] } }));
+    const error = badField(() => data.create('Contact', { associations: { accountIds: [account.id, `v.account.${'0'.repeat(32)}`] } }));
     expect(error.field).toBe('associations.accountIds[1]');
     expect(data.crm.Contact.size).toBe(before);
     expect(changes).toEqual([]);
@@ -126,7 +129,7 @@ describe('ConnectionData writes', () => {
 
   it('404s an unknown id on update and delete', () => {
     const { data } = makeData(false);
-    expect(() => data.update('Contact', 'v.contact.' + '1'.repeat(32), {})).toThrow(expect.objectContaining({ status: 404, errorCode: 'OBJECT_NOT_FOUND' }));
+    expect(() => data.update('Contact', `v.contact.${'1'.repeat(32)}`, {})).toThrow(expect.objectContaining({ status: 404, errorCode: 'OBJECT_NOT_FOUND' }));
     expect(() => data.delete('Contact', 'nope')).toThrow(expect.objectContaining({ status: 404 }));
   });
 
@@ -140,8 +143,12 @@ describe('ConnectionData writes', () => {
     const guest = data.create('EventAttendee', { associations: { eventId: event.id } }) as CrmRecord<'EventAttendee'>;
     expect(guest.associatedObjectType).toBe('Other');
     expect(guest.email).toEqual(expect.stringContaining('@'));
-    expect(badField(() => data.create('EventAttendee', { associatedObjectType: 'Other', associations: { eventId: event.id, associationId: contact.id } })).field).toBe('associations.associationId');
-    expect(badField(() => data.create('EventAttendee', { associatedObjectType: 'Lead', associations: { eventId: event.id } })).field).toBe('associations.associationId');
+    expect(
+      badField(() => data.create('EventAttendee', { associatedObjectType: 'Other', associations: { eventId: event.id, associationId: contact.id } })).field,
+    ).toBe('associations.associationId');
+    expect(badField(() => data.create('EventAttendee', { associatedObjectType: 'Lead', associations: { eventId: event.id } })).field).toBe(
+      'associations.associationId',
+    );
     expect(badField(() => data.create('EventAttendee', {})).field).toBe('associations.eventId');
 
     changes.length = 0;
@@ -219,7 +226,10 @@ describe('the record cap', () => {
 
   it('counts seeded records and every collection, and checks a batch as a whole', () => {
     const { data } = seededData('hubspot', { recordLimit: 10_000 });
-    const seeded = [...Object.values(data.crm), data.users, data.mailboxes, data.engagementTasks, data.engagementActions].reduce((sum, collection) => sum + collection.size, 0);
+    const seeded = [...Object.values(data.crm), data.users, data.mailboxes, data.engagementTasks, data.engagementActions].reduce(
+      (sum, collection) => sum + collection.size,
+      0,
+    );
     expect(data.recordCount).toBe(seeded);
     expect(() => data.checkRoom(10_000 - seeded)).not.toThrow();
     expect(() => data.checkRoom(10_001 - seeded)).toThrow(`holds ${seeded} records and this write adds ${10_001 - seeded}, and may hold at most 10000`);

@@ -1,36 +1,36 @@
 import type { Faker } from '@faker-js/faker';
 import * as z from 'zod';
 import type { Clock } from '../clock/clock.js';
-import { ApiError, ErrorCode } from '../shared/errors.js';
-import { randomStateSchema, type Random } from '../shared/random.js';
-import { invalidFromIssues, parseOrThrow, type FieldIssue } from '../shared/validation.js';
 import {
   ADDRESS_PARTS,
   CRM_ASSOCIATIONS,
   CRM_FIELDS,
   CRM_OBJECT_TYPES,
+  type CrmObjectType,
+  type CrmRecord,
+  crmRecordSchema,
+  crmWriteSchema,
   DERIVED_ASSOCIATIONS,
   DERIVED_FIELDS,
   ID_PREFIX,
   READ_ONLY_FIELDS,
-  crmRecordSchema,
-  crmWriteSchema,
-  type CrmObjectType,
-  type CrmRecord,
 } from '../model/crm.js';
-import { engagementUserSchema, mailboxSchema, type EngagementUser, type Mailbox } from '../model/engagement.js';
+import { type EngagementUser, engagementUserSchema, type Mailbox, mailboxSchema } from '../model/engagement.js';
 import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
-import { derivedAssociationHint, edgeKey, edgesOf, isManyField, linkOf, type Edge } from './associations.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
+import { type Random, randomStateSchema } from '../shared/random.js';
+import { type FieldIssue, invalidFromIssues, parseOrThrow } from '../shared/validation.js';
+import { derivedAssociationHint, type Edge, edgeKey, edgesOf, isManyField, linkOf } from './associations.js';
 import {
-  OrderedCollection,
+  type CollectionDelta,
+  type CollectionDump,
   checkDelta,
   checkDump,
   collectionDeltaSchema,
   collectionDumpSchema,
   entryExtraSchema,
-  type CollectionDelta,
-  type CollectionDump,
+  OrderedCollection,
 } from './ordered-collection.js';
 import { expectedRevenue, fakeFields } from './seed/fake-fields.js';
 import { fakerState, fakerStateSchema } from './seed/seeded-faker.js';
@@ -108,7 +108,10 @@ function byName<C>(set: { crm: Record<CrmObjectType, C>; mailboxes: C; users: C;
 
 /** A version-1 data set's collections by name. Its tasks and actions were checked as objects only (without their ids). */
 function collectionsV1(state: ConnectionDataStateV1): Array<[string, CollectionDump<{ id: string }> | undefined]> {
-  const { engagementTasks, engagementActions } = state as { engagementTasks?: CollectionDump<{ id: string }>; engagementActions?: CollectionDump<{ id: string }> };
+  const { engagementTasks, engagementActions } = state as {
+    engagementTasks?: CollectionDump<{ id: string }>;
+    engagementActions?: CollectionDump<{ id: string }>;
+  };
   return byName({ ...state, engagementTasks, engagementActions });
 }
 
@@ -164,9 +167,7 @@ export class ConnectionData {
 
   constructor(options: ConnectionDataOptions) {
     this.options = options;
-    this.crm = Object.fromEntries(
-      CRM_OBJECT_TYPES.map((type) => [type, new OrderedCollection<CrmRecord>(nativeIdOf)]),
-    ) as ConnectionData['crm'];
+    this.crm = Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, new OrderedCollection<CrmRecord>(nativeIdOf)])) as ConnectionData['crm'];
   }
 
   /** Every collection, by the name a snapshot gives it (`crm.Contact`, `users`, …). */

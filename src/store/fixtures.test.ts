@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SandboxConfigError } from '../shared/errors.js';
 import { BUNDLED_FIXTURES_DIR, readFixturePath } from '../node/fixture-files.js';
-import { BUNDLED_FIXTURES, BUNDLED_FIXTURE_SOURCES } from './bundled-fixtures.js';
+import { SandboxConfigError } from '../shared/errors.js';
+import { BUNDLED_FIXTURE_SOURCES, BUNDLED_FIXTURES } from './bundled-fixtures.js';
 import { loadFixtures as loadWith, validateFixture } from './fixtures.js';
 
 const loadFixtures = (sources: Parameters<typeof loadWith>[0]) => loadWith(sources, readFixturePath);
@@ -36,11 +36,11 @@ describe('fixtures', () => {
 
   it('checks ids and that links point at records of the same file', () => {
     expect(() => validateFixture({ crm: { Contact: [{ id: 'v.contact.123' }] } }, 'x.json')).toThrow(/crm\.Contact\[0\]\.id must look like v\.contact\./);
-    const id = 'v.contact.' + 'a'.repeat(32);
+    const id = `v.contact.${'a'.repeat(32)}`;
     expect(() => validateFixture({ crm: { Contact: [{ id }, { id }] } }, 'x.json')).toThrow(/crm\.Contact\[1\]\.id repeats id/);
-    expect(() =>
-      validateFixture({ crm: { Contact: [{ associations: { accountIds: ['v.account.' + 'b'.repeat(32)] } }] } }, 'x.json'),
-    ).toThrow(/crm\.Contact\[0\]\.associations\.accountIds\[0\] points at no Account/);
+    expect(() => validateFixture({ crm: { Contact: [{ associations: { accountIds: [`v.account.${'b'.repeat(32)}`] } }] } }, 'x.json')).toThrow(
+      /crm\.Contact\[0\]\.associations\.accountIds\[0\] points at no Account/,
+    );
     expect(() => validateFixture({ engagement: { mailboxes: [{ associations: { ownerUserId: 'f'.repeat(32) } }] } }, 'x.json')).toThrow(
       /engagement\.mailboxes\[0\]\.associations\.ownerUserId/,
     );

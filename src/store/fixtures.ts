@@ -1,13 +1,13 @@
 import * as z from 'zod';
-import { SandboxConfigError } from '../shared/errors.js';
-import { describeIssues, type FieldIssue } from '../shared/validation.js';
-import { CRM_OBJECT_TYPES, crmIdPattern, crmWriteSchema, type CrmObjectType, type CrmRecord } from '../model/crm.js';
-import { engagementUserSchema, mailboxSchema, type EngagementUser, type Mailbox } from '../model/engagement.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord, crmIdPattern, crmWriteSchema } from '../model/crm.js';
+import { type EngagementUser, engagementUserSchema, type Mailbox, mailboxSchema } from '../model/engagement.js';
 import { INTEGRATION_IDS, type IntegrationId } from '../model/integrations.js';
 import type { FixtureFileContent } from '../model/platform.js';
+import { SandboxConfigError } from '../shared/errors.js';
+import { hashJson } from '../shared/json-hash.js';
+import { describeIssues, type FieldIssue } from '../shared/validation.js';
 import { linkOf } from './associations.js';
 import { readOnlyIssues } from './connection-data.js';
-import { hashJson } from '../shared/json-hash.js';
 
 /** A fixture CRM record: any writable field, plus optionally its id, nativeId and times. Left-out fields are generated. */
 export type FixtureCrmRecord = Record<string, unknown> & {
@@ -38,11 +38,16 @@ export type FixtureFile = Omit<FixtureSet, 'source' | 'crm' | 'engagement'> & {
 const isoTime = z.iso.datetime();
 
 function fixtureRecordSchema(type: CrmObjectType) {
-  return crmWriteSchema(type).extend({
-    id: z.string().regex(crmIdPattern(type), `must look like v.${type === 'EventAttendee' ? 'attendee' : type.toLowerCase()}.<32 lowercase hex>`).optional(),
-    createdTime: isoTime.optional(),
-    modifiedTime: isoTime.optional(),
-  }).strict();
+  return crmWriteSchema(type)
+    .extend({
+      id: z
+        .string()
+        .regex(crmIdPattern(type), `must look like v.${type === 'EventAttendee' ? 'attendee' : type.toLowerCase()}.<32 lowercase hex>`)
+        .optional(),
+      createdTime: isoTime.optional(),
+      modifiedTime: isoTime.optional(),
+    })
+    .strict();
 }
 
 const fixtureFileSchema = z
@@ -71,10 +76,7 @@ const fixtureFileSchema = z
  *
  * @example loadFixtures([BUNDLED_FIXTURES], undefined)
  */
-export function loadFixtures(
-  sources: ReadonlyArray<string | FixtureFile>,
-  readPath: ((path: string) => FixtureFileContent[]) | undefined,
-): FixtureSet[] {
+export function loadFixtures(sources: ReadonlyArray<string | FixtureFile>, readPath: ((path: string) => FixtureFileContent[]) | undefined): FixtureSet[] {
   const sets: FixtureSet[] = [];
   sources.forEach((source, index) => {
     if (typeof source !== 'string') {
@@ -155,7 +157,10 @@ function referenceIssues(set: FixtureSet): FieldIssue[] {
   set.engagement.mailboxes.forEach((mailbox, index) => {
     const owner = mailbox.associations?.ownerUserId;
     if (owner && !userIds.has(owner)) {
-      issues.push({ field: `engagement.mailboxes[${index}].associations.ownerUserId`, message: `points at no engagement user in this file: ${JSON.stringify(owner)}` });
+      issues.push({
+        field: `engagement.mailboxes[${index}].associations.ownerUserId`,
+        message: `points at no engagement user in this file: ${JSON.stringify(owner)}`,
+      });
     }
   });
   return issues;

@@ -65,7 +65,10 @@ describe('OrderedCollection', () => {
       collection.markBase();
       return collection;
     };
-    const contents = (collection: OrderedCollection<Item>) => ({ entries: collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra })), page: collection.pageAfter(2, 3) });
+    const contents = (collection: OrderedCollection<Item>) => ({
+      entries: collection.entries().map(({ seq, record, extra }) => ({ seq, record, extra })),
+      page: collection.pageAfter(2, 3),
+    });
 
     it('holds only what changed since the seed, and fills a collection exactly as it was over a rebuilt base', () => {
       const original = seeded();
@@ -76,7 +79,15 @@ describe('OrderedCollection', () => {
       original.insert({ id: 'n2' });
       original.delete('n1');
       const delta = original.delta();
-      expect(delta).toMatchObject({ nextSeq: 8, base: 5, deleted: [4], entries: [{ seq: 2, record: { id: 's2', name: 'changed' } }, { seq: 7, record: { id: 'n2' } }] });
+      expect(delta).toMatchObject({
+        nextSeq: 8,
+        base: 5,
+        deleted: [4],
+        entries: [
+          { seq: 2, record: { id: 's2', name: 'changed' } },
+          { seq: 7, record: { id: 'n2' } },
+        ],
+      });
 
       const restored = new OrderedCollection<Item>();
       restored.loadDelta(seeded(), JSON.parse(JSON.stringify(delta)), 'c');
@@ -91,11 +102,14 @@ describe('OrderedCollection', () => {
       const original = seeded();
       original.insert({ id: 'n1' });
       const delta = original.delta();
-      const load = (change: Partial<typeof delta>, base = seeded()) => () => new OrderedCollection<Item>().loadDelta(base, { ...delta, ...change }, 'c');
+      const load =
+        (change: Partial<typeof delta>, base = seeded()) =>
+        () =>
+          new OrderedCollection<Item>().loadDelta(base, { ...delta, ...change }, 'c');
       expect(load({ base: 4 })).toThrow('c.base is 4, but this sandbox seeds 5 entries there');
       expect(load({ digest: '00000000' })).toThrow(/^c\.digest is 00000000, but the seeded entries this sandbox rebuilds there give/);
       expect(load({ entries: [{ seq: 6, record: { id: 's3' }, extra: {} }] })).toThrow('c.entries[0].record.id repeats the id of a seeded entry: s3');
-      expect(load({ nextSeq: 3, entries: [] })).toThrow('c.nextSeq must be above every entry\'s seq, and seeded entry 5 is neither deleted nor replaced');
+      expect(load({ nextSeq: 3, entries: [] })).toThrow("c.nextSeq must be above every entry's seq, and seeded entry 5 is neither deleted nor replaced");
       const other = new OrderedCollection<Item>();
       for (let i = 1; i <= 5; i++) other.insert({ id: `s${i}`, name: 'another generator' });
       other.markBase();

@@ -251,18 +251,28 @@ export class OrderedCollection<T extends { id: string }> {
    */
   loadDelta(base: OrderedCollection<T>, delta: CollectionDelta<T>, field: string): void {
     if (delta.base !== 0 && base.size !== delta.base) {
-      throw ApiError.invalidField(`${field}.base`, `${field}.base is ${delta.base}, but this sandbox seeds ${base.size} entries there; the snapshot was taken by a crm-sandbox that seeds differently (another version?)`);
+      throw ApiError.invalidField(
+        `${field}.base`,
+        `${field}.base is ${delta.base}, but this sandbox seeds ${base.size} entries there; the snapshot was taken by a crm-sandbox that seeds differently (another version?)`,
+      );
     }
     // A base of 0: a collection read from a version-1 snapshot that did not build on this seeding.
     const gone = new Set([...delta.deleted, ...delta.entries.map((entry) => entry.seq)]);
     const kept = (delta.base === 0 ? [] : base.ordered).filter((entry) => !gone.has(entry.seq)).map(plain);
     const last = kept[kept.length - 1];
     if (last && last.seq >= delta.nextSeq) {
-      throw ApiError.invalidField(`${field}.nextSeq`, `${field}.nextSeq must be above every entry's seq, and seeded entry ${last.seq} is neither deleted nor replaced`);
+      throw ApiError.invalidField(
+        `${field}.nextSeq`,
+        `${field}.nextSeq must be above every entry's seq, and seeded entry ${last.seq} is neither deleted nor replaced`,
+      );
     }
     const keptIds = new Set(kept.map((entry) => entry.record.id));
     delta.entries.forEach((entry, j) => {
-      if (keptIds.has(entry.record.id)) throw ApiError.invalidField(`${field}.entries[${j}].record.id`, `${field}.entries[${j}].record.id repeats the id of a seeded entry: ${entry.record.id}`);
+      if (keptIds.has(entry.record.id))
+        throw ApiError.invalidField(
+          `${field}.entries[${j}].record.id`,
+          `${field}.entries[${j}].record.id repeats the id of a seeded entry: ${entry.record.id}`,
+        );
     });
     const merged: Array<DumpedEntry<T>> = [];
     for (let i = 0, j = 0; i < kept.length || j < delta.entries.length; ) {
@@ -273,7 +283,10 @@ export class OrderedCollection<T extends { id: string }> {
     for (const entry of delta.entries) if (entry.seq <= delta.base) this.changedBase.add(entry.seq);
     const digest = this.baseDigest();
     if (digest !== delta.digest) {
-      throw ApiError.invalidField(`${field}.digest`, `${field}.digest is ${delta.digest}, but the seeded entries this sandbox rebuilds there give ${digest}; the snapshot was taken by a crm-sandbox that seeds differently (another version?)`);
+      throw ApiError.invalidField(
+        `${field}.digest`,
+        `${field}.digest is ${delta.digest}, but the seeded entries this sandbox rebuilds there give ${digest}; the snapshot was taken by a crm-sandbox that seeds differently (another version?)`,
+      );
     }
   }
 

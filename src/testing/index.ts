@@ -7,14 +7,15 @@
  * const { connectionId } = await crm.linkConnection({ integrationId: 'salesforce', status: 'READY' });
  * await crm.expectEvents([{ status: 'NEW_CONNECTION' }, { status: 'READY' }], { connectionId });
  */
+
+export type { EventMatch } from './event-match.js';
+export { type CapturedEvent, EventReceiver, type RejectedDelivery } from './receiver.js';
 export {
+  createTestSandbox,
   DEFAULT_TEST_BASE_URL,
+  type LinkConnectionOptions,
   MSW_RECEIVER_URL,
   TestSandbox,
-  createTestSandbox,
-  type LinkConnectionOptions,
   type TestSandboxOptions,
   type WaitOptions,
 } from './test-sandbox.js';
-export type { EventMatch } from './event-match.js';
-export { EventReceiver, type CapturedEvent, type RejectedDelivery } from './receiver.js';

@@ -1,4 +1,4 @@
-import { http, HttpResponse } from 'msw';
+import { HttpResponse, http } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { signPayload } from '../webhooks/signature.js';
@@ -12,7 +12,7 @@ describe('TestSandbox (MSW)', () => {
   it('waits through the lifecycle on the virtual clock only when told to advance, and says what arrived', async () => {
     const { connectionId } = await crm.linkConnection({ integrationId: 'zoho' });
     await expect(crm.waitForEvent({ status: 'READY', connectionId })).rejects.toThrow(
-      /no event matched \{"status":"READY".*1 event arrived:\n  1\. STATUS_CHANGE NEW_CONNECTION/s,
+      /no event matched \{"status":"READY".*1 event arrived:\n {2}1\. STATUS_CHANGE NEW_CONNECTION/s,
     );
     const ready = await crm.waitForEvent({ status: 'READY', connectionId }, { advance: '1m' });
     expect(ready.event.type).toBe('STATUS_CHANGE');
@@ -28,7 +28,10 @@ describe('TestSandbox (MSW)', () => {
     expect(report.failures).toEqual([]);
     expect(crm.receiver.rejected).toEqual([]);
     expect(crm.events.map((captured) => captured.event.eventId)).toEqual(report.events.map((event) => event.eventId));
-    const won = await crm.expectEvents([{ objectType: 'Deal', eventType: 'CREATE' }, { objectType: 'Deal', eventType: 'UPDATE', where: ({ body }) => body.includes('"isWon":true') }]);
+    const won = await crm.expectEvents([
+      { objectType: 'Deal', eventType: 'CREATE' },
+      { objectType: 'Deal', eventType: 'UPDATE', where: ({ body }) => body.includes('"isWon":true') },
+    ]);
     expect(won[1]!.connectionId).toBe(report.connection.connectionId);
     crm.reset();
   });

@@ -1,14 +1,14 @@
+import type { SandboxOptions } from '../core/options.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { ConnectionStatus, ExchangeResult } from '../model/connection.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { parseDuration, type Duration } from '../shared/duration.js';
-import type { Sandbox } from '../core/sandbox.js';
 import { createSandbox } from '../node/sandbox.js';
-import type { SandboxOptions } from '../core/options.js';
-import { arrivedList, describeMatch, matches, type EventMatch } from './event-match.js';
-import { EventReceiver, listenReceiver, type CapturedEvent } from './receiver.js';
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
+import { type Duration, parseDuration } from '../shared/duration.js';
+import { arrivedList, describeMatch, type EventMatch, matches } from './event-match.js';
+import { type CapturedEvent, EventReceiver, listenReceiver } from './receiver.js';
 
 /** Where the MSW handlers answer when no `baseUrl` is given (the dev server's default address). */
 export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';
@@ -215,7 +215,9 @@ export class TestSandbox {
         throw new Error(
           `expectEvents: expected event ${index + 1} of ${expected.length}, ${describeMatch(match)}, ` +
             `${found.length ? `after ${found.length} matched, ` : ''}but it did not arrive; ${arrivedList(events)}` +
-            (this.receiver.rejected.length ? `\n${this.receiver.rejected.length} deliveries were rejected: ${this.receiver.rejected.map((r) => r.reason).join('; ')}` : ''),
+            (this.receiver.rejected.length
+              ? `\n${this.receiver.rejected.length} deliveries were rejected: ${this.receiver.rejected.map((r) => r.reason).join('; ')}`
+              : ''),
         );
       }
       found.push(events[at]!);

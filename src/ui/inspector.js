@@ -4,8 +4,7 @@
  * the service's endpoints, the control API and the inspector routes. It polls once a second
  * and redraws only what changed, so forms keep their input and focus.
  */
-(function () {
-  'use strict';
+(() => {
   var el = window.CrmSandboxDom.el;
   var TOKEN_KEY = 'crm-sandbox.apiToken';
   var POLL_MS = 1000;
@@ -61,8 +60,8 @@
   function api(method, path, body) {
     var headers = { 'service-api-token': state.token };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) }).then(function (response) {
-      return response.text().then(function (text) {
+    return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) }).then((response) =>
+      response.text().then((text) => {
         var json = text ? JSON.parse(text) : {};
         if (!response.ok) {
           json.status = response.status;
@@ -70,14 +69,14 @@
           throw json;
         }
         return json;
-      });
-    });
+      }),
+    );
   }
 
   function describeError(error) {
     if (!error) return 'unknown error';
-    var field = error.metadata && error.metadata.field ? ' (field: ' + error.metadata.field + ')' : '';
-    return (error.status ? error.status + ' ' : '') + (error.errorCode ? error.errorCode + ': ' : '') + (error.message || String(error)) + field;
+    var field = error.metadata?.field ? ` (field: ${error.metadata.field})` : '';
+    return (error.status ? `${error.status} ` : '') + (error.errorCode ? `${error.errorCode}: ` : '') + (error.message || String(error)) + field;
   }
 
   function time(iso) {
@@ -99,47 +98,55 @@
     live.textContent = '';
     app.textContent = '';
     var input = el('input', { id: 'api-token', type: 'password', autocomplete: 'off', required: true });
-    var form = el('form', {
-      class: 'card token-form',
-      onsubmit: function (event) {
-        event.preventDefault();
-        state.token = input.value.trim();
-        sessionStorage.setItem(TOKEN_KEY, state.token);
-        start();
+    var form = el(
+      'form',
+      {
+        class: 'card token-form',
+        onsubmit: (event) => {
+          event.preventDefault();
+          state.token = input.value.trim();
+          sessionStorage.setItem(TOKEN_KEY, state.token);
+          start();
+        },
       },
-    }, [
-      el('h2', { text: 'Open the inspector' }),
-      el('p', { class: 'muted', text: 'The inspector shows what one API token sees. The token stays in this tab only (session storage).' }),
-      message ? el('p', { role: 'alert', class: 'error', text: message }) : null,
-      el('label', { for: 'api-token', text: 'API token (service-api-token)' }),
-      input,
-      el('div', { class: 'actions' }, [el('button', { type: 'submit', class: 'primary', text: 'Open inspector' })]),
-    ]);
+      [
+        el('h2', { text: 'Open the inspector' }),
+        el('p', { class: 'muted', text: 'The inspector shows what one API token sees. The token stays in this tab only (session storage).' }),
+        message ? el('p', { role: 'alert', class: 'error', text: message }) : null,
+        el('label', { for: 'api-token', text: 'API token (service-api-token)' }),
+        input,
+        el('div', { class: 'actions' }, [el('button', { type: 'submit', class: 'primary', text: 'Open inspector' })]),
+      ],
+    );
     app.appendChild(form);
     input.focus();
   }
 
-  forget.addEventListener('click', function () { signOut(); });
+  forget.addEventListener('click', () => {
+    signOut();
+  });
 
   // --- Tabs ----------------------------------------------------------------------------------
 
   var TAB_NAMES = ['connections', 'scenarios', 'requests', 'client-check'];
-  TAB_NAMES.forEach(function (name, index) {
-    var tab = document.getElementById('tab-' + name);
-    tab.addEventListener('click', function () { selectTab(name); });
-    tab.addEventListener('keydown', function (event) {
+  TAB_NAMES.forEach((name, index) => {
+    var tab = document.getElementById(`tab-${name}`);
+    tab.addEventListener('click', () => {
+      selectTab(name);
+    });
+    tab.addEventListener('keydown', (event) => {
       var step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
       if (!step) return;
       var next = TAB_NAMES[(index + step + TAB_NAMES.length) % TAB_NAMES.length];
       selectTab(next);
-      document.getElementById('tab-' + next).focus();
+      document.getElementById(`tab-${next}`).focus();
     });
   });
 
   function selectTab(name) {
     state.tab = name;
-    TAB_NAMES.forEach(function (other) {
-      var tab = document.getElementById('tab-' + other);
+    TAB_NAMES.forEach((other) => {
+      var tab = document.getElementById(`tab-${other}`);
       tab.setAttribute('aria-selected', String(other === name));
       tab.tabIndex = other === name ? 0 : -1;
     });
@@ -168,29 +175,35 @@
   function layout() {
     app.textContent = '';
     if (state.tab === 'connections') {
-      app.appendChild(el('div', { id: 'view-connections', role: 'tabpanel', 'aria-labelledby': 'tab-connections', class: 'page columns' }, [
-        el('section', { class: 'card', 'aria-labelledby': 'connections-title' }, [
-          el('h2', { id: 'connections-title', text: 'Connections' }),
-          el('div', { id: 'connections' }),
+      app.appendChild(
+        el('div', { id: 'view-connections', role: 'tabpanel', 'aria-labelledby': 'tab-connections', class: 'page columns' }, [
+          el('section', { class: 'card', 'aria-labelledby': 'connections-title' }, [
+            el('h2', { id: 'connections-title', text: 'Connections' }),
+            el('div', { id: 'connections' }),
+          ]),
+          el('div', { id: 'detail' }),
         ]),
-        el('div', { id: 'detail' }),
-      ]));
+      );
       layoutDetail();
     } else if (state.tab === 'client-check') {
-      app.appendChild(el('section', { id: 'view-client-check', role: 'tabpanel', 'aria-labelledby': 'tab-client-check', class: 'page' }, [
-        el('div', { class: 'card' }, [
-          el('h2', { text: 'Client check: how this API token\'s client behaves' }),
-          el('p', { class: 'muted mono', text: 'GET /sandbox/client-check' }),
-          el('div', { id: 'client-check-view' }),
+      app.appendChild(
+        el('section', { id: 'view-client-check', role: 'tabpanel', 'aria-labelledby': 'tab-client-check', class: 'page' }, [
+          el('div', { class: 'card' }, [
+            el('h2', { text: "Client check: how this API token's client behaves" }),
+            el('p', { class: 'muted mono', text: 'GET /sandbox/client-check' }),
+            el('div', { id: 'client-check-view' }),
+          ]),
         ]),
-      ]));
+      );
     } else {
-      var path = state.tab === 'scenarios' ? '/sandbox/scenarios' : '/sandbox/requests';
-      var title = state.tab === 'scenarios' ? 'Scenarios' : 'Request journal';
-      app.appendChild(el('section', { id: 'view-' + state.tab, role: 'tabpanel', 'aria-labelledby': 'tab-' + state.tab, class: 'page' }, [
-        el('div', { class: 'card' }, [el('h2', { text: title }), el('p', { class: 'muted mono', text: 'GET ' + path }), el('div', { id: 'optional-view' })]),
-        state.tab === 'scenarios' ? scenarioRunner() : null,
-      ]));
+      const path = state.tab === 'scenarios' ? '/sandbox/scenarios' : '/sandbox/requests';
+      const title = state.tab === 'scenarios' ? 'Scenarios' : 'Request journal';
+      app.appendChild(
+        el('section', { id: `view-${state.tab}`, role: 'tabpanel', 'aria-labelledby': `tab-${state.tab}`, class: 'page' }, [
+          el('div', { class: 'card' }, [el('h2', { text: title }), el('p', { class: 'muted mono', text: `GET ${path}` }), el('div', { id: 'optional-view' })]),
+          state.tab === 'scenarios' ? scenarioRunner() : null,
+        ]),
+      );
     }
   }
 
@@ -203,38 +216,56 @@
       detail.appendChild(el('div', { class: 'card' }, [el('p', { class: 'muted', text: 'Pick a connection to see its webhook, records and deliveries.' })]));
       return;
     }
-    var typeSelect = el('select', {
-      id: 'record-type',
-      onchange: function () {
-        state.recordType = typeSelect.value;
-        state.cursors = [''];
-        state.editing = null;
-        drawEditor();
-        refresh();
-      },
-    }, OBJECT_TYPES.map(function (type) { return el('option', { value: type, text: type, selected: type === state.recordType }); }));
-    var statusSelect = el('select', { id: 'status-select' }, STATUSES.map(function (status) { return el('option', { value: status, text: status }); }));
-    detail.appendChild(el('section', { class: 'card', 'aria-labelledby': 'detail-title' }, [
-      el('h2', { id: 'detail-title', text: 'Connection' }),
-      el('div', { id: 'summary' }),
-      el('form', {
-        class: 'row',
-        onsubmit: function (event) {
-          event.preventDefault();
-          act(api('POST', '/sandbox/connections/' + state.selectedId + '/status', { status: statusSelect.value }), 'Status set to ' + statusSelect.value);
+    var typeSelect = el(
+      'select',
+      {
+        id: 'record-type',
+        onchange: () => {
+          state.recordType = typeSelect.value;
+          state.cursors = [''];
+          state.editing = null;
+          drawEditor();
+          refresh();
         },
-      }, [el('label', { for: 'status-select', text: 'Move status to' }), statusSelect, el('button', { type: 'submit', text: 'Set status' })]),
-    ]));
-    detail.appendChild(el('section', { class: 'card', 'aria-labelledby': 'deliveries-title' }, [
-      el('h2', { id: 'deliveries-title', text: 'Events and deliveries' }),
-      el('div', { id: 'deliveries' }),
-    ]));
-    detail.appendChild(el('section', { class: 'card', 'aria-labelledby': 'records-title' }, [
-      el('h2', { id: 'records-title', text: 'Records' }),
-      el('div', { class: 'row' }, [el('label', { for: 'record-type', text: 'Type' }), typeSelect]),
-      el('div', { id: 'records' }),
-      el('div', { id: 'editor' }),
-    ]));
+      },
+      OBJECT_TYPES.map((type) => el('option', { value: type, text: type, selected: type === state.recordType })),
+    );
+    var statusSelect = el(
+      'select',
+      { id: 'status-select' },
+      STATUSES.map((status) => el('option', { value: status, text: status })),
+    );
+    detail.appendChild(
+      el('section', { class: 'card', 'aria-labelledby': 'detail-title' }, [
+        el('h2', { id: 'detail-title', text: 'Connection' }),
+        el('div', { id: 'summary' }),
+        el(
+          'form',
+          {
+            class: 'row',
+            onsubmit: (event) => {
+              event.preventDefault();
+              act(api('POST', `/sandbox/connections/${state.selectedId}/status`, { status: statusSelect.value }), `Status set to ${statusSelect.value}`);
+            },
+          },
+          [el('label', { for: 'status-select', text: 'Move status to' }), statusSelect, el('button', { type: 'submit', text: 'Set status' })],
+        ),
+      ]),
+    );
+    detail.appendChild(
+      el('section', { class: 'card', 'aria-labelledby': 'deliveries-title' }, [
+        el('h2', { id: 'deliveries-title', text: 'Events and deliveries' }),
+        el('div', { id: 'deliveries' }),
+      ]),
+    );
+    detail.appendChild(
+      el('section', { class: 'card', 'aria-labelledby': 'records-title' }, [
+        el('h2', { id: 'records-title', text: 'Records' }),
+        el('div', { class: 'row' }, [el('label', { for: 'record-type', text: 'Type' }), typeSelect]),
+        el('div', { id: 'records' }),
+        el('div', { id: 'editor' }),
+      ]),
+    );
     drawEditor();
   }
 
@@ -245,36 +276,52 @@
     if (polling || !state.token) return Promise.resolve();
     polling = true;
     var work = state.tab === 'connections' ? refreshConnections() : state.tab === 'client-check' ? refreshClientCheck() : refreshOptional();
-    return work.then(function () {
-      live.textContent = 'live · ' + new Date().toLocaleTimeString();
-    }, function (error) {
-      live.textContent = 'not updated: ' + describeError(error);
-    }).then(function () { polling = false; });
+    return work
+      .then(
+        () => {
+          live.textContent = `live · ${new Date().toLocaleTimeString()}`;
+        },
+        (error) => {
+          live.textContent = `not updated: ${describeError(error)}`;
+        },
+      )
+      .then(() => {
+        polling = false;
+      });
   }
 
   function refreshConnections() {
-    return api('GET', '/sandbox/connections').then(function (answer) {
+    return api('GET', '/sandbox/connections').then((answer) => {
       state.connections = answer.connections;
-      if (state.selectedId && !answer.connections.some(function (c) { return c.connectionId === state.selectedId; })) select(null);
+      if (state.selectedId && !answer.connections.some((c) => c.connectionId === state.selectedId)) select(null);
       draw('connections', { list: state.connections, selected: state.selectedId }, drawConnections);
       if (!state.selectedId) return undefined;
       var id = state.selectedId;
       var cursor = state.cursors[state.cursors.length - 1];
-      var query = '?limit=' + PAGE_SIZE + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '');
+      var query = `?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       return Promise.all([
-        api('GET', '/sandbox/connections/' + id + '/records/' + state.recordType + query),
-        api('GET', '/sandbox/connections/' + id + '/deliveries'),
-      ]).then(function (answers) {
+        api('GET', `/sandbox/connections/${id}/records/${state.recordType}${query}`),
+        api('GET', `/sandbox/connections/${id}/deliveries`),
+      ]).then((answers) => {
         if (id !== state.selectedId) return undefined;
         state.page = answers[0];
         state.deliveries = answers[1].deliveries;
-        var connection = state.connections.filter(function (c) { return c.connectionId === id; })[0];
+        var connection = state.connections.filter((c) => c.connectionId === id)[0];
         draw('summary', connection, drawSummary);
         draw('records', { page: state.page, type: state.recordType, at: state.cursors.length }, drawRecords);
-        var open = Object.keys(state.expanded).filter(function (eventId) { return state.expanded[eventId]; });
-        return Promise.all(open.map(function (eventId) {
-          return api('GET', '/sandbox/deliveries/' + eventId).then(function (answer) { state.details[eventId] = answer.delivery; }, function () { delete state.details[eventId]; });
-        })).then(function () {
+        var open = Object.keys(state.expanded).filter((eventId) => state.expanded[eventId]);
+        return Promise.all(
+          open.map((eventId) =>
+            api('GET', `/sandbox/deliveries/${eventId}`).then(
+              (answer) => {
+                state.details[eventId] = answer.delivery;
+              },
+              () => {
+                delete state.details[eventId];
+              },
+            ),
+          ),
+        ).then(() => {
           draw('deliveries', { deliveries: state.deliveries, details: state.details, expanded: state.expanded }, drawDeliveries);
         });
       });
@@ -286,7 +333,7 @@
     var target = document.getElementById(section);
     if (!target || drawn[section] === json) return;
     drawn[section] = json;
-    var focused = document.activeElement && document.activeElement.id;
+    var focused = document.activeElement?.id;
     target.textContent = '';
     render(target, data);
     // A redraw must not lose the keyboard user's place: controls have stable ids.
@@ -296,14 +343,17 @@
 
   /** Runs a change, says how it went, and polls at once so the page shows its effect. */
   function act(promise, done) {
-    return promise.then(function (answer) {
-      say(done);
-      setMessage('', false);
-      return refresh().then(function () { return answer; });
-    }, function (error) {
-      setMessage(describeError(error), true);
-      throw error;
-    });
+    return promise.then(
+      (answer) => {
+        say(done);
+        setMessage('', false);
+        return refresh().then(() => answer);
+      },
+      (error) => {
+        setMessage(describeError(error), true);
+        throw error;
+      },
+    );
   }
 
   function setMessage(text, isError) {
@@ -336,89 +386,169 @@
       target.appendChild(el('p', { class: 'muted', text: 'No connections yet. Link an account through the widget, or POST /link/exchange.' }));
       return;
     }
-    target.appendChild(el('table', {}, [
-      el('thead', {}, [el('tr', {}, ['Connection', 'Integration', 'Org', 'Status', 'Created'].map(function (name) { return el('th', { scope: 'col', text: name }); }))]),
-      el('tbody', {}, state.connections.map(function (c) {
-        var selected = c.connectionId === state.selectedId;
-        return el('tr', { 'data-connection-id': c.connectionId, class: selected ? 'selected' : null }, [
-          el('td', {}, [el('button', {
-            type: 'button',
-            id: 'open-' + c.connectionId,
-            class: 'mono',
-            'aria-pressed': String(selected),
-            'aria-label': 'Open connection ' + c.connectionId,
-            onclick: function () { select(c.connectionId); drawn.connections = null; refresh(); },
-            text: c.connectionId.slice(0, 8) + '…',
-          })]),
-          el('td', { text: c.integrationId }),
-          el('td', {}, [el('div', { text: c.orgName }), el('div', { class: 'muted mono', text: c.nativeOrgId })]),
-          el('td', { class: 'status-' + c.status, text: c.status }),
-          el('td', { class: 'mono time', text: time(c.createdTime) }),
-        ]);
-      })),
-    ]));
+    target.appendChild(
+      el('table', {}, [
+        el('thead', {}, [
+          el(
+            'tr',
+            {},
+            ['Connection', 'Integration', 'Org', 'Status', 'Created'].map((name) => el('th', { scope: 'col', text: name })),
+          ),
+        ]),
+        el(
+          'tbody',
+          {},
+          state.connections.map((c) => {
+            var selected = c.connectionId === state.selectedId;
+            return el('tr', { 'data-connection-id': c.connectionId, class: selected ? 'selected' : null }, [
+              el('td', {}, [
+                el('button', {
+                  type: 'button',
+                  id: `open-${c.connectionId}`,
+                  class: 'mono',
+                  'aria-pressed': String(selected),
+                  'aria-label': `Open connection ${c.connectionId}`,
+                  onclick: () => {
+                    select(c.connectionId);
+                    drawn.connections = null;
+                    refresh();
+                  },
+                  text: `${c.connectionId.slice(0, 8)}…`,
+                }),
+              ]),
+              el('td', { text: c.integrationId }),
+              el('td', {}, [el('div', { text: c.orgName }), el('div', { class: 'muted mono', text: c.nativeOrgId })]),
+              el('td', { class: `status-${c.status}`, text: c.status }),
+              el('td', { class: 'mono time', text: time(c.createdTime) }),
+            ]);
+          }),
+        ),
+      ]),
+    );
   }
 
   function drawSummary(target, c) {
     if (!c) return;
     var webhook = c.webhook;
-    target.appendChild(el('dl', { class: 'summary' }, [
-      el('dt', { text: 'connectionId' }), el('dd', { class: 'mono', text: c.connectionId }),
-      el('dt', { text: 'Integration' }), el('dd', { text: c.integrationId }),
-      el('dt', { text: 'Org' }), el('dd', {}, [c.orgName + ' · ', el('span', { class: 'mono', text: c.nativeOrgId }), ' · ', el('span', { class: 'mono', text: c.nativeOrgURL })]),
-      el('dt', { text: 'Status' }), el('dd', { class: 'status-' + c.status, text: c.status }),
-      el('dt', { text: 'Created' }), el('dd', { class: 'mono', text: time(c.createdTime) }),
-      el('dt', { text: 'Webhook' }),
-      el('dd', { id: 'webhook' }, webhook
-        ? [el('span', { class: 'mono', text: webhook.webhookUrl }), el('div', { class: 'muted mono', text: 'webhookId ' + webhook.webhookId + ' · created ' + time(webhook.createdTime) })]
-        : [el('span', { class: 'muted', text: 'none yet: events wait until one is created' })]),
-    ]));
+    target.appendChild(
+      el('dl', { class: 'summary' }, [
+        el('dt', { text: 'connectionId' }),
+        el('dd', { class: 'mono', text: c.connectionId }),
+        el('dt', { text: 'Integration' }),
+        el('dd', { text: c.integrationId }),
+        el('dt', { text: 'Org' }),
+        el('dd', {}, [`${c.orgName} · `, el('span', { class: 'mono', text: c.nativeOrgId }), ' · ', el('span', { class: 'mono', text: c.nativeOrgURL })]),
+        el('dt', { text: 'Status' }),
+        el('dd', { class: `status-${c.status}`, text: c.status }),
+        el('dt', { text: 'Created' }),
+        el('dd', { class: 'mono', text: time(c.createdTime) }),
+        el('dt', { text: 'Webhook' }),
+        el(
+          'dd',
+          { id: 'webhook' },
+          webhook
+            ? [
+                el('span', { class: 'mono', text: webhook.webhookUrl }),
+                el('div', { class: 'muted mono', text: `webhookId ${webhook.webhookId} · created ${time(webhook.createdTime)}` }),
+              ]
+            : [el('span', { class: 'muted', text: 'none yet: events wait until one is created' })],
+        ),
+      ]),
+    );
   }
 
   function drawRecords(target, data) {
     var page = data.page;
     var columns = COLUMNS[data.type];
-    target.appendChild(el('table', { id: 'records-table' }, [
-      el('caption', { class: 'visually-hidden', text: data.type + ' records, page ' + data.at }),
-      el('thead', {}, [el('tr', {}, ['id'].concat(columns, ['modified', 'actions']).map(function (name) { return el('th', { scope: 'col', text: name }); }))]),
-      el('tbody', {}, page.records.map(function (record) {
-        return el('tr', { 'data-record-id': record.id }, [el('td', { class: 'mono', text: record.id })].concat(
-          columns.map(function (column) { return el('td', { text: record[column] === null || record[column] === undefined ? '' : String(record[column]) }); }),
-          [
-            el('td', { class: 'mono time', text: time(record.modifiedTime) }),
-            el('td', {}, [el('div', { class: 'row' }, [
-              el('button', { type: 'button', id: 'edit-' + record.id, 'aria-label': 'Edit ' + record.id, onclick: function () { edit(record); }, text: 'Edit' }),
-              el('button', {
-                type: 'button',
-                id: 'delete-' + record.id,
-                class: 'danger',
-                'aria-label': 'Delete ' + record.id,
-                onclick: function () {
-                  if (!window.confirm('Delete ' + record.id + '? This emits a DELETE event.')) return;
-                  act(api('DELETE', recordsPath() + '/' + encodeURIComponent(record.id)), 'Deleted ' + record.id);
-                },
-                text: 'Delete',
-              }),
-            ])]),
-          ],
-        ));
-      })),
-    ]));
-    if (!page.records.length) target.appendChild(el('p', { class: 'muted', text: 'No ' + data.type + ' records.' }));
-    target.appendChild(el('div', { class: 'row' }, [
-      el('button', { type: 'button', id: 'previous-page', disabled: state.cursors.length === 1, onclick: function () { state.cursors.pop(); refresh(); }, text: 'Previous page' }),
-      el('span', { class: 'muted', text: 'Page ' + data.at }),
-      el('button', { type: 'button', id: 'next-page', disabled: !page.nextPageCursor, onclick: function () { state.cursors.push(page.nextPageCursor); refresh(); }, text: 'Next page' }),
-    ]));
+    target.appendChild(
+      el('table', { id: 'records-table' }, [
+        el('caption', { class: 'visually-hidden', text: `${data.type} records, page ${data.at}` }),
+        el('thead', {}, [
+          el(
+            'tr',
+            {},
+            ['id'].concat(columns, ['modified', 'actions']).map((name) => el('th', { scope: 'col', text: name })),
+          ),
+        ]),
+        el(
+          'tbody',
+          {},
+          page.records.map((record) =>
+            el(
+              'tr',
+              { 'data-record-id': record.id },
+              [el('td', { class: 'mono', text: record.id })].concat(
+                columns.map((column) => el('td', { text: record[column] === null || record[column] === undefined ? '' : String(record[column]) })),
+                [
+                  el('td', { class: 'mono time', text: time(record.modifiedTime) }),
+                  el('td', {}, [
+                    el('div', { class: 'row' }, [
+                      el('button', {
+                        type: 'button',
+                        id: `edit-${record.id}`,
+                        'aria-label': `Edit ${record.id}`,
+                        onclick: () => {
+                          edit(record);
+                        },
+                        text: 'Edit',
+                      }),
+                      el('button', {
+                        type: 'button',
+                        id: `delete-${record.id}`,
+                        class: 'danger',
+                        'aria-label': `Delete ${record.id}`,
+                        onclick: () => {
+                          if (!window.confirm(`Delete ${record.id}? This emits a DELETE event.`)) return;
+                          act(api('DELETE', `${recordsPath()}/${encodeURIComponent(record.id)}`), `Deleted ${record.id}`);
+                        },
+                        text: 'Delete',
+                      }),
+                    ]),
+                  ]),
+                ],
+              ),
+            ),
+          ),
+        ),
+      ]),
+    );
+    if (!page.records.length) target.appendChild(el('p', { class: 'muted', text: `No ${data.type} records.` }));
+    target.appendChild(
+      el('div', { class: 'row' }, [
+        el('button', {
+          type: 'button',
+          id: 'previous-page',
+          disabled: state.cursors.length === 1,
+          onclick: () => {
+            state.cursors.pop();
+            refresh();
+          },
+          text: 'Previous page',
+        }),
+        el('span', { class: 'muted', text: `Page ${data.at}` }),
+        el('button', {
+          type: 'button',
+          id: 'next-page',
+          disabled: !page.nextPageCursor,
+          onclick: () => {
+            state.cursors.push(page.nextPageCursor);
+            refresh();
+          },
+          text: 'Next page',
+        }),
+      ]),
+    );
   }
 
   function recordsPath() {
-    return '/sandbox/connections/' + state.selectedId + '/records/' + state.recordType;
+    return `/sandbox/connections/${state.selectedId}/records/${state.recordType}`;
   }
 
   function edit(record) {
     var fields = {};
-    Object.keys(record).forEach(function (key) { if (READ_ONLY.indexOf(key) === -1) fields[key] = record[key]; });
+    Object.keys(record).forEach((key) => {
+      if (READ_ONLY.indexOf(key) === -1) fields[key] = record[key];
+    });
     state.editing = { id: record.id, fields: fields };
     drawEditor();
     document.getElementById('record-fields').focus();
@@ -432,125 +562,187 @@
     var editing = state.editing;
     var area = el('textarea', { id: 'record-fields', rows: 6, spellcheck: 'false', 'aria-describedby': 'record-fields-help' });
     area.value = editing ? JSON.stringify(editing.fields, null, 2) : '{}';
-    target.appendChild(el('form', {
-      onsubmit: function (event) {
-        event.preventDefault();
-        var fields;
-        try {
-          fields = JSON.parse(area.value || '{}');
-        } catch (error) {
-          setMessage('The fields are not valid JSON: ' + error.message, true);
-          return;
-        }
-        if (editing) {
-          act(api('PATCH', recordsPath() + '/' + encodeURIComponent(editing.id), fields), 'Updated ' + editing.id).then(function () {
-            state.editing = null;
-            drawEditor();
-          }, function () {});
-        } else {
-          act(api('POST', recordsPath(), fields), 'Created').then(function (answer) {
-            setMessage('Created ' + answer.record.id, false);
-          }, function () {});
-        }
-      },
-    }, [
-      el('h3', { text: editing ? 'Edit ' + editing.id : 'Create a ' + state.recordType }),
-      el('label', { for: 'record-fields', text: editing ? 'Fields to change (JSON)' : 'Fields (JSON; left-out fields are generated)' }),
-      area,
-      el('p', { id: 'record-fields-help', class: 'muted', text: 'Each change emits its OBJECT_CHANGE event to the webhook.' }),
-      el('p', { id: 'editor-message', class: 'muted', role: 'status' }),
-      el('div', { class: 'actions' }, [
-        editing ? el('button', { type: 'button', onclick: function () { state.editing = null; drawEditor(); }, text: 'Cancel' }) : null,
-        el('button', { type: 'submit', class: 'primary', text: editing ? 'Save changes' : 'Create record' }),
-      ]),
-    ]));
+    target.appendChild(
+      el(
+        'form',
+        {
+          onsubmit: (event) => {
+            event.preventDefault();
+            var fields;
+            try {
+              fields = JSON.parse(area.value || '{}');
+            } catch (error) {
+              setMessage(`The fields are not valid JSON: ${error.message}`, true);
+              return;
+            }
+            if (editing) {
+              act(api('PATCH', `${recordsPath()}/${encodeURIComponent(editing.id)}`, fields), `Updated ${editing.id}`).then(
+                () => {
+                  state.editing = null;
+                  drawEditor();
+                },
+                () => {},
+              );
+            } else {
+              act(api('POST', recordsPath(), fields), 'Created').then(
+                (answer) => {
+                  setMessage(`Created ${answer.record.id}`, false);
+                },
+                () => {},
+              );
+            }
+          },
+        },
+        [
+          el('h3', { text: editing ? `Edit ${editing.id}` : `Create a ${state.recordType}` }),
+          el('label', { for: 'record-fields', text: editing ? 'Fields to change (JSON)' : 'Fields (JSON; left-out fields are generated)' }),
+          area,
+          el('p', { id: 'record-fields-help', class: 'muted', text: 'Each change emits its OBJECT_CHANGE event to the webhook.' }),
+          el('p', { id: 'editor-message', class: 'muted', role: 'status' }),
+          el('div', { class: 'actions' }, [
+            editing
+              ? el('button', {
+                  type: 'button',
+                  onclick: () => {
+                    state.editing = null;
+                    drawEditor();
+                  },
+                  text: 'Cancel',
+                })
+              : null,
+            el('button', { type: 'submit', class: 'primary', text: editing ? 'Save changes' : 'Create record' }),
+          ]),
+        ],
+      ),
+    );
   }
 
   function what(delivery) {
     var data = delivery.event.data;
-    return delivery.type === 'STATUS_CHANGE' ? 'STATUS_CHANGE ' + data.status : data.objectType + ' ' + data.eventType;
+    return delivery.type === 'STATUS_CHANGE' ? `STATUS_CHANGE ${data.status}` : `${data.objectType} ${data.eventType}`;
   }
 
   function answerOf(attempt) {
     if (!attempt) return '';
-    return (attempt.status === null ? attempt.error : String(attempt.status)) + ' · ' + attempt.durationMs + ' ms';
+    return `${attempt.status === null ? attempt.error : String(attempt.status)} · ${attempt.durationMs} ms`;
   }
 
   function drawDeliveries(target) {
     // Newest first, and at most MAX_ROWS of them: a long log stays quick to draw.
     var deliveries = state.deliveries.slice(-MAX_ROWS).reverse();
     if (state.deliveries.length > MAX_ROWS) {
-      target.appendChild(el('p', { class: 'muted', text: 'The newest ' + MAX_ROWS + ' of ' + state.deliveries.length + ' events.' }));
+      target.appendChild(el('p', { class: 'muted', text: `The newest ${MAX_ROWS} of ${state.deliveries.length} events.` }));
     }
     if (!deliveries.length) {
       target.appendChild(el('p', { class: 'muted', text: 'No events yet.' }));
       return;
     }
     var rows = [];
-    deliveries.forEach(function (d) {
+    deliveries.forEach((d) => {
       var last = d.attempts[d.attempts.length - 1];
       var open = !!state.expanded[d.eventId];
       var canRedeliver = d.state !== 'pending' && d.state !== 'delivering';
-      rows.push(el('tr', { 'data-event-id': d.eventId }, [
-        el('td', { class: 'mono time', text: time(d.createdTime) }),
-        el('td', { class: 'what', text: what(d) }),
-        el('td', { class: 'state state-' + d.state, text: d.state }),
-        el('td', { class: 'attempts', text: String(d.attempts.length) }),
-        el('td', { class: 'answer mono', text: answerOf(last) }),
-        el('td', {}, [el('div', { class: 'row' }, [
-          el('button', {
-            type: 'button',
-            id: 'details-' + d.eventId,
-            'aria-expanded': String(open),
-            'aria-controls': 'detail-' + d.eventId,
-            onclick: function () {
-              state.expanded[d.eventId] = !open;
-              refresh();
-            },
-            text: open ? 'Hide' : 'Details',
-          }),
-          el('button', {
-            type: 'button',
-            id: 'redeliver-' + d.eventId,
-            disabled: !canRedeliver,
-            'aria-label': 'Redeliver event ' + d.eventId,
-            onclick: function () { act(api('POST', '/sandbox/deliveries/' + d.eventId + '/redeliver'), 'Redelivered ' + d.eventId).catch(function () {}); },
-            text: 'Redeliver',
-          }),
-        ])]),
-      ]));
-      if (open) rows.push(el('tr', { id: 'detail-' + d.eventId, class: 'delivery-detail' }, [el('td', { colspan: 6 }, [drawDetail(d, state.details[d.eventId])])]));
+      rows.push(
+        el('tr', { 'data-event-id': d.eventId }, [
+          el('td', { class: 'mono time', text: time(d.createdTime) }),
+          el('td', { class: 'what', text: what(d) }),
+          el('td', { class: `state state-${d.state}`, text: d.state }),
+          el('td', { class: 'attempts', text: String(d.attempts.length) }),
+          el('td', { class: 'answer mono', text: answerOf(last) }),
+          el('td', {}, [
+            el('div', { class: 'row' }, [
+              el('button', {
+                type: 'button',
+                id: `details-${d.eventId}`,
+                'aria-expanded': String(open),
+                'aria-controls': `detail-${d.eventId}`,
+                onclick: () => {
+                  state.expanded[d.eventId] = !open;
+                  refresh();
+                },
+                text: open ? 'Hide' : 'Details',
+              }),
+              el('button', {
+                type: 'button',
+                id: `redeliver-${d.eventId}`,
+                disabled: !canRedeliver,
+                'aria-label': `Redeliver event ${d.eventId}`,
+                onclick: () => {
+                  act(api('POST', `/sandbox/deliveries/${d.eventId}/redeliver`), `Redelivered ${d.eventId}`).catch(() => {});
+                },
+                text: 'Redeliver',
+              }),
+            ]),
+          ]),
+        ]),
+      );
+      if (open)
+        rows.push(el('tr', { id: `detail-${d.eventId}`, class: 'delivery-detail' }, [el('td', { colspan: 6 }, [drawDetail(d, state.details[d.eventId])])]));
     });
-    target.appendChild(el('table', {}, [
-      el('thead', {}, [el('tr', {}, ['Emitted', 'Event', 'State', 'Attempts', 'Last answer', 'Actions'].map(function (name) { return el('th', { scope: 'col', text: name }); }))]),
-      el('tbody', {}, rows),
-    ]));
+    target.appendChild(
+      el('table', {}, [
+        el('thead', {}, [
+          el(
+            'tr',
+            {},
+            ['Emitted', 'Event', 'State', 'Attempts', 'Last answer', 'Actions'].map((name) => el('th', { scope: 'col', text: name })),
+          ),
+        ]),
+        el('tbody', {}, rows),
+      ]),
+    );
     var message = el('p', { id: 'delivery-message', role: 'status', class: 'muted' });
     target.appendChild(message);
   }
 
-  function drawDetail(delivery, detail) {
+  function drawDetail(_delivery, detail) {
     if (!detail) return el('p', { class: 'muted', text: 'Loading…' });
     var items = [
-      el('p', { class: 'mono', text: 'eventId ' + detail.eventId + (detail.nextAttemptTime ? ' · next attempt ' + time(detail.nextAttemptTime) : '') + (detail.failureReason ? ' · ' + detail.failureReason : '') }),
+      el('p', {
+        class: 'mono',
+        text:
+          'eventId ' +
+          detail.eventId +
+          (detail.nextAttemptTime ? ` · next attempt ${time(detail.nextAttemptTime)}` : '') +
+          (detail.failureReason ? ` · ${detail.failureReason}` : ''),
+      }),
     ];
     if (!detail.attempts.length) items.push(el('p', { class: 'muted', text: 'No attempt yet.' }));
     else {
-      items.push(el('table', { class: 'attempts-table' }, [
-        el('thead', {}, [el('tr', {}, ['#', 'Time', 'URL', 'Answer', 'Duration', 'Error', 'Trigger', 'Signed headers'].map(function (name) { return el('th', { scope: 'col', text: name }); }))]),
-        el('tbody', {}, detail.attempts.map(function (a) {
-          return el('tr', {}, [
-            el('td', { text: String(a.attempt) }),
-            el('td', { class: 'mono time', text: time(a.time) }),
-            el('td', { class: 'mono', text: a.webhookUrl }),
-            el('td', { class: 'mono attempt-status', text: a.status === null ? '—' : String(a.status) }),
-            el('td', { text: a.durationMs + ' ms' }),
-            el('td', { text: a.error || '' }),
-            el('td', { text: a.trigger }),
-            el('td', {}, [el('pre', { class: 'headers', text: Object.keys(a.headers).map(function (name) { return name + ': ' + a.headers[name]; }).join('\n') })]),
-          ]);
-        })),
-      ]));
+      items.push(
+        el('table', { class: 'attempts-table' }, [
+          el('thead', {}, [
+            el(
+              'tr',
+              {},
+              ['#', 'Time', 'URL', 'Answer', 'Duration', 'Error', 'Trigger', 'Signed headers'].map((name) => el('th', { scope: 'col', text: name })),
+            ),
+          ]),
+          el(
+            'tbody',
+            {},
+            detail.attempts.map((a) =>
+              el('tr', {}, [
+                el('td', { text: String(a.attempt) }),
+                el('td', { class: 'mono time', text: time(a.time) }),
+                el('td', { class: 'mono', text: a.webhookUrl }),
+                el('td', { class: 'mono attempt-status', text: a.status === null ? '—' : String(a.status) }),
+                el('td', { text: `${a.durationMs} ms` }),
+                el('td', { text: a.error || '' }),
+                el('td', { text: a.trigger }),
+                el('td', {}, [
+                  el('pre', {
+                    class: 'headers',
+                    text: Object.keys(a.headers)
+                      .map((name) => `${name}: ${a.headers[name]}`)
+                      .join('\n'),
+                  }),
+                ]),
+              ]),
+            ),
+          ),
+        ]),
+      );
     }
     items.push(el('h3', { text: 'Body (exactly as sent and signed)' }), el('pre', { class: 'event-body', text: detail.body }));
     return el('div', {}, items);
@@ -560,15 +752,18 @@
 
   function refreshOptional() {
     var path = state.tab === 'scenarios' ? '/sandbox/scenarios' : '/sandbox/requests';
-    return api('GET', path).then(function (answer) {
-      draw('optional-view', { available: true, answer: answer }, drawOptional);
-    }, function (error) {
-      if (error && error.status === 404) {
-        draw('optional-view', { available: false, path: path }, drawOptional);
-        return;
-      }
-      throw error;
-    });
+    return api('GET', path).then(
+      (answer) => {
+        draw('optional-view', { available: true, answer: answer }, drawOptional);
+      },
+      (error) => {
+        if (error && error.status === 404) {
+          draw('optional-view', { available: false, path: path }, drawOptional);
+          return;
+        }
+        throw error;
+      },
+    );
   }
 
   /**
@@ -577,61 +772,111 @@
    */
   function scenarioRunner() {
     var name = el('input', { id: 'scenario-name', type: 'text', autocomplete: 'off', required: true });
-    var connection = el('select', { id: 'scenario-connection' }, [el('option', { value: '', text: 'a new link' })].concat(
-      state.connections.map(function (c) { return el('option', { value: c.connectionId, text: c.connectionId.slice(0, 8) + '… ' + c.integrationId, selected: c.connectionId === state.selectedId }); }),
-    ));
+    var connection = el(
+      'select',
+      { id: 'scenario-connection' },
+      [el('option', { value: '', text: 'a new link' })].concat(
+        state.connections.map((c) =>
+          el('option', { value: c.connectionId, text: `${c.connectionId.slice(0, 8)}… ${c.integrationId}`, selected: c.connectionId === state.selectedId }),
+        ),
+      ),
+    );
     var webhook = el('input', { id: 'scenario-webhook', type: 'url', placeholder: 'http://127.0.0.1:3000/webhooks' });
     var report = el('pre', { id: 'scenario-report', hidden: true });
     var message = el('p', { id: 'scenario-message', role: 'status', class: 'muted' });
-    return el('form', {
-      class: 'card',
-      'aria-labelledby': 'scenario-run-title',
-      onsubmit: function (event) {
-        event.preventDefault();
-        var body = {};
-        if (connection.value) body.connectionId = connection.value;
-        if (webhook.value) body.webhookUrl = webhook.value;
-        message.textContent = 'Running ' + name.value + '…';
-        message.className = 'muted';
-        api('POST', '/sandbox/scenarios/' + encodeURIComponent(name.value) + '/run', body).then(function (answer) {
-          message.textContent = 'Ran ' + name.value;
-          report.hidden = false;
-          report.textContent = JSON.stringify(answer, null, 2);
-        }, function (error) {
-          message.textContent = describeError(error);
-          message.className = 'error';
-        });
+    return el(
+      'form',
+      {
+        class: 'card',
+        'aria-labelledby': 'scenario-run-title',
+        onsubmit: (event) => {
+          event.preventDefault();
+          var body = {};
+          if (connection.value) body.connectionId = connection.value;
+          if (webhook.value) body.webhookUrl = webhook.value;
+          message.textContent = `Running ${name.value}…`;
+          message.className = 'muted';
+          api('POST', `/sandbox/scenarios/${encodeURIComponent(name.value)}/run`, body).then(
+            (answer) => {
+              message.textContent = `Ran ${name.value}`;
+              report.hidden = false;
+              report.textContent = JSON.stringify(answer, null, 2);
+            },
+            (error) => {
+              message.textContent = describeError(error);
+              message.className = 'error';
+            },
+          );
+        },
       },
-    }, [
-      el('h3', { id: 'scenario-run-title', text: 'Run a scenario' }),
-      el('label', { for: 'scenario-name', text: 'Scenario name' }), name,
-      el('label', { for: 'scenario-connection', text: 'Connection' }), connection,
-      el('label', { for: 'scenario-webhook', text: 'Webhook URL (optional)' }), webhook,
-      el('div', { class: 'actions' }, [el('button', { type: 'submit', class: 'primary', text: 'Run' })]),
-      message,
-      report,
-    ]);
+      [
+        el('h3', { id: 'scenario-run-title', text: 'Run a scenario' }),
+        el('label', { for: 'scenario-name', text: 'Scenario name' }),
+        name,
+        el('label', { for: 'scenario-connection', text: 'Connection' }),
+        connection,
+        el('label', { for: 'scenario-webhook', text: 'Webhook URL (optional)' }),
+        webhook,
+        el('div', { class: 'actions' }, [el('button', { type: 'submit', class: 'primary', text: 'Run' })]),
+        message,
+        report,
+      ],
+    );
   }
 
   function drawOptional(target, data) {
     if (!data.available) {
-      target.appendChild(el('p', { class: 'muted', role: 'status', text: 'Not available in this sandbox: GET ' + data.path + ' answered 404.' }));
+      target.appendChild(el('p', { class: 'muted', role: 'status', text: `Not available in this sandbox: GET ${data.path} answered 404.` }));
       return;
     }
     var answer = data.answer;
-    var list = Object.keys(answer).map(function (key) { return answer[key]; }).filter(Array.isArray)[0];
-    if (list && list.length && typeof list[0] === 'object') {
-      var keys = Object.keys(list[0]).filter(function (key) { return typeof list[0][key] !== 'object'; }).slice(0, 7);
-      target.appendChild(el('table', {}, [
-        el('thead', {}, [el('tr', {}, keys.map(function (key) { return el('th', { scope: 'col', text: key }); }))]),
-        el('tbody', {}, list.map(function (item) {
-          return el('tr', {}, keys.map(function (key) { return el('td', { class: 'mono', text: item[key] === undefined || item[key] === null ? '' : String(item[key]) }); }).concat(
-            state.tab === 'scenarios' && typeof item.name === 'string'
-              ? [el('td', {}, [el('button', { type: 'button', onclick: function () { var input = document.getElementById('scenario-name'); input.value = item.name; input.focus(); }, text: 'Pick ' + item.name })])]
-              : [],
-          ));
-        })),
-      ]));
+    var list = Object.keys(answer)
+      .map((key) => answer[key])
+      .filter(Array.isArray)[0];
+    if (list?.length && typeof list[0] === 'object') {
+      const keys = Object.keys(list[0])
+        .filter((key) => typeof list[0][key] !== 'object')
+        .slice(0, 7);
+      target.appendChild(
+        el('table', {}, [
+          el('thead', {}, [
+            el(
+              'tr',
+              {},
+              keys.map((key) => el('th', { scope: 'col', text: key })),
+            ),
+          ]),
+          el(
+            'tbody',
+            {},
+            list.map((item) =>
+              el(
+                'tr',
+                {},
+                keys
+                  .map((key) => el('td', { class: 'mono', text: item[key] === undefined || item[key] === null ? '' : String(item[key]) }))
+                  .concat(
+                    state.tab === 'scenarios' && typeof item.name === 'string'
+                      ? [
+                          el('td', {}, [
+                            el('button', {
+                              type: 'button',
+                              onclick: () => {
+                                var input = document.getElementById('scenario-name');
+                                input.value = item.name;
+                                input.focus();
+                              },
+                              text: `Pick ${item.name}`,
+                            }),
+                          ]),
+                        ]
+                      : [],
+                  ),
+              ),
+            ),
+          ),
+        ]),
+      );
     } else {
       target.appendChild(el('pre', { text: JSON.stringify(answer, null, 2) }));
     }
@@ -640,64 +885,124 @@
   // --- Client check: the report of GET /sandbox/client-check, when the server runs with it ---
 
   function refreshClientCheck() {
-    return api('GET', '/sandbox/client-check').then(function (report) {
-      draw('client-check-view', { available: true, report: report }, drawClientCheck);
-    }, function (error) {
-      if (error && error.status === 404) {
-        draw('client-check-view', { available: false, message: error.message }, drawClientCheck);
-        return;
-      }
-      throw error;
-    });
+    return api('GET', '/sandbox/client-check').then(
+      (report) => {
+        draw('client-check-view', { available: true, report: report }, drawClientCheck);
+      },
+      (error) => {
+        if (error && error.status === 404) {
+          draw('client-check-view', { available: false, message: error.message }, drawClientCheck);
+          return;
+        }
+        throw error;
+      },
+    );
   }
 
   var VERDICTS = { pass: ['PASS', 'state-succeeded'], fail: ['FAIL', 'state-failed'], 'not-exercised': ['NOT EXERCISED', 'muted'] };
 
   function drawClientCheck(target, data) {
     if (!data.available) {
-      target.appendChild(el('p', { class: 'muted', role: 'status', text: 'Not available: ' + data.message }));
+      target.appendChild(el('p', { class: 'muted', role: 'status', text: `Not available: ${data.message}` }));
       return;
     }
     var report = data.report;
-    var count = function (status) { return report.rules.filter(function (rule) { return rule.status === status; }).length; };
+    var count = (status) => report.rules.filter((rule) => rule.status === status).length;
     var failed = count('fail');
-    target.appendChild(el('p', { id: 'client-check-headline', role: 'status', class: failed ? 'state-failed' : 'state-succeeded',
-      text: (failed ? failed + ' of ' + report.rules.length + ' rules failed' : 'No rule failed') + ', ' + count('not-exercised') + ' not exercised; ' + report.requests + (report.requests === 1 ? ' request' : ' requests') + ' since ' + time(report.startedAt) }));
+    target.appendChild(
+      el('p', {
+        id: 'client-check-headline',
+        role: 'status',
+        class: failed ? 'state-failed' : 'state-succeeded',
+        text:
+          (failed ? `${failed} of ${report.rules.length} rules failed` : 'No rule failed') +
+          ', ' +
+          count('not-exercised') +
+          ' not exercised; ' +
+          report.requests +
+          (report.requests === 1 ? ' request' : ' requests') +
+          ' since ' +
+          time(report.startedAt),
+      }),
+    );
     var settings = report.settings;
     var cases = report.hardCases;
-    target.appendChild(el('p', { class: 'muted', text: 'Hard cases: ' + cases.rateLimited + ' answers 429 (Retry-After ' + settings.retryAfter + '), ' + cases.unavailable + ' answers 503, pages of at most ' + settings.pageSize +
-      (settings.deleteConnectionAfter ? ', connections deleted ' + settings.deleteConnectionAfter + ' after linking' : '') + (settings.faults ? '' : ' (no 429s or 503s)') + '; seed ' + settings.seed }));
-    target.appendChild(el('table', { id: 'client-check-rules' }, [
-      el('thead', {}, [el('tr', {}, [el('th', { scope: 'col', text: 'Result' }), el('th', { scope: 'col', text: 'Rule' }), el('th', { scope: 'col', text: 'Evidence' })])]),
-      el('tbody', {}, report.rules.map(function (rule) {
-        var verdict = VERDICTS[rule.status] || [rule.status, ''];
-        var evidence = [el('div', { text: rule.summary })];
-        if (rule.status === 'fail') {
-          evidence.push(el('ul', {}, rule.evidence.map(function (item) {
-            return el('li', { class: 'mono', text: item.since + ' ' + (item.status ? '[' + item.status + '] ' : '') + (item.request ? item.request + ': ' : '') + item.detail });
-          })));
-          if (rule.failures > rule.evidence.length) evidence.push(el('div', { class: 'muted', text: '… and ' + (rule.failures - rule.evidence.length) + ' more' }));
-          evidence.push(el('div', { text: 'Fix: ' + rule.hint }));
-        }
-        return el('tr', { 'data-rule': rule.rule }, [
-          el('td', { class: verdict[1], text: verdict[0] }),
-          el('td', {}, [el('div', { class: 'mono', text: rule.rule }), el('div', { class: 'muted', text: rule.title })]),
-          el('td', {}, evidence),
-        ]);
-      })),
-    ]));
-    target.appendChild(el('div', { class: 'actions' }, [el('button', {
-      type: 'button',
-      id: 'client-check-restart',
-      onclick: function () {
-        api('DELETE', '/sandbox/client-check').then(function () {
-          say('Client check started over');
-          drawn = {};
-          return refresh();
-        }, function (error) { say(describeError(error)); });
-      },
-      text: 'Start over',
-    })]));
+    target.appendChild(
+      el('p', {
+        class: 'muted',
+        text:
+          'Hard cases: ' +
+          cases.rateLimited +
+          ' answers 429 (Retry-After ' +
+          settings.retryAfter +
+          '), ' +
+          cases.unavailable +
+          ' answers 503, pages of at most ' +
+          settings.pageSize +
+          (settings.deleteConnectionAfter ? `, connections deleted ${settings.deleteConnectionAfter} after linking` : '') +
+          (settings.faults ? '' : ' (no 429s or 503s)') +
+          '; seed ' +
+          settings.seed,
+      }),
+    );
+    target.appendChild(
+      el('table', { id: 'client-check-rules' }, [
+        el('thead', {}, [
+          el('tr', {}, [el('th', { scope: 'col', text: 'Result' }), el('th', { scope: 'col', text: 'Rule' }), el('th', { scope: 'col', text: 'Evidence' })]),
+        ]),
+        el(
+          'tbody',
+          {},
+          report.rules.map((rule) => {
+            var verdict = VERDICTS[rule.status] || [rule.status, ''];
+            var evidence = [el('div', { text: rule.summary })];
+            if (rule.status === 'fail') {
+              evidence.push(
+                el(
+                  'ul',
+                  {},
+                  rule.evidence.map((item) =>
+                    el('li', {
+                      class: 'mono',
+                      text: `${item.since} ${item.status ? `[${item.status}] ` : ''}${item.request ? `${item.request}: ` : ''}${item.detail}`,
+                    }),
+                  ),
+                ),
+              );
+              if (rule.failures > rule.evidence.length)
+                evidence.push(el('div', { class: 'muted', text: `… and ${rule.failures - rule.evidence.length} more` }));
+              evidence.push(el('div', { text: `Fix: ${rule.hint}` }));
+            }
+            return el('tr', { 'data-rule': rule.rule }, [
+              el('td', { class: verdict[1], text: verdict[0] }),
+              el('td', {}, [el('div', { class: 'mono', text: rule.rule }), el('div', { class: 'muted', text: rule.title })]),
+              el('td', {}, evidence),
+            ]);
+          }),
+        ),
+      ]),
+    );
+    target.appendChild(
+      el('div', { class: 'actions' }, [
+        el('button', {
+          type: 'button',
+          id: 'client-check-restart',
+          onclick: () => {
+            api('DELETE', '/sandbox/client-check').then(
+              () => {
+                say('Client check started over');
+                drawn = {};
+                return refresh();
+              },
+              (error) => {
+                say(describeError(error));
+              },
+            );
+          },
+          text: 'Start over',
+        }),
+      ]),
+    );
   }
 
   if (state.token) start();

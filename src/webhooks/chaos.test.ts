@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, SandboxConfigError } from '../shared/errors.js';
+import { type ApiError, SandboxConfigError } from '../shared/errors.js';
 import { parseChaos, parseChaosFlag, parseDelayRange, resolveChaos } from './chaos.js';
 
 describe('delivery chaos settings', () => {
@@ -31,7 +31,9 @@ describe('delivery chaos settings', () => {
     expect(refusal('outage=5')).toBe('--delivery-chaos: outage needs a unit: 5ms, 5s, 5m, 5h or 5d; got "5"');
     expect(refusal('outage=a while')).toBe('--delivery-chaos: outage must look like 500ms, 3s, 2m, 1h or 1d, got "a while"');
     expect(refusal('reorder=yes')).toBe('--delivery-chaos: reorder takes no value, or true or false; got "yes"');
-    expect(refusal('shuffle')).toBe('--delivery-chaos: unknown setting "shuffle"; the settings are duplicate, delay, reorder and outage: duplicate=0.2,delay=100ms-2s,reorder,outage=5m');
+    expect(refusal('shuffle')).toBe(
+      '--delivery-chaos: unknown setting "shuffle"; the settings are duplicate, delay, reorder and outage: duplicate=0.2,delay=100ms-2s,reorder,outage=5m',
+    );
     expect(refusal('reorder,,duplicate=0.1')).toBe('--delivery-chaos: item 2 of "reorder,,duplicate=0.1" is empty');
   });
 

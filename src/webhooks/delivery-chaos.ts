@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { timeMsSchema } from '../shared/state-schemas.js';
-import { chaosSettingsSchema, resolveChaos, type Chaos, type ChaosSettings } from './chaos.js';
+import { type Chaos, type ChaosSettings, chaosSettingsSchema, resolveChaos } from './chaos.js';
 
 /** A connection's chaos as a snapshot keeps it: its settings, when its outage ends, and where its stream stands. */
 export const chaosRecordSchema = z

@@ -3,8 +3,8 @@ import type { Timer } from '../clock/clock.js';
 import type { EmittedEvent } from '../events/event-factory.js';
 import type { ServiceEvent } from '../model/events.js';
 import { timeMsSchema } from '../shared/state-schemas.js';
-import { attemptChaosSchema, type AttemptChaos } from './chaos.js';
-import { DELIVERY_STATES, deliveryAttemptSchema, isFinished, type Delivery, type DeliveryAttempt, type DeliveryState } from './delivery.js';
+import { type AttemptChaos, attemptChaosSchema } from './chaos.js';
+import { DELIVERY_STATES, type Delivery, type DeliveryAttempt, type DeliveryState, deliveryAttemptSchema, isFinished } from './delivery.js';
 
 /** One delivery as a snapshot keeps it: enough to go on with its schedule after a restore. */
 export const deliveryRecordSchema = z

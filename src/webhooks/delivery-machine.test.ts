@@ -7,7 +7,7 @@ import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
 import type { ChaosSettings } from './chaos.js';
 import { DeliveryChaos } from './delivery-chaos.js';
-import { DeliveryLog, type DeliveryEntry } from './delivery-log.js';
+import { type DeliveryEntry, DeliveryLog } from './delivery-log.js';
 import { DeliveryMachine } from './delivery-machine.js';
 import { Dispatcher } from './dispatcher.js';
 import { RetryPolicy } from './retry-policy.js';
@@ -49,7 +49,12 @@ function harness(options: { schedule?: number[]; chaos?: ChaosSettings; script?:
     clock,
     transport: (_url, headers, body) =>
       new Promise((resolve) => {
-        const post: Post = { at: clock.now() - START, eventId: (JSON.parse(body) as ServiceEvent).eventId, connectionId: headers['x-service-connection-id']!, answer: resolve };
+        const post: Post = {
+          at: clock.now() - START,
+          eventId: (JSON.parse(body) as ServiceEvent).eventId,
+          connectionId: headers['x-service-connection-id']!,
+          answer: resolve,
+        };
         posts.push(post);
         const outcome = options.script?.(post, posts.filter((other) => other.eventId === post.eventId).length);
         if (outcome) resolve(outcome);
@@ -57,7 +62,10 @@ function harness(options: { schedule?: number[]; chaos?: ChaosSettings; script?:
     attemptTimeoutMs: 1_000,
     signingNow: () => clock.now(),
     pendingLimit: options.pendingLimit ?? Infinity,
-    target: (connectionId) => ({ accessToken: `access_${'0'.repeat(40)}`, webhook: webhooks.has(connectionId) ? { webhookId: 'w', connectionId, webhookUrl: WEBHOOK_URL, createdTime: '' } : undefined }),
+    target: (connectionId) => ({
+      accessToken: `access_${'0'.repeat(40)}`,
+      webhook: webhooks.has(connectionId) ? { webhookId: 'w', connectionId, webhookUrl: WEBHOOK_URL, createdTime: '' } : undefined,
+    }),
     log,
     chaos,
     retries: new RetryPolicy(options.schedule ?? [1_000, 5_000]),
@@ -84,7 +92,9 @@ function harness(options: { schedule?: number[]; chaos?: ChaosSettings; script?:
 const ok: Script = () => ({ status: 200 });
 const failing: Script = () => ({ status: 503 });
 /** 503 to the first `n` attempts of every event, then 200. */
-const failFirst = (n: number): Script => (_post, nth) => ({ status: nth <= n ? 503 : 200 });
+const failFirst =
+  (n: number): Script =>
+  (_post, nth) => ({ status: nth <= n ? 503 : 200 });
 
 /** Lets the answers given run their course while other POSTs stay in flight (which `clock.settle()` would wait for). */
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -102,7 +112,7 @@ async function refusal(call: Promise<unknown>): Promise<string> {
 
 describe('the delivery state machine', () => {
   it("sends one connection's events in order, each once the one before it is accepted; connections do not wait for each other", async () => {
-    const { clock, posts, emit, states, sent } = harness();
+    const { posts, emit, states, sent } = harness();
     emit(A);
     emit(A);
     emit(B);
@@ -132,7 +142,11 @@ describe('the delivery state machine', () => {
     expect(state('event-0').nextAttemptTime).toBe('2025-01-01T00:00:06.000Z');
     await clock.advance(5_000);
     expect(sent()).toEqual(['event-0@0', 'event-0@1000', 'event-0@6000', 'event-1@6000']);
-    expect(state('event-0').attempts.map((attempt) => `${attempt.attempt} ${attempt.trigger} ${attempt.status}`)).toEqual(['1 schedule 503', '2 schedule 503', '3 schedule 200']);
+    expect(state('event-0').attempts.map((attempt) => `${attempt.attempt} ${attempt.trigger} ${attempt.status}`)).toEqual([
+      '1 schedule 503',
+      '2 schedule 503',
+      '3 schedule 200',
+    ]);
     expect(states()).toEqual(['event-0 succeeded', 'event-1 retrying']);
   });
 
@@ -182,7 +196,7 @@ describe('the delivery state machine', () => {
   });
 
   it('refuses a redelivery with a 409 while the event is queued or in flight, or when there is no webhook', async () => {
-    const { clock, posts, emit, redeliver, deleteWebhook, state } = harness();
+    const { posts, emit, redeliver, deleteWebhook, state } = harness();
     emit();
     emit();
     expect(await refusal(redeliver('event-0'))).toBe('409 DELIVERY_IN_PROGRESS');
@@ -197,7 +211,9 @@ describe('the delivery state machine', () => {
   });
 
   it('drops what waits when the webhook is deleted mid-queue; the attempt in flight keeps its outcome; nothing more is sent', async () => {
-    const { clock, machine, posts, emit, states, deleteWebhook, state } = harness({ script: (post) => (post.eventId === 'event-0' ? undefined : { status: 503 }) });
+    const { clock, machine, posts, emit, states, deleteWebhook, state } = harness({
+      script: (post) => (post.eventId === 'event-0' ? undefined : { status: 503 }),
+    });
     emit(A);
     emit(A);
     emit(A);
@@ -313,7 +329,10 @@ describe('the delivery engine in a snapshot', () => {
       attemptTimeoutMs: 1_000,
       signingNow: () => clock.now(),
       logLimit: 100,
-      target: (connectionId) => ({ accessToken: `access_${'0'.repeat(40)}`, webhook: { webhookId: 'w', connectionId, webhookUrl: WEBHOOK_URL, createdTime: '' } }),
+      target: (connectionId) => ({
+        accessToken: `access_${'0'.repeat(40)}`,
+        webhook: { webhookId: 'w', connectionId, webhookUrl: WEBHOOK_URL, createdTime: '' },
+      }),
       random: new Random(3),
     });
     return { clock, dispatcher, posts, inFlight };
@@ -321,7 +340,9 @@ describe('the delivery engine in a snapshot', () => {
   /** The log without the real durations, which differ from run to run. */
   const story = (dispatcher: Dispatcher) => JSON.stringify(dispatcher.list(), (key, value: unknown) => (key === 'durationMs' ? 0 : value));
   /** event-0 fails until 1.5 s, event-2 until 3 s; the rest succeed. */
-  const receiver = (eventId: string, at: number): PostOutcome => ({ status: (eventId === 'event-0' && at < 1_500) || (eventId === 'event-2' && at < 3_000) ? 503 : 200 });
+  const receiver = (eventId: string, at: number): PostOutcome => ({
+    status: (eventId === 'event-0' && at < 1_500) || (eventId === 'event-2' && at < 3_000) ? 503 : 200,
+  });
 
   it('goes on after a restore mid-retry exactly as the original: retries at their times, queues held, chaos streams where they stood', async () => {
     const original = engine(START, receiver);

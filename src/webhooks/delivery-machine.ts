@@ -3,7 +3,7 @@ import type { Webhook } from '../model/connection.js';
 import type { HttpTransport, PostOutcome } from '../model/transport.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { AttemptChaos } from './chaos.js';
-import { isFinished, type AttemptTrigger } from './delivery.js';
+import { type AttemptTrigger, isFinished } from './delivery.js';
 import type { DeliveryChaos } from './delivery-chaos.js';
 import type { DeliveryEntry, DeliveryLog } from './delivery-log.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -332,7 +332,9 @@ export class DeliveryMachine {
     if (outage) chaos = { ...chaos, outage: true };
     // Real elapsed time: it measures the network, which a virtual clock does not govern.
     const started = performance.now();
-    const outcome = outage ? OUTAGE : await this.options.transport(target.webhook.webhookUrl, headers, body, this.options.attemptTimeoutMs, this.closing.signal);
+    const outcome = outage
+      ? OUTAGE
+      : await this.options.transport(target.webhook.webhookUrl, headers, body, this.options.attemptTimeoutMs, this.closing.signal);
     // The connection was deleted meanwhile: its log and queue are gone, and so is this attempt.
     if (!log.holds(entry)) return;
     entry.attempts.push({

@@ -23,13 +23,22 @@ function setup(options: { pendingLimit?: number; logLimit?: number; webhook?: bo
     signingNow: () => clock.now(),
     logLimit: options.logLimit ?? 100,
     ...(options.pendingLimit === undefined ? {} : { pendingLimit: options.pendingLimit }),
-    target: () => ({ accessToken: `access_${'a'.repeat(40)}`, webhook: webhook ? { webhookId: 'w', connectionId: CONNECTION, webhookUrl: 'http://127.0.0.1:9/hook', createdTime: '' } : undefined }),
+    target: () => ({
+      accessToken: `access_${'a'.repeat(40)}`,
+      webhook: webhook ? { webhookId: 'w', connectionId: CONNECTION, webhookUrl: 'http://127.0.0.1:9/hook', createdTime: '' } : undefined,
+    }),
     random: new Random(1),
   });
   let count = 0;
   const emit = () => {
     const eventId = `event-${count++}`;
-    const emitted = { eventId, connectionId: CONNECTION, createdAt: clock.now(), event: { type: 'STATUS_CHANGE' }, body: JSON.stringify({ eventId }) } as unknown as EmittedEvent;
+    const emitted = {
+      eventId,
+      connectionId: CONNECTION,
+      createdAt: clock.now(),
+      event: { type: 'STATUS_CHANGE' },
+      body: JSON.stringify({ eventId }),
+    } as unknown as EmittedEvent;
     dispatcher.enqueue(emitted);
     return eventId;
   };
@@ -76,7 +85,13 @@ describe('the pending delivery cap', () => {
     const { dispatcher, emit } = setup({ pendingLimit: 10, logLimit: 5 });
     for (let i = 0; i < 1_000; i++) emit();
     const deliveries = dispatcher.list(CONNECTION);
-    expect(deliveries.filter((delivery) => delivery.state === 'failed').map((delivery) => delivery.eventId)).toEqual(['event-985', 'event-986', 'event-987', 'event-988', 'event-989']);
+    expect(deliveries.filter((delivery) => delivery.state === 'failed').map((delivery) => delivery.eventId)).toEqual([
+      'event-985',
+      'event-986',
+      'event-987',
+      'event-988',
+      'event-989',
+    ]);
     expect(deliveries.filter((delivery) => delivery.state === 'pending')).toHaveLength(10);
   });
 
@@ -103,16 +118,29 @@ describe('the delivery log limit', () => {
       signingNow: () => clock.now(),
       logLimit: 3,
       tenantOf: (connectionId) => tenants[connectionId],
-      target: (connectionId) => ({ accessToken: `access_${'a'.repeat(40)}`, webhook: { webhookId: 'w', connectionId, webhookUrl: 'http://127.0.0.1:2/hook', createdTime: '' } }),
+      target: (connectionId) => ({
+        accessToken: `access_${'a'.repeat(40)}`,
+        webhook: { webhookId: 'w', connectionId, webhookUrl: 'http://127.0.0.1:2/hook', createdTime: '' },
+      }),
       random: new Random(1),
     });
     const emit = (connectionId: string, eventId: string) =>
-      dispatcher.enqueue({ eventId, connectionId, createdAt: clock.now(), event: { type: 'STATUS_CHANGE' }, body: JSON.stringify({ eventId }) } as unknown as EmittedEvent);
+      dispatcher.enqueue({
+        eventId,
+        connectionId,
+        createdAt: clock.now(),
+        event: { type: 'STATUS_CHANGE' },
+        body: JSON.stringify({ eventId }),
+      } as unknown as EmittedEvent);
     for (let i = 0; i < 3; i++) emit('a'.repeat(32), `a-${i}`);
     await clock.settle();
     for (let i = 0; i < 50; i++) emit('b'.repeat(32), `b-${i}`);
     await clock.settle();
-    expect(dispatcher.list('a'.repeat(32)).map((delivery) => `${delivery.eventId} ${delivery.state}`)).toEqual(['a-0 succeeded', 'a-1 succeeded', 'a-2 succeeded']);
+    expect(dispatcher.list('a'.repeat(32)).map((delivery) => `${delivery.eventId} ${delivery.state}`)).toEqual([
+      'a-0 succeeded',
+      'a-1 succeeded',
+      'a-2 succeeded',
+    ]);
     expect(dispatcher.list('b'.repeat(32)).map((delivery) => delivery.eventId)).toEqual(['b-47', 'b-48', 'b-49']);
   });
 });

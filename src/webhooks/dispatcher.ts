@@ -7,7 +7,7 @@ import { ApiError } from '../shared/errors.js';
 import type { Random } from '../shared/random.js';
 import type { ChaosSettings } from './chaos.js';
 import type { Delivery } from './delivery.js';
-import { DeliveryChaos, chaosRecordSchema } from './delivery-chaos.js';
+import { chaosRecordSchema, DeliveryChaos } from './delivery-chaos.js';
 import { DeliveryLog, deliveryRecordSchema } from './delivery-log.js';
 import { DeliveryMachine } from './delivery-machine.js';
 import { RetryPolicy } from './retry-policy.js';

@@ -19,7 +19,7 @@ describe('signatures', () => {
     const bytes = new TextEncoder().encode(text);
     expect(verifySignature({ accessToken, body: bytes, timestamp, signature: expected })).toBe(true);
     // A body that starts with a BOM is verified over the bytes as sent, BOM included.
-    const withBom = '\uFEFF' + text;
+    const withBom = `\uFEFF${text}`;
     const bomSignature = createHash('sha256').update(`${accessToken}${withBom}${timestamp}`, 'utf8').digest('hex');
     expect(verifySignature({ accessToken, body: new TextEncoder().encode(withBom), timestamp, signature: bomSignature })).toBe(true);
   });

@@ -8,13 +8,7 @@ export type { HttpTransport, PostOutcome } from '../model/transport.js';
  *
  * @example const outcome = await postWithFetch('http://127.0.0.1:4000/hook', headers, body, 10_000);
  */
-export async function postWithFetch(
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<PostOutcome> {
+export async function postWithFetch(url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal?: AbortSignal): Promise<PostOutcome> {
   try {
     const timeout = AbortSignal.timeout(timeoutMs);
     const response = await globalThis.fetch(url, {

@@ -2,10 +2,11 @@
 // page under MSW's service worker, as a browser suite (vitest browser mode, Storybook) would run it.
 // It imports the built package by its root name, as a user's page does: under the `browser`
 // condition a bundler resolves `crm-sandbox` to its browser build.
-import { http, HttpResponse } from 'msw';
-import { setupWorker } from 'msw/browser';
+
 import { createSandbox, verifySignature } from 'crm-sandbox';
 import { createHandlers, onUnhandled } from 'crm-sandbox/msw';
+import { HttpResponse, http } from 'msw';
+import { setupWorker } from 'msw/browser';
 
 interface Delivered {
   body: string;

@@ -37,7 +37,11 @@ class Gone extends Error {}
 async function call(method, path, { query, body } = {}) {
   const url = new URL(path, BASE);
   for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-  const headers = { 'service-api-token': API_KEY, ...(body ? { 'content-type': 'application/json' } : {}), ...(flaw === 'browser-token' ? { origin: 'http://localhost:5173' } : {}) };
+  const headers = {
+    'service-api-token': API_KEY,
+    ...(body ? { 'content-type': 'application/json' } : {}),
+    ...(flaw === 'browser-token' ? { origin: 'http://localhost:5173' } : {}),
+  };
   let pause = 200;
   for (let attempt = 1; ; attempt++) {
     const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { callApi, eventually } from '../helpers/cli.js';
 import { fencedBlocks } from '../helpers/markdown.js';
 import { Background, explain, freePort } from '../helpers/scratch-project.js';
-import { NODE_BASE, PYTHON_BASE, inspect, podman, podmanOk, run } from './podman.js';
+import { inspect, NODE_BASE, PYTHON_BASE, podman, podmanOk, run } from './podman.js';
 
 /**
  * examples/compose/compose.yaml, brought up as the README's "Run it in a container" says
@@ -131,21 +131,38 @@ describe('examples/compose: the sandbox and a Python app, with docker compose', 
     for (const firstName of ['Ada', 'Grace', 'Edsger']) {
       expect((await callApi(sandboxUrl, KEY, 'POST', `/sandbox/connections/${connectionId}/records/Contact`, { firstName })).status).toBe(201);
     }
-    const creates = async () => ((await appStatus()).events as Array<{ type: string; data: { objectType?: string; eventType?: string } }>).filter((event) => event.data.eventType === 'CREATE');
+    const creates = async () =>
+      ((await appStatus()).events as Array<{ type: string; data: { objectType?: string; eventType?: string } }>).filter(
+        (event) => event.data.eventType === 'CREATE',
+      );
     await eventually(async () => (await creates()).length === 3 && (await appStatus()).duplicates >= 3, 200, 100);
     const { events, duplicates, rejected } = await appStatus();
     expect(new Set(events.map((event: { eventId: string }) => event.eventId)).size).toBe(events.length);
     expect(duplicates).toBeGreaterThanOrEqual(3);
     expect(rejected).toBe(0);
     const { body } = await callApi(sandboxUrl, KEY, 'GET', `/sandbox/connections/${connectionId}/deliveries`);
-    const chaosAttempts = body.deliveries.flatMap((delivery: { attempts: Array<{ trigger: string }> }) => delivery.attempts).filter((attempt: { trigger: string }) => attempt.trigger === 'chaos');
+    const chaosAttempts = body.deliveries
+      .flatMap((delivery: { attempts: Array<{ trigger: string }> }) => delivery.attempts)
+      .filter((attempt: { trigger: string }) => attempt.trigger === 'chaos');
     expect(chaosAttempts.length).toBeGreaterThanOrEqual(3);
     expect((await callApi(sandboxUrl, KEY, 'PUT', `/sandbox/connections/${connectionId}/chaos`, {})).status).toBe(200);
   });
 
   it('passes receiver-check, run with the CLI in the sandbox container against the app on the compose network', async () => {
     const { connectionId } = await appStatus();
-    const check = await dockerCompose('exec', '-T', 'crm-sandbox', 'crm-sandbox', 'scenario', 'run', 'receiver-check', '--server', 'http://127.0.0.1:4010', '--connection-id', connectionId);
+    const check = await dockerCompose(
+      'exec',
+      '-T',
+      'crm-sandbox',
+      'crm-sandbox',
+      'scenario',
+      'run',
+      'receiver-check',
+      '--server',
+      'http://127.0.0.1:4010',
+      '--connection-id',
+      connectionId,
+    );
     expect(check.code, explain(check, 'receiver-check')).toBe(0);
     expect(check.stdout).toMatch(/^PASS receiver-check/m);
     expect(check.stdout).toMatch(/webhook\s+http:\/\/app:8000\/webhooks/);

@@ -6,7 +6,7 @@ import { callApi, eventually } from '../helpers/cli.js';
 import { fencedBlocks } from '../helpers/markdown.js';
 import { freePort } from '../helpers/scratch-project.js';
 import { SpecReceiver } from '../helpers/spec-receiver.js';
-import { IMAGE, NODE_BASE, inspect, podman, podmanOk } from './podman.js';
+import { IMAGE, inspect, NODE_BASE, podman, podmanOk } from './podman.js';
 
 /**
  * The image built from the repository's Dockerfile (by .ci/container, on a base made here), run
@@ -26,12 +26,22 @@ const NAMES: string[] = [];
 async function startContainer(name: string, port: number): Promise<string> {
   NAMES.push(name);
   await podmanOk(
-    'run', '-d', '--name', name,
-    '--network', 'slirp4netns:allow_host_loopback=true', '--add-host', 'host.docker.internal:10.0.2.2',
-    '-p', `127.0.0.1:${port}:4010`,
-    '-v', `${VOLUME}:/data`,
-    '-e', 'CRM_SANDBOX_INITIAL_SYNC_DELAY=500ms',
-    '-e', 'CRM_SANDBOX_READY_DELAY=1s',
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--network',
+    'slirp4netns:allow_host_loopback=true',
+    '--add-host',
+    'host.docker.internal:10.0.2.2',
+    '-p',
+    `127.0.0.1:${port}:4010`,
+    '-v',
+    `${VOLUME}:/data`,
+    '-e',
+    'CRM_SANDBOX_INITIAL_SYNC_DELAY=500ms',
+    '-e',
+    'CRM_SANDBOX_READY_DELAY=1s',
     IMAGE,
   );
   const url = `http://127.0.0.1:${port}`;
@@ -39,7 +49,10 @@ async function startContainer(name: string, port: number): Promise<string> {
   return url;
 }
 
-const signatureOf = (accessToken: string, body: string, timestamp: string) => createHash('sha256').update(accessToken + body + timestamp).digest('hex');
+const signatureOf = (accessToken: string, body: string, timestamp: string) =>
+  createHash('sha256')
+    .update(accessToken + body + timestamp)
+    .digest('hex');
 
 describe('the image', () => {
   it('adds at most 40 MB to its base, and declares its port, its /data volume, a HEALTHCHECK (kept by --format docker) and a non-root user', async () => {
@@ -62,7 +75,10 @@ describe('the image', () => {
     const listed = await podmanOk('run', '--rm', '--no-healthcheck', '--entrypoint', 'sh', IMAGE, '-c', 'ls /app; echo ---; ls /app/node_modules');
     const [app, modules] = listed.split('---').map((part) => part.trim().split('\n'));
     expect(app).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'fixtures', 'node_modules', 'package.json', 'scenarios']);
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     const topLevel = (name: string) => name.split('/')[0]!;
     for (const name of Object.keys(manifest.dependencies)) expect(modules, name).toContain(topLevel(name));
     for (const name of Object.keys(manifest.devDependencies)) {
@@ -87,7 +103,6 @@ describe('the image', () => {
 describe("docs/deploy.md's Kubernetes manifest, against the image", () => {
   const text = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
   const manifest = fencedBlocks('docs/deploy.md', text).find((block) => block.body.includes('kind: StatefulSet'))!;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const [service, statefulSet] = parseAllDocuments(manifest.body).map((document) => document.toJS()) as any[];
 
   it("probes the health route on the image's port with a Host the server answers, mounts the volume on /data, runs as the image's user, one replica", async () => {
@@ -133,7 +148,7 @@ describe('a container of the image, driven from the host', () => {
   });
 
   it('answers /sandbox/health on the published port, and its HEALTHCHECK passes', async () => {
-    expect((await fetch(`${url}/sandbox/health`).then((response) => response.json()))).toEqual({ status: 'ok' });
+    expect(await fetch(`${url}/sandbox/health`).then((response) => response.json())).toEqual({ status: 'ok' });
     const health = await podman('healthcheck', 'run', name);
     expect(health.code, health.stdout + health.stderr).toBe(0);
     expect((await inspect('container', name)).State.Health.Status).toBe('healthy');
@@ -156,7 +171,11 @@ describe('a container of the image, driven from the host', () => {
     expect(publicToken.status).toBe(200);
     const exchanged = await json('/link/exchange', 'POST', { publicToken: publicToken.body.publicToken });
     expect(exchanged.status).toBe(200);
-    expect(exchanged.body).toMatchObject({ integrationId: 'salesforce', connectionId: expect.stringMatching(/^[0-9a-f]{32}$/), accessToken: expect.stringMatching(/^access_/) });
+    expect(exchanged.body).toMatchObject({
+      integrationId: 'salesforce',
+      connectionId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      accessToken: expect.stringMatching(/^access_/),
+    });
     connection = exchanged.body;
   });
 
@@ -191,7 +210,19 @@ describe('a container of the image, driven from the host', () => {
     expect(list.stdout).toMatch(/^deal-won\s/m);
     const accessToken = `access_${'0123456789abcdef'.repeat(3).slice(0, 40)}`;
     scenarioReceiver.accessToken = accessToken;
-    const ran = await podman('exec', name, 'crm-sandbox', 'scenario', 'run', 'deal-won', '--webhook-url', `http://host.docker.internal:${scenarioReceiver.port}/webhooks`, '--access-token', accessToken, '--json');
+    const ran = await podman(
+      'exec',
+      name,
+      'crm-sandbox',
+      'scenario',
+      'run',
+      'deal-won',
+      '--webhook-url',
+      `http://host.docker.internal:${scenarioReceiver.port}/webhooks`,
+      '--access-token',
+      accessToken,
+      '--json',
+    );
     expect(ran.code, ran.stderr).toBe(0);
     const report = JSON.parse(ran.stdout);
     expect(report.failures).toEqual([]);

@@ -38,6 +38,5 @@ export async function podmanOk(...args: string[]): Promise<string> {
 
 /** `podman inspect` of one container or image, parsed. */
 export async function inspect(kind: 'container' | 'image', name: string) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return JSON.parse(await podmanOk(kind, 'inspect', name))[0] as any;
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The CLI as a user runs it: `node bin/crm-sandbox.js …` (the build is made by `npm test`). */
@@ -50,7 +50,6 @@ export async function callApi(url: string, key: string, method: string, path: st
     headers: { 'service-api-token': key, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(json === undefined ? {} : { body: JSON.stringify(json) }),
   });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 

@@ -79,7 +79,7 @@ export function fencedBlocks(file: string, text: string): Block[] {
       file,
       line: i + 1,
       lang: open[2]!,
-      body: lines.slice(i + 1, end).join('\n') + '\n',
+      body: `${lines.slice(i + 1, end).join('\n')}\n`,
       marker: kind === undefined ? undefined : { kind: kind as MarkerKind, argument: marked![2] ?? '' },
       heading,
     });
@@ -95,7 +95,8 @@ export function markerProblem(block: Block): string | undefined {
   const wants = MARKER_KINDS[kind];
   if (wants === 'none' && argument !== '') return `"${kind}" takes no argument, got "${argument}"`;
   if (wants !== 'none' && argument === '') return `"${kind}" needs ${wants === 'path' ? 'a path' : 'a text'}`;
-  if (wants === 'path' && (argument.startsWith('/') || argument.split('/').includes('..'))) return `"${kind}" needs a relative path inside the project, got "${argument}"`;
+  if (wants === 'path' && (argument.startsWith('/') || argument.split('/').includes('..')))
+    return `"${kind}" needs a relative path inside the project, got "${argument}"`;
   return undefined;
 }
 
@@ -125,9 +126,7 @@ export function anchors(text: string): Set<string> {
 
 /** Relative links (and images) of a Markdown text outside code, as written: `docs/x.md#part`, `#part`. */
 export function relativeLinks(text: string): string[] {
-  const prose = text
-    .replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '')
-    .replace(/`[^`\n]*`/g, '');
+  const prose = text.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '').replace(/`[^`\n]*`/g, '');
   return [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!).filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
 }
 

@@ -6,7 +6,6 @@ import { BIN } from './cli.js';
 export interface ToolCall {
   isError: boolean;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
   structuredContent: unknown;
 }
@@ -31,8 +30,18 @@ export interface McpCommand {
   cwd?: string;
 }
 
-export async function startMcp(args: string[], env: Record<string, string> = {}, launch: McpCommand = { command: process.execPath, args: [BIN, 'mcp'] }): Promise<McpSession> {
-  const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args, ...args], ...(launch.cwd ? { cwd: launch.cwd } : {}), env, stderr: 'pipe' });
+export async function startMcp(
+  args: string[],
+  env: Record<string, string> = {},
+  launch: McpCommand = { command: process.execPath, args: [BIN, 'mcp'] },
+): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: launch.command,
+    args: [...launch.args, ...args],
+    ...(launch.cwd ? { cwd: launch.cwd } : {}),
+    env,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'crm-sandbox-test', version: '1.0.0' });

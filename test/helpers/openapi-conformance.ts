@@ -2,7 +2,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { SandboxRequest, SandboxResponse } from '../../src/core/http.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** One request and what the sandbox answered, as recorded from the traffic. */
@@ -49,8 +48,11 @@ export function openApiChecker(document: any): ((exchange: Exchange) => string[]
     if (!key) return [`${label}: status not documented for ${method.toUpperCase()} ${match!.template}`];
     // A request the sandbox accepted must be one the document allows: its JSON body conforms to the requestBody schema.
     if (/^2/.test(status) && operation.requestBody && request.body) {
-      const validateRequest = ajv.getSchema(`openapi.json#/${pointer('paths', match!.template, method, 'requestBody', 'content', 'application/json', 'schema')}`)!;
-      if (!validateRequest(JSON.parse(request.body))) return [`${label}: accepted a request body off its schema: ${ajv.errorsText(validateRequest.errors)} in ${request.body.slice(0, 300)}`];
+      const validateRequest = ajv.getSchema(
+        `openapi.json#/${pointer('paths', match!.template, method, 'requestBody', 'content', 'application/json', 'schema')}`,
+      )!;
+      if (!validateRequest(JSON.parse(request.body)))
+        return [`${label}: accepted a request body off its schema: ${ajv.errorsText(validateRequest.errors)} in ${request.body.slice(0, 300)}`];
     }
     if (request.method.toUpperCase() === 'HEAD') return [];
     const validate = ajv.getSchema(`openapi.json#/${pointer('paths', match!.template, method, 'responses', key, 'content', 'application/json', 'schema')}`);

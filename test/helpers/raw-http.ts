@@ -5,7 +5,6 @@ export interface RawAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: () => any;
 }
 

@@ -6,7 +6,6 @@ export interface Received {
   headers: IncomingHttpHeaders;
   /** The raw body text, exactly as sent. */
   body: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 

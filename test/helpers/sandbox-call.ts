@@ -20,5 +20,9 @@ export function sandboxRequest(sandbox: Sandbox, method: string, path: string, o
 
 /** {@link sandboxRequest}, answering the status, headers and parsed body. */
 export function callSandbox(sandbox: Sandbox, method: string, path: string, options: CallOptions = {}) {
-  return sandboxRequest(sandbox, method, path, options).then((response) => ({ status: response.status, headers: response.headers, body: JSON.parse(response.body || 'null') }));
+  return sandboxRequest(sandbox, method, path, options).then((response) => ({
+    status: response.status,
+    headers: response.headers,
+    body: JSON.parse(response.body || 'null'),
+  }));
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -169,5 +169,5 @@ export function testedRange(root: string, name: string): string {
 /** Writes the scratch project's package.json: an ES module project whose `npm start` is `node <start>`. */
 export function writeManifest(dir: string, start: string): void {
   const manifest = { name: 'readme-scratch', private: true, type: 'module', scripts: { start: `node ${start}` } };
-  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }

@@ -1,4 +1,4 @@
-import { http, HttpResponse } from 'msw';
+import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/index.js';
 import { INTEGRATIONS, type IntegrationId } from '../../src/model/integrations.js';
@@ -97,7 +97,10 @@ export async function startSdkBridge(options: SdkBridgeOptions): Promise<SdkBrid
     try {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {
-      return HttpResponse.json({ message: `sdk-bridge: the passthrough carries JSON bodies only, got ${request.headers.get('content-type')}` }, { status: 415 });
+      return HttpResponse.json(
+        { message: `sdk-bridge: the passthrough carries JSON bodies only, got ${request.headers.get('content-type')}` },
+        { status: 415 },
+      );
     }
     const bearer = /^Bearer (.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
     const apiToken = url.searchParams.get('api_token') ?? undefined;

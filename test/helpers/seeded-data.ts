@@ -1,10 +1,10 @@
-import { Faker, base, en, generateMersenne53Randomizer } from '@faker-js/faker';
+import { base, en, Faker, generateMersenne53Randomizer } from '@faker-js/faker';
 import { VirtualClock } from '../../src/clock/clock.js';
-import { Random } from '../../src/shared/random.js';
 import type { DownstreamContext } from '../../src/downstream/types.js';
 import type { IntegrationId } from '../../src/model/integrations.js';
+import { Random } from '../../src/shared/random.js';
 import { ConnectionData, type RecordChange } from '../../src/store/connection-data.js';
-import { DEFAULT_DATASET, seedConnection, type DatasetSize } from '../../src/store/seed/seed-connection.js';
+import { type DatasetSize, DEFAULT_DATASET, seedConnection } from '../../src/store/seed/seed-connection.js';
 
 export const SEED_TIME = Date.parse('2025-01-01T00:00:00Z');
 
@@ -30,7 +30,18 @@ export function seededData(integrationId: IntegrationId = 'hubspot', options: { 
     onChange: (change) => changes.push(change),
   });
   const size = options.size === undefined ? DEFAULT_DATASET : options.size;
-  if (size) seedConnection({ data, integrationId, faker, fakerModule: { Faker, base, en, generateMersenne53Randomizer }, random: new Random(2), now: SEED_TIME, orgDomain: 'acme.com', size, fixtures: [] });
+  if (size)
+    seedConnection({
+      data,
+      integrationId,
+      faker,
+      fakerModule: { Faker, base, en, generateMersenne53Randomizer },
+      random: new Random(2),
+      now: SEED_TIME,
+      orgDomain: 'acme.com',
+      size,
+      fixtures: [],
+    });
   const context: DownstreamContext = {
     org: { nativeOrgId: '00D000000000001AAA', nativeUserId: '005000000000001AAA', slug: 'acme' },
     data,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Receiver, type Received } from './receiver.js';
+import { type Received, Receiver } from './receiver.js';
 
 /** A flaw a receiver may have; receiver-check must find each. */
 export type Flaw = 'accepts-forged' | 'skips-unsigned' | 'no-timestamp-check' | 'fails-duplicates' | 'too-slow';
@@ -27,7 +27,9 @@ export class SpecReceiver extends Receiver {
       if (typeof signature !== 'string' || typeof timestamp !== 'string') {
         if (!flaws.includes('skips-unsigned')) return 401;
       } else {
-        const expected = createHash('sha256').update(this.accessToken + request.body + timestamp).digest('hex');
+        const expected = createHash('sha256')
+          .update(this.accessToken + request.body + timestamp)
+          .digest('hex');
         const matches = flaws.includes('accepts-forged') ? /^[0-9a-f]{64}$/.test(signature) : signature === expected;
         if (!matches) return 401;
         if (!flaws.includes('no-timestamp-check') && Math.abs(Date.now() / 1000 - Number(timestamp)) > tolerance) return 400;

@@ -1,8 +1,8 @@
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
-import { startDevServer, type DevServer } from '../../src/node/dev-server.js';
 import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
 import type { Sandbox } from '../../src/core/sandbox.js';
+import { type DevServer, startDevServer } from '../../src/node/dev-server.js';
 
 export interface CallOptions {
   /** Headers to send; the API key is added unless `apiKey: null`. */
@@ -19,7 +19,6 @@ export interface CallResult {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 

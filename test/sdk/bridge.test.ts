@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { queryOf, startSdkBridge, type SdkBridge } from '../helpers/sdk-bridge.js';
+import { queryOf, type SdkBridge, startSdkBridge } from '../helpers/sdk-bridge.js';
 
 /** The SDK bridge itself: native requests in, passthrough calls out, native answers back. */
 
@@ -12,7 +12,9 @@ afterEach(async () => {
 describe('the SDK bridge', () => {
   it('turns a native GET into a passthrough call and its answer into the native response', async () => {
     bridge = await startSdkBridge({ integrationId: 'hubspot' });
-    const response = await fetch('https://api.hubapi.com/crm/v3/objects/contacts?limit=2&archived=false', { headers: { authorization: `Bearer ${bridge.accessToken}` } });
+    const response = await fetch('https://api.hubapi.com/crm/v3/objects/contacts?limit=2&archived=false', {
+      headers: { authorization: `Bearer ${bridge.accessToken}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json;charset=utf-8');
     expect((await response.json()).results).toHaveLength(2);
@@ -29,7 +31,11 @@ describe('the SDK bridge', () => {
     bridge = await startSdkBridge({ integrationId: 'hubspot' });
     const contact = bridge.sandbox.listRecords(bridge.connectionId, 'Contact')[0]!;
     const url = `https://api.hubapi.com/crm/v3/objects/contacts/${contact.nativeId}`;
-    const patched = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ properties: { jobtitle: 'Bridged' } }) });
+    const patched = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ properties: { jobtitle: 'Bridged' } }),
+    });
     expect((await patched.json()).properties.jobtitle).toBe('Bridged');
     expect(bridge.calls[0]!.request.body).toEqual({ properties: { jobtitle: 'Bridged' } });
     const archived = await fetch(url, { method: 'DELETE' });

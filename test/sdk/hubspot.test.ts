@@ -4,7 +4,7 @@ import { FilterOperatorEnum } from '@hubspot/api-client/lib/codegen/crm/contacts
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceEvent } from '../../src/model/events.js';
 import { openApiChecker } from '../helpers/openapi-conformance.js';
-import { startSdkBridge, type BridgedCall, type SdkBridge } from '../helpers/sdk-bridge.js';
+import { type BridgedCall, type SdkBridge, startSdkBridge } from '../helpers/sdk-bridge.js';
 import { HUBSPOT_CRM_RESPONSES } from '../vendor-specs/hubspot/crm-responses.js';
 
 /**
@@ -22,7 +22,13 @@ function vendorSpecViolations(call: BridgedCall): string[] {
   const label = `${call.request.method} ${call.request.path} → ${statusCode}`;
   if (statusCode === 204) return body === null ? [] : [`${label}: a 204 with a body`];
   return checkAnswer({
-    request: { method: call.request.method, path: `/${call.request.path}`, query: '', headers: {}, body: call.request.body === undefined ? undefined : JSON.stringify(call.request.body) },
+    request: {
+      method: call.request.method,
+      path: `/${call.request.path}`,
+      query: '',
+      headers: {},
+      body: call.request.body === undefined ? undefined : JSON.stringify(call.request.body),
+    },
     response: { status: statusCode, headers: {}, body: JSON.stringify(body) },
   });
 }
@@ -58,7 +64,10 @@ function expectSdkObject(object: { id: unknown; createdAt: unknown; updatedAt: u
 describe('@hubspot/api-client 14: objects', () => {
   it('creates a contact, reads it with several properties (repeated properties=) and updates it', async () => {
     const { bridge, client, events } = await start();
-    const created = await client.crm.contacts.basicApi.create({ properties: { email: 'ada@sdk.test', firstname: 'Ada', lastname: 'Sdk', jobtitle: 'Engineer' }, associations: [] });
+    const created = await client.crm.contacts.basicApi.create({
+      properties: { email: 'ada@sdk.test', firstname: 'Ada', lastname: 'Sdk', jobtitle: 'Engineer' },
+      associations: [],
+    });
     expectSdkObject(created);
     const read = await client.crm.contacts.basicApi.getById(created.id, ['email', 'firstname', 'lastname', 'jobtitle']);
     expectSdkObject(read);
@@ -87,13 +96,21 @@ describe('@hubspot/api-client 14: objects', () => {
 
   it('companies and deals: create, read with properties, update', async () => {
     const { client } = await start();
-    const company = await client.crm.companies.basicApi.create({ properties: { name: 'Sdk Co', domain: 'sdk-co.test', industry: 'COMPUTER_SOFTWARE' }, associations: [] });
+    const company = await client.crm.companies.basicApi.create({
+      properties: { name: 'Sdk Co', domain: 'sdk-co.test', industry: 'COMPUTER_SOFTWARE' },
+      associations: [],
+    });
     const readCompany = await client.crm.companies.basicApi.getById(company.id, ['name', 'domain', 'industry']);
     expectSdkObject(readCompany);
     expect(readCompany.properties).toMatchObject({ name: 'Sdk Co', domain: 'sdk-co.test', industry: 'COMPUTER_SOFTWARE' });
     const deal = await client.crm.deals.basicApi.create({
       properties: { dealname: 'Sdk deal', amount: '1500', pipeline: 'default' },
-      associations: [{ to: { id: company.id }, types: [{ associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined as any, associationTypeId: AssociationTypes.dealToCompany }] }],
+      associations: [
+        {
+          to: { id: company.id },
+          types: [{ associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined as any, associationTypeId: AssociationTypes.dealToCompany }],
+        },
+      ],
     });
     const readDeal = await client.crm.deals.basicApi.getById(deal.id, ['dealname', 'amount'], undefined, ['companies']);
     expectSdkObject(readDeal);
@@ -190,7 +207,9 @@ describe('@hubspot/api-client 14: v4 associations', () => {
     // The README reads with singular object names.
     const page = await client.crm.associations.v4.basicApi.getPage('contact', contact.id, 'company', undefined, 10);
     expect(page.results.map((row) => String(row.toObjectId))).toEqual([company.id]);
-    expect(page.results[0]!.associationTypes).toContainEqual(expect.objectContaining({ category: 'HUBSPOT_DEFINED', typeId: AssociationTypes.contactToCompany }));
+    expect(page.results[0]!.associationTypes).toContainEqual(
+      expect.objectContaining({ category: 'HUBSPOT_DEFINED', typeId: AssociationTypes.contactToCompany }),
+    );
     const read = await client.crm.contacts.basicApi.getById(contact.id, ['firstname'], undefined, ['companies']);
     expect(read.associations?.companies?.results.map((row) => row.id)).toEqual([company.id]);
     const unifiedContact = bridge.sandbox.listRecords(bridge.connectionId, 'Contact').find((record) => record.nativeId === contact.id)!;
@@ -210,6 +229,8 @@ describe('@hubspot/api-client 14: v4 associations', () => {
     await client.crm.associations.v4.basicApi.create('contacts', contact.nativeId!, 'companies', company.nativeId!, [
       { associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined, associationTypeId: AssociationTypes.primaryContactToCompany },
     ]);
-    expect(bridge.sandbox.getRecord(bridge.connectionId, 'Contact', contact.id).associations).toMatchObject({ accountIds: expect.arrayContaining([company.id]) });
+    expect(bridge.sandbox.getRecord(bridge.connectionId, 'Contact', contact.id).associations).toMatchObject({
+      accountIds: expect.arrayContaining([company.id]),
+    });
   });
 });

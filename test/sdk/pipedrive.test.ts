@@ -5,10 +5,8 @@ import * as v1 from 'pipedrive/v1';
 import * as v2 from 'pipedrive/v2';
 import * as old from 'pipedrive-v1/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSdkBridge, type SdkBridge } from '../helpers/sdk-bridge.js';
+import { type SdkBridge, startSdkBridge } from '../helpers/sdk-bridge.js';
 import { checkPipedriveAnswer, pipedriveOperation } from '../vendor-specs/pipedrive/check.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
  * Pipedrive's official SDKs driven unchanged through the passthrough (test/helpers/sdk-bridge.ts):
@@ -51,8 +49,21 @@ function offModel(record: Record<string, unknown>, fields: Record<string, string
 
 /** Deal fields Pipedrive answers null until there is such a time, stage, label or activity (the SDK's model types them as plain strings). */
 const DEAL_UNSET = [
-  'won_time', 'first_won_time', 'lost_time', 'next_activity_date', 'next_activity_time', 'last_incoming_mail_time', 'last_outgoing_mail_time',
-  'label', 'next_activity_subject', 'next_activity_type', 'next_activity_duration', 'next_activity_note', 'expected_close_date', 'person_name', 'org_name',
+  'won_time',
+  'first_won_time',
+  'lost_time',
+  'next_activity_date',
+  'next_activity_time',
+  'last_incoming_mail_time',
+  'last_outgoing_mail_time',
+  'label',
+  'next_activity_subject',
+  'next_activity_type',
+  'next_activity_duration',
+  'next_activity_note',
+  'expected_close_date',
+  'person_name',
+  'org_name',
 ];
 
 let bridge: SdkBridge;
@@ -67,7 +78,8 @@ afterAll(async () => {
   for (const name of ['persons', 'organizations', 'deals', 'activities']) {
     for (const operation of [`GET /${name}`, `POST /${name}`, `GET /${name}/{id}`, `PATCH /${name}/{id}`]) expect(checked).toContain(`v2 ${operation}`);
   }
-  for (const operation of ['POST /leads', 'GET /leads/{id}', 'PATCH /leads/{id}', 'DELETE /leads/{id}', 'POST /notes', 'GET /notes']) expect(checked).toContain(`v1 ${operation}`);
+  for (const operation of ['POST /leads', 'GET /leads/{id}', 'PATCH /leads/{id}', 'DELETE /leads/{id}', 'POST /notes', 'GET /notes'])
+    expect(checked).toContain(`v1 ${operation}`);
   await bridge.close();
 });
 
@@ -92,13 +104,26 @@ describe('pipedrive 33, API v2', () => {
 
     const events: Array<{ objectType: string; eventType: string; nativeId: string }> = [];
     const stop = bridge.sandbox.onEvent((event) => {
-      if (event.type === 'OBJECT_CHANGE') events.push({ objectType: event.data.objectType, eventType: event.data.eventType, nativeId: event.data.record.nativeId });
+      if (event.type === 'OBJECT_CHANGE')
+        events.push({ objectType: event.data.objectType, eventType: event.data.eventType, nativeId: event.data.record.nativeId });
     });
     const added: any = await persons.addPerson({
-      AddPersonRequest: { name: 'Ada Lovelace', emails: [{ value: 'ada@example.com', primary: true, label: 'work' }], custom_fields: { region: 'EMEA' } } as any,
+      AddPersonRequest: {
+        name: 'Ada Lovelace',
+        emails: [{ value: 'ada@example.com', primary: true, label: 'work' }],
+        custom_fields: { region: 'EMEA' },
+      } as any,
     });
-    expect(added.data).toMatchObject({ name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace', emails: [{ value: 'ada@example.com', primary: true, label: 'work' }], custom_fields: { region: 'EMEA' } });
-    expect(offModel(added.data, modelFields('pipedrive', 'v2', 'person'), ['org_id', 'picture_id', 'postal_address', 'notes', 'birthday', 'job_title'])).toEqual([]);
+    expect(added.data).toMatchObject({
+      name: 'Ada Lovelace',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      emails: [{ value: 'ada@example.com', primary: true, label: 'work' }],
+      custom_fields: { region: 'EMEA' },
+    });
+    expect(
+      offModel(added.data, modelFields('pipedrive', 'v2', 'person'), ['org_id', 'picture_id', 'postal_address', 'notes', 'birthday', 'job_title']),
+    ).toEqual([]);
     const id = added.data.id as number;
     // The unified view sees the native write, and it was reported as a change.
     const unified = bridge.sandbox.listRecords(bridge.connectionId, 'Contact').find((contact) => contact.nativeId === String(id)) as any;
@@ -139,7 +164,9 @@ describe('pipedrive 33, API v2', () => {
 
   it('activities: add, list, update as done', async () => {
     const activities = new v2.ActivitiesApi(new v2.Configuration(apiKey()));
-    const added: any = await activities.addActivity({ AddActivityRequest: { subject: 'Call Ada', type: 'call', due_date: '2025-02-01', due_time: '10:00', duration: '00:30' } });
+    const added: any = await activities.addActivity({
+      AddActivityRequest: { subject: 'Call Ada', type: 'call', due_date: '2025-02-01', due_time: '10:00', duration: '00:30' },
+    });
     expect(added.data).toMatchObject({ subject: 'Call Ada', type: 'call', due_date: '2025-02-01', due_time: '10:00', duration: '00:30' });
     const page: any = await activities.getActivities({ limit: 3 });
     expect(page.data).toHaveLength(3);
@@ -155,9 +182,17 @@ describe('pipedrive 33, API v1 (leads and notes)', () => {
   it('leads: add with a value, get, update with PATCH, delete; ids are UUIDs and every model field is there', async () => {
     const leads = new v1.LeadsApi(new v1.Configuration(apiKey()));
     const person = bridge.sandbox.listRecords(bridge.connectionId, 'Contact')[0]!;
-    const added: any = await leads.addLead({ AddLeadRequest: { title: 'Grace Hopper', person_id: Number(person.nativeId), value: { amount: 1200, currency: 'EUR' } } });
+    const added: any = await leads.addLead({
+      AddLeadRequest: { title: 'Grace Hopper', person_id: Number(person.nativeId), value: { amount: 1200, currency: 'EUR' } },
+    });
     expect(added.data.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(added.data).toMatchObject({ title: 'Grace Hopper', person_id: Number(person.nativeId), value: { amount: 1200, currency: 'EUR' }, origin: 'API', source_name: 'API' });
+    expect(added.data).toMatchObject({
+      title: 'Grace Hopper',
+      person_id: Number(person.nativeId),
+      value: { amount: 1200, currency: 'EUR' },
+      origin: 'API',
+      source_name: 'API',
+    });
     const fields = modelFields('pipedrive', 'v1', 'lead');
     expect(Object.keys(fields)).toHaveLength(22);
     expect(offModel(added.data, fields, ['expected_close_date'])).toEqual([]);
@@ -189,7 +224,12 @@ describe('pipedrive 31.2.1 (v1)', () => {
     for (const status of ['open', 'won', 'lost']) {
       const deal = page.data.find((candidate: any) => candidate.status === status);
       expect(deal, status).toBeDefined();
-      const nullable = [...DEAL_UNSET, ...Object.entries(fields).filter(([, type]) => type.includes('null')).map(([name]) => name)];
+      const nullable = [
+        ...DEAL_UNSET,
+        ...Object.entries(fields)
+          .filter(([, type]) => type.includes('null'))
+          .map(([name]) => name),
+      ];
       expect(offModel(deal, fields, nullable), status).toEqual([]);
     }
     const won = page.data.find((candidate: any) => candidate.status === 'won');
@@ -202,7 +242,9 @@ describe('pipedrive 31.2.1 (v1)', () => {
     const deals = new old.DealsApi(new old.Configuration(apiKey()));
     const activities = new old.ActivitiesApi(new old.Configuration(apiKey()));
     const org: any = await orgs.addOrganization({ AddOrganizationRequest: { name: 'Babbage & Co' } });
-    const person: any = await persons.addPerson({ AddPersonRequest: { name: 'Charles Babbage', email: [{ value: 'cb@example.com', primary: true, label: 'work' }], org_id: org.data.id } as any });
+    const person: any = await persons.addPerson({
+      AddPersonRequest: { name: 'Charles Babbage', email: [{ value: 'cb@example.com', primary: true, label: 'work' }], org_id: org.data.id } as any,
+    });
     expect(person.data).toMatchObject({ name: 'Charles Babbage', org_id: { value: org.data.id } });
     const updated: any = await persons.updatePerson({ id: person.data.id, UpdatePersonRequest: { name: 'Charles B. Babbage' } });
     expect(updated.data.last_name).toBe('Babbage');
@@ -211,9 +253,15 @@ describe('pipedrive 31.2.1 (v1)', () => {
     expect(deal.data).toMatchObject({ title: 'Analytical engine', person_name: 'Charles B. Babbage', org_name: null, status: 'open', origin: 'API' });
     const lost: any = await deals.updateDeal({ id: deal.data.id, UpdateDealRequest: { status: 'lost' } });
     expect(lost.data).toMatchObject({ status: 'lost', lost_time: expect.any(String), won_time: null });
-    const activity: any = await activities.addActivity({ AddActivityRequest: { subject: 'Demo', type: 'meeting', deal_id: deal.data.id, due_date: '2030-01-02', due_time: '09:00' } as any });
+    const activity: any = await activities.addActivity({
+      AddActivityRequest: { subject: 'Demo', type: 'meeting', deal_id: deal.data.id, due_date: '2030-01-02', due_time: '09:00' } as any,
+    });
     expect(activity.data).toMatchObject({ subject: 'Demo', type: 'meeting', deal_id: deal.data.id });
-    expect(((await deals.getDeal({ id: deal.data.id })) as any).data).toMatchObject({ activities_count: 1, next_activity_id: activity.data.id, next_activity_date: '2030-01-02' });
+    expect(((await deals.getDeal({ id: deal.data.id })) as any).data).toMatchObject({
+      activities_count: 1,
+      next_activity_id: activity.data.id,
+      next_activity_date: '2030-01-02',
+    });
     expect(((await activities.getActivities({ limit: 2 })) as any).data).toHaveLength(2);
     await deals.deleteDeal({ id: deal.data.id });
     await persons.deletePerson({ id: person.data.id });

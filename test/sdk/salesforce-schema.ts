@@ -46,7 +46,9 @@ export const queryResult: z.ZodType = z.lazy(() =>
  * An error answer: an array of `{ message, errorCode, fields? }`.
  * https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/errorcodes.htm
  */
-export const errorAnswer = z.array(z.strictObject({ message: z.string().min(1), errorCode: z.string().regex(/^[A-Z_]+$/), fields: z.array(z.string()).optional() })).min(1);
+export const errorAnswer = z
+  .array(z.strictObject({ message: z.string().min(1), errorCode: z.string().regex(/^[A-Z_]+$/), fields: z.array(z.string()).optional() }))
+  .min(1);
 
 /** A one-record create: `{ id, success, errors }`. https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/dome_sobject_create.htm */
 export const createAnswer = z.strictObject({ id: recordId, success: z.literal(true), errors: z.array(z.never()).length(0) });
@@ -150,7 +152,9 @@ const describeField = z.strictObject({
   namePointing: z.boolean(),
   nillable: z.boolean(),
   permissionable: z.boolean(),
-  picklistValues: z.array(z.strictObject({ active: z.boolean(), defaultValue: z.boolean(), label: nullableString, validFor: nullableString, value: z.string() })),
+  picklistValues: z.array(
+    z.strictObject({ active: z.boolean(), defaultValue: z.boolean(), label: nullableString, validFor: nullableString, value: z.string() }),
+  ),
   polymorphicForeignKey: z.boolean(),
   precision: z.int().nonnegative(),
   queryByDistance: z.boolean(),
@@ -165,8 +169,31 @@ const describeField = z.strictObject({
   soapType: z.enum(['tns:ID', 'xsd:anyType', 'xsd:base64Binary', 'xsd:boolean', 'xsd:date', 'xsd:dateTime', 'xsd:double', 'xsd:int', 'xsd:string', 'xsd:time']),
   sortable: z.boolean(),
   type: z.enum([
-    'address', 'anyType', 'base64', 'boolean', 'combobox', 'complexvalue', 'currency', 'date', 'datetime', 'double', 'email', 'encryptedstring',
-    'id', 'int', 'location', 'long', 'multipicklist', 'percent', 'phone', 'picklist', 'reference', 'string', 'textarea', 'time', 'url',
+    'address',
+    'anyType',
+    'base64',
+    'boolean',
+    'combobox',
+    'complexvalue',
+    'currency',
+    'date',
+    'datetime',
+    'double',
+    'email',
+    'encryptedstring',
+    'id',
+    'int',
+    'location',
+    'long',
+    'multipicklist',
+    'percent',
+    'phone',
+    'picklist',
+    'reference',
+    'string',
+    'textarea',
+    'time',
+    'url',
   ]),
   unique: z.boolean(),
   updateable: z.boolean(),
@@ -186,7 +213,9 @@ const childRelationship = z.strictObject({
 
 /** sObject Describe (DescribeSObjectResult). https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_sobject_describe.htm */
 export const describeAnswer = globalSObject.extend({
-  actionOverrides: z.array(z.strictObject({ formFactor: z.string(), isAvailableInTouch: z.boolean(), name: z.string(), pageId: z.string(), url: nullableString })),
+  actionOverrides: z.array(
+    z.strictObject({ formFactor: z.string(), isAvailableInTouch: z.boolean(), name: z.string(), pageId: z.string(), url: nullableString }),
+  ),
   childRelationships: z.array(childRelationship),
   compactLayoutable: z.boolean(),
   fields: z.array(describeField).min(1),

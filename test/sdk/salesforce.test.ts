@@ -1,9 +1,9 @@
 import { Connection, SfDate } from 'jsforce';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServiceEvent } from '../../src/model/events.js';
-import type { CrmRecord } from '../../src/model/crm.js';
 import { DEFAULT_VERSION } from '../../src/downstream/salesforce/objects.js';
-import { startSdkBridge, type SdkBridge, type SdkBridgeOptions } from '../helpers/sdk-bridge.js';
+import type { CrmRecord } from '../../src/model/crm.js';
+import type { ServiceEvent } from '../../src/model/events.js';
+import { type SdkBridge, type SdkBridgeOptions, startSdkBridge } from '../helpers/sdk-bridge.js';
 import { answerSchema } from './salesforce-schema.js';
 
 /**
@@ -61,7 +61,11 @@ describe('jsforce 3: queries', () => {
     expect(first).toMatchObject({ totalSize: total, done: false, nextRecordsUrl: `${bridge.baseUrl}${bridge.calls[0]!.answer.body.nextRecordsUrl}` });
     expect(bridge.calls[0]!.answer.body.nextRecordsUrl).toMatch(new RegExp(`^/services/data/v${VERSION}/query/[\\w-]+$`));
     expect(first.records).toHaveLength(2000);
-    expect(first.records[0]).toEqual({ attributes: { type: 'Contact', url: `/services/data/v${VERSION}/sobjects/Contact/${first.records[0]!.Id}` }, Id: expect.any(String), LastName: expect.any(String) });
+    expect(first.records[0]).toEqual({
+      attributes: { type: 'Contact', url: `/services/data/v${VERSION}/sobjects/Contact/${first.records[0]!.Id}` },
+      Id: expect.any(String),
+      LastName: expect.any(String),
+    });
     const rest = await conn.queryMore<Contact>(first.nextRecordsUrl!);
     expect(rest).toMatchObject({ totalSize: total, done: true });
     expect(rest.nextRecordsUrl).toBeUndefined();
@@ -89,9 +93,17 @@ describe('jsforce 3: queries', () => {
       .map((contact) => contact.lastName!)
       .sort((a, b) => b.toLowerCase().localeCompare(a.toLowerCase()));
     expect(expected.length).toBeGreaterThan(4);
-    const found = await conn.sobject('Contact').find<Contact>({ LastName: { $like: 'A%' } }, ['Id', 'LastName'], { sort: { LastName: -1 }, limit: 3, offset: 1 });
+    const found = await conn
+      .sobject('Contact')
+      .find<Contact>({ LastName: { $like: 'A%' } }, ['Id', 'LastName'], { sort: { LastName: -1 }, limit: 3, offset: 1 });
     expect(found.map((row) => row.LastName)).toEqual(expected.slice(1, 4));
-    const chained = await conn.sobject('Contact').find<Contact>({ LastName: { $like: 'A%' } }).select('Id, LastName').sort('-LastName').limit(3).skip(1);
+    const chained = await conn
+      .sobject('Contact')
+      .find<Contact>({ LastName: { $like: 'A%' } })
+      .select('Id, LastName')
+      .sort('-LastName')
+      .limit(3)
+      .skip(1);
     expect(chained.map((row) => row.LastName)).toEqual(expected.slice(1, 4));
     expect(await conn.sobject('Contact').count()).toBe(all.length);
     expect(await conn.sobject('Contact').count({ LastName: { $like: 'A%' } })).toBe(expected.length);
@@ -115,7 +127,10 @@ describe('jsforce 3: queries', () => {
     const children = withContacts[0]!.Contacts!;
     expect(children.records.length).toBe(children.totalSize);
     expect(children.records.map((row) => row.Id).sort()).toEqual(
-      all.filter((contact) => contact.associations.accountIds[0] === account.id).map((contact) => contact.nativeId).sort(),
+      all
+        .filter((contact) => contact.associations.accountIds[0] === account.id)
+        .map((contact) => contact.nativeId)
+        .sort(),
     );
   });
 
@@ -123,7 +138,9 @@ describe('jsforce 3: queries', () => {
     const { conn, bridge } = await connect();
     const contact = contacts(bridge).find((candidate) => candidate.associations.accountIds.length > 0)!;
     const rows = await conn.sobject('Contact').find<{ Account: { Name: string } }>({ Id: contact.nativeId }, ['Account.Name']);
-    expect(rows[0]!.Account.Name).toBe((bridge.sandbox.getRecord(bridge.connectionId, 'Account', contact.associations.accountIds[0]!) as CrmRecord<'Account'>).name);
+    expect(rows[0]!.Account.Name).toBe(
+      (bridge.sandbox.getRecord(bridge.connectionId, 'Account', contact.associations.accountIds[0]!) as CrmRecord<'Account'>).name,
+    );
     await expect(conn.query('SELECT Nickname FROM Contact')).rejects.toMatchObject({ name: 'INVALID_FIELD', errorCode: 'INVALID_FIELD' });
     await expect(conn.query('SELECT FROM Contact')).rejects.toMatchObject({ errorCode: 'MALFORMED_QUERY' });
     await expect(conn.sobject('Contact').create({ FirstName: 'No last name' })).rejects.toMatchObject({
@@ -143,7 +160,13 @@ describe('jsforce 3: records', () => {
     expect(created).toEqual({ id: expect.stringMatching(/^003[a-zA-Z0-9]{15}$/), success: true, errors: [] });
     if (!created.success) return;
     const read = await conn.sobject('Contact').retrieve(created.id);
-    expect(read).toMatchObject({ attributes: { type: 'Contact', url: `/services/data/v${VERSION}/sobjects/Contact/${created.id}` }, Id: created.id, LastName: 'Hopper', Email: 'grace@example.com', Region__c: 'EMEA' });
+    expect(read).toMatchObject({
+      attributes: { type: 'Contact', url: `/services/data/v${VERSION}/sobjects/Contact/${created.id}` },
+      Id: created.id,
+      LastName: 'Hopper',
+      Email: 'grace@example.com',
+      Region__c: 'EMEA',
+    });
     expect(read).not.toHaveProperty('lastname');
     const some = await conn.sobject('Contact').retrieve(created.id, { fields: ['Title', 'Email'] });
     expect(Object.keys(some)).toEqual(['attributes', 'Id', 'Title', 'Email']);
@@ -156,7 +179,9 @@ describe('jsforce 3: records', () => {
     expect(await conn.sobject('Contact').destroy(created.id)).toEqual({ id: created.id, success: true, errors: [] });
     expect(contacts(bridge).some((contact) => contact.nativeId === created.id)).toBe(false);
     await bridge.sandbox.settle();
-    const changes = events.filter((event) => event.type === 'OBJECT_CHANGE').map((event) => event.data as { objectType: string; eventType: string; record: { id: string } });
+    const changes = events
+      .filter((event) => event.type === 'OBJECT_CHANGE')
+      .map((event) => event.data as { objectType: string; eventType: string; record: { id: string } });
     expect(changes.map((change) => `${change.objectType}:${change.eventType}`)).toEqual(['Contact:CREATE', 'Contact:UPDATE', 'Contact:DELETE']);
     expect(changes.every((change) => change.record.id === unified.id)).toBe(true);
   });
@@ -180,7 +205,10 @@ describe('jsforce 3: records', () => {
     expect(read.map((row) => row.Id)).toEqual(ids);
     expect(read[1]).toMatchObject({ LastName: 'Three', Title: 'CTO' });
     const narrow = await conn.sobject('Contact').retrieve([ids[0]!, '003000000000000AAA'], { fields: ['LastName'] });
-    expect(narrow).toEqual([{ attributes: { type: 'Contact', url: `/services/data/v${VERSION}/sobjects/Contact/${ids[0]}` }, Id: ids[0], LastName: 'One' }, null]);
+    expect(narrow).toEqual([
+      { attributes: { type: 'Contact', url: `/services/data/v${VERSION}/sobjects/Contact/${ids[0]}` }, Id: ids[0], LastName: 'One' },
+      null,
+    ]);
     const read$ = bridge.calls.filter((call) => call.request.method === 'POST' && call.request.path.endsWith('composite/sobjects/Contact'));
     expect(read$.map((call) => call.request.body)).toEqual([
       { ids, fields: expect.arrayContaining(['Id', 'LastName', 'Region__c']) },
@@ -189,7 +217,11 @@ describe('jsforce 3: records', () => {
 
     const updated = await conn.sobject('Contact').update(ids.map((Id) => ({ Id, Title: 'VP' })));
     expect(updated).toEqual(ids.map((id) => ({ id, success: true, errors: [] })));
-    expect(contacts(bridge).filter((contact) => ids.includes(contact.nativeId!)).map((contact) => contact.jobTitle)).toEqual(['VP', 'VP']);
+    expect(
+      contacts(bridge)
+        .filter((contact) => ids.includes(contact.nativeId!))
+        .map((contact) => contact.jobTitle),
+    ).toEqual(['VP', 'VP']);
     const byQuery = await conn.sobject('Contact').find({ Title: 'VP' }).update({ Title: 'SVP' });
     expect(byQuery).toEqual(expect.arrayContaining(ids.map((id) => ({ id, success: true, errors: [] }))));
 
@@ -207,12 +239,23 @@ describe('jsforce 3: metadata and versions', () => {
   it('describes the org and an sObject as jsforce reads them', async () => {
     const { conn } = await connect();
     const global = await conn.describeGlobal();
-    expect(global.sobjects.map((sobject) => sobject.name)).toEqual(expect.arrayContaining(['Account', 'Contact', 'Opportunity', 'Lead', 'Task', 'Event', 'User']));
-    expect(global.sobjects.find((sobject) => sobject.name === 'Opportunity')).toMatchObject({ labelPlural: 'Opportunities', keyPrefix: '006', createable: true });
+    expect(global.sobjects.map((sobject) => sobject.name)).toEqual(
+      expect.arrayContaining(['Account', 'Contact', 'Opportunity', 'Lead', 'Task', 'Event', 'User']),
+    );
+    expect(global.sobjects.find((sobject) => sobject.name === 'Opportunity')).toMatchObject({
+      labelPlural: 'Opportunities',
+      keyPrefix: '006',
+      createable: true,
+    });
     const account = await conn.sobject('Account').describe();
     expect(account.childRelationships).toContainEqual(expect.objectContaining({ relationshipName: 'Contacts', childSObject: 'Contact', field: 'AccountId' }));
     const contact = await conn.describe('Contact');
-    expect(contact.fields.find((field) => field.name === 'AccountId')).toMatchObject({ type: 'reference', soapType: 'tns:ID', referenceTo: ['Account'], relationshipName: 'Account' });
+    expect(contact.fields.find((field) => field.name === 'AccountId')).toMatchObject({
+      type: 'reference',
+      soapType: 'tns:ID',
+      referenceTo: ['Account'],
+      relationshipName: 'Account',
+    });
     expect(contact.fields.find((field) => field.name === 'BillingCity')).toBeUndefined();
     const info = await conn.sobject('Contact').recent();
     expect(info.length).toBeGreaterThan(0);
@@ -239,7 +282,9 @@ describe('the Salesforce answer schemas', () => {
     const results = answerSchema('PATCH', 'services/data/v53.0/composite/sobjects', 200)!;
     expect(results.safeParse([{ id: row.Id, success: false, errors: [] }]).success).toBe(false);
     expect(results.safeParse([{ id: row.Id, success: true, errors: [], created: true }]).success).toBe(false);
-    expect(answerSchema('GET', 'services/data/v53.0/sobjects', 200)!.safeParse({ encoding: 'UTF-8', maxBatchSize: 200, sobjects: [{ name: 'Contact' }] }).success).toBe(false);
+    expect(
+      answerSchema('GET', 'services/data/v53.0/sobjects', 200)!.safeParse({ encoding: 'UTF-8', maxBatchSize: 200, sobjects: [{ name: 'Contact' }] }).success,
+    ).toBe(false);
     expect(answerSchema('GET', 'services/data/v53.0/search', 200)).toBeUndefined();
   });
 });

@@ -1,11 +1,11 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startDevServer, type DevServer } from '../../src/node/dev-server.js';
 import { createSandbox, type Sandbox } from '../../src/index.js';
+import { type DevServer, startDevServer } from '../../src/node/dev-server.js';
 import { constantTimeEqual } from '../../src/shared/constant-time.js';
 import { signPayload, verifySignature } from '../../src/webhooks/signature.js';
 import { callApi, eventually } from '../helpers/cli.js';
@@ -159,18 +159,65 @@ describe('no prototype pollution', () => {
     expect(refused.json()).toMatchObject({ errorCode: 'INVALID_FIELD_VALUE', metadata: { field: '__proto__' } });
     const statuses = [
       (await send(server.url, 'PATCH', `${records}/${id}`, jsonHeaders(A), `{"lastName":"Q",${evil('patch')}}`)).status,
-      (await send(server.url, 'GET', `${records}?__proto__[polluted]=query&constructor[prototype][polluted]=query&__proto__.polluted=query`, { 'service-api-token': A })).status,
+      (
+        await send(server.url, 'GET', `${records}?__proto__[polluted]=query&constructor[prototype][polluted]=query&__proto__.polluted=query`, {
+          'service-api-token': A,
+        })
+      ).status,
       (await send(server.url, 'GET', `/engagement/users?accessToken=${accessToken}&__proto__=x&constructor=y`, { 'service-api-token': A })).status,
-      (await send(server.url, 'POST', '/crm/passthrough', jsonHeaders(A), `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":{"firstname":"P",${evil('native')}},${evil('native-body')}},"query":{${evil('native-query')}}}`)).status,
-      (await send(server.url, 'POST', '/crm/passthrough', jsonHeaders(A), `{"accessToken":"${accessToken}","method":"GET","path":"crm/v3/objects/contacts?__proto__[polluted]=1&constructor[prototype][polluted]=1"}`)).status,
-      (await send(server.url, 'POST', '/crm/passthrough', jsonHeaders(A), `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":{"firstname":"P",${evil('native-properties')}}}}`)).status,
-      (await send(server.url, 'POST', '/sandbox/scenarios/run', jsonHeaders(A), `{"connectionId":"${connectionId}","definition":{"steps":[{"create":{"type":"Note","as":"n","fields":{"content":"x",${evil('step')}}}}],${evil('definition')}}}`)).status,
-      (await send(server.url, 'POST', '/sandbox/scenarios/run', jsonHeaders(A), `{"connectionId":"${connectionId}","definition":{"steps":[{"create":{"type":"Note","fields":{"content":"x",${evil('step')}}}}]}}`)).status,
+      (
+        await send(
+          server.url,
+          'POST',
+          '/crm/passthrough',
+          jsonHeaders(A),
+          `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":{"firstname":"P",${evil('native')}},${evil('native-body')}},"query":{${evil('native-query')}}}`,
+        )
+      ).status,
+      (
+        await send(
+          server.url,
+          'POST',
+          '/crm/passthrough',
+          jsonHeaders(A),
+          `{"accessToken":"${accessToken}","method":"GET","path":"crm/v3/objects/contacts?__proto__[polluted]=1&constructor[prototype][polluted]=1"}`,
+        )
+      ).status,
+      (
+        await send(
+          server.url,
+          'POST',
+          '/crm/passthrough',
+          jsonHeaders(A),
+          `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":{"firstname":"P",${evil('native-properties')}}}}`,
+        )
+      ).status,
+      (
+        await send(
+          server.url,
+          'POST',
+          '/sandbox/scenarios/run',
+          jsonHeaders(A),
+          `{"connectionId":"${connectionId}","definition":{"steps":[{"create":{"type":"Note","as":"n","fields":{"content":"x",${evil('step')}}}}],${evil('definition')}}}`,
+        )
+      ).status,
+      (
+        await send(
+          server.url,
+          'POST',
+          '/sandbox/scenarios/run',
+          jsonHeaders(A),
+          `{"connectionId":"${connectionId}","definition":{"steps":[{"create":{"type":"Note","fields":{"content":"x",${evil('step')}}}}]}}`,
+        )
+      ).status,
       (await send(server.url, 'POST', '/sandbox/public-token', jsonHeaders(A), `{"integrationId":"hubspot",${evil('link')}}`)).status,
       (await send(server.url, 'PUT', '/sandbox/faults', jsonHeaders(A), `{${evil('faults')}}`)).status,
       (await send(server.url, 'PUT', `/sandbox/connections/${connectionId}/chaos`, jsonHeaders(A), `{${evil('chaos')}}`)).status,
     ];
-    expect(statuses.every((status) => status < 500), String(statuses)).toBe(true);
+    expect(
+      statuses.every((status) => status < 500),
+      String(statuses),
+    ).toBe(true);
     expect(polluted()).toEqual([]);
     // The record has no prototype of the caller's making either.
     const read = sandbox.getRecord(connectionId, 'Contact', id);
@@ -178,7 +225,9 @@ describe('no prototype pollution', () => {
     expect((read as { polluted?: unknown }).polluted).toBeUndefined();
 
     // Fixtures: a file's JSON with those keys, given to createSandbox.
-    const fixture = JSON.parse(`{"crm":{"Contact":[{"id":"v.contact.0123456789abcdef0123456789abcdef","firstName":"F",${evil('fixture-record')}}]},${evil('fixture')}}`);
+    const fixture = JSON.parse(
+      `{"crm":{"Contact":[{"id":"v.contact.0123456789abcdef0123456789abcdef","firstName":"F",${evil('fixture-record')}}]},${evil('fixture')}}`,
+    );
     try {
       const seeded = createSandbox({ fixtures: [fixture], clock: 'virtual' });
       const { connectionId: seededId } = seeded.connect();
@@ -195,12 +244,26 @@ describe('paths', () => {
   it('path traversal is refused: static files, passthrough paths, scenario names', async () => {
     const server = await devServer();
     const { accessToken } = await linkAndReady(server.url, A);
-    for (const path of ['/sandbox/ui/../../package.json', '/link/../../package.json', '/sandbox/ui/%2e%2e/%2e%2e/package.json', '/link/..%2f..%2fpackage.json', '/sandbox/ui/..\\..\\package.json', '/link/widget/../../../../etc/passwd']) {
+    for (const path of [
+      '/sandbox/ui/../../package.json',
+      '/link/../../package.json',
+      '/sandbox/ui/%2e%2e/%2e%2e/package.json',
+      '/link/..%2f..%2fpackage.json',
+      '/sandbox/ui/..\\..\\package.json',
+      '/link/widget/../../../../etc/passwd',
+    ]) {
       const answer = await send(server.url, 'GET', path);
       expect(answer.status, path).toBe(404);
       expect(answer.json().errorCode, path).toBe('ROUTE_NOT_FOUND');
     }
-    for (const path of ['../../etc/passwd', 'crm/v3/objects/../../../sandbox/health', 'crm/%2e%2e/%2e%2e/x', '//127.0.0.1:9/x', 'http://127.0.0.1:9/x', 'crm\\..\\x']) {
+    for (const path of [
+      '../../etc/passwd',
+      'crm/v3/objects/../../../sandbox/health',
+      'crm/%2e%2e/%2e%2e/x',
+      '//127.0.0.1:9/x',
+      'http://127.0.0.1:9/x',
+      'crm\\..\\x',
+    ]) {
       const answer = await callApi(server.url, A, 'POST', '/crm/passthrough', { accessToken, method: 'GET', path });
       expect([answer.status, answer.body.metadata?.field], path).toEqual([400, 'path']);
     }
@@ -232,14 +295,17 @@ describe('deliveries', () => {
     const { connectionId, accessToken } = await linkAndReady(server.url, A);
     expect((await callApi(server.url, A, 'POST', '/connection/webhook', { accessToken, webhook: { webhookUrl: receiver.url } })).status).toBe(200);
     await callApi(server.url, A, 'POST', `/sandbox/connections/${connectionId}/records/Contact`, { firstName: 'R' });
-    const attempts = async () => (await callApi(server.url, A, 'GET', `/sandbox/connections/${connectionId}/deliveries`)).body.deliveries.flatMap((d: { attempts: unknown[] }) => d.attempts);
+    const attempts = async () =>
+      (await callApi(server.url, A, 'GET', `/sandbox/connections/${connectionId}/deliveries`)).body.deliveries.flatMap(
+        (d: { attempts: unknown[] }) => d.attempts,
+      );
     await eventually(async () => (await attempts()).length >= 1);
     expect((await attempts()).map((attempt: { status?: number }) => attempt.status)).toContain(302);
     expect(receiver.hits()).toBeGreaterThan(0);
     expect(elsewhere.hits()).toBe(0);
   });
 
-  it('read a receiver\'s answer without keeping it: a 100 MB body leaves the memory and the delivery log as they were', async () => {
+  it("read a receiver's answer without keeping it: a 100 MB body leaves the memory and the delivery log as they were", async () => {
     const chunk = Buffer.alloc(1024 * 1024, 'x');
     let written = 0;
     const receiver = await localServer((req, res) => {
@@ -259,7 +325,10 @@ describe('deliveries', () => {
     const server = await devServer();
     const { connectionId, accessToken } = await linkAndReady(server.url, A);
     // Live memory only: buffers already dropped but not yet collected would blur the peak.
-    const live = () => (collectGarbage(), process.memoryUsage().arrayBuffers);
+    const live = () => {
+      collectGarbage();
+      return process.memoryUsage().arrayBuffers;
+    };
     const baseline = live();
     let peak = baseline;
     // Every 100 ms: a full collection each time is heavy on a loaded machine (a 10 ms sampler starved the delivery itself),
@@ -287,7 +356,10 @@ describe('verifySignature', () => {
     const accessToken = `access_${'1'.repeat(40)}`;
     const signature = signPayload(accessToken, '{"a":1}', '1735689600');
     const wrong = `${signature.slice(0, 63)}${signature.endsWith('0') ? '1' : '0'}`;
-    for (const [given, expected] of [[signature, true], [wrong, false]] as const) {
+    for (const [given, expected] of [
+      [signature, true],
+      [wrong, false],
+    ] as const) {
       compare.mockClear();
       expect(verifySignature({ accessToken, body: '{"a":1}', timestamp: '1735689600', signature: given })).toBe(expected);
       expect(compare.mock.calls).toEqual([[given, signature]]);

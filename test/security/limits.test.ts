@@ -5,7 +5,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, onUnhandled } from '../../src/adapters/msw.js';
 import { createSandbox } from '../../src/index.js';
-import { callApi, killAll, runCli, serveCli, type Cli } from '../helpers/cli.js';
+import { type Cli, callApi, killAll, runCli, serveCli } from '../helpers/cli.js';
 import { Receiver } from '../helpers/receiver.js';
 
 // Bounded work (issue 19, item 3): caps per tenant, runs that yield, and a depth limit on JSON
@@ -88,8 +88,16 @@ describe('caps per tenant', () => {
     expect(await api(url, 'sandbox-api-key', 'POST', '/crm/passthrough', native)).toMatchObject({ status: 400, body: { errorCode: 'RECORD_LIMIT_REACHED' } });
     // One slot free: a batch of two is refused whole, then one native create fits.
     expect((await api(url, 'sandbox-api-key', 'DELETE', `${records}/${first.body.record.id}`)).status).toBe(200);
-    const batch = { accessToken, method: 'POST', path: 'crm/v3/objects/contacts/batch/create', body: { inputs: [{ properties: { firstname: 'B1' } }, { properties: { firstname: 'B2' } }] } };
-    expect(await api(url, 'sandbox-api-key', 'POST', '/crm/passthrough', batch)).toMatchObject({ status: 400, body: { errorCode: 'RECORD_LIMIT_REACHED', metadata: { held: seeded + 1 } } });
+    const batch = {
+      accessToken,
+      method: 'POST',
+      path: 'crm/v3/objects/contacts/batch/create',
+      body: { inputs: [{ properties: { firstname: 'B1' } }, { properties: { firstname: 'B2' } }] },
+    };
+    expect(await api(url, 'sandbox-api-key', 'POST', '/crm/passthrough', batch)).toMatchObject({
+      status: 400,
+      body: { errorCode: 'RECORD_LIMIT_REACHED', metadata: { held: seeded + 1 } },
+    });
     expect(await api(url, 'sandbox-api-key', 'POST', '/crm/passthrough', native)).toMatchObject({ status: 200, body: { statusCode: 201 } });
     // A scenario's create meets the same cap: the run reports the step.
     const run = await api(url, 'sandbox-api-key', 'POST', '/sandbox/scenarios/run', { connectionId, definition: { steps: [{ create: { type: 'Contact' } }] } });
@@ -107,7 +115,9 @@ describe('caps per tenant', () => {
     const { deliveries } = (await api(url, 'sandbox-api-key', 'GET', `/sandbox/connections/${connectionId}/deliveries`)).body;
     // The exchange's NEW_CONNECTION and the five updates: three kept.
     expect(deliveries.map((delivery: { state: string }) => delivery.state)).toEqual(['failed', 'failed', 'failed', 'pending', 'pending', 'pending']);
-    expect(deliveries[0].failureReason).toBe("dropped: the connection had more than 3 deliveries waiting (the sandbox's cap: pendingDeliveryLimit, --pending-delivery-limit)");
+    expect(deliveries[0].failureReason).toBe(
+      "dropped: the connection had more than 3 deliveries waiting (the sandbox's cap: pendingDeliveryLimit, --pending-delivery-limit)",
+    );
     // A webhook now gets the three kept, in order.
     const receiver = await new Receiver().start();
     receivers.push(receiver);
@@ -130,13 +140,17 @@ describe('caps per tenant', () => {
       },
     });
     // The creates of every step count.
-    const split = await run({ definition: { steps: [{ create: { type: 'Contact', repeat: 3 } }, { advance: '1s' }, { create: { type: 'Deal', repeat: 3 } }] } });
+    const split = await run({
+      definition: { steps: [{ create: { type: 'Contact', repeat: 3 } }, { advance: '1s' }, { create: { type: 'Deal', repeat: 3 } }] },
+    });
     expect(split.body.metadata.field).toBe('definition.steps[2].create.repeat');
     expect((await run({ webhookUrl: 'http://127.0.0.1:9/hooks' }, '/sandbox/scenarios/bulk-import/run')).body.metadata.field).toBe('steps[1].create.repeat');
     expect((await run({ definition: { connection: { webhook: false }, steps: [{ create: { type: 'Contact', repeat: 5 } }] } })).body.ok).toBe(true);
     // The default cap is 10,000: refused before anything runs.
     const defaults = await serve();
-    const bigger = await api(defaults.url, 'sandbox-api-key', 'POST', '/sandbox/scenarios/run', { definition: { steps: [{ create: { type: 'Contact', repeat: 10_001 } }] } });
+    const bigger = await api(defaults.url, 'sandbox-api-key', 'POST', '/sandbox/scenarios/run', {
+      definition: { steps: [{ create: { type: 'Contact', repeat: 10_001 } }] },
+    });
     expect(bigger.body.metadata).toMatchObject({ limit: 10_000, flag: '--scenario-repeat-limit' });
     // The CLI plays it in a sandbox of its own: no cap there.
     const file = join(dir, 'big.yaml');
@@ -168,7 +182,12 @@ describe('a long scenario run', () => {
     }).finally(() => (finished = true));
     // How many of the run's contacts exist, by a native search on its connection (a 401 until the run has linked it).
     const created = async () => {
-      const search = { accessToken, method: 'POST', path: 'crm/v3/objects/contacts/search', body: { filterGroups: [{ filters: [{ propertyName: 'lastname', operator: 'EQ', value: 'Run' }] }], limit: 1 } };
+      const search = {
+        accessToken,
+        method: 'POST',
+        path: 'crm/v3/objects/contacts/search',
+        body: { filterGroups: [{ filters: [{ propertyName: 'lastname', operator: 'EQ', value: 'Run' }] }], limit: 1 },
+      };
       const answer = await api(url, 'a', 'POST', '/crm/passthrough', search);
       return answer.status === 200 ? (answer.body.body.total as number) : 0;
     };
@@ -196,19 +215,37 @@ describe('a long scenario run', () => {
 describe('JSON nested too deep', () => {
   const refusal = (limit: number) => ({
     status: 400,
-    body: { errorCode: 'INVALID_JSON', message: `request body is nested more than ${limit} levels deep (objects and arrays inside each other)`, metadata: { limit } },
+    body: {
+      errorCode: 'INVALID_JSON',
+      message: `request body is nested more than ${limit} levels deep (objects and arrays inside each other)`,
+      metadata: { limit },
+    },
   });
 
   it('is a 400 INVALID_JSON naming the depth on every route, never a 500, and the server goes on', async () => {
     const { url } = await serve();
     const { accessToken, connectionId } = (await link(url, 'sandbox-api-key')).body;
     const deep = nested(20_000);
-    expect(await sendRaw(url, 'POST', '/crm/passthrough', `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":${deep}}}`)).toEqual(refusal(128));
-    expect(await sendRaw(url, 'POST', '/sandbox/scenarios/run', `{"definition":{"steps":[{"create":{"type":"Contact","fields":{"x":${deep}}}}]}}`)).toEqual(refusal(128));
+    expect(
+      await sendRaw(
+        url,
+        'POST',
+        '/crm/passthrough',
+        `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":${deep}}}`,
+      ),
+    ).toEqual(refusal(128));
+    expect(await sendRaw(url, 'POST', '/sandbox/scenarios/run', `{"definition":{"steps":[{"create":{"type":"Contact","fields":{"x":${deep}}}}]}}`)).toEqual(
+      refusal(128),
+    );
     expect(await sendRaw(url, 'POST', `/sandbox/connections/${connectionId}/records/Contact`, `{"firstName":${deep}}`)).toEqual(refusal(128));
     expect(await sendRaw(url, 'PUT', '/sandbox/snapshot', `{"format":"crm-sandbox-state","x":${deep}}`)).toEqual(refusal(256));
     // At the limit: read, and answered by the route (here the system's own refusal of the value), not a 500.
-    const atLimit = await sendRaw(url, 'POST', '/crm/passthrough', `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":{"firstname":${nested(125)}}}}`);
+    const atLimit = await sendRaw(
+      url,
+      'POST',
+      '/crm/passthrough',
+      `{"accessToken":"${accessToken}","method":"POST","path":"crm/v3/objects/contacts","body":{"properties":{"firstname":${nested(125)}}}}`,
+    );
     expect(atLimit.status).toBe(200);
     expect((await api(url, 'sandbox-api-key', 'GET', '/sandbox/health')).body).toEqual({ status: 'ok' });
   });
@@ -218,7 +255,11 @@ describe('JSON nested too deep', () => {
     const server = setupServer(...createHandlers(sandbox, { baseUrl: 'https://api.service.test' }));
     server.listen(onUnhandled('error'));
     try {
-      const response = await fetch('https://api.service.test/crm/passthrough', { method: 'POST', headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' }, body: `{"body":${nested(20_000)}}` });
+      const response = await fetch('https://api.service.test/crm/passthrough', {
+        method: 'POST',
+        headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' },
+        body: `{"body":${nested(20_000)}}`,
+      });
       expect({ status: response.status, body: await response.json() }).toEqual(refusal(128));
     } finally {
       server.close();
@@ -231,7 +272,9 @@ describe('JSON nested too deep', () => {
     writeFileSync(state, `{"format":"crm-sandbox-state","x":${nested(20_000)}}`);
     const refused = runCli(['serve', '--port', '0', '--state-file', state], running);
     expect(await refused.exited).toBe(2);
-    expect(refused.errors()).toBe(`crm-sandbox: --state-file ${state}: its JSON is nested more than 256 levels deep (objects and arrays inside each other); the file was left as it is\n`);
+    expect(refused.errors()).toBe(
+      `crm-sandbox: --state-file ${state}: its JSON is nested more than 256 levels deep (objects and arrays inside each other); the file was left as it is\n`,
+    );
     const files = {
       'deep.json': `{"steps":[{"create":{"type":"Contact","fields":{"x":${nested(20_000)}}}}]}`,
       'deep.yaml': `steps:\n  - create: { type: Contact, fields: { x: ${nested(20_000)} } }\n`,
@@ -239,7 +282,10 @@ describe('JSON nested too deep', () => {
     for (const [name, text] of Object.entries(files)) {
       const file = join(dir, name);
       writeFileSync(file, text);
-      for (const command of [['validate', file], ['run', file, '--webhook-url', 'http://127.0.0.1:9/hooks']]) {
+      for (const command of [
+        ['validate', file],
+        ['run', file, '--webhook-url', 'http://127.0.0.1:9/hooks'],
+      ]) {
         const cli = runCli(['scenario', ...command], running);
         expect(await cli.exited, `${name} ${command[0]}`).toBe(2);
         expect(cli.errors()).toBe(`crm-sandbox: scenario ${file}: the definition is nested more than 128 levels deep (objects and arrays inside each other)\n`);

@@ -1,15 +1,15 @@
-import { chmodSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { hostCheck } from '../../src/node/allowed-hosts.js';
-import { SERVER_LIMITS, startDevServer, type DevServer } from '../../src/node/dev-server.js';
 import { writeFileAtomic } from '../../src/cli/state-file.js';
-import { createSandbox, type Sandbox } from '../../src/index.js';
 import { MAX_LATENCY_MS } from '../../src/core/faults.js';
+import { createSandbox, type Sandbox } from '../../src/index.js';
+import { hostCheck } from '../../src/node/allowed-hosts.js';
+import { type DevServer, SERVER_LIMITS, startDevServer } from '../../src/node/dev-server.js';
 import { constantTimeEqual } from '../../src/shared/constant-time.js';
-import { callApi, eventually, killAll, runCli, serveCli, type Cli } from '../helpers/cli.js';
+import { type Cli, callApi, eventually, killAll, runCli, serveCli } from '../helpers/cli.js';
 import { exchange, send } from '../helpers/raw-http.js';
 
 // The compare authenticate() uses, watched (it still compares): every configured key must be compared.
@@ -43,10 +43,15 @@ async function devServer(sandbox: Sandbox, options: Parameters<typeof startDevSe
 const json = { 'content-type': 'application/json' };
 
 describe('authentication comes before any fault, latency or work', () => {
-  it('an unauthenticated request meets no fault header: a 401 at once, in no tenant\'s journal', async () => {
+  it("an unauthenticated request meets no fault header: a 401 at once, in no tenant's journal", async () => {
     const sandbox = createSandbox({ clock: 'virtual' });
     const server = await devServer(sandbox);
-    const probes: Array<Record<string, string>> = [{ 'x-sandbox-latency': '60s' }, { 'x-sandbox-force-status': '503' }, { 'x-sandbox-latency': 'slow' }, { 'x-sandbox-latency': '1d' }];
+    const probes: Array<Record<string, string>> = [
+      { 'x-sandbox-latency': '60s' },
+      { 'x-sandbox-force-status': '503' },
+      { 'x-sandbox-latency': 'slow' },
+      { 'x-sandbox-latency': '1d' },
+    ];
     for (const headers of probes) {
       const missing = await send(server.url, 'GET', '/connection/connections', headers);
       expect(missing.status, JSON.stringify(headers)).toBe(401);
@@ -84,7 +89,13 @@ describe('authentication comes before any fault, latency or work', () => {
     expect((await send(server.url, 'GET', '/sandbox/health', forced)).status).toBe(200);
     expect((await send(server.url, 'GET', '/openapi.json', forced)).json().openapi).toMatch(/^3\.1/);
     expect((await send(server.url, 'GET', '/link/widget/session?linkToken=link_nope', forced)).json().errorCode).toBe('INVALID_LINK_TOKEN');
-    const widgetPost = await send(server.url, 'POST', '/link/widget/public-token', { ...forced, ...json }, JSON.stringify({ linkToken: 'link_nope', integrationId: 'hubspot' }));
+    const widgetPost = await send(
+      server.url,
+      'POST',
+      '/link/widget/public-token',
+      { ...forced, ...json },
+      JSON.stringify({ linkToken: 'link_nope', integrationId: 'hubspot' }),
+    );
     expect(widgetPost.json().errorCode).toBe('INVALID_LINK_TOKEN');
     for (const path of ['/link/init.js', '/link/widget', '/sandbox/ui']) expect((await send(server.url, 'GET', path, forced)).status, path).toBe(200);
     const publicEntries = sandbox.requests().filter((entry) => entry.path !== '/link/token');
@@ -124,7 +135,12 @@ describe('the Host allow-list of the dev server', () => {
     for (const host of ['localhost', `localhost:${server.port}`, 'LOCALHOST:1', `127.0.0.1:${server.port}`, '[::1]:4010', 'app.localhost:3000', 'localhost.']) {
       expect((await send(server.url, 'GET', '/sandbox/health', { host })).status, host).toBe(200);
     }
-    for (const [host, name] of [['evil.test', 'evil.test'], [`attacker.example:${server.port}`, 'attacker.example'], ['127.0.0.2', '127.0.0.2'], ['localhost.evil.test', 'localhost.evil.test']]) {
+    for (const [host, name] of [
+      ['evil.test', 'evil.test'],
+      [`attacker.example:${server.port}`, 'attacker.example'],
+      ['127.0.0.2', '127.0.0.2'],
+      ['localhost.evil.test', 'localhost.evil.test'],
+    ]) {
       for (const path of ['/sandbox/health', '/sandbox/ui', '/connection/connections']) {
         const refused = await send(server.url, 'GET', path, { host: host!, 'service-api-token': KEY });
         expect(refused.status, `${host} ${path}`).toBe(421);
@@ -146,7 +162,8 @@ describe('the Host allow-list of the dev server', () => {
 
   it('allowedHosts adds names; * allows any; the address bound to is allowed', async () => {
     const named = await devServer(createSandbox({ clock: 'virtual' }), { allowedHosts: ['crm-sandbox', 'Sandbox.LAN', '::1'] });
-    for (const host of ['crm-sandbox:4010', 'sandbox.lan', 'localhost']) expect((await send(named.url, 'GET', '/sandbox/health', { host })).status, host).toBe(200);
+    for (const host of ['crm-sandbox:4010', 'sandbox.lan', 'localhost'])
+      expect((await send(named.url, 'GET', '/sandbox/health', { host })).status, host).toBe(200);
     expect((await send(named.url, 'GET', '/sandbox/health', { host: 'other:4010' })).status).toBe(421);
     const any = await devServer(createSandbox({ clock: 'virtual' }), { allowedHosts: ['*'] });
     expect((await send(any.url, 'GET', '/sandbox/health', { host: 'anything.example:1' })).status).toBe(200);
@@ -162,7 +179,8 @@ describe('the Host allow-list of the dev server', () => {
 
   it('serve --allowed-host and CRM_SANDBOX_ALLOWED_HOST add names; a bad one exits 2 naming the flag', async () => {
     const cli = await serveCli(['--quiet', '--allowed-host', 'crm-sandbox', '--allowed-host', 'a.test,b.test'], spawned);
-    for (const host of ['crm-sandbox:4010', 'a.test', 'b.test:80', `127.0.0.1:${new URL(cli.url).port}`]) expect((await send(cli.url, 'GET', '/sandbox/health', { host })).status, host).toBe(200);
+    for (const host of ['crm-sandbox:4010', 'a.test', 'b.test:80', `127.0.0.1:${new URL(cli.url).port}`])
+      expect((await send(cli.url, 'GET', '/sandbox/health', { host })).status, host).toBe(200);
     const refused = await send(cli.url, 'GET', '/sandbox/health', { host: 'c.test' });
     expect([refused.status, refused.json().message]).toEqual([421, expect.stringContaining('--allowed-host c.test')]);
     const fromEnv = await serveCli(['--quiet'], spawned, { CRM_SANDBOX_ALLOWED_HOST: 'crm-sandbox,sandbox.lan' });
@@ -171,7 +189,9 @@ describe('the Host allow-list of the dev server', () => {
 
     const withPort = runCli(['serve', '--port', '0', '--allowed-host', 'crm-sandbox:4010'], spawned);
     expect(await withPort.exited).toBe(2);
-    expect(withPort.errors()).toContain('--allowed-host takes a host name or address without a scheme, port or path (every port is allowed), or * for any; got "crm-sandbox:4010"');
+    expect(withPort.errors()).toContain(
+      '--allowed-host takes a host name or address without a scheme, port or path (every port is allowed), or * for any; got "crm-sandbox:4010"',
+    );
     const empty = runCli(['serve', '--port', '0'], spawned, { CRM_SANDBOX_ALLOWED_HOST: ' , ' });
     expect(await empty.exited).toBe(2);
     expect(empty.errors()).toContain('CRM_SANDBOX_ALLOWED_HOST');
@@ -240,10 +260,15 @@ describe('tokens and the smaller things', () => {
     const { body: contacts } = await callApi(url, KEY, 'GET', `/sandbox/connections/${connection.connectionId}/records/Contact?limit=3`);
     // Times are each server's real clock; everything else is the seed's.
     const timeless = contacts.records.map(({ createdTime: _c, modifiedTime: _m, ...record }: Record<string, unknown>) => record);
-    return { linkToken: link.linkToken as string, publicToken: publicToken.publicToken as string, ...(connection as { connectionId: string; accessToken: string }), contacts: timeless };
+    return {
+      linkToken: link.linkToken as string,
+      publicToken: publicToken.publicToken as string,
+      ...(connection as { connectionId: string; accessToken: string }),
+      contacts: timeless,
+    };
   }
 
-  it('serve draws link, public and access tokens from cryptographic randomness; --seeded-tokens from the seed, as createSandbox does; ids stay the seed\'s', async () => {
+  it("serve draws link, public and access tokens from cryptographic randomness; --seeded-tokens from the seed, as createSandbox does; ids stay the seed's", async () => {
     const [a, b] = await Promise.all([serveCli(['--quiet'], spawned), serveCli(['--quiet'], spawned)]);
     const [first, second] = [await linkAll(a.url), await linkAll(b.url)];
     for (const token of ['linkToken', 'publicToken', 'accessToken'] as const) {
@@ -255,7 +280,10 @@ describe('tokens and the smaller things', () => {
     expect(first.contacts).toEqual(second.contacts);
     expect(a.output()).toContain('seed 1 (tokens random)');
 
-    const [c, d] = await Promise.all([serveCli(['--quiet', '--seeded-tokens'], spawned), serveCli(['--quiet'], spawned, { CRM_SANDBOX_SEEDED_TOKENS: 'true' })]);
+    const [c, d] = await Promise.all([
+      serveCli(['--quiet', '--seeded-tokens'], spawned),
+      serveCli(['--quiet'], spawned, { CRM_SANDBOX_SEEDED_TOKENS: 'true' }),
+    ]);
     const [third, fourth] = [await linkAll(c.url), await linkAll(d.url)];
     expect(third).toEqual(fourth);
     expect(c.output()).toContain('seed 1 (tokens seeded)');
@@ -319,11 +347,21 @@ describe('tokens and the smaller things', () => {
   it('compares the API key in constant time against every configured key', async () => {
     const compare = vi.mocked(constantTimeEqual);
     const server = await devServer(createSandbox({ clock: 'virtual', apiKeys: ['k1', 'k2', 'k3'] }));
-    for (const [key, status] of [['k1', 200], ['k3', 200], ['k9', 401], ['k', 401], ['k1k1', 401]] as const) {
+    for (const [key, status] of [
+      ['k1', 200],
+      ['k3', 200],
+      ['k9', 401],
+      ['k', 401],
+      ['k1k1', 401],
+    ] as const) {
       compare.mockClear();
       expect((await send(server.url, 'GET', '/connection/connections', { 'service-api-token': key })).status, key).toBe(status);
       // Every key, even after the first matched: the time does not tell which one it was.
-      expect(compare.mock.calls, key).toEqual([[key, 'k1'], [key, 'k2'], [key, 'k3']]);
+      expect(compare.mock.calls, key).toEqual([
+        [key, 'k1'],
+        [key, 'k2'],
+        [key, 'k3'],
+      ]);
     }
   });
 
@@ -347,7 +385,10 @@ describe('tokens and the smaller things', () => {
       errorCode: 'REQUEST_TIMEOUT',
       metadata: { headersTimeoutMs: 200, requestTimeoutMs: 400 },
     });
-    const slowBody = await exchange(server.port, `POST /link/exchange HTTP/1.1\r\nHost: localhost\r\nservice-api-token: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"pub`);
+    const slowBody = await exchange(
+      server.port,
+      `POST /link/exchange HTTP/1.1\r\nHost: localhost\r\nservice-api-token: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"pub`,
+    );
     expect(slowBody).toMatch(/^HTTP\/1\.1 408 [\s\S]*"errorCode":"REQUEST_TIMEOUT"/);
     // The request timer stops once the request has arrived: an answer may take longer (a scenario run takes up to its maxWait).
     const held = await send(server.url, 'GET', '/connection/connections', { 'service-api-token': KEY, 'x-sandbox-latency': '1500ms' });
@@ -357,11 +398,18 @@ describe('tokens and the smaller things', () => {
   it('closes connections over the cap as they come, and takes new ones once some end', async () => {
     const server = await devServer(createSandbox({ clock: 'virtual' }));
     server.server.maxConnections = 2;
-    const open = await Promise.all([0, 1].map(() => new Promise<ReturnType<typeof connect>>((resolve) => {
-      const socket = connect(server.port, '127.0.0.1', () => resolve(socket));
-    })));
+    const open = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<ReturnType<typeof connect>>((resolve) => {
+            const socket = connect(server.port, '127.0.0.1', () => resolve(socket));
+          }),
+      ),
+    );
     await eventually(() => new Promise<boolean>((resolve) => server.server.getConnections((_, count) => resolve(count === 2))));
-    const refused = await exchange(server.port, 'GET /sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n').catch((error: NodeJS.ErrnoException) => error.code);
+    const refused = await exchange(server.port, 'GET /sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n').catch(
+      (error: NodeJS.ErrnoException) => error.code,
+    );
     expect(['', 'ECONNRESET', 'EPIPE']).toContain(refused);
     for (const socket of open) socket.destroy();
     await eventually(() => new Promise<boolean>((resolve) => server.server.getConnections((_, count) => resolve(count === 0))));
@@ -376,10 +424,23 @@ describe('constantTimeEqual', () => {
     for (const differAt of [0, 31, 63, -1]) {
       let reads = 0;
       const text = Array.from({ length: 64 }, (_, i) => (i === differAt ? '0' : 'f'));
-      const given = { length: 64, charCodeAt: (i: number) => (reads++, text[i]!.charCodeAt(0)) } as unknown as string;
+      const given = {
+        length: 64,
+        charCodeAt: (i: number) => {
+          reads++;
+          return text[i]!.charCodeAt(0);
+        },
+      } as unknown as string;
       expect(original(given, secret), String(differAt)).toBe(differAt === -1);
       expect(reads, String(differAt)).toBe(64);
     }
-    expect([original('abc', 'abc'), original('abc', 'abd'), original('ab', 'abc'), original('abcd', 'abc'), original('', 'abc'), original('', '')]).toEqual([true, false, false, false, false, true]);
+    expect([original('abc', 'abc'), original('abc', 'abd'), original('ab', 'abc'), original('abcd', 'abc'), original('', 'abc'), original('', '')]).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/core/routes/index.js';
-import { killAll, serveCli, type Cli } from '../helpers/cli.js';
+import { type Cli, killAll, serveCli } from '../helpers/cli.js';
 
 /*
  * Two tenants (two API keys) on one dev server, as teams share one: tenant B tries every
@@ -26,7 +26,6 @@ beforeAll(async () => {
 });
 afterAll(() => killAll(spawned));
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Answer = { status: number; body: any; text: string };
 
 async function call(key: string | null, method: string, path: string, json?: unknown, base = url): Promise<Answer> {
@@ -163,7 +162,10 @@ describe('two tenants on one dev server', () => {
     expect((await call(B, 'PUT', '/sandbox/snapshot', tokenOnly)).body.metadata.field).toBe('connections[0].accessToken');
     expect(await stateOf(B)).toEqual(bBefore);
     // B's own snapshot with chaos, or a delivery, for A's connection: the chaos is not B's to set, the delivery names no connection of it.
-    const withChaos = { ...ofB, chaos: [...ofB.chaos, { connectionId: a.connectionId, settings: { duplicate: 1, outage: '1h' }, outageUntil: null, stream: null }] };
+    const withChaos = {
+      ...ofB,
+      chaos: [...ofB.chaos, { connectionId: a.connectionId, settings: { duplicate: 1, outage: '1h' }, outageUntil: null, stream: null }],
+    };
     expect((await call(B, 'PUT', '/sandbox/snapshot', withChaos)).status).toBe(200);
     const withDelivery = { ...ofB, deliveries: [...ofB.deliveries, { ...ofA.deliveries[0], connectionId: a.connectionId }] };
     expect((await call(B, 'PUT', '/sandbox/snapshot', withDelivery)).body.metadata.field).toBe(`deliveries[${ofB.deliveries.length}].connectionId`);
@@ -176,8 +178,17 @@ describe('two tenants on one dev server', () => {
     retagged.chaos = [];
     expect((await call(B, 'PUT', '/sandbox/snapshot', retagged)).body.metadata.field).toBe('connections[0].connectionId');
     // A version-1 file naming A by its key: A's part is not B's to restore, so B restores nothing of it.
-    const v1 = { ...retagged, version: 1, scope: undefined, seeding: undefined, connections: retagged.connections.map(({ tenant: _, ...connection }: { tenant: string }) => ({ ...connection, apiKey: A, data: null })) };
-    expect(await call(B, 'PUT', '/sandbox/snapshot', JSON.parse(JSON.stringify(v1)))).toMatchObject({ status: 200, body: { restored: { connections: 0, deliveries: 0 } } });
+    const v1 = {
+      ...retagged,
+      version: 1,
+      scope: undefined,
+      seeding: undefined,
+      connections: retagged.connections.map(({ tenant: _, ...connection }: { tenant: string }) => ({ ...connection, apiKey: A, data: null })),
+    };
+    expect(await call(B, 'PUT', '/sandbox/snapshot', JSON.parse(JSON.stringify(v1)))).toMatchObject({
+      status: 200,
+      body: { restored: { connections: 0, deliveries: 0 } },
+    });
 
     expect(await stateOf(A)).toEqual(before);
   });
@@ -232,14 +243,22 @@ describe('two tenants on one dev server', () => {
     await link(A);
     await link(B);
     // Not a tenant: the service's endpoints and a tenant's view refuse it as an unknown key.
-    for (const [method, path] of [['GET', '/connection/connections'], ['GET', '/sandbox/snapshot'], ['GET', '/sandbox/requests'], ['GET', '/sandbox/connections']] as const) {
+    for (const [method, path] of [
+      ['GET', '/connection/connections'],
+      ['GET', '/sandbox/snapshot'],
+      ['GET', '/sandbox/requests'],
+      ['GET', '/sandbox/connections'],
+    ] as const) {
       expect((await call(ADMIN, method, path)).body.errorCode, path).toBe('INVALID_API_TOKEN');
     }
     const whole = (await call(ADMIN, 'GET', '/sandbox/snapshot?all=true')).body;
     expect(whole.scope).toBe('server');
     const tenants = new Set(whole.connections.map((c: { tenant: string }) => c.tenant));
     expect(tenants).toEqual(new Set([digest(A), digest(B)]));
-    const counts = async () => [(await call(A, 'GET', '/connection/connections')).body.connections.length, (await call(B, 'GET', '/connection/connections')).body.connections.length];
+    const counts = async () => [
+      (await call(A, 'GET', '/connection/connections')).body.connections.length,
+      (await call(B, 'GET', '/connection/connections')).body.connections.length,
+    ];
     const live = await counts();
 
     // Server faults apply to every tenant, and a tenant sees them.
@@ -257,7 +276,10 @@ describe('two tenants on one dev server', () => {
     // A digest that names no key of this server: a 400 naming the field, nothing changed.
     const foreign = structuredClone(whole);
     foreign.connections[0].tenant = digest('someone-else');
-    expect((await call(ADMIN, 'PUT', '/sandbox/snapshot?all=true', foreign)).body).toMatchObject({ errorCode: 'INVALID_FIELD_VALUE', metadata: { field: 'connections[0].tenant' } });
+    expect((await call(ADMIN, 'PUT', '/sandbox/snapshot?all=true', foreign)).body).toMatchObject({
+      errorCode: 'INVALID_FIELD_VALUE',
+      metadata: { field: 'connections[0].tenant' },
+    });
     expect(await counts()).toEqual(live);
     // A tenant's snapshot does not restore over the whole server.
     const ofA = (await call(A, 'GET', '/sandbox/snapshot')).body;

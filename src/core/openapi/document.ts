@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { snapshotSchema } from '../snapshot.js';
 import { CRM_OBJECT_TYPES } from '../../model/crm.js';
 import { EVENT_HEADERS } from '../../model/events.js';
-import { ROUTES, type Route } from '../routes/index.js';
 import type { JsonSchema } from '../routes/context.js';
+import { ROUTES, type Route } from '../routes/index.js';
+import { snapshotSchema } from '../snapshot.js';
 import * as responseSchemas from './response-schemas.js';
 
 /** The server URL the CLI prints by default: where `crm-sandbox serve` listens. */
@@ -19,7 +19,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '400': 'A bad field (metadata.field names it), bad JSON, or a bad fault header',
   '401': 'A missing or wrong service-api-token, or a bad accessToken / link token / public token',
   '403': 'An operation over every tenant (all=true) without the admin key',
-  '404': 'An object that does not exist or is not the caller\'s',
+  '404': "An object that does not exist or is not the caller's",
   '409': 'A state that does not allow it (still syncing, a delivery in progress)',
   '413': 'A request body over 1 MiB (64 MiB for PUT /sandbox/snapshot)',
   '415': 'A body that is not application/json',
@@ -27,8 +27,8 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '429': 'Rate limited by a fault rule (Retry-After says when to try again)',
   '500': 'A bug of the sandbox',
   '503': 'An injected fault (fault rules, errorRate)',
-  '4XX': 'Another status forced by x-sandbox-force-status or a fault rule\'s errorStatus',
-  '5XX': 'Another status forced by x-sandbox-force-status or a fault rule\'s errorStatus',
+  '4XX': "Another status forced by x-sandbox-force-status or a fault rule's errorStatus",
+  '5XX': "Another status forced by x-sandbox-force-status or a fault rule's errorStatus",
 };
 
 /** The service's endpoints meet fault rules and x-sandbox-force-status; the control API (`/sandbox/…`) and the public routes never do. */
@@ -75,7 +75,13 @@ function parameters(op: Route): JsonSchema[] {
     required: true,
     schema: name === 'objectType' ? { type: 'string', enum: [...CRM_OBJECT_TYPES] } : { type: 'string', minLength: 1 },
   }));
-  const query = (op.query ?? []).map((param) => ({ name: param.name, in: 'query', required: param.required ?? false, description: param.description, schema: param.schema }));
+  const query = (op.query ?? []).map((param) => ({
+    name: param.name,
+    in: 'query',
+    required: param.required ?? false,
+    description: param.description,
+    schema: param.schema,
+  }));
   return [...path, ...query];
 }
 
@@ -84,7 +90,8 @@ function webhook(event: 'ObjectChangeEvent' | 'StatusChangeEvent', summary: stri
   return {
     post: {
       summary,
-      description: 'Sent to the connection\'s webhookUrl. Verify x-service-signature before trusting the body; answer 2xx, or the event is retried on the schedule.',
+      description:
+        "Sent to the connection's webhookUrl. Verify x-service-signature before trusting the body; answer 2xx, or the event is retried on the schedule.",
       parameters: [
         header(EVENT_HEADERS.timestamp, 'Unix seconds when this attempt was signed', { type: 'string', pattern: '^\\d+$' }),
         header(EVENT_HEADERS.signature, 'Lowercase hex SHA-256 of accessToken + raw body + x-service-timestamp', { type: 'string', pattern: '^[0-9a-f]{64}$' }),
@@ -144,7 +151,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonSchema {
       title: 'crm-sandbox',
       version: '1',
       description:
-        'A local sandbox of a unified CRM/engagement integration service: its endpoints, and the sandbox\'s own control API under /sandbox. ' +
+        "A local sandbox of a unified CRM/engagement integration service: its endpoints, and the sandbox's own control API under /sandbox. " +
         'Every error status answers { message, errorCode?, metadata? }; an unknown path is a 404 and a known path with another method a 405 (with Allow), both with that body. ' +
         'HEAD is answered wherever GET is.',
     },

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { ErrorCode } from '../../shared/errors.js';
 import { DOWNSTREAM_FAULT_KINDS } from '../../downstream/faults.js';
 import { CONNECTION_STATUSES } from '../../model/connection.js';
-import { CRM_OBJECT_TYPES, crmRecordSchema, type CrmObjectType } from '../../model/crm.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType, crmRecordSchema } from '../../model/crm.js';
 import { engagementUserSchema, mailboxSchema } from '../../model/engagement.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
+import { ErrorCode } from '../../shared/errors.js';
 import { chaosSettingsSchema } from '../../webhooks/chaos.js';
 import { ATTEMPT_TRIGGERS, DELIVERY_STATES } from '../../webhooks/delivery.js';
 
@@ -68,7 +68,9 @@ export const objectChangeEventSchema = z.object({
   data: z.object({
     objectType: z.enum(CRM_OBJECT_TYPES),
     eventType: z.enum(['CREATE', 'UPDATE', 'DELETE']),
-    record: z.union([anyRecordSchema, deletedRecordSchema]).describe('The full unified record on CREATE and UPDATE; only id, nativeId and connectionId on DELETE'),
+    record: z
+      .union([anyRecordSchema, deletedRecordSchema])
+      .describe('The full unified record on CREATE and UPDATE; only id, nativeId and connectionId on DELETE'),
   }),
 });
 
@@ -193,9 +195,16 @@ export const recordBodySchema = z.object({ record: anyRecordSchema });
 
 /** What GET and PUT /sandbox/faults answer (one schema, named once in the document). */
 export const faultRulesAnswerSchema = z.object({
-  rules: z.array(faultRuleOutputSchema).describe("The runtime rules PUT /sandbox/faults set: the caller's own (for its requests only), or with all=true the server's"),
-  serverRules: z.array(faultRuleOutputSchema).optional().describe("The server's runtime rules, for every tenant (set with the admin key and all=true); absent with all=true, where they are `rules`"),
-  standingRules: z.array(faultRuleOutputSchema).describe('The rules the sandbox was started with (serve flags, createSandbox({ faults })), for every tenant; PUT leaves them, and all apply'),
+  rules: z
+    .array(faultRuleOutputSchema)
+    .describe("The runtime rules PUT /sandbox/faults set: the caller's own (for its requests only), or with all=true the server's"),
+  serverRules: z
+    .array(faultRuleOutputSchema)
+    .optional()
+    .describe("The server's runtime rules, for every tenant (set with the admin key and all=true); absent with all=true, where they are `rules`"),
+  standingRules: z
+    .array(faultRuleOutputSchema)
+    .describe('The rules the sandbox was started with (serve flags, createSandbox({ faults })), for every tenant; PUT leaves them, and all apply'),
 });
 
 export const NAMED_RESPONSE_SCHEMAS: Record<string, z.ZodType> = {

@@ -8,7 +8,12 @@ import { parseBoolean } from './pagination.js';
 
 /** The sandbox's client-check, or a 404 saying how to turn it on (the inspector shows it as "not available"). */
 function on(check: ClientCheck | undefined): ClientCheck {
-  if (!check) throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, 'client-check is off: start the server with crm-sandbox serve --client-check (or run crm-sandbox client-check -- <command>)');
+  if (!check)
+    throw new ApiError(
+      404,
+      ErrorCode.ROUTE_NOT_FOUND,
+      'client-check is off: start the server with crm-sandbox serve --client-check (or run crm-sandbox client-check -- <command>)',
+    );
   return check;
 }
 
@@ -33,7 +38,11 @@ export const clientCheckRoutes: Route<'clientCheck'>[] = [
     summary: "client-check: the conduct report of the caller's API token (404 unless the server runs with --client-check)",
     tag: 'Sandbox control',
     query: [
-      { name: 'final', description: 'Judge as if the client is done: a walk of pages still open counts as abandoned', schema: { type: 'boolean', default: false } },
+      {
+        name: 'final',
+        description: 'Judge as if the client is done: a walk of pages still open counts as abandoned',
+        schema: { type: 'boolean', default: false },
+      },
       { name: 'strict', description: 'A rule never exercised makes ok false too', schema: { type: 'boolean', default: false } },
       { name: 'rules', description: `Only these rules, comma-separated: ${RULE_IDS.join(', ')}`, schema: { type: 'string' } },
     ],

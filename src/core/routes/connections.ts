@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { connectionSummary } from '../connections.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { requiredQuery, type Route } from './context.js';
+import { connectionSummary } from '../connections.js';
+import { type Route, requiredQuery } from './context.js';
 
 export const deleteBody = z.object({ connectionId: z.string().min(1) });
 

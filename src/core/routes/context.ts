@@ -196,7 +196,12 @@ export class RequestContext implements RouteContext {
 // --- Helpers of the handlers -----------------------------------------------------------------
 
 /** `?accessToken=`, documented. */
-export const accessTokenQuery: QueryParameter = { name: 'accessToken', required: true, description: "The connection's accessToken", schema: { type: 'string', minLength: 1 } };
+export const accessTokenQuery: QueryParameter = {
+  name: 'accessToken',
+  required: true,
+  description: "The connection's accessToken",
+  schema: { type: 'string', minLength: 1 },
+};
 
 /** `?all=true`: the operation over every tenant, with the admin key (else 403); see {@link everyTenant}. */
 export const allTenantsQuery: QueryParameter = {
@@ -220,9 +225,11 @@ export function requiredQuery(ctx: RouteContext, name: string): string {
  */
 export function everyTenant(ctx: RouteContext, operation: string): boolean {
   const value = queryParam(ctx.query, 'all');
-  if (value !== undefined && value !== 'true' && value !== 'false') throw ApiError.invalidField('all', `all must be true or false, got ${JSON.stringify(value)}`);
+  if (value !== undefined && value !== 'true' && value !== 'false')
+    throw ApiError.invalidField('all', `all must be true or false, got ${JSON.stringify(value)}`);
   const all = value === 'true';
   if (all && !ctx.admin) throw adminKeyRequired(`${operation}?all=true`, ctx.adminKeyConfigured);
-  if (!all && ctx.admin) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, "the admin key is no tenant's API key: it acts on every tenant at once, with ?all=true");
+  if (!all && ctx.admin)
+    throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, "the admin key is no tenant's API key: it acts on every tenant at once, with ?all=true");
   return all;
 }

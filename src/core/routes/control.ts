@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
-import { CRM_OBJECT_TYPES, crmWriteSchema, parseObjectType, type CrmObjectType } from '../../model/crm.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType, crmWriteSchema, parseObjectType } from '../../model/crm.js';
+import { ApiError } from '../../shared/errors.js';
+import { parseOrThrow } from '../../shared/validation.js';
 import { DELIVERY_STATES } from '../../webhooks/delivery.js';
 import { connectionSummary } from '../connections.js';
-import { ApiError } from '../../shared/errors.js';
 import { queryParam } from '../http.js';
-import { parseOrThrow } from '../../shared/validation.js';
 import type { Route, RouteContext } from './context.js';
 import { pageBody, pageQuery, pageRequest } from './pagination.js';
 
@@ -22,7 +22,9 @@ export const statusBody = z.object({ status: connectionStatusSchema });
  */
 let recordWriteSchema: z.ZodType | undefined;
 const recordWrite = () =>
-  (recordWriteSchema ??= z.union(CRM_OBJECT_TYPES.map((type) => crmWriteSchema(type))).describe("The fields of the path's objectType (see the record schemas); unknown fields are a 400"));
+  (recordWriteSchema ??= z
+    .union(CRM_OBJECT_TYPES.map((type) => crmWriteSchema(type)))
+    .describe("The fields of the path's objectType (see the record schemas); unknown fields are a 400"));
 
 function objectTypeOf(ctx: RouteContext): CrmObjectType {
   return parseObjectType(ctx.params.objectType!);

@@ -1,12 +1,12 @@
 import type * as z from 'zod';
-import { loadDownstream } from '../../downstream/load.js';
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
+import { loadDownstream } from '../../downstream/load.js';
 import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
-import type { OrderedCollection } from '../../store/ordered-collection.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
+import type { OrderedCollection } from '../../store/ordered-collection.js';
 import { queryParam } from '../http.js';
 import type * as ResponseSchemas from '../openapi/response-schemas.js';
-import { accessTokenQuery, requiredQuery, type QueryParameter, type Route, type RouteContext, type RouteDeps, type RouteHandler } from './context.js';
+import { accessTokenQuery, type QueryParameter, type Route, type RouteContext, type RouteDeps, type RouteHandler, requiredQuery } from './context.js';
 import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
 
 /**
@@ -27,7 +27,13 @@ function listEngagement(list: EngagementCollection): RouteHandler<Uses> {
 }
 
 /** One page; with `allFields` when given the simulated systems (`downstreamFor`). */
-function answer(ctx: RouteContext, { registry, clock, pages }: Pick<RouteDeps, Uses>, list: EngagementCollection, accessToken: string, downstreamFor: typeof DownstreamFor | undefined) {
+function answer(
+  ctx: RouteContext,
+  { registry, clock, pages }: Pick<RouteDeps, Uses>,
+  list: EngagementCollection,
+  accessToken: string,
+  downstreamFor: typeof DownstreamFor | undefined,
+) {
   const allFields = downstreamFor !== undefined;
   const connection = ctx.connectionByToken(accessToken);
   const page = pageRequest(ctx, list, connection.connectionId);
@@ -52,7 +58,11 @@ function answer(ctx: RouteContext, { registry, clock, pages }: Pick<RouteDeps, U
   });
 }
 
-const allFieldsQuery: QueryParameter = { name: 'allFields', description: 'Also answer the native record as `additional`', schema: { type: 'boolean', default: false } };
+const allFieldsQuery: QueryParameter = {
+  name: 'allFields',
+  description: 'Also answer the native record as `additional`',
+  schema: { type: 'boolean', default: false },
+};
 
 const engagementList = (list: EngagementCollection, operationId: string, item: (out: typeof ResponseSchemas) => z.ZodType): Route<Uses> => ({
   method: 'GET',

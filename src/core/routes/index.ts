@@ -3,18 +3,18 @@ import { clientCheckRoutes } from './client-check.js';
 import { connectionRoutes } from './connections.js';
 import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
+import { documentRoutes } from './document.js';
 import { downstreamFaultRoutes } from './downstream-faults.js';
 import { engagementRoutes } from './engagement.js';
+import { faultRoutes } from './faults.js';
 import { inspectorRoutes } from './inspector.js';
-import { linkWidgetRoutes } from './link-widget.js';
+import { journalRoutes } from './journal.js';
 import { linkRoutes } from './link.js';
+import { linkWidgetRoutes } from './link-widget.js';
 import { passthroughRoutes } from './passthrough.js';
 import { scenarioRoutes } from './scenarios.js';
 import { stateRoutes } from './state.js';
-import { journalRoutes } from './journal.js';
-import { faultRoutes } from './faults.js';
 import { webhookRoutes } from './webhook.js';
-import { documentRoutes } from './document.js';
 
 export type { Route, RouteContext, RouteDeps, RouteHandler } from './context.js';
 

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import type { Webhook } from '../../model/connection.js';
-import { signedHeaders } from '../../webhooks/signed-headers.js';
-import { connectionSummary, type ConnectionState } from '../connections.js';
 import { ApiError } from '../../shared/errors.js';
+import { signedHeaders } from '../../webhooks/signed-headers.js';
+import { type ConnectionState, connectionSummary } from '../connections.js';
 import type { Route } from './context.js';
 
 /**

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { requiredQuery, type Route } from './context.js';
+import { type Route, requiredQuery } from './context.js';
 
 /** Names the widget shows for each integration. */
 export const INTEGRATION_NAMES: Record<IntegrationId, string> = {
@@ -39,7 +39,10 @@ export const linkWidgetRoutes: Route<'registry'>[] = [
     ok: {
       status: 200,
       schema: () =>
-        z.object({ expiresTime: z.iso.datetime(), integrations: z.array(z.object({ integrationId: z.enum(INTEGRATION_IDS), name: z.string(), category: z.enum(['crm', 'engagement']) })) }),
+        z.object({
+          expiresTime: z.iso.datetime(),
+          integrations: z.array(z.object({ integrationId: z.enum(INTEGRATION_IDS), name: z.string(), category: z.enum(['crm', 'engagement']) })),
+        }),
       description: 'The session',
     },
     handler: (ctx, { registry }) => {

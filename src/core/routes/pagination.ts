@@ -1,7 +1,7 @@
-import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ApiError } from '../../shared/errors.js';
+import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { queryParam } from '../http.js';
-import type { OrderedCollection, Entry } from '../../store/ordered-collection.js';
 import type { QueryParameter, RouteContext } from './context.js';
 
 export const DEFAULT_LIMIT = 100;

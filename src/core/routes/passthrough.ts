@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { loadDownstream } from '../../downstream/load.js';
-import { PASSTHROUGH_METHODS, type DownstreamResponse } from '../../downstream/types.js';
+import { type DownstreamResponse, PASSTHROUGH_METHODS } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { nativeBodySchema, nativeQuerySchema } from '../../model/passthrough.js';
 import { ApiError } from '../../shared/errors.js';
@@ -54,7 +54,12 @@ export const passthroughRoutes: Route<'registry' | 'clock' | 'passthroughAnswers
     ok: {
       status: 200,
       schema: () =>
-        z.object({ headers: z.record(z.string(), z.string()), url: z.string(), statusCode: z.number().int(), body: z.unknown().describe("The downstream system's answer, in its own shape") }),
+        z.object({
+          headers: z.record(z.string(), z.string()),
+          url: z.string(),
+          statusCode: z.number().int(),
+          body: z.unknown().describe("The downstream system's answer, in its own shape"),
+        }),
       description: "The downstream system's answer (its errors too: statusCode says)",
     },
     handler: async (ctx, deps) => {
@@ -79,7 +84,14 @@ export const passthroughRoutes: Route<'registry' | 'clock' | 'passthroughAnswers
         connection,
         request,
         clock,
-        () => deps.passthroughAnswers.get(data, connection.org, key, () => clock.now(), (context) => reply(system.handle(request, context))),
+        () =>
+          deps.passthroughAnswers.get(
+            data,
+            connection.org,
+            key,
+            () => clock.now(),
+            (context) => reply(system.handle(request, context)),
+          ),
         (faultAnswer) => ({ body: reply(faultAnswer) }),
       );
     },

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { ACCESS_TOKEN_PATTERN } from '../../model/connection.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
-import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
+import type { ScenarioDefinition } from '../../scenarios/schema.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import type { ScenarioDefinition } from '../../scenarios/schema.js';
+import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
 import type { Route, RouteContext, RouteDeps } from './context.js';
 
 export const runBody = z.strictObject({
@@ -18,7 +18,10 @@ export const runBody = z.strictObject({
     .optional(),
   webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
   seed: z.number().int().nonnegative().optional(),
-  maxWait: z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'must look like 500ms, 3s, 2m, 1h or 1d').optional(),
+  maxWait: z
+    .string()
+    .regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'must look like 500ms, 3s, 2m, 1h or 1d')
+    .optional(),
   definition: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -30,7 +33,12 @@ export const ROUTE_MAX_WAIT = '60s';
 // as "not available".
 const engine = ({ platform }: RouteDeps['scenarios']) => {
   const loaded = loadScenarioEngine(platform);
-  if (!loaded) throw new ApiError(404, ErrorCode.ROUTE_NOT_FOUND, 'scenarios are not available in the browser build: run them with the Node entry (crm-sandbox serve, or createSandbox from crm-sandbox)');
+  if (!loaded)
+    throw new ApiError(
+      404,
+      ErrorCode.ROUTE_NOT_FOUND,
+      'scenarios are not available in the browser build: run them with the Node entry (crm-sandbox serve, or createSandbox from crm-sandbox)',
+    );
   return loaded;
 };
 
@@ -49,9 +57,10 @@ function invalidDefinition(error: InstanceType<ScenarioEngine['ScenarioError']>)
 /** Plays a scenario on this sandbox for the caller's API token; the answer is the report. */
 async function run(ctx: RouteContext, scenarios: RouteDeps['scenarios'], scenario: 'definition' | string) {
   const body = parseOrThrow(runBody, ctx.body());
-  if (body.connectionId !== undefined && body.link !== undefined) throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
+  if (body.connectionId !== undefined && body.link !== undefined)
+    throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
   const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine(scenarios);
-  let resolved;
+  let resolved: ReturnType<typeof findScenario>;
   try {
     if (scenario === 'definition') {
       if (body.definition === undefined) throw ApiError.invalidField('definition', 'definition is required');

@@ -46,7 +46,11 @@ export const stateRoutes: Route<'state' | 'registry' | 'deliveries'>[] = [
     tag: 'Sandbox control',
     query: [allTenantsQuery],
     body: snapshotSchema,
-    ok: { status: 200, schema: () => z.object({ restored: z.object({ connections: z.number().int(), deliveries: z.number().int() }) }), description: 'Restored' },
+    ok: {
+      status: 200,
+      schema: () => z.object({ restored: z.object({ connections: z.number().int(), deliveries: z.number().int() }) }),
+      description: 'Restored',
+    },
     errors: [403],
     handler: (ctx, deps) => {
       const all = everyTenant(ctx, 'PUT /sandbox/snapshot');

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../shared/errors.js';
-import { createSandbox, type Sandbox } from '../../index.js';
-import { callSandbox } from '../../../test/helpers/sandbox-call.js';
 import { Receiver } from '../../../test/helpers/receiver.js';
+import { callSandbox } from '../../../test/helpers/sandbox-call.js';
+import { createSandbox, type Sandbox } from '../../index.js';
+import { ApiError } from '../../shared/errors.js';
 
 const sandboxes: Sandbox[] = [];
 const receivers: Receiver[] = [];
@@ -36,13 +36,21 @@ describe('sandbox.createWebhook / deleteWebhook (the webhook routes, from code)'
     const fromCode = byCode.connect();
     const fromRoute = byRoute.connect();
     const webhook = byCode.createWebhook(fromCode.connectionId, receiver.url);
-    const answer = await callSandbox(byRoute, 'POST', '/connection/webhook', { body: { accessToken: fromRoute.accessToken, webhook: { webhookUrl: receiver.url } } });
+    const answer = await callSandbox(byRoute, 'POST', '/connection/webhook', {
+      body: { accessToken: fromRoute.accessToken, webhook: { webhookUrl: receiver.url } },
+    });
     expect(answer.status).toBe(200);
     expect(webhook).toEqual(answer.body.webhook);
     expect(webhook).toMatchObject({ connectionId: fromCode.connectionId, webhookUrl: receiver.url, webhookId: expect.stringMatching(/^[0-9a-f]{32}$/) });
     await byCode.advance('10s');
-    const delivered = byCode.deliveries(fromCode.connectionId).map((delivery) => [(delivery.event.data as { status: string }).status, delivery.state, delivery.attempts[0]!.status]);
-    expect(delivered).toEqual([['NEW_CONNECTION', 'succeeded', 200], ['INITIAL_SYNCED', 'succeeded', 200], ['READY', 'succeeded', 200]]);
+    const delivered = byCode
+      .deliveries(fromCode.connectionId)
+      .map((delivery) => [(delivery.event.data as { status: string }).status, delivery.state, delivery.attempts[0]!.status]);
+    expect(delivered).toEqual([
+      ['NEW_CONNECTION', 'succeeded', 200],
+      ['INITIAL_SYNCED', 'succeeded', 200],
+      ['READY', 'succeeded', 200],
+    ]);
     expect(receiver.events().map((event) => event.eventId)).toEqual(expect.arrayContaining(byCode.emittedEvents().map((event) => event.eventId)));
   });
 
@@ -60,7 +68,10 @@ describe('sandbox.createWebhook / deleteWebhook (the webhook routes, from code)'
     const second = await callSandbox(byRoute, 'POST', '/connection/webhook', { body: { accessToken, webhook: { webhookUrl: 'http://127.0.0.1:9/other' } } });
     expect(second.body.errorCode).toBe('WEBHOOK_ALREADY_EXISTS');
     expect(refusal(() => byCode.createWebhook(connectionId, 'http://127.0.0.1:9/other'))).toEqual({ status: second.status, body: second.body });
-    expect(refusal(() => byCode.createWebhook('0'.repeat(32), 'http://127.0.0.1:9/hook'))).toMatchObject({ status: 404, body: { errorCode: 'OBJECT_NOT_FOUND' } });
+    expect(refusal(() => byCode.createWebhook('0'.repeat(32), 'http://127.0.0.1:9/hook'))).toMatchObject({
+      status: 404,
+      body: { errorCode: 'OBJECT_NOT_FOUND' },
+    });
   });
 
   it('deletes as DELETE /connection/webhook does: the events pending for it are dropped, a wrong id is a 404', async () => {
@@ -73,7 +84,10 @@ describe('sandbox.createWebhook / deleteWebhook (the webhook routes, from code)'
     const { webhookId } = made.createWebhook(connectionId, receiver.url);
     await made.settle();
     expect(made.deliveries(connectionId).map((delivery) => delivery.state)).toEqual(['retrying']);
-    expect(refusal(() => made.deleteWebhook(connectionId, 'f'.repeat(32)))).toMatchObject({ status: 404, body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'webhookId' } } });
+    expect(refusal(() => made.deleteWebhook(connectionId, 'f'.repeat(32)))).toMatchObject({
+      status: 404,
+      body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'webhookId' } },
+    });
     made.deleteWebhook(connectionId, webhookId);
     expect(made.deliveries(connectionId).map((delivery) => [delivery.state, delivery.failureReason])).toEqual([['failed', 'webhook deleted before delivery']]);
     // A new webhook can be created afterwards, as over HTTP.

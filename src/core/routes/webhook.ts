@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import type { ConnectionState } from '../connections.js';
-import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { Webhook } from '../../model/connection.js';
+import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
-import { accessTokenQuery, requiredQuery, type Route, type RouteDeps } from './context.js';
+import type { ConnectionState } from '../connections.js';
+import { accessTokenQuery, type Route, type RouteDeps, requiredQuery } from './context.js';
 
 export const createBody = z.object({
   accessToken: z.string().min(1),

@@ -1,10 +1,10 @@
-import type { EngagementTask } from '../../model/engagement-activity.js';
 import type { EngagementUser } from '../../model/engagement.js';
+import type { EngagementTask } from '../../model/engagement-activity.js';
 import { NeedleSet } from '../../shared/needles.js';
 import { contactOf } from '../engagement-activity.js';
 import { engagementHex24, fullName } from '../engagement-native.js';
-import { customOf, FieldError, isPlainObject, renderFields, type Flat } from '../rest-engine.js';
-import { intParam, reply, type Route } from '../router.js';
+import { customOf, FieldError, type Flat, isPlainObject, renderFields } from '../rest-engine.js';
+import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { COLLECTIONS, customFields, HEADERS } from './objects.js';
 
@@ -29,7 +29,12 @@ export function renderUser(user: EngagementUser, extra: Flat): Flat {
   };
 }
 
-const TASK_TYPE: Record<EngagementTask['kind'], string> = { call: 'call', email: 'outreach_manual_email', action_item: 'action_item', linkedin: 'linkedin_step_message' };
+const TASK_TYPE: Record<EngagementTask['kind'], string> = {
+  call: 'call',
+  email: 'outreach_manual_email',
+  action_item: 'action_item',
+  linkedin: 'linkedin_step_message',
+};
 
 function renderTask(task: EngagementTask, context: DownstreamContext): Flat {
   const contact = contactOf(context.data, task);
@@ -99,7 +104,10 @@ export function peopleSearch(key: 'people' | 'contacts', request: DownstreamRequ
   const people = context.data.crm.Contact.entries()
     .map((entry) => renderFields(target, entry.record, entry.extra, context))
     .filter((person) => {
-      const text = [person.first_name, person.last_name, person.name, person.email, person.title].filter((value) => typeof value === 'string').join(' ').toLowerCase();
+      const text = [person.first_name, person.last_name, person.name, person.email, person.title]
+        .filter((value) => typeof value === 'string')
+        .join(' ')
+        .toLowerCase();
       if (words && !words.allIn(text)) return false;
       return !anyTitle || (typeof person.title === 'string' && anyTitle.someIn(person.title.toLowerCase()));
     });

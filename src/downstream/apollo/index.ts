@@ -2,7 +2,7 @@ import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import { collectionHandlers } from '../collection-api.js';
 import { engagementHex24, isMailbox } from '../engagement-native.js';
 import { customOf, isPlainObject, renderFields } from '../rest-engine.js';
-import { dispatch, reply, type Route } from '../router.js';
+import { dispatch, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
 import { accountSearch, engagementRoutes, peopleSearch, renderUser as renderEngagementUser } from './engagement.js';
 import { api, COLLECTIONS, customFields, errors, HEADERS } from './objects.js';

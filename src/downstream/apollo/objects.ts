@@ -1,10 +1,10 @@
-import { hash32 } from '../../shared/random.js';
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import { hash32 } from '../../shared/random.js';
 import type { CollectionApi } from '../collection-api.js';
 import { nestedCustom } from '../custom-fields.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat, to } from '../fields.js';
-import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from '../rest-engine.js';
-import { intParam, reply, type RouteErrors } from '../router.js';
+import { displayName, FieldError, type FieldMap, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamRequest } from '../types.js';
 
 /**
@@ -20,14 +20,19 @@ export const customFields = nestedCustom('typed_custom_fields');
 /** Apollo stage ids are 24-hex; these are stable per stage name. */
 const STAGES = ['Prospecting', 'Qualification', 'Needs Analysis', 'Proposal', 'Negotiation', 'Closed Won', 'Closed Lost'];
 const stageId = (name: string) => [0, 1, 2].map((round) => hash32(`${round}:stage:${name}`).toString(16).padStart(8, '0')).join('');
-const stage = custom('opportunity_stage_id', STAGE_COVERS, (record) => {
-  const name = (record as CrmRecord<'Deal'>).stage;
-  return name ? stageId(name) : null;
-}, (value) => {
-  const name = STAGES.find((candidate) => stageId(candidate) === value);
-  if (!name) throw new FieldError('opportunity_stage_id', `opportunity_stage_id ${JSON.stringify(value)} is not a stage`, 'value');
-  return stageWrites(name);
-});
+const stage = custom(
+  'opportunity_stage_id',
+  STAGE_COVERS,
+  (record) => {
+    const name = (record as CrmRecord<'Deal'>).stage;
+    return name ? stageId(name) : null;
+  },
+  (value) => {
+    const name = STAGES.find((candidate) => stageId(candidate) === value);
+    if (!name) throw new FieldError('opportunity_stage_id', `opportunity_stage_id ${JSON.stringify(value)} is not a stage`, 'value');
+    return stageWrites(name);
+  },
+);
 
 const accountName = computed('organization_name', (record, context) => {
   const accountId = (record as CrmRecord<'Contact'>).associations.accountIds[0];
@@ -67,42 +72,57 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     readOnly('created_at', 'createdTime', iso),
     readOnly('updated_at', 'modifiedTime', iso),
   ]),
-  accounts: object('Account', 'account', [
-    field('name', 'name'),
-    computed('domain', (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '') || null),
-    field('website_url', 'website'),
-    field('phone', 'phone'),
-    field('industry', 'industry'),
-    field('estimated_num_employees', 'numberOfEmployees'),
-    field('annual_revenue', 'annualRevenue'),
-    computed('raw_address', (record) => {
-      const address = (record as CrmRecord<'Account'>).address;
-      return address ? [address.street, address.city, address.state, address.postalCode, address.country].filter(Boolean).join(', ') : null;
-    }),
-    owner('owner_id'),
-    readOnly('created_at', 'createdTime', iso),
-    readOnly('updated_at', 'modifiedTime', iso),
-  ], { required: ['name'] }),
-  opportunities: object('Deal', 'opportunity', [
-    field('name', 'name'),
-    field('amount', 'amount'),
-    field('closed_date', 'closeDate', date),
-    stage,
-    readOnly('stage_name', 'stage'),
-    readOnly('is_closed', 'isClosed'),
-    readOnly('is_won', 'isWon'),
-    ref('account_id', to('Account', 'accountIds')),
-    owner('owner_id'),
-    readOnly('created_at', 'createdTime', iso),
-  ], { required: ['name'] }),
+  accounts: object(
+    'Account',
+    'account',
+    [
+      field('name', 'name'),
+      computed('domain', (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '') || null),
+      field('website_url', 'website'),
+      field('phone', 'phone'),
+      field('industry', 'industry'),
+      field('estimated_num_employees', 'numberOfEmployees'),
+      field('annual_revenue', 'annualRevenue'),
+      computed('raw_address', (record) => {
+        const address = (record as CrmRecord<'Account'>).address;
+        return address ? [address.street, address.city, address.state, address.postalCode, address.country].filter(Boolean).join(', ') : null;
+      }),
+      owner('owner_id'),
+      readOnly('created_at', 'createdTime', iso),
+      readOnly('updated_at', 'modifiedTime', iso),
+    ],
+    { required: ['name'] },
+  ),
+  opportunities: object(
+    'Deal',
+    'opportunity',
+    [
+      field('name', 'name'),
+      field('amount', 'amount'),
+      field('closed_date', 'closeDate', date),
+      stage,
+      readOnly('stage_name', 'stage'),
+      readOnly('is_closed', 'isClosed'),
+      readOnly('is_won', 'isWon'),
+      ref('account_id', to('Account', 'accountIds')),
+      owner('owner_id'),
+      readOnly('created_at', 'createdTime', iso),
+    ],
+    { required: ['name'] },
+  ),
   // Apollo users have no update time (a quirk the unified engagement users keep too).
-  users: object('User', 'user', [
-    field('first_name', 'firstName'),
-    field('last_name', 'lastName'),
-    computed('name', (record) => displayName(record)),
-    field('email', 'email'),
-    readOnly('created_at', 'createdTime', iso),
-  ], { readOnly: true }),
+  users: object(
+    'User',
+    'user',
+    [
+      field('first_name', 'firstName'),
+      field('last_name', 'lastName'),
+      computed('name', (record) => displayName(record)),
+      field('email', 'email'),
+      readOnly('created_at', 'createdTime', iso),
+    ],
+    { readOnly: true },
+  ),
 };
 
 const apolloError = (statusCode: number, error: string) => reply(statusCode, { error }, HEADERS);
@@ -114,7 +134,7 @@ export const errors: RouteErrors = {
 
 /** Search paging comes in the body of a POST, or the query of a GET. */
 function window(request: DownstreamRequest) {
-  const source = request.method === 'POST' ? request.body ?? {} : request.query;
+  const source = request.method === 'POST' ? (request.body ?? {}) : request.query;
   if (!isPlainObject(source)) throw new FieldError(undefined, 'the request body must be a JSON object', 'body');
   const page = intParam(source.page, 'page', 1, 1);
   const limit = intParam(source.per_page, 'per_page', 25, 1, 100);

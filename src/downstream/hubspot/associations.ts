@@ -1,7 +1,7 @@
-import { FieldError, findRecord, isPlainObject, type Flat, type Found } from '../rest-engine.js';
-import { intParam, isResponse, reply, type Route } from '../router.js';
+import { FieldError, type Flat, type Found, findRecord, isPlainObject } from '../rest-engine.js';
+import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
-import { collectionNamed, COLLECTIONS, errors, HEADERS, hubspotError, OBJECT_TYPE_IDS, type HubspotObject, type Link } from './objects.js';
+import { COLLECTIONS, collectionNamed, errors, HEADERS, type HubspotObject, hubspotError, type Link, OBJECT_TYPE_IDS } from './objects.js';
 
 /**
  * HubSpot associations v4 (`crm/v4/objects/{from}/{id}/associations/{to}`): list, link with the
@@ -116,7 +116,11 @@ function checkTypes(body: unknown, pair: Pairing): void {
     const typeId = isPlainObject(item) ? Number(item.associationTypeId) : Number.NaN;
     const category = isPlainObject(item) ? item.associationCategory : undefined;
     if (category !== 'HUBSPOT_DEFINED' || (typeId !== pair.typeId && typeId !== PRIMARY_TYPE[pair.typeId])) {
-      throw new FieldError(`[${i}].associationTypeId`, `association type ${JSON.stringify(isPlainObject(item) ? item.associationTypeId : item)} (${String(category)}) is not valid between these objects; use HUBSPOT_DEFINED ${pair.typeId}`, 'reference');
+      throw new FieldError(
+        `[${i}].associationTypeId`,
+        `association type ${JSON.stringify(isPlainObject(item) ? item.associationTypeId : item)} (${String(category)}) is not valid between these objects; use HUBSPOT_DEFINED ${pair.typeId}`,
+        'reference',
+      );
     }
   }
 }
@@ -226,7 +230,8 @@ export function associationRoutes(): Route[] {
         const inputs = inputsOf(request.body);
         const at = new Date(context.now).toISOString();
         if (params.action === 'read') {
-          if (inputs.length > BATCH_READ_LIMIT) throw new FieldError('inputs', `Batch input cannot exceed ${BATCH_READ_LIMIT} inputs, got ${inputs.length}`, 'body');
+          if (inputs.length > BATCH_READ_LIMIT)
+            throw new FieldError('inputs', `Batch input cannot exceed ${BATCH_READ_LIMIT} inputs, got ${inputs.length}`, 'body');
           const linksOf = linker(from, to, context);
           const results: Flat[] = [];
           const missing: string[] = [];
@@ -240,7 +245,15 @@ export function associationRoutes(): Route[] {
             results.push({ from: { id }, to: linksOf(a).map((toId) => ({ toObjectId: objectId(toId), associationTypes: typesOf(pair.typeId) })) });
           }
           const errorsPart = missing.length
-            ? { numErrors: missing.length, errors: missing.map((id) => ({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `No ${from.target.name} with id ${id} exists`, context: { fromObjectId: [id] } })) }
+            ? {
+                numErrors: missing.length,
+                errors: missing.map((id) => ({
+                  status: 'error',
+                  category: 'OBJECT_NOT_FOUND',
+                  message: `No ${from.target.name} with id ${id} exists`,
+                  context: { fromObjectId: [id] },
+                })),
+              }
             : {};
           return reply(missing.length ? 207 : 200, { status: 'COMPLETE', results, ...errorsPart, startedAt: at, completedAt: at }, HEADERS);
         }
@@ -267,7 +280,12 @@ export function associationRoutes(): Route[] {
         const pairs = inputs.map((input, i) => {
           const a = findRecord([from.target], idIn(input.from) ?? '', context.data);
           const b = findRecord([to.target], idIn(input.to) ?? '', context.data);
-          if (!a || !b) throw new FieldError(`inputs[${i}]`, `inputs[${i}]: no ${a ? to.target.name : from.target.name} with id ${JSON.stringify(idIn(a ? input.to : input.from) ?? null)}`, 'reference');
+          if (!a || !b)
+            throw new FieldError(
+              `inputs[${i}]`,
+              `inputs[${i}]: no ${a ? to.target.name : from.target.name} with id ${JSON.stringify(idIn(a ? input.to : input.from) ?? null)}`,
+              'reference',
+            );
           return [a, b] as const;
         });
         for (const [a, b] of pairs) setLink(pair, a, b, true, context);

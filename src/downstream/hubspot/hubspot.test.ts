@@ -71,18 +71,32 @@ describe('hubspot search', () => {
     });
     expect(ids(or.body)).toEqual([a.nativeId, b.nativeId]);
     const and = search(call, 'contacts', {
-      filterGroups: [{ filters: [{ propertyName: 'email', value: a.email }, { propertyName: 'firstname', operator: 'NEQ', value: a.firstName }] }],
+      filterGroups: [
+        {
+          filters: [
+            { propertyName: 'email', value: a.email },
+            { propertyName: 'firstname', operator: 'NEQ', value: a.firstName },
+          ],
+        },
+      ],
     });
     expect(and.body.total).toBe(0);
-    const inList = search(call, 'contacts', { filterGroups: [{ filters: [{ propertyName: 'email', operator: 'IN', values: [a.email, b.email, 'nobody@nowhere.test'] }] }] });
+    const inList = search(call, 'contacts', {
+      filterGroups: [{ filters: [{ propertyName: 'email', operator: 'IN', values: [a.email, b.email, 'nobody@nowhere.test'] }] }],
+    });
     expect(ids(inList.body)).toEqual([a.nativeId, b.nativeId]);
     const domain = a.email!.split('@')[1]!;
-    const token = search(call, 'contacts', { filterGroups: [{ filters: [{ propertyName: 'email', operator: 'CONTAINS_TOKEN', value: `*@${domain}` }] }], limit: 200 });
+    const token = search(call, 'contacts', {
+      filterGroups: [{ filters: [{ propertyName: 'email', operator: 'CONTAINS_TOKEN', value: `*@${domain}` }] }],
+      limit: 200,
+    });
     expect(token.body.total).toBe(contacts.filter((contact) => contact.email?.endsWith(`@${domain}`)).length);
     const withPhone = search(call, 'contacts', { filterGroups: [{ filters: [{ propertyName: 'phone', operator: 'HAS_PROPERTY' }] }] });
     expect(withPhone.body.total).toBe(contacts.filter((contact) => contact.phone).length);
     const deals = [...data.crm.Deal.values()] as CrmRecord<'Deal'>[];
-    const between = search(call, 'deals', { filterGroups: [{ filters: [{ propertyName: 'amount', operator: 'BETWEEN', value: '1000', highValue: '50000' }] }] });
+    const between = search(call, 'deals', {
+      filterGroups: [{ filters: [{ propertyName: 'amount', operator: 'BETWEEN', value: '1000', highValue: '50000' }] }],
+    });
     expect(between.body.total).toBe(deals.filter((deal) => deal.amount !== null && deal.amount >= 1000 && deal.amount <= 50000).length);
     // A date-time filter takes epoch milliseconds, as HubSpot's do.
     const cutoff = Date.parse(contacts[10]!.createdTime);
@@ -171,7 +185,12 @@ describe('hubspot batch', () => {
     const before = changes.length;
     const bad = call('POST', 'crm/v3/objects/contacts/batch/create', { inputs: [{ properties: { lastname: 'Fine' } }, { properties: { shoe_size: 9 } }] });
     expect(bad).toMatchObject({ statusCode: 400, body: { category: 'VALIDATION_ERROR' } });
-    const missing = call('POST', 'crm/v3/objects/contacts/batch/update', { inputs: [{ id: ids[0], properties: { jobtitle: 'CEO' } }, { id: '1', properties: {} }] });
+    const missing = call('POST', 'crm/v3/objects/contacts/batch/update', {
+      inputs: [
+        { id: ids[0], properties: { jobtitle: 'CEO' } },
+        { id: '1', properties: {} },
+      ],
+    });
     expect(missing).toMatchObject({ statusCode: 404, body: { category: 'OBJECT_NOT_FOUND' } });
     expect(changes.length).toBe(before);
 
@@ -191,7 +210,10 @@ describe('hubspot batch', () => {
     expect(call('GET', `crm/v3/objects/contacts/${contact.nativeId}`).statusCode).toBe(404);
     const archived = call('GET', 'crm/v3/objects/contacts', undefined, { archived: 'true' }).body;
     expect(archived.results).toEqual([expect.objectContaining({ id: contact.nativeId, archived: true, archivedAt: '2025-01-01T00:00:00.000Z' })]);
-    expect(call('GET', `crm/v3/objects/contacts/${contact.nativeId}`, undefined, { archived: 'true' }).body).toMatchObject({ id: contact.nativeId, archived: true });
+    expect(call('GET', `crm/v3/objects/contacts/${contact.nativeId}`, undefined, { archived: 'true' }).body).toMatchObject({
+      id: contact.nativeId,
+      archived: true,
+    });
     expect(call('GET', 'crm/v3/objects/contacts', undefined, { archived: 'false' }).body.results[0].archived).toBe(false);
   });
 });
@@ -199,7 +221,9 @@ describe('hubspot batch', () => {
 describe('hubspot v4 associations', () => {
   it('lists a record’s associations with numeric ids and type ids', () => {
     const { data, call } = makeData();
-    const contact = ([...data.crm.Contact.values()] as CrmRecord<'Contact'>[]).find((record) => record.associations.accountIds.length > 0) as CrmRecord<'Contact'>;
+    const contact = ([...data.crm.Contact.values()] as CrmRecord<'Contact'>[]).find(
+      (record) => record.associations.accountIds.length > 0,
+    ) as CrmRecord<'Contact'>;
     const answer = call('GET', `crm/v4/objects/contacts/${contact.nativeId}/associations/companies`);
     expect(answer.statusCode).toBe(200);
     expect(answer.body.results).toEqual(
@@ -215,7 +239,10 @@ describe('hubspot v4 associations', () => {
     const contact = ([...data.crm.Contact.values()] as CrmRecord<'Contact'>[]).find((record) => record.associations.dealIds.length === 0)!;
     const deal = nth(data, 'Deal', 2);
     const linked = call('PUT', `crm/v4/objects/contacts/${contact.nativeId}/associations/default/deals/${deal.nativeId}`);
-    expect(linked).toMatchObject({ statusCode: 200, body: { status: 'COMPLETE', results: [{ from: { id: contact.nativeId }, to: { id: deal.nativeId }, associationSpec: { associationTypeId: 4 } }] } });
+    expect(linked).toMatchObject({
+      statusCode: 200,
+      body: { status: 'COMPLETE', results: [{ from: { id: contact.nativeId }, to: { id: deal.nativeId }, associationSpec: { associationTypeId: 4 } }] },
+    });
     expect(data.crm.Contact.get(contact.id)!.associations).toMatchObject({ dealIds: [deal.id] });
     expect((data.crm.Deal.get(deal.id) as CrmRecord<'Deal'>).associations.contactIds).toContain(contact.id);
     expect(changes).toEqual([expect.objectContaining({ objectType: 'Contact', eventType: 'UPDATE' })]);
@@ -229,7 +256,10 @@ describe('hubspot v4 associations', () => {
     const labelled = call('PUT', `crm/v4/objects/0-1/${contact.nativeId}/associations/notes/${note.nativeId}`, [
       { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 201 },
     ]);
-    expect(labelled).toMatchObject({ statusCode: 201, body: { fromObjectTypeId: '0-1', toObjectTypeId: '0-46', toObjectId: Number(note.nativeId), labels: [] } });
+    expect(labelled).toMatchObject({
+      statusCode: 201,
+      body: { fromObjectTypeId: '0-1', toObjectTypeId: '0-46', toObjectId: Number(note.nativeId), labels: [] },
+    });
     expect((data.crm.Note.get(note.id) as CrmRecord<'Note'>).associations.contactIds).toContain(contact.id);
   });
 
@@ -238,14 +268,20 @@ describe('hubspot v4 associations', () => {
     const [a, b] = [nth(data, 'Contact', 0), nth(data, 'Contact', 1)];
     const company = nth(data, 'Account', 7);
     const linked = call('POST', 'crm/v4/associations/contacts/companies/batch/associate/default', {
-      inputs: [{ from: { id: a.nativeId }, to: { id: company.nativeId } }, { from: { id: b.nativeId }, to: { id: company.nativeId } }],
+      inputs: [
+        { from: { id: a.nativeId }, to: { id: company.nativeId } },
+        { from: { id: b.nativeId }, to: { id: company.nativeId } },
+      ],
     });
     expect(linked).toMatchObject({ statusCode: 200, body: { status: 'COMPLETE' } });
     const read = call('POST', 'crm/v4/associations/contacts/companies/batch/read', { inputs: [{ id: a.nativeId }, { id: b.nativeId }, { id: '1' }] });
     expect(read.statusCode).toBe(207);
     for (const row of read.body.results) expect(row.to.map((item: any) => item.toObjectId)).toContain(Number(company.nativeId));
     expect(read.body.errors[0].context).toEqual({ fromObjectId: ['1'] });
-    expect(call('POST', 'crm/v4/associations/contacts/companies/batch/archive', { inputs: [{ from: { id: a.nativeId }, to: [{ id: company.nativeId }] }] }).statusCode).toBe(204);
+    expect(
+      call('POST', 'crm/v4/associations/contacts/companies/batch/archive', { inputs: [{ from: { id: a.nativeId }, to: [{ id: company.nativeId }] }] })
+        .statusCode,
+    ).toBe(204);
     expect((data.crm.Account.get(company.id) as CrmRecord<'Account'>).associations.contactIds).not.toContain(a.id);
   });
 
@@ -255,7 +291,11 @@ describe('hubspot v4 associations', () => {
     const deal = nth(data, 'Deal', 0);
     expect(call('GET', `crm/v4/objects/contacts/1/associations/deals`)).toMatchObject({ statusCode: 404, body: { category: 'OBJECT_NOT_FOUND' } });
     expect(call('GET', `crm/v4/objects/widgets/1/associations/deals`).statusCode).toBe(404);
-    expect(call('PUT', `crm/v4/objects/contacts/${contact.nativeId}/associations/deals/${deal.nativeId}`, [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 }])).toMatchObject({
+    expect(
+      call('PUT', `crm/v4/objects/contacts/${contact.nativeId}/associations/deals/${deal.nativeId}`, [
+        { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 },
+      ]),
+    ).toMatchObject({
       statusCode: 400,
       body: { category: 'VALIDATION_ERROR' },
     });

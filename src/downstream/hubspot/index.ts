@@ -1,5 +1,5 @@
 import type { EngagementUser } from '../../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { hubspotCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf } from '../rest-engine.js';

@@ -6,17 +6,17 @@ import {
   createRecord,
   deleteRecord,
   FieldError,
+  type Flat,
+  type Found,
   findRecord,
   isPlainObject,
   renderFields,
   translate,
   updateRecord,
-  type Flat,
-  type Found,
 } from '../rest-engine.js';
-import { intParam, isResponse, reply, type Route } from '../router.js';
+import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
-import { api, collectionNamed, COLLECTIONS, errors, HEADERS, hubspotError, OBJECT_TYPE_IDS, PREFIX, renderObject, type HubspotObject } from './objects.js';
+import { api, COLLECTIONS, collectionNamed, errors, HEADERS, type HubspotObject, hubspotError, OBJECT_TYPE_IDS, PREFIX, renderObject } from './objects.js';
 import { groupsTest, parseSearch, queryTest, sortBy } from './search.js';
 
 /**
@@ -156,7 +156,11 @@ function batch(collection: string, action: string, request: DownstreamRequest, c
       for (const item of bodies) translate(target, item, api.policy, context);
       context.data.checkRoom(bodies.length);
       const created = bodies.map((item) => createRecord(target, item, api.policy, context));
-      return batchDone(201, created.map((item) => render(item)), context);
+      return batchDone(
+        201,
+        created.map((item) => render(item)),
+        context,
+      );
     }
     case 'update': {
       const found = inputs.map((input, i) => {
@@ -167,7 +171,11 @@ function batch(collection: string, action: string, request: DownstreamRequest, c
       });
       for (const { hit, body: item } of found) translate(target, item, api.policy, context, hit.entry.record);
       const updated = found.map(({ hit, body: item }) => updateRecord(hit, item, api.policy, context));
-      return batchDone(200, updated.map((item) => render(item)), context);
+      return batchDone(
+        200,
+        updated.map((item) => render(item)),
+        context,
+      );
     }
     case 'archive': {
       // Ids that do not exist are skipped: archiving is idempotent.
@@ -237,7 +245,10 @@ function propertyDefinition(target: HubspotObject, name: string, context: Downst
   const at = new Date(context.now).toISOString();
   return {
     name,
-    label: name.replace(/^hs_/, '').replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase()),
+    label: name
+      .replace(/^hs_/, '')
+      .replace(/_/g, ' ')
+      .replace(/^\w/, (c) => c.toUpperCase()),
     type,
     fieldType: type === 'datetime' ? 'date' : type === 'number' ? 'number' : type === 'enumeration' ? 'select' : type === 'bool' ? 'booleancheckbox' : 'text',
     description: '',
@@ -309,7 +320,9 @@ export function objectRoutes(): Route[] {
         if (idProperty !== undefined && request.query.archived !== 'true') return byIdProperty(collection, idProperty, params.id!, request, context);
         if (request.query.archived !== 'true') return collectionHandlers(api, collection).get(params, request, context);
         const target = COLLECTIONS[collection]!;
-        const item = archivedOf(target, context).filter((candidate) => candidate.record.nativeId === params.id).at(-1);
+        const item = archivedOf(target, context)
+          .filter((candidate) => candidate.record.nativeId === params.id)
+          .at(-1);
         return item ? reply(200, renderArchived(target, item, context, request), HEADERS) : api.missing(collection, params.id!, request);
       }),
     },

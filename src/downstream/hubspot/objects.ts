@@ -1,8 +1,9 @@
-import { INTEGRATIONS } from '../../model/integrations.js';
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
 import type { CollectionApi } from '../collection-api.js';
 import { hubspotCustom } from '../custom-fields.js';
 import {
+  type Conv,
   computed,
   custom,
   field,
@@ -11,18 +12,17 @@ import {
   owner,
   readOnly,
   ref,
+  STAGE_COVERS,
   stageWrites,
+  TASK_STATUS_COVERS,
   table,
   taskStatusWrites,
   text,
   time,
   timeFormat,
-  STAGE_COVERS,
-  TASK_STATUS_COVERS,
-  type Conv,
 } from '../fields.js';
-import { FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject } from '../rest-engine.js';
-import { intParam, queryValues, reply, requestUuid, searchOf, type RouteErrors } from '../router.js';
+import { FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { intParam, queryValues, type RouteErrors, reply, requestUuid, searchOf } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
 
 /**
@@ -57,20 +57,25 @@ const link = (assoc: string, target: CrmObjectType, typeId: number, label: strin
 /** The `associations` array of a create: `[{ to: { id }, types: [{ associationTypeId }] }]`. */
 function associationsField(links: Record<string, Link>): FieldMap {
   const all = Object.values(links);
-  return custom('associations', all.map((item) => `associations.${item.assoc}`), undefined, (value, { context }) => {
-    if (!Array.isArray(value)) throw new FieldError('associations', 'associations must be an array', 'type');
-    const out: Record<string, string[]> = {};
-    for (const item of value) {
-      const typeId = isPlainObject(item) && Array.isArray(item.types) && isPlainObject(item.types[0]) ? item.types[0].associationTypeId : undefined;
-      const toId = isPlainObject(item) && isPlainObject(item.to) ? String(item.to.id) : undefined;
-      const kind = all.find((candidate) => candidate.typeId === Number(typeId));
-      if (!kind || toId === undefined) throw new FieldError('associations', `association type ${JSON.stringify(typeId)} is not valid here`, 'reference');
-      const target = context.data.crm[kind.target].getByNativeId(toId);
-      if (!target) throw new FieldError('associations', `${kind.target} ${toId} does not exist`, 'reference');
-      (out[`associations.${kind.assoc}`] ??= []).push(target.record.id);
-    }
-    return out;
-  });
+  return custom(
+    'associations',
+    all.map((item) => `associations.${item.assoc}`),
+    undefined,
+    (value, { context }) => {
+      if (!Array.isArray(value)) throw new FieldError('associations', 'associations must be an array', 'type');
+      const out: Record<string, string[]> = {};
+      for (const item of value) {
+        const typeId = isPlainObject(item) && Array.isArray(item.types) && isPlainObject(item.types[0]) ? item.types[0].associationTypeId : undefined;
+        const toId = isPlainObject(item) && isPlainObject(item.to) ? String(item.to.id) : undefined;
+        const kind = all.find((candidate) => candidate.typeId === Number(typeId));
+        if (!kind || toId === undefined) throw new FieldError('associations', `association type ${JSON.stringify(typeId)} is not valid here`, 'reference');
+        const target = context.data.crm[kind.target].getByNativeId(toId);
+        if (!target) throw new FieldError('associations', `${kind.target} ${toId} does not exist`, 'reference');
+        (out[`associations.${kind.assoc}`] ??= []).push(target.record.id);
+      }
+      return out;
+    },
+  );
 }
 
 function object(
@@ -135,118 +140,171 @@ const domainField = custom(
   },
 );
 export const COLLECTIONS: Record<string, HubspotObject> = {
-  contacts: object('Contact', 'contact', 'lastmodifieddate', [
-    field('email', 'email', text),
-    field('firstname', 'firstName', text),
-    field('lastname', 'lastName', text),
-    field('jobtitle', 'jobTitle', text),
-    field('phone', 'phone', text),
-    field('mobilephone', 'mobilePhone', text),
-    ref('associatedcompanyid', { type: 'Account', assoc: 'accountIds' }),
-    hubspotOwner,
-  ], {
-    companies: link('accountIds', 'Account', 279, 'contact_to_company'),
-    deals: link('dealIds', 'Deal', 4, 'contact_to_deal'),
-    notes: link('noteIds', 'Note', 201, 'contact_to_note'),
-    tasks: link('taskIds', 'Task', 203, 'contact_to_task'),
-    meetings: link('eventIds', 'Event', 199, 'contact_to_meeting_event'),
-  }),
-  companies: object('Account', 'company', 'hs_lastmodifieddate', [
-    field('name', 'name', text),
-    field('description', 'description', text),
-    field('industry', 'industry', text),
-    field('annualrevenue', 'annualRevenue', numericString),
-    field('numberofemployees', 'numberOfEmployees', numericString),
-    field('website', 'website', text),
-    domainField,
-    field('phone', 'phone', text),
-    field('address', 'address.street', text),
-    field('city', 'address.city', text),
-    field('state', 'address.state', text),
-    field('zip', 'address.postalCode', text),
-    field('country', 'address.country', text),
-    hubspotOwner,
-  ], {
-    contacts: link('contactIds', 'Contact', 280, 'company_to_contact'),
-    deals: link('dealIds', 'Deal', 342, 'company_to_deal'),
-    notes: link('noteIds', 'Note', 189, 'company_to_note'),
-    tasks: link('taskIds', 'Task', 191, 'company_to_task'),
-    meetings: link('eventIds', 'Event', 187, 'company_to_meeting_event'),
-  }),
-  deals: object('Deal', 'deal', 'hs_lastmodifieddate', [
-    field('dealname', 'name', text),
-    // The won/closed flags follow the stage, as HubSpot derives them.
-    custom('dealstage', STAGE_COVERS, (record) => (record as CrmRecord<'Deal'>).stage, (value) => stageWrites(text.in(value, 'dealstage'))),
-    // Writable, as HubSpot's create-deal example sets it; the sandbox has the one default pipeline.
-    custom('pipeline', [], () => 'default', (value) => {
-      if (value !== 'default') throw new FieldError('pipeline', `pipeline must be "default" (the only pipeline), got ${JSON.stringify(value)}`, 'value');
-      return {};
-    }),
-    field('amount', 'amount', numericString),
-    field('closedate', 'closeDate', iso),
-    field('hs_deal_stage_probability', 'probability', probability),
-    readOnly('hs_projected_amount', 'expectedRevenue', numericString),
-    readOnly('hs_is_closed', 'isClosed', flagString),
-    readOnly('hs_is_closed_won', 'isWon', flagString),
-    hubspotOwner,
-  ], {
-    companies: link('accountIds', 'Account', 341, 'deal_to_company'),
-    contacts: link('contactIds', 'Contact', 3, 'deal_to_contact'),
-    notes: link('noteIds', 'Note', 213, 'deal_to_note'),
-    tasks: link('taskIds', 'Task', 215, 'deal_to_task'),
-    meetings: link('eventIds', 'Event', 211, 'deal_to_meeting_event'),
-  }),
-  notes: object('Note', 'note', 'hs_lastmodifieddate', [
-    field('hs_note_body', 'content', text),
-    // A note's timestamp is when it was logged: taken on create, kept as the creation time.
-    ignoredOnWrite('hs_timestamp', (record) => record.createdTime),
-    hubspotOwner,
-  ], {
-    contacts: link('contactIds', 'Contact', 202, 'note_to_contact'),
-    companies: link('accountIds', 'Account', 190, 'note_to_company'),
-    deals: link('dealIds', 'Deal', 214, 'note_to_deal'),
-  }),
-  tasks: object('Task', 'task', 'hs_lastmodifieddate', [
-    field('hs_task_subject', 'subject', text),
-    field('hs_task_body', 'body', text),
-    custom(
-      'hs_task_status',
-      TASK_STATUS_COVERS,
-      (record) => TASK_STATUS.out((record as CrmRecord<'Task'>).status),
-      (value) => taskStatusWrites(TASK_STATUS.in(value, 'hs_task_status')),
-    ),
-    field('hs_task_priority', 'priority', table({ High: 'HIGH', Normal: 'MEDIUM', Low: 'LOW' })),
-    field('hs_timestamp', 'dueDate', iso),
-    hubspotOwner,
-  ], {
-    contacts: link('contactIds', 'Contact', 204, 'task_to_contact'),
-    companies: link('accountIds', 'Account', 192, 'task_to_company'),
-    deals: link('dealIds', 'Deal', 216, 'task_to_deal'),
-  }, { defaults: { status: 'Not Started', priority: 'Normal' } }),
-  meetings: object('Event', 'meeting', 'hs_lastmodifieddate', [
-    field('hs_meeting_title', 'subject', text),
-    field('hs_meeting_body', 'description', text),
-    field('hs_meeting_location', 'location', text),
-    field('hs_meeting_start_time', 'startDateTime', iso),
-    field('hs_meeting_end_time', 'endDateTime', iso),
-    field('hs_activity_type', 'type', text),
-    readOnly('hs_timestamp', 'startDateTime', iso),
-    hubspotOwner,
-  ], {
-    contacts: link('contactIds', 'Contact', 200, 'meeting_event_to_contact'),
-    companies: link('accountIds', 'Account', 188, 'meeting_event_to_company'),
-    deals: link('dealIds', 'Deal', 212, 'meeting_event_to_deal'),
-  }),
-  leads: object('Lead', 'lead', 'hs_lastmodifieddate', [
-    computed('hs_lead_name', (record) => [(record as CrmRecord<'Lead'>).firstName, (record as CrmRecord<'Lead'>).lastName].filter(Boolean).join(' ') || null),
-    field('firstname', 'firstName', text),
-    field('lastname', 'lastName', text),
-    field('email', 'email', text),
-    field('jobtitle', 'jobTitle', text),
-    field('company', 'account', text),
-    field('phone', 'phone', text),
-    field('mobilephone', 'mobilePhone', text),
-  ], { companies: link('accountIds', 'Account', 610, 'lead_to_company'), contacts: link('contactIds', 'Contact', 608, 'lead_to_contact') }),
+  contacts: object(
+    'Contact',
+    'contact',
+    'lastmodifieddate',
+    [
+      field('email', 'email', text),
+      field('firstname', 'firstName', text),
+      field('lastname', 'lastName', text),
+      field('jobtitle', 'jobTitle', text),
+      field('phone', 'phone', text),
+      field('mobilephone', 'mobilePhone', text),
+      ref('associatedcompanyid', { type: 'Account', assoc: 'accountIds' }),
+      hubspotOwner,
+    ],
+    {
+      companies: link('accountIds', 'Account', 279, 'contact_to_company'),
+      deals: link('dealIds', 'Deal', 4, 'contact_to_deal'),
+      notes: link('noteIds', 'Note', 201, 'contact_to_note'),
+      tasks: link('taskIds', 'Task', 203, 'contact_to_task'),
+      meetings: link('eventIds', 'Event', 199, 'contact_to_meeting_event'),
+    },
+  ),
+  companies: object(
+    'Account',
+    'company',
+    'hs_lastmodifieddate',
+    [
+      field('name', 'name', text),
+      field('description', 'description', text),
+      field('industry', 'industry', text),
+      field('annualrevenue', 'annualRevenue', numericString),
+      field('numberofemployees', 'numberOfEmployees', numericString),
+      field('website', 'website', text),
+      domainField,
+      field('phone', 'phone', text),
+      field('address', 'address.street', text),
+      field('city', 'address.city', text),
+      field('state', 'address.state', text),
+      field('zip', 'address.postalCode', text),
+      field('country', 'address.country', text),
+      hubspotOwner,
+    ],
+    {
+      contacts: link('contactIds', 'Contact', 280, 'company_to_contact'),
+      deals: link('dealIds', 'Deal', 342, 'company_to_deal'),
+      notes: link('noteIds', 'Note', 189, 'company_to_note'),
+      tasks: link('taskIds', 'Task', 191, 'company_to_task'),
+      meetings: link('eventIds', 'Event', 187, 'company_to_meeting_event'),
+    },
+  ),
+  deals: object(
+    'Deal',
+    'deal',
+    'hs_lastmodifieddate',
+    [
+      field('dealname', 'name', text),
+      // The won/closed flags follow the stage, as HubSpot derives them.
+      custom(
+        'dealstage',
+        STAGE_COVERS,
+        (record) => (record as CrmRecord<'Deal'>).stage,
+        (value) => stageWrites(text.in(value, 'dealstage')),
+      ),
+      // Writable, as HubSpot's create-deal example sets it; the sandbox has the one default pipeline.
+      custom(
+        'pipeline',
+        [],
+        () => 'default',
+        (value) => {
+          if (value !== 'default') throw new FieldError('pipeline', `pipeline must be "default" (the only pipeline), got ${JSON.stringify(value)}`, 'value');
+          return {};
+        },
+      ),
+      field('amount', 'amount', numericString),
+      field('closedate', 'closeDate', iso),
+      field('hs_deal_stage_probability', 'probability', probability),
+      readOnly('hs_projected_amount', 'expectedRevenue', numericString),
+      readOnly('hs_is_closed', 'isClosed', flagString),
+      readOnly('hs_is_closed_won', 'isWon', flagString),
+      hubspotOwner,
+    ],
+    {
+      companies: link('accountIds', 'Account', 341, 'deal_to_company'),
+      contacts: link('contactIds', 'Contact', 3, 'deal_to_contact'),
+      notes: link('noteIds', 'Note', 213, 'deal_to_note'),
+      tasks: link('taskIds', 'Task', 215, 'deal_to_task'),
+      meetings: link('eventIds', 'Event', 211, 'deal_to_meeting_event'),
+    },
+  ),
+  notes: object(
+    'Note',
+    'note',
+    'hs_lastmodifieddate',
+    [
+      field('hs_note_body', 'content', text),
+      // A note's timestamp is when it was logged: taken on create, kept as the creation time.
+      ignoredOnWrite('hs_timestamp', (record) => record.createdTime),
+      hubspotOwner,
+    ],
+    {
+      contacts: link('contactIds', 'Contact', 202, 'note_to_contact'),
+      companies: link('accountIds', 'Account', 190, 'note_to_company'),
+      deals: link('dealIds', 'Deal', 214, 'note_to_deal'),
+    },
+  ),
+  tasks: object(
+    'Task',
+    'task',
+    'hs_lastmodifieddate',
+    [
+      field('hs_task_subject', 'subject', text),
+      field('hs_task_body', 'body', text),
+      custom(
+        'hs_task_status',
+        TASK_STATUS_COVERS,
+        (record) => TASK_STATUS.out((record as CrmRecord<'Task'>).status),
+        (value) => taskStatusWrites(TASK_STATUS.in(value, 'hs_task_status')),
+      ),
+      field('hs_task_priority', 'priority', table({ High: 'HIGH', Normal: 'MEDIUM', Low: 'LOW' })),
+      field('hs_timestamp', 'dueDate', iso),
+      hubspotOwner,
+    ],
+    {
+      contacts: link('contactIds', 'Contact', 204, 'task_to_contact'),
+      companies: link('accountIds', 'Account', 192, 'task_to_company'),
+      deals: link('dealIds', 'Deal', 216, 'task_to_deal'),
+    },
+    { defaults: { status: 'Not Started', priority: 'Normal' } },
+  ),
+  meetings: object(
+    'Event',
+    'meeting',
+    'hs_lastmodifieddate',
+    [
+      field('hs_meeting_title', 'subject', text),
+      field('hs_meeting_body', 'description', text),
+      field('hs_meeting_location', 'location', text),
+      field('hs_meeting_start_time', 'startDateTime', iso),
+      field('hs_meeting_end_time', 'endDateTime', iso),
+      field('hs_activity_type', 'type', text),
+      readOnly('hs_timestamp', 'startDateTime', iso),
+      hubspotOwner,
+    ],
+    {
+      contacts: link('contactIds', 'Contact', 200, 'meeting_event_to_contact'),
+      companies: link('accountIds', 'Account', 188, 'meeting_event_to_company'),
+      deals: link('dealIds', 'Deal', 212, 'meeting_event_to_deal'),
+    },
+  ),
+  leads: object(
+    'Lead',
+    'lead',
+    'hs_lastmodifieddate',
+    [
+      computed('hs_lead_name', (record) => [(record as CrmRecord<'Lead'>).firstName, (record as CrmRecord<'Lead'>).lastName].filter(Boolean).join(' ') || null),
+      field('firstname', 'firstName', text),
+      field('lastname', 'lastName', text),
+      field('email', 'email', text),
+      field('jobtitle', 'jobTitle', text),
+      field('company', 'account', text),
+      field('phone', 'phone', text),
+      field('mobilephone', 'mobilePhone', text),
+    ],
+    { companies: link('accountIds', 'Account', 610, 'lead_to_company'), contacts: link('contactIds', 'Contact', 608, 'lead_to_contact') },
+  ),
 };
 
 /** HubSpot's own object type ids, accepted wherever an object type is named. */
@@ -317,7 +375,13 @@ function selectionOf(target: HubspotObject, request: DownstreamRequest): Selecti
   return selection;
 }
 
-export function renderObject(target: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, request?: DownstreamRequest): Flat {
+export function renderObject(
+  target: NativeObject,
+  record: CrmRecord,
+  extra: Record<string, unknown>,
+  context: DownstreamContext,
+  request?: DownstreamRequest,
+): Flat {
   if (!isHubspotObject(target)) return renderFields(target, record, extra, context);
   let properties = renderFields(target, record, extra, context);
   const selection = request ? selectionOf(target, request) : undefined;
@@ -354,7 +418,12 @@ const PROPERTY_ERROR: Partial<Record<FieldError['kind'], string>> = {
 export const errors: RouteErrors = {
   notFound: (request) => {
     const segment = request.path.startsWith(`${PREFIX}/`) ? request.path.split('/')[3] : undefined;
-    return hubspotError(404, 'OBJECT_NOT_FOUND', segment && !COLLECTIONS[segment] ? `Unable to infer object type from: ${segment}` : 'Resource not found', request);
+    return hubspotError(
+      404,
+      'OBJECT_NOT_FOUND',
+      segment && !COLLECTIONS[segment] ? `Unable to infer object type from: ${segment}` : 'Resource not found',
+      request,
+    );
   },
   methodNotAllowed: (request) => hubspotError(405, 'METHOD_NOT_ALLOWED', `HTTP ${request.method} is not supported by this endpoint`, request),
   invalid: (error, request) => {

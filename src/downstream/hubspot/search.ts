@@ -1,5 +1,5 @@
 import { wildcardMatcher } from '../../shared/wildcard.js';
-import { FieldError, isPlainObject, type Flat } from '../rest-engine.js';
+import { FieldError, type Flat, isPlainObject } from '../rest-engine.js';
 
 /**
  * HubSpot's CRM search body (`POST crm/v3/objects/{type}/search`): filter groups ORed, filters
@@ -74,8 +74,10 @@ function parseFilter(raw: unknown, where: string, isProperty: (name: string) => 
     if (filter[what] === undefined) throw bad(`${where}.${what}`, `${where}.${what} is required for operator ${filter.operator}`);
   };
   if (filter.operator === 'IN' || filter.operator === 'NOT_IN') needs('values');
-  else if (filter.operator === 'BETWEEN') (needs('value'), needs('highValue'));
-  else if (filter.operator !== 'HAS_PROPERTY' && filter.operator !== 'NOT_HAS_PROPERTY') needs('value');
+  else if (filter.operator === 'BETWEEN') {
+    needs('value');
+    needs('highValue');
+  } else if (filter.operator !== 'HAS_PROPERTY' && filter.operator !== 'NOT_HAS_PROPERTY') needs('value');
   return filter;
 }
 
@@ -114,14 +116,17 @@ export function parseSearch(body: unknown, isProperty: (name: string) => boolean
   } else if (sort !== undefined) {
     throw bad('sorts[0]', 'sorts[0] must be a property name or { propertyName, direction }');
   }
-  if (out.sort && !isProperty(out.sort.propertyName)) throw new FieldError(out.sort.propertyName, `Property "${out.sort.propertyName}" does not exist`, 'unknown');
+  if (out.sort && !isProperty(out.sort.propertyName))
+    throw new FieldError(out.sort.propertyName, `Property "${out.sort.propertyName}" does not exist`, 'unknown');
   if (input.query !== undefined) {
     if (typeof input.query !== 'string') throw bad('query', 'query must be a string');
-    if (input.query.length > SEARCH_LIMITS.queryLength) throw bad('query', `query must be at most ${SEARCH_LIMITS.queryLength} characters, got ${input.query.length}`);
+    if (input.query.length > SEARCH_LIMITS.queryLength)
+      throw bad('query', `query must be at most ${SEARCH_LIMITS.queryLength} characters, got ${input.query.length}`);
     out.query = input.query;
   }
   if (input.properties !== undefined) {
-    if (!Array.isArray(input.properties) || input.properties.some((name) => typeof name !== 'string')) throw bad('properties', 'properties must be an array of strings');
+    if (!Array.isArray(input.properties) || input.properties.some((name) => typeof name !== 'string'))
+      throw bad('properties', 'properties must be an array of strings');
     out.properties = input.properties as string[];
   }
   out.limit = pageNumber(input.limit, 'limit', SEARCH_LIMITS.defaultPageSize, 1);

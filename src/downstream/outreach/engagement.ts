@@ -1,11 +1,22 @@
-import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../../model/engagement-activity.js';
 import type { EngagementUser } from '../../model/engagement.js';
+import { ENGAGEMENT_SEQUENCES, type EngagementAction, type EngagementTask, SEQUENCE_STEPS } from '../../model/engagement-activity.js';
 import { outreachCustom } from '../custom-fields.js';
-import { bySeq, completeTask, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from '../engagement-activity.js';
+import {
+  type ActivityCollection,
+  bySeq,
+  completeTask,
+  contactOf,
+  createTask,
+  deleteTask,
+  entriesOf,
+  seqOf,
+  type TaskWrite,
+  updateTask,
+} from '../engagement-activity.js';
 import { engagementTimes, fullName } from '../engagement-native.js';
 import { parseTime } from '../fields.js';
-import { customOf, FieldError, isPlainObject, type Flat } from '../rest-engine.js';
-import { intParam, isResponse, reply, type Route } from '../router.js';
+import { customOf, FieldError, type Flat, isPlainObject } from '../rest-engine.js';
+import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { base, HEADERS, outreachError } from './objects.js';
 
@@ -127,13 +138,24 @@ function renderSequence(index: number, context: DownstreamContext): Flat {
     'sequence',
     'sequences',
     id,
-    { name: ENGAGEMENT_SEQUENCES[index], enabled: true, sequenceType: 'interval', sequenceStepCount: SEQUENCE_STEPS, activeProspectsCount: states.filter((entry) => entry.record.state === 'active').length },
+    {
+      name: ENGAGEMENT_SEQUENCES[index],
+      enabled: true,
+      sequenceType: 'interval',
+      sequenceStepCount: SEQUENCE_STEPS,
+      activeProspectsCount: states.filter((entry) => entry.record.state === 'active').length,
+    },
     {},
     context,
   );
 }
 
-function stored(type: string, path: string, collection: ActivityCollection, render: (record: never, seq: number, extra: Flat, context: DownstreamContext) => Flat): Resource {
+function stored(
+  type: string,
+  path: string,
+  collection: ActivityCollection,
+  render: (record: never, seq: number, extra: Flat, context: DownstreamContext) => Flat,
+): Resource {
   return {
     type,
     path,
@@ -150,13 +172,16 @@ function stored(type: string, path: string, collection: ActivityCollection, rend
 const RESOURCES: Record<string, Resource> = {
   users: stored('user', 'users', 'users', (user: EngagementUser, seq, extra, context) => renderUser(user, seq, extra, context)),
   tasks: stored('task', 'tasks', 'tasks', (task: EngagementTask, seq, _extra, context) => renderTask(task, seq, context)),
-  sequenceStates: stored('sequenceState', 'sequenceStates', 'actions', (action: EngagementAction, seq, _extra, context) => renderSequenceState(action, seq, context)),
+  sequenceStates: stored('sequenceState', 'sequenceStates', 'actions', (action: EngagementAction, seq, _extra, context) =>
+    renderSequenceState(action, seq, context),
+  ),
   sequences: {
     type: 'sequence',
     path: 'sequences',
     count: () => ENGAGEMENT_SEQUENCES.length,
     all: (context) => ENGAGEMENT_SEQUENCES.map((_name, index) => renderSequence(index, context)),
-    one: (id, context) => (/^\d+$/.test(id) && Number(id) >= 1 && Number(id) <= ENGAGEMENT_SEQUENCES.length ? renderSequence(Number(id) - 1, context) : undefined),
+    one: (id, context) =>
+      /^\d+$/.test(id) && Number(id) >= 1 && Number(id) <= ENGAGEMENT_SEQUENCES.length ? renderSequence(Number(id) - 1, context) : undefined,
   },
 };
 
@@ -189,7 +214,10 @@ export type Resolver = (ref: { type: string; id: number }, context: DownstreamCo
 
 /** The resources named by `include` (relationship names), each once. */
 function included(items: Flat[], request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): Flat[] | undefined {
-  const asked = request.query.include?.split(',').map((name) => name.trim()).filter(Boolean);
+  const asked = request.query.include
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!asked || asked.length === 0) return undefined;
   // Each relationship the items have, once: a name asked for again, or one no item has, adds nothing.
   const held = new Set(items.flatMap((item) => Object.keys(item.relationships as Flat)));
@@ -226,7 +254,10 @@ function resolve(ref: { type: string; id: number }, context: DownstreamContext):
 
 /** `sort=name,-updatedAt`: attributes (or `id`), `-` for descending; nulls last. */
 function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
-  const keys = request.query.sort?.split(',').map((key) => key.trim()).filter(Boolean);
+  const keys = request.query.sort
+    ?.split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
   if (!keys || keys.length === 0) return items;
   const sample = items[0];
   // An attribute sorted by again never decides: the items it would compare are equal on it already.
@@ -237,15 +268,16 @@ function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
   }
   const fields = [...byName.values()];
   for (const { name } of fields) {
-    if (sample && name !== 'id' && !(name in (sample.attributes as Flat))) throw new FieldError('sort', `sort: '${name}' is not a sortable attribute of this resource.`, 'param');
+    if (sample && name !== 'id' && !(name in (sample.attributes as Flat)))
+      throw new FieldError('sort', `sort: '${name}' is not a sortable attribute of this resource.`, 'param');
   }
-  const valueOf = (item: Flat, name: string) => (name === 'id' ? item.id : (item.attributes as Flat)[name]);
+  const fieldOf = (item: Flat, name: string) => (name === 'id' ? item.id : (item.attributes as Flat)[name]);
   return items
     .map((item, index) => ({ item, index }))
     .sort((a, b) => {
       for (const { name, sign } of fields) {
-        const x = valueOf(a.item, name);
-        const y = valueOf(b.item, name);
+        const x = fieldOf(a.item, name);
+        const y = fieldOf(b.item, name);
         if (x === y) continue;
         if (x === null || x === undefined) return 1;
         if (y === null || y === undefined) return -1;
@@ -262,9 +294,13 @@ export function list(resource: Resource, request: DownstreamRequest, context: Do
   const limit = intParam(request.query['page[size]'], 'page[size]', 50, 1, 1000);
   const all = resource.all(context);
   const tests = filtersOf(request, all[0]);
-  const matching = sorted(all.filter((item) => tests.every((test) => test(item))), request);
+  const matching = sorted(
+    all.filter((item) => tests.every((test) => test(item))),
+    request,
+  );
   const page = matching.slice(offset, offset + limit);
-  const link = (at: number) => `${base(context)}/${resource.path}?${new URLSearchParams({ ...request.query, 'page[offset]': String(at), 'page[size]': String(limit) })}`;
+  const link = (at: number) =>
+    `${base(context)}/${resource.path}?${new URLSearchParams({ ...request.query, 'page[offset]': String(at), 'page[size]': String(limit) })}`;
   const next = offset + limit;
   const extra = included(page, request, context, resolver);
   return reply(
@@ -319,8 +355,7 @@ export function engagementRoutes(fallback: Partial<Record<string, (id: string, c
 const ACTION_KIND: Record<string, EngagementTask['kind']> = { call: 'call', email: 'email', action_item: 'action_item', in_person: 'linkedin' };
 const TASK_ATTRIBUTES = ['action', 'subject', 'note', 'dueAt'];
 
-const invalid = (detail: string, pointer: string) =>
-  outreachError(422, 'validationError', 'Validation Error', detail, { source: { pointer } });
+const invalid = (detail: string, pointer: string) => outreachError(422, 'validationError', 'Validation Error', detail, { source: { pointer } });
 
 /** A task write from a JSON:API document: `attributes` and the `owner` and `prospect` (or `subject`) relationships. */
 function taskWrite(body: unknown, context: DownstreamContext, creating: boolean): TaskWrite | DownstreamResponse {
@@ -329,11 +364,16 @@ function taskWrite(body: unknown, context: DownstreamContext, creating: boolean)
   if (data.type !== 'task') return outreachError(409, 'typeMismatch', 'Type Mismatch', `Expected resource type "task", got ${JSON.stringify(data.type)}.`);
   const attributes = data.attributes ?? {};
   const relationships = data.relationships ?? {};
-  if (!isPlainObject(attributes) || !isPlainObject(relationships)) return outreachError(400, 'badRequest', 'Bad Request', 'data.attributes and data.relationships must be objects.');
+  if (!isPlainObject(attributes) || !isPlainObject(relationships))
+    return outreachError(400, 'badRequest', 'Bad Request', 'data.attributes and data.relationships must be objects.');
   const write: TaskWrite = {};
   for (const [name, value] of Object.entries(attributes)) {
     const pointer = `/data/attributes/${name}`;
-    if (!TASK_ATTRIBUTES.includes(name)) return invalid(name === 'state' ? 'state is read-only: complete a task with POST tasks/{id}/actions/markComplete.' : `${name} is not a writable attribute of task.`, pointer);
+    if (!TASK_ATTRIBUTES.includes(name))
+      return invalid(
+        name === 'state' ? 'state is read-only: complete a task with POST tasks/{id}/actions/markComplete.' : `${name} is not a writable attribute of task.`,
+        pointer,
+      );
     if (name === 'action') {
       if (typeof value !== 'string' || !ACTION_KIND[value]) return invalid(`action must be one of ${Object.keys(ACTION_KIND).join(', ')}.`, pointer);
       write.kind = ACTION_KIND[value];
@@ -369,7 +409,8 @@ function taskWrite(body: unknown, context: DownstreamContext, creating: boolean)
     const ref = isPlainObject(prospect) ? prospect.data : undefined;
     if (ref === null) write.contactId = null;
     else {
-      const contact = isPlainObject(ref) && (ref.type === undefined || ref.type === 'prospect') ? context.data.crm.Contact.getByNativeId(String(ref.id)) : undefined;
+      const contact =
+        isPlainObject(ref) && (ref.type === undefined || ref.type === 'prospect') ? context.data.crm.Contact.getByNativeId(String(ref.id)) : undefined;
       if (!contact) return invalid(`prospect must name a prospect, got ${JSON.stringify(ref)}.`, pointer);
       write.contactId = contact.record.id;
     }

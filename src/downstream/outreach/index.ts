@@ -1,13 +1,13 @@
 import type { CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
-import { collectionHandlers, collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { type CollectionApi, collectionHandlers, collectionRoutes } from '../collection-api.js';
 import { outreachCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
-import { customOf, FieldError, isPlainObject, type Flat } from '../rest-engine.js';
-import { dispatch, reply, type Params, type Route } from '../router.js';
+import { customOf, FieldError, type Flat, isPlainObject } from '../rest-engine.js';
+import { dispatch, type Params, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
-import { engagementRoutes, ENGAGEMENT_PATHS, list, renderUser as renderEngagementUser, type Resolver, type Resource } from './engagement.js';
-import { base, COLLECTIONS, errors, HEADERS, listBody, outreachError, pageWindow, renderResource, type OutreachObject } from './objects.js';
+import { ENGAGEMENT_PATHS, engagementRoutes, list, type Resolver, type Resource, renderUser as renderEngagementUser } from './engagement.js';
+import { base, COLLECTIONS, errors, HEADERS, listBody, type OutreachObject, outreachError, pageWindow, renderResource } from './objects.js';
 
 /** The simulated Outreach: API v2 resources (`objects.ts`), engagement resources (`engagement.ts`), mailboxes. */
 
@@ -88,7 +88,8 @@ const MAILBOX_ROUTES: Route[] = [
 /** A CRM collection as a listable resource, for lists that filter, sort or include. */
 function crmResource(name: string): Resource {
   const target = COLLECTIONS[name]!;
-  const render = (entry: { record: CrmRecord; extra: Record<string, unknown> }, context: DownstreamContext) => renderResource(target, entry.record, entry.extra, context);
+  const render = (entry: { record: CrmRecord; extra: Record<string, unknown> }, context: DownstreamContext) =>
+    renderResource(target, entry.record, entry.extra, context);
   return {
     type: target.resource,
     path: name,

@@ -2,9 +2,25 @@ import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import type { Window } from '../collection-api.js';
 import { outreachCustom } from '../custom-fields.js';
-import { computed, custom, field, firstOfList, owner, percent, readOnly, ref, STAGE_COVERS, stageWrites, taskDone, time, timeFormat, to, type RefStyle } from '../fields.js';
-import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject } from '../rest-engine.js';
-import { intParam, reply, type RouteErrors } from '../router.js';
+import {
+  computed,
+  custom,
+  field,
+  firstOfList,
+  owner,
+  percent,
+  type RefStyle,
+  readOnly,
+  ref,
+  STAGE_COVERS,
+  stageWrites,
+  taskDone,
+  time,
+  timeFormat,
+  to,
+} from '../fields.js';
+import { displayName, FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
 
 /**
@@ -35,16 +51,21 @@ const relation: RefStyle = (nativeId, _target, type) => ({ data: { type: RESOURC
 
 /** Opportunity stages are their own resources in Outreach; ids by pipeline order. */
 const STAGES = ['Prospecting', 'Qualification', 'Needs Analysis', 'Proposal', 'Negotiation', 'Closed Won', 'Closed Lost'];
-const stage = custom('stage', STAGE_COVERS, (record) => {
-  const index = STAGES.indexOf((record as CrmRecord<'Deal'>).stage ?? '');
-  return { data: index < 0 ? null : { type: 'opportunityStage', id: index + 1 } };
-}, (value) => {
-  const data = isPlainObject(value) ? value.data : undefined;
-  if (data === null) return { stage: null, isClosed: false, isWon: false };
-  const name = isPlainObject(data) ? STAGES[Number(data.id) - 1] : undefined;
-  if (!name) throw new FieldError('stage', 'stage must be { data: { type: "opportunityStage", id } } naming a stage', 'value');
-  return stageWrites(name);
-});
+const stage = custom(
+  'stage',
+  STAGE_COVERS,
+  (record) => {
+    const index = STAGES.indexOf((record as CrmRecord<'Deal'>).stage ?? '');
+    return { data: index < 0 ? null : { type: 'opportunityStage', id: index + 1 } };
+  },
+  (value) => {
+    const data = isPlainObject(value) ? value.data : undefined;
+    if (data === null) return { stage: null, isClosed: false, isWon: false };
+    const name = isPlainObject(data) ? STAGES[Number(data.id) - 1] : undefined;
+    if (!name) throw new FieldError('stage', 'stage must be { data: { type: "opportunityStage", id } } naming a stage', 'value');
+    return stageWrites(name);
+  },
+);
 
 function resource(type: CrmObjectType, attributes: FieldMap[], relationships: FieldMap[], more: Partial<NativeObject> = {}): OutreachObject {
   return {
@@ -59,62 +80,85 @@ function resource(type: CrmObjectType, attributes: FieldMap[], relationships: Fi
 }
 
 export const COLLECTIONS: Record<string, OutreachObject> = {
-  prospects: resource('Contact', [
-    field('firstName', 'firstName'),
-    field('lastName', 'lastName'),
-    computed('name', (record) => displayName(record)),
-    field('emails', 'email', firstOfList),
-    field('title', 'jobTitle'),
-    field('workPhones', 'phone', firstOfList),
-    field('mobilePhones', 'mobilePhone', firstOfList),
-  ], [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation)]),
-  accounts: resource('Account', [
-    field('name', 'name'),
-    field('description', 'description'),
-    field('industry', 'industry'),
-    field('websiteUrl', 'website'),
-    computed('domain', (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '') || null),
-    field('numberOfEmployees', 'numberOfEmployees'),
-    field('locality', 'address.city'),
-  ], [owner('owner', relation)], { required: ['name'] }),
-  opportunities: resource('Deal', [
-    field('name', 'name'),
-    field('amount', 'amount'),
-    field('closeDate', 'closeDate', iso),
-    field('probability', 'probability', percent),
-  ], [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation), stage], { required: ['name'] }),
-  users: resource('User', [
-    field('firstName', 'firstName'),
-    field('lastName', 'lastName'),
-    computed('name', (record) => displayName(record)),
-    field('email', 'email'),
-    computed('locked', () => false),
-  ], [], { readOnly: true }),
-  tasks: resource('Task', [
-    computed('action', () => 'action_item'),
-    computed('taskType', () => 'manual'),
-    field('note', 'body'),
-    field('dueAt', 'dueDate', iso),
-    taskDone('state', 'complete', 'incomplete'),
-  ], [
-    owner('owner', relation),
-    ref('prospect', to('Contact', 'contactIds'), relation),
-    ref('account', to('Account', 'accountIds'), relation),
-    ref('opportunity', to('Deal', 'dealIds'), relation),
-  ], { defaults: { status: 'Not Started', priority: 'Normal' } }),
-  events: resource('Event', [
-    field('name', 'subject'),
-    field('body', 'description'),
-    field('location', 'location'),
-    field('startTime', 'startDateTime', iso),
-    field('endTime', 'endDateTime', iso),
-    field('allDay', 'isAllDayEvent'),
-  ], [
-    owner('user', relation),
-    ref('prospect', to('Contact', 'contactIds'), relation),
-    ref('account', to('Account', 'accountIds'), relation),
-    ref('opportunity', to('Deal', 'dealIds'), relation),
-  ]),
+  prospects: resource(
+    'Contact',
+    [
+      field('firstName', 'firstName'),
+      field('lastName', 'lastName'),
+      computed('name', (record) => displayName(record)),
+      field('emails', 'email', firstOfList),
+      field('title', 'jobTitle'),
+      field('workPhones', 'phone', firstOfList),
+      field('mobilePhones', 'mobilePhone', firstOfList),
+    ],
+    [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation)],
+  ),
+  accounts: resource(
+    'Account',
+    [
+      field('name', 'name'),
+      field('description', 'description'),
+      field('industry', 'industry'),
+      field('websiteUrl', 'website'),
+      computed('domain', (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '') || null),
+      field('numberOfEmployees', 'numberOfEmployees'),
+      field('locality', 'address.city'),
+    ],
+    [owner('owner', relation)],
+    { required: ['name'] },
+  ),
+  opportunities: resource(
+    'Deal',
+    [field('name', 'name'), field('amount', 'amount'), field('closeDate', 'closeDate', iso), field('probability', 'probability', percent)],
+    [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation), stage],
+    { required: ['name'] },
+  ),
+  users: resource(
+    'User',
+    [
+      field('firstName', 'firstName'),
+      field('lastName', 'lastName'),
+      computed('name', (record) => displayName(record)),
+      field('email', 'email'),
+      computed('locked', () => false),
+    ],
+    [],
+    { readOnly: true },
+  ),
+  tasks: resource(
+    'Task',
+    [
+      computed('action', () => 'action_item'),
+      computed('taskType', () => 'manual'),
+      field('note', 'body'),
+      field('dueAt', 'dueDate', iso),
+      taskDone('state', 'complete', 'incomplete'),
+    ],
+    [
+      owner('owner', relation),
+      ref('prospect', to('Contact', 'contactIds'), relation),
+      ref('account', to('Account', 'accountIds'), relation),
+      ref('opportunity', to('Deal', 'dealIds'), relation),
+    ],
+    { defaults: { status: 'Not Started', priority: 'Normal' } },
+  ),
+  events: resource(
+    'Event',
+    [
+      field('name', 'subject'),
+      field('body', 'description'),
+      field('location', 'location'),
+      field('startTime', 'startDateTime', iso),
+      field('endTime', 'endDateTime', iso),
+      field('allDay', 'isAllDayEvent'),
+    ],
+    [
+      owner('user', relation),
+      ref('prospect', to('Contact', 'contactIds'), relation),
+      ref('account', to('Account', 'accountIds'), relation),
+      ref('opportunity', to('Deal', 'dealIds'), relation),
+    ],
+  ),
 };
 
 export const base = (context: DownstreamContext) => INTEGRATIONS.outreach.apiBaseUrl(context.org);
@@ -144,7 +188,13 @@ export const errors: RouteErrors = {
     if (error.kind === 'param') return outreachError(400, 'invalidParameter', 'Invalid Parameter', error.message, { source: { parameter: error.field } });
     const target = COLLECTIONS[request.path.split('/')[0]!];
     const section = error.field && target?.relationships.includes(error.field) ? 'relationships' : 'attributes';
-    return outreachError(422, 'validationError', 'Validation Error', error.message, error.field ? { source: { pointer: `/data/${section}/${error.field}` } } : {});
+    return outreachError(
+      422,
+      'validationError',
+      'Validation Error',
+      error.message,
+      error.field ? { source: { pointer: `/data/${section}/${error.field}` } } : {},
+    );
   },
 };
 

@@ -1,6 +1,6 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { asNumber, owner } from '../fields.js';
-import { FieldError, isPlainObject, type FieldMap } from '../rest-engine.js';
+import { FieldError, type FieldMap, isPlainObject } from '../rest-engine.js';
 import type { DownstreamContext } from '../types.js';
 
 /**
@@ -30,8 +30,7 @@ export function userSummary(id: number, name: string | null, email: string | nul
 }
 
 /** The connected user, for records with no owner of their own. */
-export const connectionUser = (context: DownstreamContext) =>
-  userSummary(connectionUserId(context), context.org.slug, `${context.org.slug}@pipedrive.example`);
+export const connectionUser = (context: DownstreamContext) => userSummary(connectionUserId(context), context.org.slug, `${context.org.slug}@pipedrive.example`);
 
 type Activity = CrmRecord<'Task'> | CrmRecord<'Event'>;
 
@@ -44,7 +43,9 @@ function activitiesOf(record: CrmRecord, context: DownstreamContext): Array<{ ac
   });
   const events = (links.eventIds ?? []).flatMap((id) => {
     const event = context.data.crm.Event.get(id) as CrmRecord<'Event'> | undefined;
-    return event ? [{ activity: event as Activity, at: event.startDateTime, done: event.endDateTime !== null && Date.parse(event.endDateTime) < context.now }] : [];
+    return event
+      ? [{ activity: event as Activity, at: event.startDateTime, done: event.endDateTime !== null && Date.parse(event.endDateTime) < context.now }]
+      : [];
   });
   return [...tasks, ...events];
 }
@@ -62,7 +63,10 @@ export function activityCounts(record: CrmRecord, context: DownstreamContext) {
 export function nextAndLast(record: CrmRecord, context: DownstreamContext) {
   const all = activitiesOf(record, context);
   const next = all.filter((item) => !item.done).sort(byTime)[0];
-  const last = all.filter((item) => item.done).sort(byTime).at(-1);
+  const last = all
+    .filter((item) => item.done)
+    .sort(byTime)
+    .at(-1);
   return { next, last };
 }
 
@@ -80,7 +84,13 @@ export function formatMoney(amount: number | null): string {
 /** A lead's `value`: `{ amount, currency }` or null. */
 export function leadValue(value: unknown, native: string): unknown {
   if (value === null) return null;
-  if (!isPlainObject(value) || typeof value.amount !== 'number' || !Number.isFinite(value.amount) || typeof value.currency !== 'string' || !/^[A-Z]{3}$/.test(value.currency)) {
+  if (
+    !isPlainObject(value) ||
+    typeof value.amount !== 'number' ||
+    !Number.isFinite(value.amount) ||
+    typeof value.currency !== 'string' ||
+    !/^[A-Z]{3}$/.test(value.currency)
+  ) {
     throw new FieldError(native, `${native} must be an object with a numeric amount and a 3-letter currency code`, 'type');
   }
   return { amount: value.amount, currency: value.currency };

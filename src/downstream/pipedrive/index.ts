@@ -1,6 +1,6 @@
 import type { EngagementUser } from '../../model/engagement.js';
 import { collectionHandlers, collectionRoutes } from '../collection-api.js';
-import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from '../engagement-native.js';
+import { fullName as engagementName, engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { dispatch, type Route } from '../router.js';
@@ -36,7 +36,9 @@ export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',
   handle,
   nativeRecord: (type, record, extra, context) => {
-    const target = Object.values(COLLECTIONS).flat().find((candidate) => candidate.type === type);
+    const target = Object.values(COLLECTIONS)
+      .flat()
+      .find((candidate) => candidate.type === type);
     return target ? renderFields(target, record, extra, context) : { id: Number(record.nativeId), ...customFields.read(customOf(extra)) };
   },
   nativeEngagement: (collection, record, extra, context) => {

@@ -12,6 +12,7 @@ import {
   numericString,
   owner,
   percent,
+  type RefStyle,
   readOnly,
   ref,
   STAGE_COVERS,
@@ -21,10 +22,21 @@ import {
   time,
   timeFormat,
   to,
-  type RefStyle,
 } from '../fields.js';
-import { displayName, FieldError, isPlainObject, NATIVE_PATH, nativeOf, renderFields, valueAt, type FieldMap, type Flat, type NativeObject, type WriteContext } from '../rest-engine.js';
-import { intParam, reply, type RouteErrors } from '../router.js';
+import {
+  displayName,
+  FieldError,
+  type FieldMap,
+  type Flat,
+  isPlainObject,
+  NATIVE_PATH,
+  type NativeObject,
+  nativeOf,
+  renderFields,
+  valueAt,
+  type WriteContext,
+} from '../rest-engine.js';
+import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext } from '../types.js';
 import {
   activityCounts,
@@ -62,26 +74,38 @@ const userRef: RefStyle = (nativeId, user) => {
   return { id, name: displayName(user), email: (user as CrmRecord<'User'>).email, has_pic: 0, active_flag: true, value: id };
 };
 const orgRef: RefStyle = (nativeId, org) => ({ name: displayName(org), active_flag: true, value: Number(nativeId) });
-const personRef: RefStyle = (nativeId, person) => ({ name: displayName(person), active_flag: true, value: Number(nativeId) });
+const _personRef: RefStyle = (nativeId, person) => ({ name: displayName(person), active_flag: true, value: Number(nativeId) });
 
 const id = computed('id', (record) => Number(record.nativeId));
 const stamps = [readOnly('add_time', 'createdTime', pdTime), readOnly('update_time', 'modifiedTime', pdTime), computed('active_flag', () => true)];
 
 /** `name` (or a lead's `title`): one string natively, first and last name in the unified record. */
 export const fullName = (native: string) =>
-  custom(native, ['firstName', 'lastName'], (record) => displayName(record), (value) => {
-    if (value === null) return { firstName: null, lastName: null };
-    if (typeof value !== 'string') throw new FieldError(native, `${native} must be a string`, 'type');
-    const parts = value.trim().split(/\s+/);
-    return parts.length > 1 ? { firstName: parts.slice(0, -1).join(' '), lastName: parts.at(-1) } : { firstName: null, lastName: parts[0] ?? null };
-  });
+  custom(
+    native,
+    ['firstName', 'lastName'],
+    (record) => displayName(record),
+    (value) => {
+      if (value === null) return { firstName: null, lastName: null };
+      if (typeof value !== 'string') throw new FieldError(native, `${native} must be a string`, 'type');
+      const parts = value.trim().split(/\s+/);
+      return parts.length > 1 ? { firstName: parts.slice(0, -1).join(' '), lastName: parts.at(-1) } : { firstName: null, lastName: parts[0] ?? null };
+    },
+  );
 
 /** The title written on create also marks the record as made through the API (its `origin`). */
 export function madeByApi(map: FieldMap): FieldMap {
   return { ...map, write: (value, write) => ({ ...map.write!(value, write), ...(write.current ? {} : { [`${NATIVE_PATH}.origin`]: 'API' }) }) };
 }
 /** Where a record came from: `API` when the API made it, else as the app's users make them. */
-export const origin = (fallback: string) => locked(stored('origin', () => fallback, (value) => value));
+export const origin = (fallback: string) =>
+  locked(
+    stored(
+      'origin',
+      () => fallback,
+      (value) => value,
+    ),
+  );
 
 /** Emails and phones are lists of `{ value, primary, label }`; a write may also send a bare string. */
 function contactList(value: unknown, native: string): Array<{ value: string; label: string; primary: boolean }> {
@@ -94,47 +118,70 @@ function contactList(value: unknown, native: string): Array<{ value: string; lab
     return { value: item.value, label: typeof item.label === 'string' ? item.label : 'work', primary: item.primary === true };
   });
 }
-export const emailList = (native: string) => custom(native, ['email'], (record) => {
-  const email = (record as CrmRecord<'Contact'>).email;
-  return [{ label: 'work', value: email ?? '', primary: true }];
-}, (value) => {
-  const list = contactList(value, native);
-  return { email: (list.find((item) => item.primary) ?? list[0])?.value ?? null };
-});
-export const phoneList = (native: string) => custom(native, ['phone', 'mobilePhone'], (record) => {
-  const { phone, mobilePhone } = record as CrmRecord<'Contact'>;
-  const list = [{ label: 'work', value: phone ?? '', primary: true }];
-  if (mobilePhone) list.push({ label: 'mobile', value: mobilePhone, primary: false });
-  return list;
-}, (value) => {
-  const list = contactList(value, native);
-  return { phone: list.find((item) => item.label !== 'mobile')?.value ?? null, mobilePhone: list.find((item) => item.label === 'mobile')?.value ?? null };
-});
+export const emailList = (native: string) =>
+  custom(
+    native,
+    ['email'],
+    (record) => {
+      const email = (record as CrmRecord<'Contact'>).email;
+      return [{ label: 'work', value: email ?? '', primary: true }];
+    },
+    (value) => {
+      const list = contactList(value, native);
+      return { email: (list.find((item) => item.primary) ?? list[0])?.value ?? null };
+    },
+  );
+export const phoneList = (native: string) =>
+  custom(
+    native,
+    ['phone', 'mobilePhone'],
+    (record) => {
+      const { phone, mobilePhone } = record as CrmRecord<'Contact'>;
+      const list = [{ label: 'work', value: phone ?? '', primary: true }];
+      if (mobilePhone) list.push({ label: 'mobile', value: mobilePhone, primary: false });
+      return list;
+    },
+    (value) => {
+      const list = contactList(value, native);
+      return { phone: list.find((item) => item.label !== 'mobile')?.value ?? null, mobilePhone: list.find((item) => item.label === 'mobile')?.value ?? null };
+    },
+  );
 
 /** A deal's status: open, won or lost. Writing it moves the unified stage and flags. */
-export const dealStatus = custom('status', STAGE_COVERS, (record) => {
-  const deal = record as CrmRecord<'Deal'>;
-  return deal.isWon ? 'won' : deal.isClosed ? 'lost' : 'open';
-}, (value, { body, current, context }) => {
-  // Winning or losing a deal with no close date closes it now (its won_time or lost_time).
-  const closing = () => ((current as CrmRecord<'Deal'> | undefined)?.closeDate || body.expected_close_date ? {} : { closeDate: new Date(context.now).toISOString() });
-  if (value === 'won') return { ...stageWrites('Closed Won'), ...closing() };
-  if (value === 'lost') return { ...stageWrites('Closed Lost'), ...closing() };
-  if (value === 'open') {
-    const stage = (current as CrmRecord<'Deal'> | undefined)?.stage;
-    return stageWrites(stage && PIPELINE.includes(stage) ? stage : PIPELINE[0]);
-  }
-  throw new FieldError('status', `status must be one of open, won, lost`, 'value');
-});
-export const stageId = custom('stage_id', STAGE_COVERS, (record) => {
-  const stage = (record as CrmRecord<'Deal'>).stage ?? '';
-  const index = PIPELINE.indexOf(stage);
-  return index >= 0 ? index + 1 : stage.startsWith('Closed') ? PIPELINE.length : null;
-}, (value) => {
-  const stage = typeof value === 'number' || typeof value === 'string' ? PIPELINE[Number(value) - 1] : undefined;
-  if (!stage) throw new FieldError('stage_id', `stage_id ${JSON.stringify(value)} is not a stage of the pipeline`, 'value');
-  return stageWrites(stage);
-});
+export const dealStatus = custom(
+  'status',
+  STAGE_COVERS,
+  (record) => {
+    const deal = record as CrmRecord<'Deal'>;
+    return deal.isWon ? 'won' : deal.isClosed ? 'lost' : 'open';
+  },
+  (value, { body, current, context }) => {
+    // Winning or losing a deal with no close date closes it now (its won_time or lost_time).
+    const closing = () =>
+      (current as CrmRecord<'Deal'> | undefined)?.closeDate || body.expected_close_date ? {} : { closeDate: new Date(context.now).toISOString() };
+    if (value === 'won') return { ...stageWrites('Closed Won'), ...closing() };
+    if (value === 'lost') return { ...stageWrites('Closed Lost'), ...closing() };
+    if (value === 'open') {
+      const stage = (current as CrmRecord<'Deal'> | undefined)?.stage;
+      return stageWrites(stage && PIPELINE.includes(stage) ? stage : PIPELINE[0]);
+    }
+    throw new FieldError('status', `status must be one of open, won, lost`, 'value');
+  },
+);
+export const stageId = custom(
+  'stage_id',
+  STAGE_COVERS,
+  (record) => {
+    const stage = (record as CrmRecord<'Deal'>).stage ?? '';
+    const index = PIPELINE.indexOf(stage);
+    return index >= 0 ? index + 1 : stage.startsWith('Closed') ? PIPELINE.length : null;
+  },
+  (value) => {
+    const stage = typeof value === 'number' || typeof value === 'string' ? PIPELINE[Number(value) - 1] : undefined;
+    if (!stage) throw new FieldError('stage_id', `stage_id ${JSON.stringify(value)} is not a stage of the pipeline`, 'value');
+    return stageWrites(stage);
+  },
+);
 
 /**
  * An activity's `due_date` + `due_time` (+ `duration` for meetings) stand for the unified start
@@ -166,13 +213,20 @@ export function schedule(startField: string, endField?: string): FieldMap[] {
     custom('due_time', [startField], (record) => at(record)?.slice(11, 16) ?? null, span),
   ];
   if (endField) {
-    fields.push(custom('duration', [endField], (record) => {
-      const start = at(record);
-      const end = valueAt(record, endField) as string | null;
-      if (!start || !end) return null;
-      const minutes = Math.max(0, Math.round((Date.parse(end) - Date.parse(start)) / 60_000));
-      return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-    }, span));
+    fields.push(
+      custom(
+        'duration',
+        [endField],
+        (record) => {
+          const start = at(record);
+          const end = valueAt(record, endField) as string | null;
+          if (!start || !end) return null;
+          const minutes = Math.max(0, Math.round((Date.parse(end) - Date.parse(start)) / 60_000));
+          return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+        },
+        span,
+      ),
+    );
   }
   return fields;
 }
@@ -235,16 +289,20 @@ const dealOrgRef: RefStyle = (nativeId, org, _type, context) => {
     value: Number(nativeId),
   };
 };
-const nextActivity = (pick: (next: NonNullable<ReturnType<typeof nextAndLast>['next']>) => unknown) =>
-  (record: CrmRecord, context: DownstreamContext) => {
-    const { next } = nextAndLast(record, context);
-    return next ? pick(next) : null;
-  };
+const nextActivity = (pick: (next: NonNullable<ReturnType<typeof nextAndLast>['next']>) => unknown) => (record: CrmRecord, context: DownstreamContext) => {
+  const { next } = nextAndLast(record, context);
+  return next ? pick(next) : null;
+};
 const ccEmail = (record: CrmRecord, context: DownstreamContext, kind: string) => `${context.org.slug}+${kind}${record.nativeId}@pipedrivemail.com`;
 
 /** Every field of the SDK's v1 `Deal` model, in its order. */
 const DEAL_FIELDS: FieldMap[] = [
-  custom('creator_user_id', [], (_record, context) => connectionUser(context), () => ({})),
+  custom(
+    'creator_user_id',
+    [],
+    (_record, context) => connectionUser(context),
+    () => ({}),
+  ),
   owner('user_id', dealUserRef),
   ref('person_id', to('Contact', 'contactIds'), dealPersonRef),
   ref('org_id', to('Account', 'accountIds'), dealOrgRef),
@@ -259,9 +317,18 @@ const DEAL_FIELDS: FieldMap[] = [
   stored('is_archived', () => false, isType('boolean')),
   dealStatus,
   field('probability', 'probability', percent),
-  computed('next_activity_date', nextActivity((next) => next.at?.slice(0, 10) ?? null)),
-  computed('next_activity_time', nextActivity((next) => next.at?.slice(11, 19) ?? null)),
-  computed('next_activity_id', nextActivity((next) => Number(next.activity.nativeId))),
+  computed(
+    'next_activity_date',
+    nextActivity((next) => next.at?.slice(0, 10) ?? null),
+  ),
+  computed(
+    'next_activity_time',
+    nextActivity((next) => next.at?.slice(11, 19) ?? null),
+  ),
+  computed(
+    'next_activity_id',
+    nextActivity((next) => Number(next.activity.nativeId)),
+  ),
   computed('last_activity_id', (record, context) => {
     const { last } = nextAndLast(record, context);
     return last ? Number(last.activity.nativeId) : null;
@@ -290,8 +357,14 @@ const DEAL_FIELDS: FieldMap[] = [
   computed('stage_order_nr', (record, context) => stageId.read!(record, context, {})),
   computed('person_name', (record, context) => linkedName(record, 'Contact', 'contactIds', context)),
   computed('org_name', (record, context) => linkedName(record, 'Account', 'accountIds', context)),
-  computed('next_activity_subject', nextActivity((next) => next.activity.subject)),
-  computed('next_activity_type', nextActivity((next) => activityType(next.activity))),
+  computed(
+    'next_activity_subject',
+    nextActivity((next) => next.activity.subject),
+  ),
+  computed(
+    'next_activity_type',
+    nextActivity((next) => activityType(next.activity)),
+  ),
   computed('next_activity_duration', nothing),
   computed('next_activity_note', nothing),
   computed('formatted_value', (record) => formatMoney(dealOf(record).amount)),
@@ -338,7 +411,10 @@ const LEAD_FIELDS: FieldMap[] = [
   stored('was_seen', () => false, isType('boolean')),
   stored('value', nothing, leadValue),
   stored('expected_close_date', nothing, dateOnly),
-  computed('next_activity_id', nextActivity((next) => Number(next.activity.nativeId))),
+  computed(
+    'next_activity_id',
+    nextActivity((next) => Number(next.activity.nativeId)),
+  ),
   computed('visible_to', () => '3'),
   computed('cc_email', (record, context) => ccEmail(record, context, 'lead')),
 ];
@@ -354,80 +430,125 @@ const object = (type: CrmObjectType, name: string, fields: FieldMap[], more: Par
 export const isTask = (body: Flat) => body.type === undefined || body.type === 'task';
 
 export const COLLECTIONS: Record<string, NativeObject[]> = {
-  persons: [object('Contact', 'Person', [
-    fullName('name'),
-    field('first_name', 'firstName'),
-    field('last_name', 'lastName'),
-    emailList('email'),
-    phoneList('phone'),
-    field('job_title', 'jobTitle'),
-    ref('org_id', to('Account', 'accountIds'), orgRef),
-    owner('owner_id', userRef),
-    computed('org_name', (record, context) => {
-      const accountId = (record as CrmRecord<'Contact'>).associations.accountIds[0];
-      const account = accountId ? context.data.crm.Account.get(accountId) : undefined;
-      return account ? displayName(account) : null;
-    }),
-    computed('visible_to', () => '3'),
-  ], { required: ['name'] })],
-  organizations: [object('Account', 'Organization', [
-    field('name', 'name'),
-    owner('owner_id', userRef),
-    computed('address', (record) => {
-      const address = (record as CrmRecord<'Account'>).address;
-      if (!address) return null;
-      const region = [address.state, address.postalCode].filter(Boolean).join(' ');
-      return [address.street, address.city, region, address.country].filter(Boolean).join(', ');
-    }),
-    field('address_route', 'address.street'),
-    field('address_locality', 'address.city'),
-    field('address_admin_area_level_1', 'address.state'),
-    field('address_postal_code', 'address.postalCode'),
-    field('address_country', 'address.country'),
-    field('website', 'website'),
-    field('industry', 'industry'),
-    field('annual_revenue', 'annualRevenue'),
-    field('employee_count', 'numberOfEmployees'),
-    computed('people_count', (record) => (record as CrmRecord<'Account'>).associations.contactIds.length),
-  ], { required: ['name'] })],
+  persons: [
+    object(
+      'Contact',
+      'Person',
+      [
+        fullName('name'),
+        field('first_name', 'firstName'),
+        field('last_name', 'lastName'),
+        emailList('email'),
+        phoneList('phone'),
+        field('job_title', 'jobTitle'),
+        ref('org_id', to('Account', 'accountIds'), orgRef),
+        owner('owner_id', userRef),
+        computed('org_name', (record, context) => {
+          const accountId = (record as CrmRecord<'Contact'>).associations.accountIds[0];
+          const account = accountId ? context.data.crm.Account.get(accountId) : undefined;
+          return account ? displayName(account) : null;
+        }),
+        computed('visible_to', () => '3'),
+      ],
+      { required: ['name'] },
+    ),
+  ],
+  organizations: [
+    object(
+      'Account',
+      'Organization',
+      [
+        field('name', 'name'),
+        owner('owner_id', userRef),
+        computed('address', (record) => {
+          const address = (record as CrmRecord<'Account'>).address;
+          if (!address) return null;
+          const region = [address.state, address.postalCode].filter(Boolean).join(' ');
+          return [address.street, address.city, region, address.country].filter(Boolean).join(', ');
+        }),
+        field('address_route', 'address.street'),
+        field('address_locality', 'address.city'),
+        field('address_admin_area_level_1', 'address.state'),
+        field('address_postal_code', 'address.postalCode'),
+        field('address_country', 'address.country'),
+        field('website', 'website'),
+        field('industry', 'industry'),
+        field('annual_revenue', 'annualRevenue'),
+        field('employee_count', 'numberOfEmployees'),
+        computed('people_count', (record) => (record as CrmRecord<'Account'>).associations.contactIds.length),
+      ],
+      { required: ['name'] },
+    ),
+  ],
   // A deal made without a stage starts in the pipeline's first.
   deals: [object('Deal', 'Deal', DEAL_FIELDS, { required: ['title'], defaults: DEAL_DEFAULTS })],
   // Pipedrive lead ids are UUIDs; a lead's title is the person it is about.
-  leads: [object('Lead', 'Lead', LEAD_FIELDS, { required: ['title'] }, computed('id', (record) => record.nativeId), LEAD_STAMPS)],
-  users: [object('User', 'User', [
-    computed('name', (record) => displayName(record)),
-    field('email', 'email'),
-    computed('is_admin', () => 0),
-    readOnly('created', 'createdTime', pdTime),
-    readOnly('modified', 'modifiedTime', pdTime),
-  ], { readOnly: true })],
+  leads: [
+    object(
+      'Lead',
+      'Lead',
+      LEAD_FIELDS,
+      { required: ['title'] },
+      computed('id', (record) => record.nativeId),
+      LEAD_STAMPS,
+    ),
+  ],
+  users: [
+    object(
+      'User',
+      'User',
+      [
+        computed('name', (record) => displayName(record)),
+        field('email', 'email'),
+        computed('is_admin', () => 0),
+        readOnly('created', 'createdTime', pdTime),
+        readOnly('modified', 'modifiedTime', pdTime),
+      ],
+      { readOnly: true },
+    ),
+  ],
   notes: [object('Note', 'Note', [field('content', 'content'), ...activityLinks], { required: ['content'] })],
   // One collection for both: `type: 'task'` is a Task, any other type (meeting, call…) an Event.
   activities: [
-    object('Task', 'Activity', [
-      computed('type', () => 'task'),
-      field('subject', 'subject'),
-      field('note', 'body'),
-      // Pipedrive takes 0/1 as well as booleans.
-      taskDone('done', true, false, (value) => (value === 1 || value === true ? true : value === 0 || value === false ? false : undefined)),
-      ...schedule('dueDate'),
-      ...activityLinks,
-    ], { accepts: isTask, defaults: { status: 'Not Started', priority: 'Normal' } }),
-    object('Event', 'Activity', [
-      custom('type', ['type'], (record) => ((record as CrmRecord<'Event'>).type ?? 'meeting').toLowerCase(), (value) => {
-        if (typeof value !== 'string') throw new FieldError('type', 'type must be a string', 'type');
-        return { type: value.charAt(0).toUpperCase() + value.slice(1) };
-      }),
-      field('subject', 'subject'),
-      field('note', 'description'),
-      field('location', 'location'),
-      computed('done', (record, context) => {
-        const end = (record as CrmRecord<'Event'>).endDateTime;
-        return end !== null && Date.parse(end) < context.now;
-      }),
-      ...schedule('startDateTime', 'endDateTime'),
-      ...activityLinks,
-    ], { accepts: (body) => !isTask(body) }),
+    object(
+      'Task',
+      'Activity',
+      [
+        computed('type', () => 'task'),
+        field('subject', 'subject'),
+        field('note', 'body'),
+        // Pipedrive takes 0/1 as well as booleans.
+        taskDone('done', true, false, (value) => (value === 1 || value === true ? true : value === 0 || value === false ? false : undefined)),
+        ...schedule('dueDate'),
+        ...activityLinks,
+      ],
+      { accepts: isTask, defaults: { status: 'Not Started', priority: 'Normal' } },
+    ),
+    object(
+      'Event',
+      'Activity',
+      [
+        custom(
+          'type',
+          ['type'],
+          (record) => ((record as CrmRecord<'Event'>).type ?? 'meeting').toLowerCase(),
+          (value) => {
+            if (typeof value !== 'string') throw new FieldError('type', 'type must be a string', 'type');
+            return { type: value.charAt(0).toUpperCase() + value.slice(1) };
+          },
+        ),
+        field('subject', 'subject'),
+        field('note', 'description'),
+        field('location', 'location'),
+        computed('done', (record, context) => {
+          const end = (record as CrmRecord<'Event'>).endDateTime;
+          return end !== null && Date.parse(end) < context.now;
+        }),
+        ...schedule('startDateTime', 'endDateTime'),
+        ...activityLinks,
+      ],
+      { accepts: (body) => !isTask(body) },
+    ),
   ],
 };
 
@@ -457,7 +578,12 @@ export const api: CollectionApi = {
   render: (target, record, extra, context) => renderFields(target, record, extra, context),
   list: (items, window) => {
     const more = window.offset + items.length < window.total;
-    const pagination = { start: window.offset, limit: window.limit, more_items_in_collection: more, ...(more ? { next_start: window.offset + window.limit } : {}) };
+    const pagination = {
+      start: window.offset,
+      limit: window.limit,
+      more_items_in_collection: more,
+      ...(more ? { next_start: window.offset + window.limit } : {}),
+    };
     // Pipedrive answers an empty page with `data: null`.
     return reply(200, { success: true, data: items.length > 0 ? items : null, additional_data: { pagination } }, HEADERS);
   },

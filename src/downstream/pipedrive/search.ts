@@ -1,6 +1,6 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { customOf, displayName, FieldError, type Flat } from '../rest-engine.js';
-import { intParam, reply, type Route } from '../router.js';
+import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { COLLECTIONS, failure, HEADERS, PIPELINE } from './objects.js';
 
@@ -152,7 +152,10 @@ function search(target: Searchable, request: DownstreamRequest, context: Downstr
   const asked = request.query.fields ? [...new Set(request.query.fields.split(',').map((name) => name.trim()))] : Object.keys(target.fields);
   const unknown = asked.find((name) => !Object.hasOwn(target.fields, name));
   if (unknown !== undefined) {
-    return failure(400, `Validation failed: fields: Parameter 'fields' must be one of ${Object.keys(target.fields).join(', ')}; got ${JSON.stringify(unknown)}`);
+    return failure(
+      400,
+      `Validation failed: fields: Parameter 'fields' must be one of ${Object.keys(target.fields).join(', ')}; got ${JSON.stringify(unknown)}`,
+    );
   }
   const start = intParam(request.query.start, 'start', 0, 0);
   const limit = intParam(request.query.limit, 'limit', 100, 1, 500);

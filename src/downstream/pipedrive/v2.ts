@@ -1,11 +1,25 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
-import { collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { nestedCustom } from '../custom-fields.js';
 import { asNumber, asString, computed, custom, date, field, percent, readOnly, ref, stored, taskDone, time, to } from '../fields.js';
-import { FieldError, isPlainObject, renderFields, type FieldMap, type NativeObject } from '../rest-engine.js';
-import { intParam, reply, type Route, type RouteErrors } from '../router.js';
+import { FieldError, type FieldMap, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { intParam, type Route, type RouteErrors, reply } from '../router.js';
 import { activityType, connectionUserId, idList, isType, nothing, ownerIdOrCaller } from './details.js';
-import { DEAL_DEFAULTS, dealStatus, emailList, errors, failure, fullName, HEADERS, isTask, madeByApi, origin, phoneList, schedule, stageId } from './objects.js';
+import {
+  DEAL_DEFAULTS,
+  dealStatus,
+  emailList,
+  errors,
+  failure,
+  fullName,
+  HEADERS,
+  isTask,
+  madeByApi,
+  origin,
+  phoneList,
+  schedule,
+  stageId,
+} from './objects.js';
 
 /**
  * Pipedrive API v2 (`api/v2/persons`…), which the current SDK uses for persons, organizations,
@@ -94,83 +108,112 @@ const activityTail = (note: string): FieldMap[] => [
 const creator = computed('creator_user_id', (_record, context) => connectionUserId(context));
 
 export const V2_COLLECTIONS: Record<string, NativeObject[]> = {
-  persons: [object('Contact', 'Person', [
-    fullName('name'),
-    field('first_name', 'firstName'),
-    field('last_name', 'lastName'),
-    ownerId,
-    ref('org_id', to('Account', 'accountIds'), asNumber),
-    emailList('emails'),
-    phoneList('phones'),
-    visibleTo,
-    labelIds,
-    computed('picture_id', nothing),
-    computed('postal_address', nothing),
-    computed('notes', nothing),
-    computed('im', () => []),
-    computed('birthday', nothing),
-    field('job_title', 'jobTitle'),
-  ], { required: ['name'] })],
+  persons: [
+    object(
+      'Contact',
+      'Person',
+      [
+        fullName('name'),
+        field('first_name', 'firstName'),
+        field('last_name', 'lastName'),
+        ownerId,
+        ref('org_id', to('Account', 'accountIds'), asNumber),
+        emailList('emails'),
+        phoneList('phones'),
+        visibleTo,
+        labelIds,
+        computed('picture_id', nothing),
+        computed('postal_address', nothing),
+        computed('notes', nothing),
+        computed('im', () => []),
+        computed('birthday', nothing),
+        field('job_title', 'jobTitle'),
+      ],
+      { required: ['name'] },
+    ),
+  ],
   organizations: [object('Account', 'Organization', [field('name', 'name'), ownerId, visibleTo, address, labelIds], { required: ['name'] })],
-  deals: [object('Deal', 'Deal', [
-    madeByApi(field('title', 'name')),
-    creator,
-    ownerId,
-    field('value', 'amount'),
-    ref('person_id', to('Contact', 'contactIds'), asNumber),
-    ref('org_id', to('Account', 'accountIds'), asNumber),
-    stageId,
-    computed('pipeline_id', () => 1),
-    computed('currency', () => 'USD'),
-    computed('stage_change_time', (record) => record.modifiedTime.replace(/\.\d+Z$/, 'Z')),
-    dealStatus,
-    stored('is_archived', () => false, isType('boolean')),
-    field('probability', 'probability', percent),
-    stored('lost_reason', nothing, isType('string', true)),
-    visibleTo,
-    computed('close_time', closeTime),
-    computed('won_time', (record) => (dealOf(record).isWon ? closeTime(record) : null)),
-    computed('lost_time', (record) => (dealOf(record).isClosed && !dealOf(record).isWon ? closeTime(record) : null)),
-    field('expected_close_date', 'closeDate', date),
-    labelIds,
-    origin('ManuallyCreated'),
-    computed('origin_id', nothing),
-    stored('channel', nothing, isType('number', true)),
-    stored('channel_id', nothing, isType('string', true)),
-    computed('source_lead_id', nothing),
-    computed('arr', nothing),
-    computed('mrr', nothing),
-    computed('acv', nothing),
-  ], { required: ['title'], defaults: DEAL_DEFAULTS })],
+  deals: [
+    object(
+      'Deal',
+      'Deal',
+      [
+        madeByApi(field('title', 'name')),
+        creator,
+        ownerId,
+        field('value', 'amount'),
+        ref('person_id', to('Contact', 'contactIds'), asNumber),
+        ref('org_id', to('Account', 'accountIds'), asNumber),
+        stageId,
+        computed('pipeline_id', () => 1),
+        computed('currency', () => 'USD'),
+        computed('stage_change_time', (record) => record.modifiedTime.replace(/\.\d+Z$/, 'Z')),
+        dealStatus,
+        stored('is_archived', () => false, isType('boolean')),
+        field('probability', 'probability', percent),
+        stored('lost_reason', nothing, isType('string', true)),
+        visibleTo,
+        computed('close_time', closeTime),
+        computed('won_time', (record) => (dealOf(record).isWon ? closeTime(record) : null)),
+        computed('lost_time', (record) => (dealOf(record).isClosed && !dealOf(record).isWon ? closeTime(record) : null)),
+        field('expected_close_date', 'closeDate', date),
+        labelIds,
+        origin('ManuallyCreated'),
+        computed('origin_id', nothing),
+        stored('channel', nothing, isType('number', true)),
+        stored('channel_id', nothing, isType('string', true)),
+        computed('source_lead_id', nothing),
+        computed('arr', nothing),
+        computed('mrr', nothing),
+        computed('acv', nothing),
+      ],
+      { required: ['title'], defaults: DEAL_DEFAULTS },
+    ),
+  ],
   // One collection for both, as in v1: `type: 'task'` (or none) is a Task, any other type an Event.
   activities: [
-    object('Task', 'Activity', [
-      field('subject', 'subject'),
-      computed('type', () => 'task'),
-      ownerId,
-      creator,
-      ...activityLinks,
-      ...schedule('dueDate'),
-      computed('duration', nothing),
-      taskDone('done', true, false, (value) => (value === 1 || value === true ? true : value === 0 || value === false ? false : undefined)),
-      ...activityTail('body'),
-    ], { accepts: isTask, defaults: { status: 'Not Started', priority: 'Normal' } }),
-    object('Event', 'Activity', [
-      field('subject', 'subject'),
-      custom('type', ['type'], (record) => activityType(record as CrmRecord<'Event'>), (value) => {
-        if (typeof value !== 'string') throw new FieldError('type', 'type must be a string', 'type');
-        return { type: value.charAt(0).toUpperCase() + value.slice(1) };
-      }),
-      ownerId,
-      creator,
-      ...activityLinks,
-      ...schedule('startDateTime', 'endDateTime'),
-      computed('done', (record, context) => {
-        const end = (record as CrmRecord<'Event'>).endDateTime;
-        return end !== null && Date.parse(end) < context.now;
-      }),
-      ...activityTail('description'),
-    ], { accepts: (body) => !isTask(body) }),
+    object(
+      'Task',
+      'Activity',
+      [
+        field('subject', 'subject'),
+        computed('type', () => 'task'),
+        ownerId,
+        creator,
+        ...activityLinks,
+        ...schedule('dueDate'),
+        computed('duration', nothing),
+        taskDone('done', true, false, (value) => (value === 1 || value === true ? true : value === 0 || value === false ? false : undefined)),
+        ...activityTail('body'),
+      ],
+      { accepts: isTask, defaults: { status: 'Not Started', priority: 'Normal' } },
+    ),
+    object(
+      'Event',
+      'Activity',
+      [
+        field('subject', 'subject'),
+        custom(
+          'type',
+          ['type'],
+          (record) => activityType(record as CrmRecord<'Event'>),
+          (value) => {
+            if (typeof value !== 'string') throw new FieldError('type', 'type must be a string', 'type');
+            return { type: value.charAt(0).toUpperCase() + value.slice(1) };
+          },
+        ),
+        ownerId,
+        creator,
+        ...activityLinks,
+        ...schedule('startDateTime', 'endDateTime'),
+        computed('done', (record, context) => {
+          const end = (record as CrmRecord<'Event'>).endDateTime;
+          return end !== null && Date.parse(end) < context.now;
+        }),
+        ...activityTail('description'),
+      ],
+      { accepts: (body) => !isTask(body) },
+    ),
   ],
 };
 

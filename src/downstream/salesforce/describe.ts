@@ -138,7 +138,11 @@ function compoundOf(name: string): string | null {
  * One entry of `describe`'s `fields`: every property of Salesforce's DescribeFieldResult, in its
  * order (https://developer.salesforce.com/docs/atlas.en-us.api.meta/api/sforce_api_calls_describesobjects_describesobjectresult.htm).
  */
-export function describeField(name: string, field: FieldMap | undefined, options: { writable: boolean; required: boolean; custom: boolean }): Record<string, unknown> {
+export function describeField(
+  name: string,
+  field: FieldMap | undefined,
+  options: { writable: boolean; required: boolean; custom: boolean },
+): Record<string, unknown> {
   const type = fieldType(name);
   const writable = options.writable && (options.custom || field?.write !== undefined);
   const references = REFERENCES[name];
@@ -177,7 +181,10 @@ export function describeField(name: string, field: FieldMap | undefined, options
     htmlFormatted: false,
     idLookup: name === 'Id' || name === 'Email',
     inlineHelpText: null,
-    label: name.replace(/__c$/, '').replace(/Id$/, name === 'Id' ? 'Id' : ' ID').replace(/([a-z])([A-Z])/g, '$1 $2'),
+    label: name
+      .replace(/__c$/, '')
+      .replace(/Id$/, name === 'Id' ? 'Id' : ' ID')
+      .replace(/([a-z])([A-Z])/g, '$1 $2'),
     length,
     mask: null,
     maskType: null,

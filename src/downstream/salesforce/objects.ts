@@ -11,19 +11,19 @@ import {
   percent,
   readOnly,
   ref,
+  STAGE_COVERS,
   stageWrites,
+  TASK_STATUS_COVERS,
   table,
   taskStatusWrites,
   time,
   timeFormat,
   to,
-  STAGE_COVERS,
-  TASK_STATUS_COVERS,
 } from '../fields.js';
-import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type NativeObject, type WritePolicy } from '../rest-engine.js';
-import { reply, type Params, type Route, type RouteErrors } from '../router.js';
-import { sobjectTraits } from './describe.js';
+import { displayName, FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields, type WritePolicy } from '../rest-engine.js';
+import { type Params, type Route, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { sobjectTraits } from './describe.js';
 
 /**
  * Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, errors as arrays; the
@@ -62,118 +62,172 @@ function sobject(name: string, type: CrmObjectType, keyPrefix: string, fields: F
 }
 
 export const SOBJECTS: SObject[] = [
-  sobject('Contact', 'Contact', '003', [
-    account,
-    field('LastName', 'lastName'),
-    field('FirstName', 'firstName'),
-    computed('Name', personName),
-    field('Title', 'jobTitle'),
-    field('Phone', 'phone'),
-    field('MobilePhone', 'mobilePhone'),
-    field('Email', 'email'),
-    owner('OwnerId'),
-  ], { required: ['LastName'] }),
-  sobject('Account', 'Account', '001', [
-    field('Name', 'name'),
-    field('Description', 'description'),
-    field('Industry', 'industry'),
-    field('AnnualRevenue', 'annualRevenue'),
-    field('NumberOfEmployees', 'numberOfEmployees'),
-    field('Website', 'website'),
-    field('Phone', 'phone'),
-    field('BillingStreet', 'address.street'),
-    field('BillingCity', 'address.city'),
-    field('BillingState', 'address.state'),
-    field('BillingPostalCode', 'address.postalCode'),
-    field('BillingCountry', 'address.country'),
-    owner('OwnerId'),
-  ], { required: ['Name'] }),
-  sobject('Opportunity', 'Deal', '006', [
-    account,
-    field('Name', 'name'),
-    // IsWon and IsClosed follow the stage, as in Salesforce.
-    custom('StageName', STAGE_COVERS, (record) => (record as CrmRecord<'Deal'>).stage, stageWrites),
-    field('Amount', 'amount'),
-    field('Probability', 'probability', percent),
-    readOnly('ExpectedRevenue', 'expectedRevenue'),
-    field('CloseDate', 'closeDate', date),
-    readOnly('IsClosed', 'isClosed'),
-    readOnly('IsWon', 'isWon'),
-    owner('OwnerId'),
-  ], { required: ['Name', 'StageName', 'CloseDate'] }),
-  sobject('Lead', 'Lead', '00Q', [
-    field('LastName', 'lastName'),
-    field('FirstName', 'firstName'),
-    computed('Name', personName),
-    field('Title', 'jobTitle'),
-    field('Company', 'account'),
-    field('Email', 'email'),
-    field('Phone', 'phone'),
-    field('MobilePhone', 'mobilePhone'),
-    ignoredOnWrite('Status', () => 'Open - Not Contacted'),
-    computed('IsConverted', (record) => (record as CrmRecord<'Lead'>).associations.contactIds.length > 0),
-    locked(ref('ConvertedContactId', to('Contact', 'contactIds'))),
-    locked(ref('ConvertedAccountId', to('Account', 'accountIds'))),
-  ], { required: ['LastName', 'Company'] }),
-  sobject('User', 'User', '005', [
-    computed('Username', (record) => (record as CrmRecord<'User'>).email),
-    field('LastName', 'lastName'),
-    field('FirstName', 'firstName'),
-    computed('Name', personName),
-    field('Email', 'email'),
-    computed('IsActive', () => true),
-  ], { readOnly: true }),
-  sobject('Note', 'Note', '002', [
-    ref('ParentId', [to('Account', 'accountIds'), to('Contact', 'contactIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
-    // The unified Note has no title: Salesforce requires one, shows the start of the body.
-    ignoredOnWrite('Title', (record) => ((record as CrmRecord<'Note'>).content ?? '').split('\n')[0]!.slice(0, 80)),
-    computed('IsPrivate', () => false),
-    field('Body', 'content'),
-    owner('OwnerId'),
-  ], { required: ['ParentId', 'Title'] }),
-  sobject('Task', 'Task', '00T', [
-    who,
-    what,
-    field('Subject', 'subject'),
-    field('ActivityDate', 'dueDate', date),
-    // IsClosed follows the status, as in Salesforce.
-    custom('Status', TASK_STATUS_COVERS, (record) => (record as CrmRecord<'Task'>).status, taskStatusWrites),
-    field('Priority', 'priority'),
-    readOnly('IsClosed', 'isDone'),
-    field('Description', 'body'),
-    computed('TaskSubtype', () => 'Task'),
-    owner('OwnerId'),
-  ], { defaults: { status: 'Not Started', priority: 'Normal' } }),
-  sobject('Event', 'Event', '00U', [
-    who,
-    what,
-    field('Subject', 'subject'),
-    field('Location', 'location'),
-    field('IsAllDayEvent', 'isAllDayEvent'),
-    readOnly('ActivityDateTime', 'startDateTime', sfTime),
-    readOnly('ActivityDate', 'startDateTime', date),
-    computed('DurationInMinutes', (record) => {
-      const { startDateTime, endDateTime } = record as CrmRecord<'Event'>;
-      return startDateTime && endDateTime ? Math.round((Date.parse(endDateTime) - Date.parse(startDateTime)) / 60_000) : null;
-    }),
-    field('StartDateTime', 'startDateTime', sfTime),
-    field('EndDateTime', 'endDateTime', sfTime),
-    field('Description', 'description'),
-    field('Type', 'type'),
-    owner('OwnerId'),
-  ], { required: ['StartDateTime', 'EndDateTime'] }),
-  sobject('EventRelation', 'EventAttendee', '0RE', [
-    // RelationId names a Contact, Lead or User; the attendee's kind follows it.
-    ref('RelationId', [to('Contact', 'associationId'), to('Lead', 'associationId'), to('User', 'associationId')], undefined, (type) => ({
-      associatedObjectType: type,
-      email: null,
-    })),
-    ref('EventId', to('Event', 'eventId')),
-    field('Status', 'status', table({ Confirmed: 'Accepted', Declined: 'Declined', Tentative: 'New', NeedsAction: 'New' })),
-    computed('IsInvitee', () => true),
-    computed('IsParent', () => false),
-    computed('IsWhat', () => false),
-  ], { required: ['EventId', 'RelationId'], defaults: { status: 'NeedsAction' } }),
+  sobject(
+    'Contact',
+    'Contact',
+    '003',
+    [
+      account,
+      field('LastName', 'lastName'),
+      field('FirstName', 'firstName'),
+      computed('Name', personName),
+      field('Title', 'jobTitle'),
+      field('Phone', 'phone'),
+      field('MobilePhone', 'mobilePhone'),
+      field('Email', 'email'),
+      owner('OwnerId'),
+    ],
+    { required: ['LastName'] },
+  ),
+  sobject(
+    'Account',
+    'Account',
+    '001',
+    [
+      field('Name', 'name'),
+      field('Description', 'description'),
+      field('Industry', 'industry'),
+      field('AnnualRevenue', 'annualRevenue'),
+      field('NumberOfEmployees', 'numberOfEmployees'),
+      field('Website', 'website'),
+      field('Phone', 'phone'),
+      field('BillingStreet', 'address.street'),
+      field('BillingCity', 'address.city'),
+      field('BillingState', 'address.state'),
+      field('BillingPostalCode', 'address.postalCode'),
+      field('BillingCountry', 'address.country'),
+      owner('OwnerId'),
+    ],
+    { required: ['Name'] },
+  ),
+  sobject(
+    'Opportunity',
+    'Deal',
+    '006',
+    [
+      account,
+      field('Name', 'name'),
+      // IsWon and IsClosed follow the stage, as in Salesforce.
+      custom('StageName', STAGE_COVERS, (record) => (record as CrmRecord<'Deal'>).stage, stageWrites),
+      field('Amount', 'amount'),
+      field('Probability', 'probability', percent),
+      readOnly('ExpectedRevenue', 'expectedRevenue'),
+      field('CloseDate', 'closeDate', date),
+      readOnly('IsClosed', 'isClosed'),
+      readOnly('IsWon', 'isWon'),
+      owner('OwnerId'),
+    ],
+    { required: ['Name', 'StageName', 'CloseDate'] },
+  ),
+  sobject(
+    'Lead',
+    'Lead',
+    '00Q',
+    [
+      field('LastName', 'lastName'),
+      field('FirstName', 'firstName'),
+      computed('Name', personName),
+      field('Title', 'jobTitle'),
+      field('Company', 'account'),
+      field('Email', 'email'),
+      field('Phone', 'phone'),
+      field('MobilePhone', 'mobilePhone'),
+      ignoredOnWrite('Status', () => 'Open - Not Contacted'),
+      computed('IsConverted', (record) => (record as CrmRecord<'Lead'>).associations.contactIds.length > 0),
+      locked(ref('ConvertedContactId', to('Contact', 'contactIds'))),
+      locked(ref('ConvertedAccountId', to('Account', 'accountIds'))),
+    ],
+    { required: ['LastName', 'Company'] },
+  ),
+  sobject(
+    'User',
+    'User',
+    '005',
+    [
+      computed('Username', (record) => (record as CrmRecord<'User'>).email),
+      field('LastName', 'lastName'),
+      field('FirstName', 'firstName'),
+      computed('Name', personName),
+      field('Email', 'email'),
+      computed('IsActive', () => true),
+    ],
+    { readOnly: true },
+  ),
+  sobject(
+    'Note',
+    'Note',
+    '002',
+    [
+      ref('ParentId', [to('Account', 'accountIds'), to('Contact', 'contactIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
+      // The unified Note has no title: Salesforce requires one, shows the start of the body.
+      ignoredOnWrite('Title', (record) => ((record as CrmRecord<'Note'>).content ?? '').split('\n')[0]!.slice(0, 80)),
+      computed('IsPrivate', () => false),
+      field('Body', 'content'),
+      owner('OwnerId'),
+    ],
+    { required: ['ParentId', 'Title'] },
+  ),
+  sobject(
+    'Task',
+    'Task',
+    '00T',
+    [
+      who,
+      what,
+      field('Subject', 'subject'),
+      field('ActivityDate', 'dueDate', date),
+      // IsClosed follows the status, as in Salesforce.
+      custom('Status', TASK_STATUS_COVERS, (record) => (record as CrmRecord<'Task'>).status, taskStatusWrites),
+      field('Priority', 'priority'),
+      readOnly('IsClosed', 'isDone'),
+      field('Description', 'body'),
+      computed('TaskSubtype', () => 'Task'),
+      owner('OwnerId'),
+    ],
+    { defaults: { status: 'Not Started', priority: 'Normal' } },
+  ),
+  sobject(
+    'Event',
+    'Event',
+    '00U',
+    [
+      who,
+      what,
+      field('Subject', 'subject'),
+      field('Location', 'location'),
+      field('IsAllDayEvent', 'isAllDayEvent'),
+      readOnly('ActivityDateTime', 'startDateTime', sfTime),
+      readOnly('ActivityDate', 'startDateTime', date),
+      computed('DurationInMinutes', (record) => {
+        const { startDateTime, endDateTime } = record as CrmRecord<'Event'>;
+        return startDateTime && endDateTime ? Math.round((Date.parse(endDateTime) - Date.parse(startDateTime)) / 60_000) : null;
+      }),
+      field('StartDateTime', 'startDateTime', sfTime),
+      field('EndDateTime', 'endDateTime', sfTime),
+      field('Description', 'description'),
+      field('Type', 'type'),
+      owner('OwnerId'),
+    ],
+    { required: ['StartDateTime', 'EndDateTime'] },
+  ),
+  sobject(
+    'EventRelation',
+    'EventAttendee',
+    '0RE',
+    [
+      // RelationId names a Contact, Lead or User; the attendee's kind follows it.
+      ref('RelationId', [to('Contact', 'associationId'), to('Lead', 'associationId'), to('User', 'associationId')], undefined, (type) => ({
+        associatedObjectType: type,
+        email: null,
+      })),
+      ref('EventId', to('Event', 'eventId')),
+      field('Status', 'status', table({ Confirmed: 'Accepted', Declined: 'Declined', Tentative: 'New', NeedsAction: 'New' })),
+      computed('IsInvitee', () => true),
+      computed('IsParent', () => false),
+      computed('IsWhat', () => false),
+    ],
+    { required: ['EventId', 'RelationId'], defaults: { status: 'NeedsAction' } },
+  ),
 ];
 
 export const sobjectNamed = (name: string | undefined) => SOBJECTS.find((candidate) => candidate.name.toLowerCase() === name?.toLowerCase());

@@ -1,9 +1,9 @@
 import { fromBase64Url, toBase64Url } from '../../shared/text-codec.js';
-import { findRecord, type Flat } from '../rest-engine.js';
-import { reply, type Route } from '../router.js';
+import { type Flat, findRecord } from '../rest-engine.js';
+import { type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamResponse } from '../types.js';
-import { columnsOf, DEFAULT_VERSION, HEADERS, render, sfError, SOBJECTS, sobjectNamed, versioned } from './objects.js';
-import { runSoql, type QuerySchema } from './query.js';
+import { columnsOf, DEFAULT_VERSION, HEADERS, render, SOBJECTS, sfError, sobjectNamed, versioned } from './objects.js';
+import { type QuerySchema, runSoql } from './query.js';
 import { parseSoql } from './soql.js';
 
 /**

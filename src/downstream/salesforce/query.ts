@@ -1,8 +1,8 @@
-import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, referenceField, REFERENCES } from './describe.js';
-import { fieldsOf, type Condition, type OrderItem, type Soql, type SoqlValue } from './soql.js';
-import { FieldError, type Flat } from '../rest-engine.js';
 import { wildcardMatcher } from '../../shared/wildcard.js';
+import { FieldError, type Flat } from '../rest-engine.js';
 import type { DownstreamContext } from '../types.js';
+import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, REFERENCES, referenceField } from './describe.js';
+import { type Condition, fieldsOf, type OrderItem, type Soql, type SoqlValue } from './soql.js';
 
 /**
  * Runs a parsed SOQL query over the connection's records: filters, sorts, windows, and selects
@@ -47,14 +47,19 @@ function resolvePath(schema: QuerySchema, from: string, written: string): Path {
     const last = i === parts.length - 1;
     if (last) {
       const column = objects.map((name) => schema.columns(name).find((candidate) => candidate.toLowerCase() === part.toLowerCase())).find(Boolean);
-      if (!column) throw invalidField(`No such column '${part}' on entity '${objects[0]}'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name.`);
+      if (!column)
+        throw invalidField(
+          `No such column '${part}' on entity '${objects[0]}'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name.`,
+        );
       steps.push(column);
       display.push(column);
       return { steps, display, column };
     }
     const reference = referenceField(part);
     if (!reference || !objects.some((name) => schema.columns(name).includes(reference))) {
-      throw invalidField(`Didn't understand relationship '${part}' in field path. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name.`);
+      throw invalidField(
+        `Didn't understand relationship '${part}' in field path. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name.`,
+      );
     }
     steps.push(reference);
     display.push(reference.slice(0, -2));
@@ -352,7 +357,12 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
   const children = soql.subqueries.map((sub) => {
     const relation = childRelationship(object.name, sub.relationship);
     if (!relation) {
-      throw new FieldError('q', `Didn't understand relationship '${sub.relationship}' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name.`, 'unknown', 'INVALID_TYPE');
+      throw new FieldError(
+        'q',
+        `Didn't understand relationship '${sub.relationship}' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name.`,
+        'unknown',
+        'INVALID_TYPE',
+      );
     }
     // All the children at once, grouped by parent: one scan per subquery, not per parent.
     const answer = runRows(schema, { ...sub.query, from: relation.childSObject, limit: undefined, offset: undefined }, context);
@@ -424,7 +434,13 @@ function orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, 
 
 function runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): QueryAnswer {
   const object = schema.object(soql.from);
-  if (!object) throw new FieldError('q', `sObject type '${soql.from}' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name.`, 'unknown', 'INVALID_TYPE');
+  if (!object)
+    throw new FieldError(
+      'q',
+      `sObject type '${soql.from}' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name.`,
+      'unknown',
+      'INVALID_TYPE',
+    );
   for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
   const selected = selectedPaths(schema, object.name, soql.fields);
   const offset = soql.offset ?? 0;

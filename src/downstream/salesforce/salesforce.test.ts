@@ -27,10 +27,15 @@ describe('salesforce SOQL', () => {
     const c = contacts[4]!;
     expect(ids(q(`SELECT Id FROM Contact WHERE Email = '${c.email!.toUpperCase()}'`).body)).toEqual([c.nativeId]);
     expect(q(`SELECT Id FROM Contact WHERE Email != '${c.email}'`).body.totalSize).toBe(contacts.length - 1);
-    expect(ids(q(`SELECT Id FROM Contact WHERE Email IN ('${contacts[1]!.email}', '${contacts[2]!.email}', 'x@y.z')`).body)).toEqual([contacts[1]!.nativeId, contacts[2]!.nativeId]);
+    expect(ids(q(`SELECT Id FROM Contact WHERE Email IN ('${contacts[1]!.email}', '${contacts[2]!.email}', 'x@y.z')`).body)).toEqual([
+      contacts[1]!.nativeId,
+      contacts[2]!.nativeId,
+    ]);
     expect(q(`SELECT Id FROM Contact WHERE Email NOT IN ('${contacts[1]!.email}')`).body.totalSize).toBe(contacts.length - 1);
     const prefix = c.lastName!.slice(0, 2);
-    expect(q(`SELECT Id FROM Contact WHERE LastName LIKE '${prefix}%'`).body.totalSize).toBe(contacts.filter((x) => x.lastName!.toLowerCase().startsWith(prefix.toLowerCase())).length);
+    expect(q(`SELECT Id FROM Contact WHERE LastName LIKE '${prefix}%'`).body.totalSize).toBe(
+      contacts.filter((x) => x.lastName!.toLowerCase().startsWith(prefix.toLowerCase())).length,
+    );
     const deals = all(data, 'Deal');
     expect(q('SELECT Id FROM Opportunity WHERE Amount > 10000').body.totalSize).toBe(deals.filter((d) => d.amount !== null && d.amount > 10000).length);
     expect(q('SELECT Id FROM Opportunity WHERE Amount < 10000').body.totalSize).toBe(deals.filter((d) => d.amount !== null && d.amount < 10000).length);
@@ -44,7 +49,10 @@ describe('salesforce SOQL', () => {
     const both = deals.filter((d) => d.isWon || (d.amount !== null && d.amount > 50000 && !d.isClosed));
     expect(q('SELECT Id FROM Opportunity WHERE IsWon = true OR (Amount > 50000 AND IsClosed = false)').body.totalSize).toBe(both.length);
     expect(q('SELECT Id FROM Opportunity WHERE NOT IsWon = true').body.totalSize).toBe(deals.filter((d) => !d.isWon).length);
-    expect(q('SELECT Id FROM Opportunity WHERE IsWon = true OR Amount > 5 AND IsClosed = false')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
+    expect(q('SELECT Id FROM Opportunity WHERE IsWon = true OR Amount > 5 AND IsClosed = false')).toMatchObject({
+      statusCode: 400,
+      body: [{ errorCode: 'MALFORMED_QUERY' }],
+    });
   });
 
   it('sorts by several fields with NULLS LAST, windows with LIMIT and OFFSET, and counts with COUNT()', () => {
@@ -96,7 +104,11 @@ describe('salesforce SOQL', () => {
     expect(row.Contacts).toMatchObject({ totalSize: Math.min(5, expected.length), done: true });
     const names = row.Contacts.records.map((record: any) => record.LastName);
     expect(names).toEqual([...names].sort((a: string, b: string) => b.toLowerCase().localeCompare(a.toLowerCase())));
-    expect(row.Contacts.records[0]).toEqual({ attributes: expect.objectContaining({ type: 'Contact' }), LastName: expect.any(String), Email: expect.anything() });
+    expect(row.Contacts.records[0]).toEqual({
+      attributes: expect.objectContaining({ type: 'Contact' }),
+      LastName: expect.any(String),
+      Email: expect.anything(),
+    });
     const lonely = all(data, 'Account').find((a) => a.associations.contactIds.length === 0);
     if (lonely) expect(q(`SELECT Id, (SELECT Id FROM Contacts) FROM Account WHERE Id = '${lonely.nativeId}'`).body.records[0].Contacts).toBeNull();
     // The subquery needs no Id in the outer select list.
@@ -109,7 +121,10 @@ describe('salesforce SOQL', () => {
 
   it('refuses a literal of the wrong type for the field, as INVALID_FIELD', () => {
     const { q } = makeData();
-    expect(q('SELECT Id FROM Opportunity WHERE Name = 5')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD', message: expect.stringContaining('enclosed in quotes') }] });
+    expect(q('SELECT Id FROM Opportunity WHERE Name = 5')).toMatchObject({
+      statusCode: 400,
+      body: [{ errorCode: 'INVALID_FIELD', message: expect.stringContaining('enclosed in quotes') }],
+    });
     expect(q("SELECT Id FROM Opportunity WHERE Amount > '5'")).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD' }] });
     expect(q("SELECT Id FROM Contact WHERE Email = 'unterminated")).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
     expect(q('SELECT FROM Contact')).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
@@ -119,12 +134,16 @@ describe('salesforce SOQL', () => {
     const { data, q } = makeData();
     const contacts = all(data, 'Contact');
     // Sandbox time is 2025-01-01: seeded records were created before it.
-    expect(q('SELECT COUNT() FROM Contact WHERE CreatedDate < 2025-01-01T00:00:00Z').body.totalSize).toBe(contacts.filter((c) => c.createdTime < '2025-01-01').length);
+    expect(q('SELECT COUNT() FROM Contact WHERE CreatedDate < 2025-01-01T00:00:00Z').body.totalSize).toBe(
+      contacts.filter((c) => c.createdTime < '2025-01-01').length,
+    );
     expect(q('SELECT COUNT() FROM Contact WHERE CreatedDate = LAST_N_DAYS:30').body.totalSize).toBe(
       contacts.filter((c) => Date.parse(c.createdTime) >= Date.parse('2024-12-02T00:00:00Z')).length,
     );
     const deals = all(data, 'Deal');
-    expect(q('SELECT COUNT() FROM Opportunity WHERE CloseDate >= 2025-01-01').body.totalSize).toBe(deals.filter((d) => d.closeDate !== null && d.closeDate >= '2025-01-01').length);
+    expect(q('SELECT COUNT() FROM Opportunity WHERE CloseDate >= 2025-01-01').body.totalSize).toBe(
+      deals.filter((d) => d.closeDate !== null && d.closeDate >= '2025-01-01').length,
+    );
   });
 
   it('pages a long answer through nextRecordsUrl to the end, on the version asked', () => {
@@ -180,7 +199,10 @@ describe('salesforce sObject collections', () => {
 
     const rolled = call('POST', `${V}/composite/sobjects`, {
       allOrNone: true,
-      records: [{ attributes: { type: 'Contact' }, LastName: 'Fine' }, { attributes: { type: 'Contact' }, Nickname: 'x', LastName: 'Bad' }],
+      records: [
+        { attributes: { type: 'Contact' }, LastName: 'Fine' },
+        { attributes: { type: 'Contact' }, Nickname: 'x', LastName: 'Bad' },
+      ],
     });
     expect(rolled.body).toEqual([
       { success: false, errors: [expect.objectContaining({ statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK' })] },
@@ -202,7 +224,11 @@ describe('salesforce sObject collections', () => {
     });
     expect(updated.body).toEqual([
       { id: a!.nativeId, success: true, errors: [] },
-      { id: '003000000000000AAA', success: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['Id'] }] },
+      {
+        id: '003000000000000AAA',
+        success: false,
+        errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['Id'] }],
+      },
     ]);
     expect(data.crm.Contact.get(a!.id)).toMatchObject({ jobTitle: 'CTO' });
     const read = call('GET', `${V}/composite/sobjects/Contact`, undefined, { ids: `${a!.nativeId},${b!.nativeId},003000000000000AAA`, fields: 'Title,Email' });
@@ -220,7 +246,9 @@ describe('salesforce sObject collections', () => {
     expect(again.body[0].errors[0].statusCode).toBe('ENTITY_IS_DELETED');
     expect(changes.filter((change) => change.eventType === 'DELETE').map((change) => change.record.id)).toEqual(expect.arrayContaining([a!.id, b!.id]));
     expect(call('GET', `${V}/composite/sobjects/Contact`, undefined, { ids: b!.nativeId })).toMatchObject({ statusCode: 400 });
-    const tooMany = call('POST', `${V}/composite/sobjects`, { records: Array.from({ length: 201 }, () => ({ attributes: { type: 'Contact' }, LastName: 'x' })) });
+    const tooMany = call('POST', `${V}/composite/sobjects`, {
+      records: Array.from({ length: 201 }, () => ({ attributes: { type: 'Contact' }, LastName: 'x' })),
+    });
     expect(tooMany).toMatchObject({ statusCode: 400, body: [{ errorCode: 'EXCEEDED_ID_LIMIT' }] });
   });
 
@@ -276,7 +304,11 @@ describe('salesforce field names, in any case', () => {
     expect(updated.body).toEqual([
       { id: a!.nativeId, success: true, errors: [] },
       { id: b!.nativeId, success: false, errors: [{ statusCode: 'JSON_PARSER_ERROR', message: 'Duplicate field: Title', fields: ['Title'] }] },
-      { id: '003000000000000AAA', success: false, errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['Id'] }] },
+      {
+        id: '003000000000000AAA',
+        success: false,
+        errors: [{ statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['Id'] }],
+      },
     ]);
     expect(data.crm.Contact.get(a!.id)).toMatchObject({ jobTitle: 'VP' });
     const created = call('POST', `${V}/composite/sobjects`, { records: [{ attributes: { type: 'Contact' }, lastname: 'Many', id: a!.nativeId }] });
@@ -300,11 +332,17 @@ describe('salesforce sObject collections: records read with a request body', () 
     });
     expect(posted.body[1]).toBeNull();
     const post = (body: unknown) => call('POST', `${V}/composite/sobjects/Contact`, body);
-    expect(post({ ids, fields: ['Nickname'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'INVALID_FIELD', message: "No such column 'Nickname' on entity 'Contact'." }] });
+    expect(post({ ids, fields: ['Nickname'] })).toMatchObject({
+      statusCode: 400,
+      body: [{ errorCode: 'INVALID_FIELD', message: "No such column 'Nickname' on entity 'Contact'." }],
+    });
     expect(post({ ids })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY' }] });
     expect(post({ fields: ['Id'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_ID' }] });
     expect(post({ ids: a!.nativeId, fields: ['Id'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'JSON_PARSER_ERROR' }] });
-    expect(post({ ids: Array.from({ length: 2001 }, () => a!.nativeId), fields: ['Id'] })).toMatchObject({ statusCode: 400, body: [{ errorCode: 'EXCEEDED_ID_LIMIT' }] });
+    expect(post({ ids: Array.from({ length: 2001 }, () => a!.nativeId), fields: ['Id'] })).toMatchObject({
+      statusCode: 400,
+      body: [{ errorCode: 'EXCEEDED_ID_LIMIT' }],
+    });
     expect(post({ ids: Array.from({ length: 2000 }, () => a!.nativeId), fields: ['Id'] }).body).toHaveLength(2000);
     expect(call('POST', `${V}/composite/sobjects/Widget`, { ids, fields: ['Id'] })).toMatchObject({ statusCode: 404, body: [{ errorCode: 'NOT_FOUND' }] });
   });

@@ -1,7 +1,7 @@
-import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, translate, updateRecord, type Flat } from '../rest-engine.js';
-import { reply, type Route } from '../router.js';
+import { createRecord, deleteRecord, FieldError, type Flat, findRecord, isPlainObject, translate, updateRecord } from '../rest-engine.js';
+import { type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
-import { canonicalFields, columnNamed, errorOf, HEADERS, POLICY, render, sfError, SOBJECTS, sobjectNamed, versioned, type SObject } from './objects.js';
+import { canonicalFields, columnNamed, errorOf, HEADERS, POLICY, render, SOBJECTS, type SObject, sfError, sobjectNamed, versioned } from './objects.js';
 
 /**
  * Salesforce's sObject Collections resource (`composite/sobjects`): create, update, delete and
@@ -60,10 +60,7 @@ function typed(record: Flat): { object: SObject | undefined; fields: Flat; typeN
  * Checks each record (`check` throws a FieldError for a bad one) and, unless allOrNone and one
  * failed, writes the good ones. With allOrNone, a failure rolls every record back.
  */
-function collect(
-  allOrNone: boolean,
-  items: Array<{ name: string; check: () => void; write: () => string }>,
-): Outcome[] {
+function collect(allOrNone: boolean, items: Array<{ name: string; check: () => void; write: () => string }>): Outcome[] {
   const checked: Array<Outcome | undefined> = items.map((item) => {
     try {
       item.check();
@@ -108,7 +105,11 @@ function createMany(request: DownstreamRequest, context: DownstreamContext): Dow
       };
     }),
   );
-  return reply(200, outcomes.map((outcome) => withId(outcome, outcome.id)), HEADERS);
+  return reply(
+    200,
+    outcomes.map((outcome) => withId(outcome, outcome.id)),
+    HEADERS,
+  );
 }
 
 function updateMany(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
@@ -132,11 +133,19 @@ function updateMany(request: DownstreamRequest, context: DownstreamContext): Dow
       };
     }),
   );
-  return reply(200, outcomes.map((outcome, i) => withId(outcome, outcome.id ?? idIn(records[i]!))), HEADERS);
+  return reply(
+    200,
+    outcomes.map((outcome, i) => withId(outcome, outcome.id ?? idIn(records[i]!))),
+    HEADERS,
+  );
 }
 
 /** `{ id, success, errors }` in Salesforce's key order; no id where there is none (a failed create). */
-const withId = (outcome: Outcome, id: string | undefined): Outcome => ({ ...(id === undefined ? {} : { id }), success: outcome.success, errors: outcome.errors });
+const withId = (outcome: Outcome, id: string | undefined): Outcome => ({
+  ...(id === undefined ? {} : { id }),
+  success: outcome.success,
+  errors: outcome.errors,
+});
 
 /** The id a record to update names, in any case (`Id`, `id`). */
 const idIn = (record: Flat): string | undefined => {
@@ -153,7 +162,11 @@ function checkIds(ids: string[], limit = COLLECTION_LIMIT): string[] {
   return ids;
 }
 
-const listParam = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+const listParam = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 const idsParam = (request: DownstreamRequest) => checkIds(listParam(request.query.ids));
 
 /** The sObject an id belongs to, by key prefix, and the record if it exists. */
@@ -184,7 +197,11 @@ function deleteMany(request: DownstreamRequest, context: DownstreamContext): Dow
       };
     }),
   );
-  return reply(200, outcomes.map((outcome, i) => withId(outcome, ids[i])), HEADERS);
+  return reply(
+    200,
+    outcomes.map((outcome, i) => withId(outcome, ids[i])),
+    HEADERS,
+  );
 }
 
 /** The most records a read with a request body takes ("Get Records With a Request Body"). */

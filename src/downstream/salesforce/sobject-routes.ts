@@ -1,8 +1,8 @@
-import { CHILD_RELATIONSHIPS, describeField } from './describe.js';
-import { createRecord, deleteRecord, displayName, FieldError, findRecord, updateRecord, type Flat, type Found } from '../rest-engine.js';
-import { reply, type Params, type Route } from '../router.js';
+import { createRecord, deleteRecord, displayName, FieldError, type Flat, type Found, findRecord, updateRecord } from '../rest-engine.js';
+import { type Params, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
-import { customColumns, describe, errors, HEADERS, POLICY, render, SOBJECTS, sobjectNamed, versioned, writeBody, type SObject } from './objects.js';
+import { CHILD_RELATIONSHIPS, describeField } from './describe.js';
+import { customColumns, describe, errors, HEADERS, POLICY, render, SOBJECTS, type SObject, sobjectNamed, versioned, writeBody } from './objects.js';
 
 /**
  * Salesforce's sObject resources: the list of sObjects, an sObject's basic information and its

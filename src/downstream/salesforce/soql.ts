@@ -81,7 +81,7 @@ function tokenize(query: string): Token[] {
       let value = '';
       i++;
       for (;;) {
-        if (i >= query.length) throw malformed('line 1:' + i + " mismatched character '<EOF>' expecting '''");
+        if (i >= query.length) throw malformed(`line 1:${i} mismatched character '<EOF>' expecting '''`);
         const d = query[i]!;
         if (d === '\\') {
           const next = query[i + 1] ?? '';
@@ -106,7 +106,7 @@ function tokenize(query: string): Token[] {
       tokens.push({ type: 'punct', text: c });
       i++;
     } else {
-      const m = /^[A-Za-z0-9_.:+\-]+/.exec(query.slice(i));
+      const m = /^[A-Za-z0-9_.:+-]+/.exec(query.slice(i));
       if (!m) throw malformed(`unexpected token: '${c}'`);
       const text = m[0];
       tokens.push({ type: /^[+-]?\d+(\.\d+)?$/.test(text) ? 'number' : 'word', text });
@@ -118,10 +118,41 @@ function tokenize(query: string): Token[] {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-const DATE_LITERALS = new Set(['YESTERDAY', 'TODAY', 'TOMORROW', 'LAST_WEEK', 'THIS_WEEK', 'NEXT_WEEK', 'LAST_MONTH', 'THIS_MONTH', 'NEXT_MONTH', 'THIS_YEAR', 'LAST_YEAR', 'NEXT_YEAR']);
+const DATE_LITERALS = new Set([
+  'YESTERDAY',
+  'TODAY',
+  'TOMORROW',
+  'LAST_WEEK',
+  'THIS_WEEK',
+  'NEXT_WEEK',
+  'LAST_MONTH',
+  'THIS_MONTH',
+  'NEXT_MONTH',
+  'THIS_YEAR',
+  'LAST_YEAR',
+  'NEXT_YEAR',
+]);
 const DATE_N = /^(LAST_N_DAYS|NEXT_N_DAYS):(\d+)$/i;
 const FIELD = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$/;
-const KEYWORDS = new Set(['SELECT', 'FROM', 'WHERE', 'ORDER', 'BY', 'LIMIT', 'OFFSET', 'AND', 'OR', 'NOT', 'IN', 'LIKE', 'ASC', 'DESC', 'NULLS', 'FIRST', 'LAST']);
+const KEYWORDS = new Set([
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'ORDER',
+  'BY',
+  'LIMIT',
+  'OFFSET',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'LIKE',
+  'ASC',
+  'DESC',
+  'NULLS',
+  'FIRST',
+  'LAST',
+]);
 
 class Parser {
   private at = 0;
@@ -171,7 +202,8 @@ class Parser {
   value(): SoqlValue {
     const token = this.next();
     if (token.type === 'string') {
-      if (token.value!.length > SOQL_LIMITS.whereString) throw malformed(`Strings in a WHERE clause can't exceed ${SOQL_LIMITS.whereString} characters, got ${token.value!.length}`);
+      if (token.value!.length > SOQL_LIMITS.whereString)
+        throw malformed(`Strings in a WHERE clause can't exceed ${SOQL_LIMITS.whereString} characters, got ${token.value!.length}`);
       return { kind: 'string', value: token.value! };
     }
     if (token.type === 'number') return { kind: 'number', value: Number(token.text) };

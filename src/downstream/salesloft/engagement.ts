@@ -1,9 +1,9 @@
-import { ENGAGEMENT_SEQUENCES, SEQUENCE_STEPS, type EngagementAction, type EngagementTask } from '../../model/engagement-activity.js';
 import type { EngagementUser } from '../../model/engagement.js';
-import { bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, updateTask, type ActivityCollection, type TaskWrite } from '../engagement-activity.js';
+import { ENGAGEMENT_SEQUENCES, type EngagementAction, type EngagementTask, SEQUENCE_STEPS } from '../../model/engagement-activity.js';
+import { type ActivityCollection, bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, type TaskWrite, updateTask } from '../engagement-activity.js';
 import { engagementTimes, fullName } from '../engagement-native.js';
-import { customOf, isPlainObject, type Flat } from '../rest-engine.js';
-import { intParam, isResponse, reply, type Route } from '../router.js';
+import { customOf, type Flat, isPlainObject } from '../rest-engine.js';
+import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { base, customFields, HEADERS, notFound } from './objects.js';
 
@@ -81,7 +81,12 @@ function renderAction(action: EngagementAction, seq: number, context: Downstream
 
 function renderCadence(index: number, context: DownstreamContext): Flat {
   const id = index + 1;
-  const people = new Set(context.data.engagementActions.entries().filter((entry) => entry.record.sequence === id).map((entry) => entry.record.associations.contactId));
+  const people = new Set(
+    context.data.engagementActions
+      .entries()
+      .filter((entry) => entry.record.sequence === id)
+      .map((entry) => entry.record.associations.contactId),
+  );
   return {
     id,
     name: ENGAGEMENT_SEQUENCES[index],
@@ -103,7 +108,13 @@ interface Resource {
   filters: readonly string[];
 }
 
-function stored<T>(path: string, collection: ActivityCollection, filters: readonly string[], render: (record: T, seq: number, extra: Flat, context: DownstreamContext) => Flat, keys: (item: Flat) => Record<string, string | null>): Resource {
+function stored<T>(
+  path: string,
+  collection: ActivityCollection,
+  filters: readonly string[],
+  render: (record: T, seq: number, extra: Flat, context: DownstreamContext) => Flat,
+  keys: (item: Flat) => Record<string, string | null>,
+): Resource {
   return {
     path,
     filters,
@@ -122,24 +133,43 @@ function stored<T>(path: string, collection: ActivityCollection, filters: readon
 const idIn = (value: unknown) => (value && typeof value === 'object' && 'id' in value ? String((value as { id: number }).id) : null);
 
 const RESOURCES: Record<string, Resource> = {
-  users: stored<EngagementUser>('users', 'users', ['ids', 'email'], (user, seq, extra) => renderUser(user, seq, extra), (item) => ({ email: item.email as string | null })),
-  tasks: stored<EngagementTask>('tasks', 'tasks', ['ids', 'user_id', 'person_id', 'current_state', 'task_type'], (task, seq, _extra, context) => renderTask(task, seq, context), (item) => ({
-    user_id: idIn(item.user),
-    person_id: idIn(item.person),
-    current_state: item.current_state as string,
-    task_type: item.task_type as string,
-  })),
-  actions: stored<EngagementAction>('actions', 'actions', ['ids', 'user_id', 'person_id', 'cadence_id', 'type'], (action, seq, _extra, context) => renderAction(action, seq, context), (item) => ({
-    user_id: idIn(item.user),
-    person_id: idIn(item.person),
-    cadence_id: idIn(item.cadence),
-    type: item.type as string,
-  })),
+  users: stored<EngagementUser>(
+    'users',
+    'users',
+    ['ids', 'email'],
+    (user, seq, extra) => renderUser(user, seq, extra),
+    (item) => ({ email: item.email as string | null }),
+  ),
+  tasks: stored<EngagementTask>(
+    'tasks',
+    'tasks',
+    ['ids', 'user_id', 'person_id', 'current_state', 'task_type'],
+    (task, seq, _extra, context) => renderTask(task, seq, context),
+    (item) => ({
+      user_id: idIn(item.user),
+      person_id: idIn(item.person),
+      current_state: item.current_state as string,
+      task_type: item.task_type as string,
+    }),
+  ),
+  actions: stored<EngagementAction>(
+    'actions',
+    'actions',
+    ['ids', 'user_id', 'person_id', 'cadence_id', 'type'],
+    (action, seq, _extra, context) => renderAction(action, seq, context),
+    (item) => ({
+      user_id: idIn(item.user),
+      person_id: idIn(item.person),
+      cadence_id: idIn(item.cadence),
+      type: item.type as string,
+    }),
+  ),
   cadences: {
     path: 'cadences',
     filters: ['ids'],
     all: (context) => ENGAGEMENT_SEQUENCES.map((_name, index) => ({ item: renderCadence(index, context), keys: { ids: String(index + 1) } })),
-    one: (id, context) => (/^\d+$/.test(id) && Number(id) >= 1 && Number(id) <= ENGAGEMENT_SEQUENCES.length ? renderCadence(Number(id) - 1, context) : undefined),
+    one: (id, context) =>
+      /^\d+$/.test(id) && Number(id) >= 1 && Number(id) <= ENGAGEMENT_SEQUENCES.length ? renderCadence(Number(id) - 1, context) : undefined,
   },
 };
 
@@ -167,7 +197,11 @@ function list(resource: Resource, request: DownstreamRequest, context: Downstrea
   const counts = request.query.include_paging_counts === 'true' ? { total_pages: pages, total_count: matching.length } : {};
   const paging = { per_page: perPage, current_page: page, next_page: page < pages ? page + 1 : null, prev_page: page > 1 ? page - 1 : null, ...counts };
   const filtering = Object.fromEntries(wanted.map(({ name, values }) => [name, values.join(',')]));
-  return reply(200, { metadata: { filtering, paging, sorting: { sort_by: 'id', sort_direction: 'ASC' } }, data: matching.slice(offset, offset + perPage) }, HEADERS);
+  return reply(
+    200,
+    { metadata: { filtering, paging, sorting: { sort_by: 'id', sort_direction: 'ASC' } }, data: matching.slice(offset, offset + perPage) },
+    HEADERS,
+  );
 }
 
 const KIND_OF: Record<string, EngagementTask['kind']> = { call: 'call', email: 'email', general: 'action_item' };
@@ -253,17 +287,20 @@ function taskWriteRoutes(): Route[] {
  * meeting is still found at `users/{id}`, though `users` lists the engagement users.
  */
 export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
-  return [...taskWriteRoutes(), ...Object.values(RESOURCES).flatMap((resource): Route[] => [
-    { method: 'GET', pattern: resource.path, run: (_params, request, context) => list(resource, request, context) },
-    {
-      method: 'GET',
-      pattern: `${resource.path}/:id`,
-      run: (params, _request, context) => {
-        const item = resource.one(params.id!, context) ?? fallback[resource.path]?.(params.id!, context);
-        return item ? reply(200, { data: item }, HEADERS) : notFound();
+  return [
+    ...taskWriteRoutes(),
+    ...Object.values(RESOURCES).flatMap((resource): Route[] => [
+      { method: 'GET', pattern: resource.path, run: (_params, request, context) => list(resource, request, context) },
+      {
+        method: 'GET',
+        pattern: `${resource.path}/:id`,
+        run: (params, _request, context) => {
+          const item = resource.one(params.id!, context) ?? fallback[resource.path]?.(params.id!, context);
+          return item ? reply(200, { data: item }, HEADERS) : notFound();
+        },
       },
-    },
-  ])];
+    ]),
+  ];
 }
 
 /** Paths these routes own, so the CRM collections of the same names step aside. */

@@ -1,5 +1,5 @@
 import type { EngagementUser } from '../../model/engagement.js';
-import { collectionRoutes, type CollectionApi } from '../collection-api.js';
+import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, isPlainObject, renderFields } from '../rest-engine.js';
 import { dispatch, intParam, reply } from '../router.js';

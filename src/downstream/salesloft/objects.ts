@@ -1,9 +1,26 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { nestedCustom } from '../custom-fields.js';
-import { asNumber, computed, custom, date, field, locked, owner, readOnly, ref, taskDone, time, timeFormat, to, writeOnly, type RefStyle, type Target } from '../fields.js';
+import {
+  asNumber,
+  computed,
+  custom,
+  date,
+  field,
+  locked,
+  owner,
+  type RefStyle,
+  readOnly,
+  ref,
+  type Target,
+  taskDone,
+  time,
+  timeFormat,
+  to,
+  writeOnly,
+} from '../fields.js';
 import { displayName, FieldError, type FieldMap, type NativeObject } from '../rest-engine.js';
-import { reply, type RouteErrors } from '../router.js';
+import { type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext } from '../types.js';
 
 /**
@@ -17,7 +34,14 @@ const iso = time(timeFormat.iso);
 export const customFields = nestedCustom('custom_fields');
 export const base = (context: DownstreamContext) => INTEGRATIONS.salesloft.apiBaseUrl(context.org);
 
-const PATH_OF: Partial<Record<CrmObjectType, string>> = { Contact: 'people', Account: 'accounts', User: 'users', Note: 'notes', Task: 'tasks', Event: 'meetings' };
+const PATH_OF: Partial<Record<CrmObjectType, string>> = {
+  Contact: 'people',
+  Account: 'accounts',
+  User: 'users',
+  Note: 'notes',
+  Task: 'tasks',
+  Event: 'meetings',
+};
 const href: RefStyle = (nativeId, _target, type, context) => ({
   id: Number(nativeId),
   _href: `${base(context)}/${PATH_OF[type]}/${nativeId}`,
@@ -56,18 +80,28 @@ function noteParent(): FieldMap[] {
   const covers = Object.values(NOTE_PARENTS).map((target) => `associations.${target.assoc}`);
   return [
     custom('associated_with_type', covers, (record) => parent(record)?.kind ?? null, write),
-    custom('associated_with_id', covers, (record, context) => {
-      const hit = parent(record);
-      const linked = hit ? context.data.crm[hit.target.type].get(hit.id) : undefined;
-      return linked ? Number(linked.nativeId) : null;
-    }, write),
+    custom(
+      'associated_with_id',
+      covers,
+      (record, context) => {
+        const hit = parent(record);
+        const linked = hit ? context.data.crm[hit.target.type].get(hit.id) : undefined;
+        return linked ? Number(linked.nativeId) : null;
+      },
+      write,
+    ),
   ];
 }
 
 const object = (type: CrmObjectType, name: string, fields: FieldMap[], more: Partial<NativeObject> = {}): NativeObject => ({
   type,
   name,
-  fields: [computed('id', (record) => Number(record.nativeId)), ...fields, readOnly('created_at', 'createdTime', iso), readOnly('updated_at', 'modifiedTime', iso)],
+  fields: [
+    computed('id', (record) => Number(record.nativeId)),
+    ...fields,
+    readOnly('created_at', 'createdTime', iso),
+    readOnly('updated_at', 'modifiedTime', iso),
+  ],
   custom: customFields,
   ...more,
 });
@@ -84,39 +118,54 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     ...link('account', to('Account', 'accountIds')),
     ...ownerLink('owner'),
   ]),
-  accounts: object('Account', 'account', [
-    field('name', 'name'),
-    computed('domain', (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '') || null),
-    field('website', 'website'),
-    field('description', 'description'),
-    field('industry', 'industry'),
-    field('phone', 'phone'),
-    field('street', 'address.street'),
-    field('city', 'address.city'),
-    field('state', 'address.state'),
-    field('postal_code', 'address.postalCode'),
-    field('country', 'address.country'),
-    ...ownerLink('owner'),
-  ], { required: ['name'] }),
-  users: object('User', 'user', [
-    computed('name', (record) => displayName(record)),
-    field('first_name', 'firstName'),
-    field('last_name', 'lastName'),
-    field('email', 'email'),
-    computed('active', () => true),
-  ], { readOnly: true }),
+  accounts: object(
+    'Account',
+    'account',
+    [
+      field('name', 'name'),
+      computed('domain', (record) => ((record as CrmRecord<'Account'>).website ?? '').replace(/^https?:\/\/(www\.)?/, '') || null),
+      field('website', 'website'),
+      field('description', 'description'),
+      field('industry', 'industry'),
+      field('phone', 'phone'),
+      field('street', 'address.street'),
+      field('city', 'address.city'),
+      field('state', 'address.state'),
+      field('postal_code', 'address.postalCode'),
+      field('country', 'address.country'),
+      ...ownerLink('owner'),
+    ],
+    { required: ['name'] },
+  ),
+  users: object(
+    'User',
+    'user',
+    [
+      computed('name', (record) => displayName(record)),
+      field('first_name', 'firstName'),
+      field('last_name', 'lastName'),
+      field('email', 'email'),
+      computed('active', () => true),
+    ],
+    { readOnly: true },
+  ),
   notes: object('Note', 'note', [field('content', 'content'), ...noteParent(), ...ownerLink('user')], {
     required: ['content', 'associated_with_type', 'associated_with_id'],
   }),
-  tasks: object('Task', 'task', [
-    field('subject', 'subject'),
-    field('description', 'body'),
-    taskDone('current_state', 'completed', 'scheduled'),
-    computed('task_type', () => 'general'),
-    field('due_date', 'dueDate', date),
-    ...link('person', to('Contact', 'contactIds')),
-    ...ownerLink('user'),
-  ], { required: ['subject'], defaults: { status: 'Not Started', priority: 'Normal' } }),
+  tasks: object(
+    'Task',
+    'task',
+    [
+      field('subject', 'subject'),
+      field('description', 'body'),
+      taskDone('current_state', 'completed', 'scheduled'),
+      computed('task_type', () => 'general'),
+      field('due_date', 'dueDate', date),
+      ...link('person', to('Contact', 'contactIds')),
+      ...ownerLink('user'),
+    ],
+    { required: ['subject'], defaults: { status: 'Not Started', priority: 'Normal' } },
+  ),
   meetings: object('Event', 'meeting', [
     field('title', 'subject'),
     field('description', 'description'),

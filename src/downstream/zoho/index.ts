@@ -1,7 +1,7 @@
 import type { EngagementUser } from '../../model/engagement.js';
 import { collectionRoutes } from '../collection-api.js';
 import { zohoCustom } from '../custom-fields.js';
-import { engagementSeq, engagementTimes, fullName as engagementName, isMailbox } from '../engagement-native.js';
+import { fullName as engagementName, engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { dispatch } from '../router.js';

@@ -9,21 +9,21 @@ import {
   ignoredOnWrite,
   owner,
   percent,
+  type RefStyle,
   readOnly,
   ref,
+  STAGE_COVERS,
   stageWrites,
+  TASK_STATUS_COVERS,
+  type Target,
   taskStatusWrites,
   text,
   time,
   timeFormat,
   to,
-  STAGE_COVERS,
-  TASK_STATUS_COVERS,
-  type RefStyle,
-  type Target,
 } from '../fields.js';
-import { displayName, FieldError, isPlainObject, renderFields, type FieldMap, type Flat, type Found, type NativeObject } from '../rest-engine.js';
-import { intParam, reply, type RouteErrors } from '../router.js';
+import { displayName, FieldError, type FieldMap, type Flat, type Found, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext } from '../types.js';
 
 /**
@@ -49,7 +49,7 @@ function parentLookup(native: string, targets: Target[]): FieldMap[] {
         const held = associations[target.assoc];
         return Array.isArray(held) ? held.length > 0 : Boolean(held);
       });
-      return hit ? MODULE_OF[hit.type] ?? null : null;
+      return hit ? (MODULE_OF[hit.type] ?? null) : null;
     }),
   ];
 }
@@ -71,82 +71,127 @@ const module = (type: CrmObjectType, name: string, fields: FieldMap[], more: Par
 const fullName = computed('Full_Name', (record) => displayName(record));
 
 export const MODULES: Record<string, NativeObject> = {
-  Contacts: module('Contact', 'Contacts', [
-    field('First_Name', 'firstName', text),
-    field('Last_Name', 'lastName', text),
-    fullName,
-    field('Email', 'email', text),
-    field('Title', 'jobTitle', text),
-    field('Phone', 'phone', text),
-    field('Mobile', 'mobilePhone', text),
-    ref('Account_Name', to('Account', 'accountIds'), lookup),
-    zohoOwner,
-  ], { required: ['Last_Name'] }),
-  Accounts: module('Account', 'Accounts', [
-    field('Account_Name', 'name', text),
-    field('Description', 'description', text),
-    field('Industry', 'industry', text),
-    field('Annual_Revenue', 'annualRevenue'),
-    field('Employees', 'numberOfEmployees'),
-    field('Website', 'website', text),
-    field('Phone', 'phone', text),
-    field('Billing_Street', 'address.street', text),
-    field('Billing_City', 'address.city', text),
-    field('Billing_State', 'address.state', text),
-    field('Billing_Code', 'address.postalCode', text),
-    field('Billing_Country', 'address.country', text),
-    zohoOwner,
-  ], { required: ['Account_Name'] }),
-  Deals: module('Deal', 'Deals', [
-    field('Deal_Name', 'name', text),
-    custom('Stage', STAGE_COVERS, (record) => (record as CrmRecord<'Deal'>).stage, (value) => stageWrites(text.in(value, 'Stage'))),
-    field('Amount', 'amount'),
-    field('Closing_Date', 'closeDate', date),
-    field('Probability', 'probability', percent),
-    readOnly('Expected_Revenue', 'expectedRevenue'),
-    ref('Account_Name', to('Account', 'accountIds'), lookup),
-    ref('Contact_Name', to('Contact', 'contactIds'), lookup),
-    zohoOwner,
-  ], { required: ['Deal_Name', 'Stage'] }),
-  Leads: module('Lead', 'Leads', [
-    field('First_Name', 'firstName', text),
-    field('Last_Name', 'lastName', text),
-    fullName,
-    field('Designation', 'jobTitle', text),
-    field('Email', 'email', text),
-    field('Company', 'account', text),
-    field('Phone', 'phone', text),
-    field('Mobile', 'mobilePhone', text),
-  ], { required: ['Last_Name'] }),
-  Notes: module('Note', 'Notes', [
-    // The unified Note has no title.
-    ignoredOnWrite('Note_Title', () => null),
-    field('Note_Content', 'content', text),
-    ...parentLookup('Parent_Id', [to('Contact', 'contactIds'), to('Account', 'accountIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
-    zohoOwner,
-  ], { required: ['Note_Content', 'Parent_Id'] }),
-  Tasks: module('Task', 'Tasks', [
-    field('Subject', 'subject', text),
-    field('Description', 'body', text),
-    custom('Status', TASK_STATUS_COVERS, (record) => (record as CrmRecord<'Task'>).status, (value) => taskStatusWrites(text.in(value, 'Status'))),
-    field('Priority', 'priority', text),
-    field('Due_Date', 'dueDate', date),
-    ref('Who_Id', to('Contact', 'contactIds'), lookup),
-    ...parentLookup('What_Id', [to('Account', 'accountIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
-    zohoOwner,
-  ], { required: ['Subject'], defaults: { status: 'Not Started', priority: 'Normal' } }),
-  Events: module('Event', 'Events', [
-    field('Event_Title', 'subject', text),
-    field('Description', 'description', text),
-    field('Venue', 'location', text),
-    field('Start_DateTime', 'startDateTime', zohoTime),
-    field('End_DateTime', 'endDateTime', zohoTime),
-    field('All_day', 'isAllDayEvent'),
-    ref('Who_Id', to('Contact', 'contactIds'), lookup),
-    ...parentLookup('What_Id', [to('Account', 'accountIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
-    computed('Participants', participants),
-    zohoOwner,
-  ], { required: ['Event_Title', 'Start_DateTime', 'End_DateTime'] }),
+  Contacts: module(
+    'Contact',
+    'Contacts',
+    [
+      field('First_Name', 'firstName', text),
+      field('Last_Name', 'lastName', text),
+      fullName,
+      field('Email', 'email', text),
+      field('Title', 'jobTitle', text),
+      field('Phone', 'phone', text),
+      field('Mobile', 'mobilePhone', text),
+      ref('Account_Name', to('Account', 'accountIds'), lookup),
+      zohoOwner,
+    ],
+    { required: ['Last_Name'] },
+  ),
+  Accounts: module(
+    'Account',
+    'Accounts',
+    [
+      field('Account_Name', 'name', text),
+      field('Description', 'description', text),
+      field('Industry', 'industry', text),
+      field('Annual_Revenue', 'annualRevenue'),
+      field('Employees', 'numberOfEmployees'),
+      field('Website', 'website', text),
+      field('Phone', 'phone', text),
+      field('Billing_Street', 'address.street', text),
+      field('Billing_City', 'address.city', text),
+      field('Billing_State', 'address.state', text),
+      field('Billing_Code', 'address.postalCode', text),
+      field('Billing_Country', 'address.country', text),
+      zohoOwner,
+    ],
+    { required: ['Account_Name'] },
+  ),
+  Deals: module(
+    'Deal',
+    'Deals',
+    [
+      field('Deal_Name', 'name', text),
+      custom(
+        'Stage',
+        STAGE_COVERS,
+        (record) => (record as CrmRecord<'Deal'>).stage,
+        (value) => stageWrites(text.in(value, 'Stage')),
+      ),
+      field('Amount', 'amount'),
+      field('Closing_Date', 'closeDate', date),
+      field('Probability', 'probability', percent),
+      readOnly('Expected_Revenue', 'expectedRevenue'),
+      ref('Account_Name', to('Account', 'accountIds'), lookup),
+      ref('Contact_Name', to('Contact', 'contactIds'), lookup),
+      zohoOwner,
+    ],
+    { required: ['Deal_Name', 'Stage'] },
+  ),
+  Leads: module(
+    'Lead',
+    'Leads',
+    [
+      field('First_Name', 'firstName', text),
+      field('Last_Name', 'lastName', text),
+      fullName,
+      field('Designation', 'jobTitle', text),
+      field('Email', 'email', text),
+      field('Company', 'account', text),
+      field('Phone', 'phone', text),
+      field('Mobile', 'mobilePhone', text),
+    ],
+    { required: ['Last_Name'] },
+  ),
+  Notes: module(
+    'Note',
+    'Notes',
+    [
+      // The unified Note has no title.
+      ignoredOnWrite('Note_Title', () => null),
+      field('Note_Content', 'content', text),
+      ...parentLookup('Parent_Id', [to('Contact', 'contactIds'), to('Account', 'accountIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
+      zohoOwner,
+    ],
+    { required: ['Note_Content', 'Parent_Id'] },
+  ),
+  Tasks: module(
+    'Task',
+    'Tasks',
+    [
+      field('Subject', 'subject', text),
+      field('Description', 'body', text),
+      custom(
+        'Status',
+        TASK_STATUS_COVERS,
+        (record) => (record as CrmRecord<'Task'>).status,
+        (value) => taskStatusWrites(text.in(value, 'Status')),
+      ),
+      field('Priority', 'priority', text),
+      field('Due_Date', 'dueDate', date),
+      ref('Who_Id', to('Contact', 'contactIds'), lookup),
+      ...parentLookup('What_Id', [to('Account', 'accountIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
+      zohoOwner,
+    ],
+    { required: ['Subject'], defaults: { status: 'Not Started', priority: 'Normal' } },
+  ),
+  Events: module(
+    'Event',
+    'Events',
+    [
+      field('Event_Title', 'subject', text),
+      field('Description', 'description', text),
+      field('Venue', 'location', text),
+      field('Start_DateTime', 'startDateTime', zohoTime),
+      field('End_DateTime', 'endDateTime', zohoTime),
+      field('All_day', 'isAllDayEvent'),
+      ref('Who_Id', to('Contact', 'contactIds'), lookup),
+      ...parentLookup('What_Id', [to('Account', 'accountIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
+      computed('Participants', participants),
+      zohoOwner,
+    ],
+    { required: ['Event_Title', 'Start_DateTime', 'End_DateTime'] },
+  ),
 };
 
 const PARTICIPATION: Record<string, string> = { Confirmed: 'accepted', Declined: 'declined', Tentative: 'tentative', NeedsAction: 'not_known' };
@@ -158,13 +203,15 @@ function participants(record: CrmRecord, context: DownstreamContext): Flat[] {
     if (!attendee) return [];
     const kind = attendee.associatedObjectType;
     const linked = kind === 'Other' || !attendee.associations.associationId ? undefined : context.data.crm[kind].get(attendee.associations.associationId);
-    return [{
-      type: kind === 'Other' ? 'email' : kind.toLowerCase(),
-      participant: linked ? linked.nativeId : attendee.email,
-      name: linked ? displayName(linked) : null,
-      Email: linked ? ((linked as { email?: string | null }).email ?? null) : attendee.email,
-      status: PARTICIPATION[attendee.status] ?? 'not_known',
-    }];
+    return [
+      {
+        type: kind === 'Other' ? 'email' : kind.toLowerCase(),
+        participant: linked ? linked.nativeId : attendee.email,
+        name: linked ? displayName(linked) : null,
+        Email: linked ? ((linked as { email?: string | null }).email ?? null) : attendee.email,
+        status: PARTICIPATION[attendee.status] ?? 'not_known',
+      },
+    ];
   });
 }
 
@@ -204,7 +251,8 @@ function success(found: Found, message: string, context: DownstreamContext, full
   return { data: [{ code: 'SUCCESS', details, message, status: 'success' }] };
 }
 
-export const zohoError = (statusCode: number, code: string, message: string, details: Flat = {}) => reply(statusCode, { code, details, message, status: 'error' }, HEADERS);
+export const zohoError = (statusCode: number, code: string, message: string, details: Flat = {}) =>
+  reply(statusCode, { code, details, message, status: 'error' }, HEADERS);
 
 export const errors: RouteErrors = {
   notFound: () => zohoError(404, 'INVALID_URL_PATTERN', 'Please check if the URL trying to access is a correct one'),

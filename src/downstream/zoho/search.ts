@@ -1,5 +1,5 @@
-import { isPlainObject, renderFields, type Flat } from '../rest-engine.js';
-import { intParam, reply, type Route } from '../router.js';
+import { type Flat, isPlainObject, renderFields } from '../rest-engine.js';
+import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { api, errors, HEADERS, MODULES, zohoError } from './objects.js';
 
@@ -12,7 +12,18 @@ import { api, errors, HEADERS, MODULES, zohoError } from './objects.js';
  * `(`, `)` and `,` in values; `in` takes comma-separated values; at most 10 conditions.
  */
 
-export const CRITERIA_OPERATORS = ['equals', 'not_equal', 'starts_with', 'in', 'not_in', 'greater_than', 'greater_equal', 'less_than', 'less_equal', 'between'] as const;
+export const CRITERIA_OPERATORS = [
+  'equals',
+  'not_equal',
+  'starts_with',
+  'in',
+  'not_in',
+  'greater_than',
+  'greater_equal',
+  'less_than',
+  'less_equal',
+  'between',
+] as const;
 type Operator = (typeof CRITERIA_OPERATORS)[number];
 
 type Criteria = { kind: 'cond'; field: string; operator: Operator; values: string[] } | { kind: 'and' | 'or'; parts: Criteria[] };
@@ -213,7 +224,14 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
     const lower = want.toLowerCase();
     test = (row) =>
       names.some((name) =>
-        texts(row[name]).some((value) => (how === 'word' ? value.toLowerCase().split(/[\s@.,;:/-]+/).some((part) => part.startsWith(lower)) || value.toLowerCase().includes(lower) : value.toLowerCase() === lower)),
+        texts(row[name]).some((value) =>
+          how === 'word'
+            ? value
+                .toLowerCase()
+                .split(/[\s@.,;:/-]+/)
+                .some((part) => part.startsWith(lower)) || value.toLowerCase().includes(lower)
+            : value.toLowerCase() === lower,
+        ),
       );
   }
   const hits = rows.filter(test);
@@ -229,7 +247,10 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
  * of `users` is Zoho's 404), and `:module/search` for any other name (a 404 too).
  */
 export function searchRoutes(): Route[] {
-  const run = (module: string): Route['run'] => (_params, request, context) => (MODULES[module] ? search(module, request, context) : errors.notFound(request, context));
+  const run =
+    (module: string): Route['run'] =>
+    (_params, request, context) =>
+      MODULES[module] ? search(module, request, context) : errors.notFound(request, context);
   return [
     ...Object.keys(api.collections).map((module) => ({ method: 'GET' as const, pattern: `${module}/search`, run: run(module) })),
     { method: 'GET', pattern: ':module/search', run: (params, request, context) => run(params.module!)(params, request, context) },

@@ -1,13 +1,13 @@
 import type { Faker } from '@faker-js/faker';
-import type { Random } from '../../shared/random.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { IntegrationId } from '../../model/integrations.js';
 import type { FakerModule } from '../../model/platform.js';
-import { assemble, mergeFields, type ConnectionData } from '../connection-data.js';
+import type { Random } from '../../shared/random.js';
+import { assemble, type ConnectionData, mergeFields } from '../connection-data.js';
 import type { FixtureSet } from '../fixtures.js';
+import { type FakeContext, fakeCustomFields, fakeFields, pastTime } from './fake-fields.js';
 import { seedEngagementActivity } from './seed-engagement-activity.js';
-import { fakeCustomFields, fakeFields, pastTime, type FakeContext } from './fake-fields.js';
 
 /** How many records a new connection starts with. */
 export interface DatasetSize {
@@ -147,9 +147,7 @@ function generatedItems(ctx: SeedContext): Item[] {
     const accountId = faker.datatype.boolean(0.85) ? pick('Account') : null;
     if (accountId) {
       const website = (byId.get(accountId) as CrmRecord<'Account'>).website ?? '';
-      fields.email = `${fields.firstName}.${fields.lastName}@${website.replace(/^https:\/\/www\./, '')}`
-        .toLowerCase()
-        .replace(/[^a-z0-9.@-]/g, '');
+      fields.email = `${fields.firstName}.${fields.lastName}@${website.replace(/^https:\/\/www\./, '')}`.toLowerCase().replace(/[^a-z0-9.@-]/g, '');
     }
     const contact = add('Contact', fields, { accountIds: accountId ? [accountId] : [], ownerUserId: owner() });
     if (accountId) accountContacts.get(accountId)!.push(contact.id);
@@ -222,7 +220,7 @@ function seedEngagement(ctx: SeedContext): void {
     const owner = i < users.length ? users[i]! : faker.helpers.arrayElement(users);
     const isDefault = i < users.length;
     const email = isDefault
-      ? owner.email ?? `user${i}@${ctx.orgDomain}`
+      ? (owner.email ?? `user${i}@${ctx.orgDomain}`)
       : `${faker.helpers.arrayElement(['sales', 'outbound', 'team', 'hello', 'events'])}.${(owner.lastName ?? 'team').toLowerCase().replace(/[^a-z]/g, '')}${i}@${ctx.orgDomain}`;
     ctx.data.mailboxes.insert(mailboxRecord(ctx, { email, isDefault, associations: { ownerUserId: owner.id } }), customExtra(ctx));
   }

@@ -1,15 +1,15 @@
-import type { Random } from '../../shared/random.js';
 import {
   ENGAGEMENT_ACTION_KINDS,
   ENGAGEMENT_ACTION_STATES,
   ENGAGEMENT_SEQUENCES,
   ENGAGEMENT_TASK_KINDS,
-  SEQUENCE_STEPS,
   type EngagementAction,
   type EngagementTask,
+  SEQUENCE_STEPS,
 } from '../../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
 import type { FakerModule } from '../../model/platform.js';
+import type { Random } from '../../shared/random.js';
 import type { ConnectionData } from '../connection-data.js';
 import { seededFaker } from './seeded-faker.js';
 
@@ -82,7 +82,10 @@ export function seedEngagementActivity(data: ConnectionData, integrationId: Inte
       actionIds.push(action.id);
     }
     if (taskIds.length > 0 || actionIds.length > 0) {
-      data.users.replace({ ...user, associations: { taskIds: [...user.associations.taskIds, ...taskIds], actionIds: [...user.associations.actionIds, ...actionIds] } });
+      data.users.replace({
+        ...user,
+        associations: { taskIds: [...user.associations.taskIds, ...taskIds], actionIds: [...user.associations.actionIds, ...actionIds] },
+      });
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { Faker, Randomizer } from '@faker-js/faker';
 import * as z from 'zod';
-import type { Random } from '../../shared/random.js';
 import type { FakerModule } from '../../model/platform.js';
+import type { Random } from '../../shared/random.js';
 import { companyDomain } from './fake-fields.js';
 
 // Faker is a large module: each function takes it from the caller, who has it from the sandbox's

@@ -57,12 +57,22 @@ const schemas = {
   ValueWithTimestamp: {
     type: 'object',
     required: ['sourceType', 'timestamp', 'value'],
-    properties: { sourceId: { type: 'string' }, sourceLabel: { type: 'string' }, sourceType: { type: 'string' }, timestamp: dateTime, updatedByUserId: { type: 'integer' }, value: { type: 'string' } },
+    properties: {
+      sourceId: { type: 'string' },
+      sourceLabel: { type: 'string' },
+      sourceType: { type: 'string' },
+      timestamp: dateTime,
+      updatedByUserId: { type: 'integer' },
+      value: { type: 'string' },
+    },
   },
   CollectionResponseAssociatedId: {
     type: 'object',
     required: ['results'],
-    properties: { paging: ref('Paging'), results: { type: 'array', items: { type: 'object', required: ['id', 'type'], properties: { id: { type: 'string' }, type: { type: 'string' } } } } },
+    properties: {
+      paging: ref('Paging'),
+      results: { type: 'array', items: { type: 'object', required: ['id', 'type'], properties: { id: { type: 'string' }, type: { type: 'string' } } } },
+    },
   },
   NextPage: { type: 'object', required: ['after'], properties: { after: { type: 'string' }, link: { type: 'string' } } },
   ForwardPaging: { type: 'object', properties: { next: ref('NextPage') } },
@@ -81,7 +91,11 @@ const schemas = {
     properties: { paging: ref('Paging'), results: arrayOf('SimplePublicObject'), total: { type: 'integer' } },
   },
   BatchResponseSimplePublicObject: { type: 'object', required: batchRequired, properties: { ...batchFields, results: arrayOf('SimplePublicObject') } },
-  BatchResponseSimplePublicObjectWithErrors: { type: 'object', required: batchRequired, properties: { ...batchFields, ...withErrors, results: arrayOf('SimplePublicObject') } },
+  BatchResponseSimplePublicObjectWithErrors: {
+    type: 'object',
+    required: batchRequired,
+    properties: { ...batchFields, ...withErrors, results: arrayOf('SimplePublicObject') },
+  },
   StandardError: {
     type: 'object',
     required: ['category', 'context', 'errors', 'links', 'message', 'status'],
@@ -99,7 +113,13 @@ const schemas = {
   ErrorDetail: {
     type: 'object',
     required: ['message'],
-    properties: { code: { type: 'string' }, context: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }, in: { type: 'string' }, message: { type: 'string' }, subCategory: { type: 'string' } },
+    properties: {
+      code: { type: 'string' },
+      context: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+      in: { type: 'string' },
+      message: { type: 'string' },
+      subCategory: { type: 'string' },
+    },
   },
   /** HubSpot's `Error` (the spec's name), under the name the checker looks up for unknown routes. */
   ErrorBody: {
@@ -118,7 +138,13 @@ const schemas = {
   LabelsBetweenObjectPair: {
     type: 'object',
     required: ['fromObjectId', 'fromObjectTypeId', 'labels', 'toObjectId', 'toObjectTypeId'],
-    properties: { fromObjectId: v4Id, fromObjectTypeId: { type: 'string' }, labels: { type: 'array', items: { type: 'string' } }, toObjectId: v4Id, toObjectTypeId: { type: 'string' } },
+    properties: {
+      fromObjectId: v4Id,
+      fromObjectTypeId: { type: 'string' },
+      labels: { type: 'array', items: { type: 'string' } },
+      toObjectId: v4Id,
+      toObjectTypeId: { type: 'string' },
+    },
   },
   AssociationSpecWithLabel: {
     type: 'object',
@@ -157,7 +183,10 @@ const schemas = {
             associationSpec: {
               type: 'object',
               required: ['associationCategory', 'associationTypeId'],
-              properties: { associationCategory: { type: 'string', enum: ['HUBSPOT_DEFINED', 'INTEGRATOR_DEFINED', 'USER_DEFINED', 'WORK'] }, associationTypeId: { type: 'integer' } },
+              properties: {
+                associationCategory: { type: 'string', enum: ['HUBSPOT_DEFINED', 'INTEGRATOR_DEFINED', 'USER_DEFINED', 'WORK'] },
+                associationTypeId: { type: 'integer' },
+              },
             },
             from: idOf,
             to: idOf,
@@ -186,9 +215,15 @@ export const HUBSPOT_CRM_RESPONSES = {
       delete: { responses: { ...noContent, ...error } },
     },
     [`${OBJECTS}/search`]: { post: { responses: { '200': json('CollectionResponseWithTotalSimplePublicObject'), ...error } } },
-    [`${OBJECTS}/batch/create`]: { post: { responses: { '201': json('BatchResponseSimplePublicObject'), '207': json('BatchResponseSimplePublicObjectWithErrors'), ...error } } },
-    [`${OBJECTS}/batch/read`]: { post: { responses: { '200': json('BatchResponseSimplePublicObject'), '207': json('BatchResponseSimplePublicObjectWithErrors'), ...error } } },
-    [`${OBJECTS}/batch/update`]: { post: { responses: { '200': json('BatchResponseSimplePublicObject'), '207': json('BatchResponseSimplePublicObjectWithErrors'), ...error } } },
+    [`${OBJECTS}/batch/create`]: {
+      post: { responses: { '201': json('BatchResponseSimplePublicObject'), '207': json('BatchResponseSimplePublicObjectWithErrors'), ...error } },
+    },
+    [`${OBJECTS}/batch/read`]: {
+      post: { responses: { '200': json('BatchResponseSimplePublicObject'), '207': json('BatchResponseSimplePublicObjectWithErrors'), ...error } },
+    },
+    [`${OBJECTS}/batch/update`]: {
+      post: { responses: { '200': json('BatchResponseSimplePublicObject'), '207': json('BatchResponseSimplePublicObjectWithErrors'), ...error } },
+    },
     [`${OBJECTS}/batch/archive`]: { post: { responses: { ...noContent, ...error } } },
     [`${V4}/{toObjectType}`]: { get: { responses: { '200': json('CollectionResponseMultiAssociatedObjectWithLabelForwardPaging'), ...error } } },
     [`${V4}/{toObjectType}/{toObjectId}`]: {

@@ -1,9 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import responses from './responses.json' with { type: 'json' };
 import type { BridgedCall } from '../../helpers/sdk-bridge.js';
+import responses from './responses.json' with { type: 'json' };
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /**
@@ -37,7 +36,8 @@ export function checkPipedriveAnswer(call: BridgedCall): string[] {
   const byStatus = operations[key]!;
   const schema = byStatus[String(statusCode)] ?? byStatus[`${String(statusCode)[0]}XX`] ?? byStatus.default;
   // The documents give most operations no error answers: an error is Pipedrive's common envelope.
-  if (!schema && statusCode >= 400) return body?.success === false && typeof body.error === 'string' ? [] : [`${key} → ${statusCode}: not Pipedrive's error envelope`];
+  if (!schema && statusCode >= 400)
+    return body?.success === false && typeof body.error === 'string' ? [] : [`${key} → ${statusCode}: not Pipedrive's error envelope`];
   if (!schema) return [`${key} → ${statusCode}: status not documented (${Object.keys(byStatus).join(', ')})`];
   let validate = compiled.get(schema);
   if (!validate) compiled.set(schema, (validate = ajv.compile(schema)));
