@@ -10,7 +10,7 @@ import { wildcardMatcher } from '../dist/shared/wildcard.js';
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const soqlRegExp = (pattern) => new RegExp(`^${escapeRegExp(pattern).replace(/%/g, '.*').replace(/_/g, '.')}$`, 'is');
 const soql = (pattern) => wildcardMatcher(pattern, { any: '%', one: '_', ignoreCase: true });
-const hubspotRegExp = (pattern) => new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`);
+const hubspotRegExp = (pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`);
 const hubspot = (pattern) => wildcardMatcher(pattern, { any: '*', withinLines: true });
 
 /** Milliseconds per round of `run`, the best of 5 (after a warm-up). */

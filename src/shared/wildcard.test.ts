@@ -12,7 +12,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 /** SOQL LIKE as salesforce-query built it: `%` any run, `_` one character, case-insensitive, `.` matching line breaks. */
 const soqlRegExp = (pattern: string) => new RegExp(`^${escapeRegExp(pattern).replace(/%/g, '.*').replace(/_/g, '.')}$`, 'is');
 /** HubSpot CONTAINS_TOKEN as hubspot-search built it (on lower-cased text): `*` any run within a line. */
-const hubspotRegExp = (pattern: string) => new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`);
+const hubspotRegExp = (pattern: string) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`);
 
 const soql = (pattern: string) => wildcardMatcher(pattern, { any: '%', one: '_', ignoreCase: true });
 const hubspot = (pattern: string) => wildcardMatcher(pattern, { any: '*', withinLines: true });
