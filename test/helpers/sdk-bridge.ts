@@ -1,5 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
+import { onUnhandled } from '../../src/adapters/msw.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/index.js';
 import { INTEGRATIONS, type IntegrationId } from '../../src/model/integrations.js';
 
@@ -9,7 +10,7 @@ import { INTEGRATIONS, type IntegrationId } from '../../src/model/integrations.j
  * fetch-based SDKs both) and turns each request into a `POST /crm/passthrough` call of a linked,
  * READY connection; the passthrough's answer `{ statusCode, headers, body }` becomes the native
  * response. Everything stays in process: any request to a host not bridged fails (MSW's
- * `onUnhandledRequest: 'error'`).
+ * `onUnhandled('error')`: msw 2's `onUnhandledRequest`, msw 3's `onUnhandledFrame`).
  *
  * How a native request becomes a passthrough call:
  * - `path`: the URL's path, less the path of the integration's API base URL when it starts with it
@@ -130,7 +131,7 @@ export async function startSdkBridge(options: SdkBridgeOptions): Promise<SdkBrid
 
   const hosts = options.hosts ?? [baseUrl.origin];
   const server = setupServer(...hosts.map((host) => http.all(`${host.replace(/\/$/, '')}/*`, bridge)));
-  server.listen({ onUnhandledRequest: 'error' });
+  server.listen(onUnhandled('error'));
   return {
     sandbox,
     connectionId,
