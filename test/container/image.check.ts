@@ -190,8 +190,11 @@ describe('a container of the image, driven from the host', () => {
       expect(headers['x-service-connection-id']).toBe(connection.connectionId);
       expect(headers['x-service-signature']).toBe(signatureOf(connection.accessToken, body, headers['x-service-timestamp'] as string));
     }
-    const { body } = await json(`/sandbox/connections/${connection.connectionId}/deliveries`);
-    expect(body.deliveries.map((delivery: { state: string }) => delivery.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    // The receiver has the last event before the sandbox has read its answer: wait for the log to record it.
+    const states = async () =>
+      (await json(`/sandbox/connections/${connection.connectionId}/deliveries`)).body.deliveries.map((delivery: { state: string }) => delivery.state);
+    await eventually(async () => (await states()).every((state: string) => state !== 'delivering'));
+    expect(await states()).toEqual(['succeeded', 'succeeded', 'succeeded']);
   });
 
   it('serves a page of users, and the next one from its cursor', async () => {
