@@ -87,6 +87,13 @@ describe('the image', () => {
     }
   });
 
+  it("carries Node's compile cache of serve's modules, made for the user the server runs as, which a container's Node accepts", async () => {
+    const ran = await podman('run', '--rm', '--no-healthcheck', '-e', 'NODE_DEBUG_NATIVE=COMPILE_CACHE', IMAGE, '--version');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).toContain('cache for file:///app/dist/cli-bundle/main.js was accepted');
+    expect(ran.stderr).not.toMatch(/Cannot create cache directory|was rejected/);
+  });
+
   it("runs the command given after the image name instead of serve, which serve's variables in the image do not trip", async () => {
     const ran = await podman('run', '--rm', '--no-healthcheck', IMAGE, 'scenario', 'list');
     expect(ran.code, ran.stderr).toBe(0);
