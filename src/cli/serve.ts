@@ -93,6 +93,12 @@ export const sandboxOptions = <T>(yargs: Argv<T>) =>
       describe: 'Most records one scenario run through the control API creates, or none',
       coerce: (value) => readLimit('scenario-repeat-limit', value),
     })
+    .option('scenario-field-bytes-limit', {
+      requiresArg: true,
+      default: DEFAULT_LIMITS.scenarioFieldBytesLimit,
+      describe: 'Most bytes of record fields (as JSON) one scenario run through the control API writes, or none',
+      coerce: (value) => readLimit('scenario-field-bytes-limit', value),
+    })
     .option('delivery-log-limit', {
       requiresArg: true,
       default: 10_000,
@@ -248,6 +254,7 @@ export function sandboxFromArgs(args: SandboxArgs, extra: Pick<SandboxOptions, '
     recordLimit: args.recordLimit,
     pendingDeliveryLimit: args.pendingDeliveryLimit,
     scenarioRepeatLimit: args.scenarioRepeatLimit,
+    scenarioFieldBytesLimit: args.scenarioFieldBytesLimit,
     deliveryLogLimit: args.deliveryLogLimit,
     ...(args.deliveryChaos === undefined ? {} : { deliveryChaos: args.deliveryChaos }),
     faults: faultRuleFromFlags({ latency: args.latency, errorRate: args.errorRate, rateLimit: args.rateLimit }),

@@ -13,12 +13,27 @@ describe('createSandbox options', () => {
 
   it('caps connections, records, pending deliveries and HTTP scenario runs by default; null turns a cap off; a bad cap is named', () => {
     const sandbox = createSandbox({ clock: 'virtual' });
-    const { connectionLimit, recordLimit, pendingDeliveryLimit, scenarioRepeatLimit } = sandbox.options;
-    expect({ connectionLimit, recordLimit, pendingDeliveryLimit, scenarioRepeatLimit }).toEqual(DEFAULT_LIMITS);
-    expect(DEFAULT_LIMITS).toEqual({ connectionLimit: 1000, recordLimit: 100_000, pendingDeliveryLimit: 20_000, scenarioRepeatLimit: 10_000 });
+    const { connectionLimit, recordLimit, pendingDeliveryLimit, scenarioRepeatLimit, scenarioFieldBytesLimit } = sandbox.options;
+    expect({ connectionLimit, recordLimit, pendingDeliveryLimit, scenarioRepeatLimit, scenarioFieldBytesLimit }).toEqual(DEFAULT_LIMITS);
+    expect(DEFAULT_LIMITS).toEqual({
+      connectionLimit: 1000,
+      recordLimit: 100_000,
+      pendingDeliveryLimit: 20_000,
+      scenarioRepeatLimit: 10_000,
+      scenarioFieldBytesLimit: 16_777_216,
+    });
     sandbox.close();
-    const open = createSandbox({ clock: 'virtual', connectionLimit: null, recordLimit: null, pendingDeliveryLimit: null, scenarioRepeatLimit: null });
-    expect([open.options.connectionLimit, open.options.recordLimit, open.options.pendingDeliveryLimit, open.options.scenarioRepeatLimit]).toEqual([
+    const open = createSandbox({
+      clock: 'virtual',
+      connectionLimit: null,
+      recordLimit: null,
+      pendingDeliveryLimit: null,
+      scenarioRepeatLimit: null,
+      scenarioFieldBytesLimit: null,
+    });
+    const { options } = open;
+    expect([options.connectionLimit, options.recordLimit, options.pendingDeliveryLimit, options.scenarioRepeatLimit, options.scenarioFieldBytesLimit]).toEqual([
+      Infinity,
       Infinity,
       Infinity,
       Infinity,

@@ -35,6 +35,12 @@ export const DEFAULT_LIMITS = {
   pendingDeliveryLimit: 20_000,
   /** Records one scenario run through the control API may create (the sum of its create steps' `repeat`). */
   scenarioRepeatLimit: 10_000,
+  /**
+   * Bytes of record fields one scenario run through the control API may write: each created
+   * record's fields as JSON (UTF-8), summed. 16 MiB: 10,000 records of 1.6 kB each, while 10,000
+   * records of 90 kB each (900 MB, from a request of 90 kB) would exhaust the server.
+   */
+  scenarioFieldBytesLimit: 16 * 1024 * 1024,
 } as const;
 
 /** The capped quantities, by option name. */
@@ -77,6 +83,8 @@ export interface SandboxOptions {
   pendingDeliveryLimit?: number | null;
   /** Most records one scenario run through the control API creates (`POST /sandbox/scenarios/…/run`); `runScenario()` and the CLI are not capped. `null` for no cap. Default 10000. */
   scenarioRepeatLimit?: number | null;
+  /** Most bytes of record fields (as JSON) one scenario run through the control API creates; `null` for no cap. Default 16777216 (16 MiB). */
+  scenarioFieldBytesLimit?: number | null;
   /** Fixture directories, files (Node only) or objects; `false` for none. Default: the package's `fixtures/`. */
   fixtures?: false | ReadonlyArray<string | FixtureFile>;
   /** How many records a new connection gets; see `DEFAULT_DATASET`. */
@@ -123,6 +131,7 @@ export interface ResolvedOptions {
   recordLimit: number;
   pendingDeliveryLimit: number;
   scenarioRepeatLimit: number;
+  scenarioFieldBytesLimit: number;
   /** The fixture sets, read when the first data set is built (the bundled ones are checked then, once per process). */
   fixtures: () => readonly FixtureSet[];
   dataset: DatasetSize;
@@ -185,6 +194,7 @@ export function resolveOptions(options: SandboxOptions, platform: Pick<Platform,
     recordLimit: resolveLimit(options, 'recordLimit'),
     pendingDeliveryLimit: resolveLimit(options, 'pendingDeliveryLimit'),
     scenarioRepeatLimit: resolveLimit(options, 'scenarioRepeatLimit'),
+    scenarioFieldBytesLimit: resolveLimit(options, 'scenarioFieldBytesLimit'),
     fixtures: resolveFixtures(options.fixtures, platform),
     dataset: resolveDataset(options.dataset),
     retryScheduleMs: parseDurationList(options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, 'retrySchedule'),

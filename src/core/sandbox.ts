@@ -152,7 +152,12 @@ export class Sandbox {
       faults: this,
       journal: this,
       state: this,
-      scenarios: { target: this, platform: this.platform, repeatLimit: this.options.scenarioRepeatLimit },
+      scenarios: {
+        target: this,
+        platform: this.platform,
+        repeatLimit: this.options.scenarioRepeatLimit,
+        fieldBytesLimit: this.options.scenarioFieldBytesLimit,
+      },
       openApiJson,
       get clientCheck() {
         return sandbox.checker;

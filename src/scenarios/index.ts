@@ -9,7 +9,17 @@ import type { ScenarioSandbox } from './target.js';
 export interface RunScenarioOptions
   extends Pick<
     RunOptions,
-    'webhookUrl' | 'connectionId' | 'accessToken' | 'integrationId' | 'nativeOrgId' | 'maxWait' | 'seed' | 'onProgress' | 'onWarning' | 'signal'
+    | 'webhookUrl'
+    | 'connectionId'
+    | 'accessToken'
+    | 'integrationId'
+    | 'nativeOrgId'
+    | 'maxWait'
+    | 'seed'
+    | 'onProgress'
+    | 'onWarning'
+    | 'signal'
+    | 'fieldBytesLimit'
   > {
   /** API token the scenario acts as. Default: the sandbox's first. */
   apiKey?: string;
@@ -43,5 +53,6 @@ export function runScenario(sandbox: ScenarioSandbox, scenario: ScenarioDefiniti
 export { checkScenario, parseScenario, type Scenario, ScenarioError, type ScenarioFiles } from './load.js';
 export type { CheckResult, ProbeResult, ScenarioReport, TranscriptAttempt, TranscriptEvent } from './report.js';
 export { reportJson } from './report.js';
+export { fieldBytesOver } from './runner.js';
 export type { ProbeName, ScenarioDefinition, ScenarioStep, StepKind } from './schema.js';
 export { PROBES, STEP_KINDS, scenarioJsonSchema } from './schema.js';

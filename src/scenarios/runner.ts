@@ -3,6 +3,7 @@ import type { IntegrationId } from '../model/integrations.js';
 import { formatDuration, parseDuration } from '../shared/duration.js';
 import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
+import { utf8ByteLength } from '../shared/text-codec.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
 import type { HttpTransport } from '../webhooks/transport.js';
@@ -52,6 +53,12 @@ export interface RunOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** Stops the run (Ctrl+C, a time bound): it ends at once and reports what happened so far; the reason is a failure. */
   signal?: AbortSignal | undefined;
+  /**
+   * Most bytes of record fields (as JSON, UTF-8) the run's creates may write, counted as the
+   * references in them resolve; the create that goes over fails the run. A run through the
+   * control API has the sandbox's `scenarioFieldBytesLimit`; default: no cap.
+   */
+  fieldBytesLimit?: number | undefined;
 }
 
 /** Where a run is: for a progress line. */
@@ -102,6 +109,8 @@ class Run {
   private readonly maxWaitMs: number;
   /** Between steps, creates and transcript events: a long run never holds a server's event loop for long. */
   private readonly breather = new Breather();
+  /** Bytes of record fields the run's creates have written so far (for {@link RunOptions.fieldBytesLimit}). */
+  private fieldBytes = 0;
 
   constructor(
     private readonly scenario: Scenario,
@@ -150,6 +159,14 @@ class Run {
     const report = await this.report(startTime);
     this.progress(steps.length, 'done', report.ok ? 'passed' : 'failed');
     return report;
+  }
+
+  /** Adds a create's fields to the run's bytes: over {@link RunOptions.fieldBytesLimit} the step fails, before the record is made. */
+  private countFieldBytes(fields: unknown): void {
+    const limit = this.options.fieldBytesLimit;
+    if (limit === undefined || limit === Infinity) return;
+    this.fieldBytes += utf8ByteLength(JSON.stringify(fields));
+    if (this.fieldBytes > limit) throw new RefError(fieldBytesOver(limit));
   }
 
   private reason(error: unknown): string {
@@ -309,7 +326,9 @@ class Run {
         for (let i = 0; i < count; i++) {
           await this.breather.breathe();
           if (this.options.signal?.aborted) return;
-          const record = await target.create(connection, step.type, this.resolve(step.fields ?? {}, { i }));
+          const fields = this.resolve(step.fields ?? {}, { i });
+          this.countFieldBytes(fields);
+          const record = await target.create(connection, step.type, fields);
           if (step.as) this.name(step.as, step.type, record);
           if (count > 1 && (i + 1) % 500 === 0) this.progress(index + 1, 'create', `created ${i + 1} of ${count} ${step.type} records`);
         }
@@ -557,4 +576,12 @@ function describeStep(kind: StepKind, value: unknown): string {
  */
 export function runScenarioOn(scenario: Scenario, target: ScenarioTarget, options: RunOptions): Promise<ScenarioReport> {
   return new Run(scenario, target, options).play();
+}
+
+/** The failure of a run whose creates write more field bytes than a run through the control API may. */
+export function fieldBytesOver(limit: number): string {
+  return (
+    `its records' fields come to more than ${limit} bytes (as JSON), the most a scenario run through the control API writes ` +
+    "(the sandbox's cap: scenarioFieldBytesLimit, --scenario-field-bytes-limit); play it with the CLI (crm-sandbox scenario run, which --server can point at this server) or raise the cap"
+  );
 }

@@ -160,6 +160,50 @@ describe('caps per tenant', () => {
     expect(cli.output()).toMatch(/events +10002 emitted/);
   });
 
+  it("scenario runs through the control API: their creates' fields are capped in bytes, as written (a 400) and as references resolve (the run fails there)", async () => {
+    const { url } = await serve(['--scenario-field-bytes-limit', '1000']);
+    const run = (definition: Record<string, unknown>) => api(url, 'sandbox-api-key', 'POST', '/sandbox/scenarios/run', { definition });
+    // {"firstName":"x…"}: 116 bytes, ten times.
+    const over = await run({ connection: { webhook: false }, steps: [{ create: { type: 'Contact', repeat: 10, fields: { firstName: 'x'.repeat(100) } } }] });
+    expect(over).toMatchObject({
+      status: 400,
+      body: {
+        errorCode: 'INVALID_FIELD_VALUE',
+        message:
+          "definition.steps[0].create.fields: its records' fields come to more than 1000 bytes (as JSON), the most a scenario run through the control API writes (the sandbox's cap: scenarioFieldBytesLimit, --scenario-field-bytes-limit); play it with the CLI (crm-sandbox scenario run, which --server can point at this server) or raise the cap",
+        metadata: { field: 'definition.steps[0].create.fields', limit: 1000, option: 'scenarioFieldBytesLimit', flag: '--scenario-field-bytes-limit' },
+      },
+    });
+    const contacts = async () => (await api(url, 'sandbox-api-key', 'GET', '/sandbox/connections')).body;
+    expect((await contacts()).connections).toEqual([]);
+    // As written the second step is small; each of its records copies the first one's 400-character name.
+    const grown = await run({
+      connection: { webhook: false },
+      steps: [
+        { create: { type: 'Contact', as: 'first', fields: { firstName: 'y'.repeat(400) } } },
+        { create: { type: 'Contact', repeat: 3, fields: { firstName: '$first.firstName' } } },
+      ],
+    });
+    expect(grown.status).toBe(200);
+    expect(grown.body.ok).toBe(false);
+    expect(grown.body.failures).toEqual([
+      `steps[1] (create): its records' fields come to more than 1000 bytes (as JSON), ${over.body.message.split('(as JSON), ')[1]}`,
+    ]);
+    // The first record and the second step's first copy (416 + 416 bytes) were made; the one that went over was not.
+    const names: string[] = [];
+    for (let cursor: string | undefined, page = 0; page === 0 || cursor; page++) {
+      const query = `limit=100${cursor ? `&cursor=${cursor}` : ''}`;
+      const listed = await api(url, 'sandbox-api-key', 'GET', `/sandbox/connections/${grown.body.connection.connectionId}/records/Contact?${query}`);
+      names.push(...listed.body.records.map((record: { firstName?: string }) => record.firstName));
+      cursor = listed.body.nextPageCursor ?? undefined;
+    }
+    expect(names.filter((name) => name === 'y'.repeat(400))).toHaveLength(2);
+    // Within the cap it runs.
+    expect(
+      (await run({ connection: { webhook: false }, steps: [{ create: { type: 'Contact', repeat: 5, fields: { firstName: 'z'.repeat(100) } } }] })).body.ok,
+    ).toBe(true);
+  });
+
   it('refuses a bad cap with exit 2, naming the flag or its variable', async () => {
     const flag = runCli(['serve', '--port', '0', '--record-limit', '0'], running);
     expect(await flag.exited).toBe(2);

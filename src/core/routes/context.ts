@@ -79,6 +79,8 @@ export interface RouteDeps {
     readonly platform: Pick<Platform, 'loadScenarios'>;
     /** The most records a run through the control API may create. */
     readonly repeatLimit: number;
+    /** The most bytes of record fields (as JSON) a run through the control API may write. */
+    readonly fieldBytesLimit: number;
   };
   /** The OpenAPI document of these routes, as JSON text (built on first use). */
   openApiJson(): Promise<string>;

@@ -3,6 +3,7 @@ import { ACCESS_TOKEN_PATTERN } from '../../model/connection.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import type { ScenarioDefinition } from '../../scenarios/schema.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
+import { utf8ByteLength } from '../../shared/text-codec.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
 import type { Route, RouteContext, RouteDeps } from './context.js';
@@ -59,7 +60,7 @@ async function run(ctx: RouteContext, scenarios: RouteDeps['scenarios'], scenari
   const body = parseOrThrow(runBody, ctx.body());
   if (body.connectionId !== undefined && body.link !== undefined)
     throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
-  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError } = await engine(scenarios);
+  const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError, fieldBytesOver } = await engine(scenarios);
   let resolved: ReturnType<typeof findScenario>;
   try {
     if (scenario === 'definition') {
@@ -74,7 +75,7 @@ async function run(ctx: RouteContext, scenarios: RouteDeps['scenarios'], scenari
     if (error instanceof ScenarioError) throw invalidDefinition(error);
     throw error;
   }
-  checkRunSize(resolved.definition, scenario === 'definition' ? 'definition.' : '', scenarios.repeatLimit);
+  checkRunSize(resolved.definition, scenario === 'definition' ? 'definition.' : '', scenarios, fieldBytesOver);
   if (body.connectionId !== undefined) ctx.connection(body.connectionId);
   const report = await runScenario(scenarios.target, resolved, {
     apiKey: ctx.apiKey,
@@ -86,29 +87,50 @@ async function run(ctx: RouteContext, scenarios: RouteDeps['scenarios'], scenari
     seed: body.seed,
     // The dev server's clock is real: a request should not wait out a 20-hour retry schedule.
     maxWait: body.maxWait ?? ROUTE_MAX_WAIT,
+    // Also counted as the fields' references resolve: one that grows them fails the run at that create.
+    fieldBytesLimit: scenarios.fieldBytesLimit,
   });
   // Serialised and encoded with turns of the event loop between events: a big report does not hold the server.
   return reportJson(report);
 }
 
 /**
- * A run through the control API creates at most `limit` records (the sum of its create steps'
- * `repeat`): a 400 naming the step where the count goes over. The CLI and `runScenario()` are
- * not capped: their runs hold no shared server.
+ * A run through the control API creates at most `repeatLimit` records (the sum of its create
+ * steps' `repeat`) and writes at most `fieldBytesLimit` bytes of their fields (each step's fields
+ * as JSON, as written, times its `repeat`): a 400 naming the step where a sum goes over. The CLI
+ * and `runScenario()` are not capped: their runs hold no shared server.
  */
-function checkRunSize(definition: ScenarioDefinition, prefix: string, limit: number): void {
+function checkRunSize(
+  definition: ScenarioDefinition,
+  prefix: string,
+  { repeatLimit, fieldBytesLimit }: RouteDeps['scenarios'],
+  fieldBytesOver: ScenarioEngine['fieldBytesOver'],
+): void {
   let creates = 0;
+  let fieldBytes = 0;
   for (const [index, step] of definition.steps.entries()) {
     if (!('create' in step)) continue;
-    creates += step.create.repeat ?? 1;
-    if (creates <= limit) continue;
-    const field = `${prefix}steps[${index}].create.repeat`;
-    throw ApiError.invalidField(
-      field,
-      `${field}: this run would create ${creates} records by this step, and a scenario run through the control API creates at most ${limit} (the sandbox's cap: scenarioRepeatLimit, --scenario-repeat-limit); ` +
-        'play it with the CLI (crm-sandbox scenario run, which --server can point at this server) or raise the cap',
-      { limit, option: 'scenarioRepeatLimit', flag: '--scenario-repeat-limit' },
-    );
+    const repeat = step.create.repeat ?? 1;
+    creates += repeat;
+    if (creates > repeatLimit) {
+      const field = `${prefix}steps[${index}].create.repeat`;
+      throw ApiError.invalidField(
+        field,
+        `${field}: this run would create ${creates} records by this step, and a scenario run through the control API creates at most ${repeatLimit} (the sandbox's cap: scenarioRepeatLimit, --scenario-repeat-limit); ` +
+          'play it with the CLI (crm-sandbox scenario run, which --server can point at this server) or raise the cap',
+        { limit: repeatLimit, option: 'scenarioRepeatLimit', flag: '--scenario-repeat-limit' },
+      );
+    }
+    if (fieldBytesLimit === Infinity) continue;
+    fieldBytes += utf8ByteLength(JSON.stringify(step.create.fields ?? {})) * repeat;
+    if (fieldBytes > fieldBytesLimit) {
+      const field = `${prefix}steps[${index}].create.fields`;
+      throw ApiError.invalidField(field, `${field}: ${fieldBytesOver(fieldBytesLimit)}`, {
+        limit: fieldBytesLimit,
+        option: 'scenarioFieldBytesLimit',
+        flag: '--scenario-field-bytes-limit',
+      });
+    }
   }
 }
 
