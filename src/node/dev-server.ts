@@ -46,7 +46,7 @@ export interface DevServer {
  * the request has arrived.
  */
 export const SERVER_LIMITS = {
-  /** To receive a request's headers [60 s]: a client sends them at once. */
+  /** To receive a request's headers [60 s]: a client sends them at once. Counted from the connection's start, so one that sends nothing is answered 408 and closed too. */
   headersTimeoutMs: 10_000,
   /** To receive a whole request [300 s]: a 64 MiB snapshot needs ~9 Mbit/s to arrive in time. */
   requestTimeoutMs: 60_000,

@@ -415,6 +415,28 @@ describe('tokens and the smaller things', () => {
     await eventually(() => new Promise<boolean>((resolve) => server.server.getConnections((_, count) => resolve(count === 0))));
     expect(await exchange(server.port, 'GET /sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
   });
+
+  it('frees a cap filled by sockets that send nothing or half a request line: each gets a 408 at the headers timeout', async () => {
+    const server = await devServer(createSandbox({ clock: 'virtual' }));
+    // Shortened here, as above; the timers are still checked every second.
+    server.server.maxConnections = 3;
+    server.server.headersTimeout = 300;
+    server.server.requestTimeout = 600;
+    const health = 'GET /sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n';
+    // Each resolves with what the server sent before it closed the connection.
+    const held = [exchange(server.port, ''), exchange(server.port, ''), exchange(server.port, 'GET /sandbox/health HTTP/1.1\r\nHo')];
+    await eventually(() => new Promise<boolean>((resolve) => server.server.getConnections((_, count) => resolve(count === 3))));
+    // While they hold every slot, a new client is closed at once, without an answer.
+    const refused = await exchange(server.port, health).catch((error: NodeJS.ErrnoException) => error.code);
+    expect(['', 'ECONNRESET', 'EPIPE']).toContain(refused);
+
+    for (const answer of await Promise.all(held)) {
+      expect(answer).toMatch(/^HTTP\/1\.1 408 [\s\S]*connection: close/);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errorCode).toBe('REQUEST_TIMEOUT');
+    }
+    await eventually(() => new Promise<boolean>((resolve) => server.server.getConnections((_, count) => resolve(count === 0))));
+    expect(await exchange(server.port, health)).toMatch(/^HTTP\/1\.1 200 /);
+  }, 20_000);
 });
 
 describe('constantTimeEqual', () => {
