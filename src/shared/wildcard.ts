@@ -1,3 +1,5 @@
+import { needleFinder } from './needles.js';
+
 /**
  * Wildcard patterns (SOQL `LIKE` with `%` and `_`, HubSpot `CONTAINS_TOKEN` with `*`) matched
  * without a RegExp, in time that grows with the value and the pattern, never exponentially.
@@ -7,9 +9,9 @@
  * time on `%a%a%a%b` against a long value, where this takes one pass. The pattern splits on the
  * run wildcard into segments; the first must match at the start, the last at the end, and each
  * one between is taken at its leftmost place after the one before (leftmost is always safe: it
- * leaves the most room for the rest). A segment is found with `indexOf`, or, when it holds
- * single-character wildcards, with a bit-parallel Shift-And scan: O(n·⌈k/32⌉) for a segment of
- * k characters over n.
+ * leaves the most room for the rest). A segment is found with `needleFinder` (linear: `indexOf` is
+ * not, on some long segments), or, when it holds single-character wildcards, with a bit-parallel
+ * Shift-And scan: O(n·⌈k/32⌉) for a segment of k characters over n.
  */
 
 export interface WildcardSyntax {
@@ -91,12 +93,16 @@ function segment(text: string, one: string | undefined): Segment {
     text,
     one: one === undefined ? -1 : one.charCodeAt(0),
     wild,
-    find: wild
-      ? shiftAnd(text, one!)
-      : (value, from, to) => {
-          const found = value.indexOf(text, from);
-          return found >= 0 && found + text.length <= to ? found : -1;
-        },
+    find: wild ? shiftAnd(text, one!) : leftmost(text),
+  };
+}
+
+/** A segment without single-character wildcards: its leftmost place, by `needleFinder`. */
+function leftmost(text: string): Segment['find'] {
+  const firstAt = needleFinder(text);
+  return (value, from, to) => {
+    const found = firstAt(value, from);
+    return found >= 0 && found + text.length <= to ? found : -1;
   };
 }
 

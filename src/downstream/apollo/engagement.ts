@@ -1,6 +1,6 @@
 import type { EngagementUser } from '../../model/engagement.js';
 import type { EngagementTask } from '../../model/engagement-activity.js';
-import { NeedleSet } from '../../shared/needles.js';
+import { NeedleSet, needleFinder } from '../../shared/needles.js';
 import { contactOf } from '../engagement-activity.js';
 import { engagementHex24, fullName } from '../engagement-native.js';
 import { customOf, FieldError, type Flat, isPlainObject, renderFields } from '../rest-engine.js';
@@ -118,10 +118,11 @@ export function peopleSearch(key: 'people' | 'contacts', request: DownstreamRequ
 export function accountSearch(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
   const params = paramsOf(request);
   const name = typeof params.q_organization_name === 'string' ? params.q_organization_name.trim().toLowerCase() : '';
+  const firstAt = needleFinder(name);
   const target = COLLECTIONS.accounts!;
   const accounts = context.data.crm.Account.entries()
     .map((entry) => renderFields(target, entry.record, entry.extra, context))
-    .filter((account) => typeof account.name === 'string' && account.name.toLowerCase().includes(name));
+    .filter((account) => typeof account.name === 'string' && firstAt(account.name.toLowerCase()) >= 0);
   return page('accounts', accounts, params);
 }
 

@@ -1,4 +1,5 @@
 import type { CrmRecord } from '../../model/crm.js';
+import { needleFinder } from '../../shared/needles.js';
 import { customOf, displayName, FieldError, type Flat } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
@@ -129,15 +130,15 @@ const SEARCHABLE: Record<string, Searchable> = {
   },
 };
 
-/** How well a value matches: 1 for the whole value, less for a word that starts with it, less again inside one; 0 for no match. */
-function score(values: string[], term: string, exact: boolean): number {
+/** How well a value matches: 1 for the whole value, less for a word that starts with it, less again inside one (`firstAt`: the term's finder); 0 for no match. */
+function score(values: string[], term: string, exact: boolean, firstAt: (text: string) => number): number {
   let best = 0;
   for (const value of values) {
     const v = value.toLowerCase();
     if (v === term) return 1;
     if (exact) continue;
     if (v.split(/[\s@.,;:/-]+/).some((word) => word.startsWith(term))) best = Math.max(best, 0.5);
-    else if (v.includes(term)) best = Math.max(best, 0.25);
+    else if (firstAt(v) >= 0) best = Math.max(best, 0.25);
   }
   return best;
 }
@@ -167,12 +168,13 @@ function search(target: Searchable, request: DownstreamRequest, context: Downstr
     return [{ assoc, nativeId: value }];
   });
   const status = target.type === 'deal' ? request.query.status : undefined;
+  const firstAt = needleFinder(term);
   const hits = context.data.crm[type]
     .entries()
     .map((entry) => {
       const record = entry.record as Entity;
       const values = asked.flatMap((name) => target.fields[name]!(record, entry.extra));
-      return { record, score: score(values, term, exact) };
+      return { record, score: score(values, term, exact, firstAt) };
     })
     .filter(({ record, score: s }) => {
       if (s === 0) return false;

@@ -1,3 +1,4 @@
+import { needleFinder } from '../../shared/needles.js';
 import { type Flat, isPlainObject, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
@@ -222,6 +223,7 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
           : [fields, word!, 'word'];
     if (how === 'word' && want.trim().length < 2) return zohoError(400, 'INVALID_QUERY', 'word must be at least 2 characters', { param: 'word' });
     const lower = want.toLowerCase();
+    const firstAt = needleFinder(lower);
     test = (row) =>
       names.some((name) =>
         texts(row[name]).some((value) =>
@@ -229,7 +231,7 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
             ? value
                 .toLowerCase()
                 .split(/[\s@.,;:/-]+/)
-                .some((part) => part.startsWith(lower)) || value.toLowerCase().includes(lower)
+                .some((part) => part.startsWith(lower)) || firstAt(value.toLowerCase()) >= 0
             : value.toLowerCase() === lower,
         ),
       );
