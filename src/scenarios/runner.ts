@@ -148,7 +148,9 @@ class Run {
       this.stopped(null, 'deliveries');
     }
     const report = await this.report(startTime);
-    this.progress(steps.length, 'done', report.ok ? 'passed' : 'failed');
+    // A stopped run's last line stays at the step it reached: `[2/5] stopped`, not `[5/5] failed`.
+    const stopped = this.checks.some((check) => check.kind === 'stopped');
+    this.progress(stopped ? this.at.step : steps.length, 'done', stopped ? 'stopped' : report.ok ? 'passed' : 'failed');
     return report;
   }
 
