@@ -182,9 +182,12 @@ describe('bounded runs', () => {
   it('stops at --timeout with the report so far', async () => {
     const spec = await receiver();
     spec.behaviour = () => 'hang';
-    const { code, report } = await run(['connection-lifecycle', '--webhook-url', spec.url, '--timeout', '1s']);
+    const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', spec.url, '--timeout', '1s']);
     expect(code).toBe(1);
     expect(report.failures[0]).toContain('the run took longer than --timeout 1s');
+    // The progress ends where the run was (its first attempt still in flight before step 0), not at the last step.
+    expect(report.failures[0]).toContain('stopped at steps[0] (expect)');
+    expect(stderr.trimEnd().split('\n').at(-1)).toBe('[0/5] stopped');
     expect(report.events[0]!.attempts[0]!.error).toBe('aborted: the sandbox was closed');
   });
 });

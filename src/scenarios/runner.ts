@@ -1,6 +1,6 @@
 import type { CrmObjectType } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { formatDuration, parseDuration } from '../shared/duration.js';
+import { formatTimeLeft, parseDuration } from '../shared/duration.js';
 import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
 import { utf8ByteLength } from '../shared/text-codec.js';
@@ -157,7 +157,9 @@ class Run {
       this.stopped(null, 'deliveries');
     }
     const report = await this.report(startTime);
-    this.progress(steps.length, 'done', report.ok ? 'passed' : 'failed');
+    // A stopped run's last line stays at the step it reached: `[2/5] stopped`, not `[5/5] failed`.
+    const stopped = this.checks.some((check) => check.kind === 'stopped');
+    this.progress(stopped ? this.at.step : steps.length, 'done', stopped ? 'stopped' : report.ok ? 'passed' : 'failed');
     return report;
   }
 
@@ -216,9 +218,7 @@ class Run {
       const last = delivery.attempts.at(-1);
       const answer = last ? `attempt ${last.attempt} answered ${last.status ?? last.error}` : 'no attempt yet';
       const next =
-        delivery.nextAttemptTime === null
-          ? ''
-          : `; next attempt in ${formatDuration(Math.max(0, Date.parse(delivery.nextAttemptTime) - this.target.now()))} (sandbox time)`;
+        delivery.nextAttemptTime === null ? '' : `; next attempt in ${formatTimeLeft(Date.parse(delivery.nextAttemptTime) - this.target.now())} (sandbox time)`;
       const behind = unfinished.length > 1 ? `; ${unfinished.length - 1} more behind it` : '';
       return `waiting on ${summarize(delivery.event)} (${delivery.eventId.slice(0, 8)}…): ${delivery.state}, ${answer}${next}${behind}`;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, parseDurationList, requireUnit, splitList } from './duration.js';
+import { formatDuration, formatTimeLeft, parseDuration, parseDurationList, requireUnit, splitList } from './duration.js';
 import { SandboxConfigError } from './errors.js';
 
 describe('parseDuration', () => {
@@ -29,6 +29,13 @@ describe('parseDuration', () => {
     expect(() => parseDurationList('10s,,1m', 'retrySchedule')).toThrow(new SandboxConfigError('retrySchedule: item 2 of "10s,,1m" is empty'));
     expect(() => parseDurationList('10s,1m,', 'retrySchedule')).toThrow(/item 3 of "10s,1m," is empty/);
     expect(['10s', '1m', '2h', '1d', '1500ms'].map((text) => formatDuration(parseDuration(text)))).toEqual(['10s', '1m', '2h', '1d', '1500ms']);
+  });
+
+  it('formats a time left to wait to the nearest second, in units', () => {
+    // Exact schedule delays read as they are written; a real clock's remainders read as a person says them.
+    expect([10_000, 60_000, 300_000, 1_800_000, 86_400_000].map(formatTimeLeft)).toEqual(['10s', '1m', '5m', '30m', '1d']);
+    expect([9_796, 59_664, 1_673_981, 90_061_000].map(formatTimeLeft)).toEqual(['10s', '1m', '27m54s', '1d1h1m1s']);
+    expect([0, 998, -5].map(formatTimeLeft)).toEqual(['0ms', '998ms', '0ms']);
   });
 });
 

@@ -70,3 +70,22 @@ export function formatDuration(ms: number): string {
   }
   return `${ms}ms`;
 }
+
+/**
+ * A time still to wait, for a person to read: to the nearest second, in units from days down to
+ * seconds (`27m54s`, `5m`); under a second, milliseconds. On a real clock the time left is
+ * rarely a round number (`1673981ms`).
+ */
+export function formatTimeLeft(ms: number): string {
+  if (ms < UNIT_MS.s!) return `${Math.max(0, Math.round(ms))}ms`;
+  let rest = Math.round(ms / UNIT_MS.s!) * UNIT_MS.s!;
+  let text = '';
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    const size = UNIT_MS[unit]!;
+    if (rest >= size) {
+      text += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return text;
+}
