@@ -83,7 +83,7 @@ export interface SandboxOptions {
   pendingDeliveryLimit?: number | null;
   /** Most records one scenario run through the control API creates (`POST /sandbox/scenarios/…/run`); `runScenario()` and the CLI are not capped. `null` for no cap. Default 10000. */
   scenarioRepeatLimit?: number | null;
-  /** Most bytes of record fields (as JSON) one scenario run through the control API creates; `null` for no cap. Default 16777216 (16 MiB). */
+  /** Most bytes of record fields (as JSON) one scenario run through the control API writes (`POST /sandbox/scenarios/…/run`); `runScenario()` and the CLI are not capped. `null` for no cap. Default 16777216 (16 MiB). */
   scenarioFieldBytesLimit?: number | null;
   /** Fixture directories, files (Node only) or objects; `false` for none. Default: the package's `fixtures/`. */
   fixtures?: false | ReadonlyArray<string | FixtureFile>;
