@@ -224,17 +224,9 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
     if (how === 'word' && want.trim().length < 2) return zohoError(400, 'INVALID_QUERY', 'word must be at least 2 characters', { param: 'word' });
     const lower = want.toLowerCase();
     const firstAt = needleFinder(lower);
+    // A word matches anywhere in a value (a part of it that starts with the word contains it too).
     test = (row) =>
-      names.some((name) =>
-        texts(row[name]).some((value) =>
-          how === 'word'
-            ? value
-                .toLowerCase()
-                .split(/[\s@.,;:/-]+/)
-                .some((part) => part.startsWith(lower)) || firstAt(value.toLowerCase()) >= 0
-            : value.toLowerCase() === lower,
-        ),
-      );
+      names.some((name) => texts(row[name]).some((value) => (how === 'word' ? firstAt(value.toLowerCase()) >= 0 : value.toLowerCase() === lower)));
   }
   const hits = rows.filter(test);
   const offset = (page - 1) * perPage;
