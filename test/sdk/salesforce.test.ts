@@ -103,7 +103,7 @@ describe('jsforce 3: queries', () => {
       .select('Id, LastName')
       .sort('-LastName')
       .limit(3)
-      .skip(1); // jsforce's Query#skip, its OFFSET (no vitest skip)
+      .offset(1);
     expect(chained.map((row) => row.LastName)).toEqual(expected.slice(1, 4));
     expect(await conn.sobject('Contact').count()).toBe(all.length);
     expect(await conn.sobject('Contact').count({ LastName: { $like: 'A%' } })).toBe(expected.length);
