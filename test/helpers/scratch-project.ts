@@ -79,7 +79,11 @@ export class Background {
     });
   }
 
-  /** SIGTERM to the whole group (also what the shell left running in the background); resolves once the shell is gone. */
+  /**
+   * SIGTERM to the whole group (also what the shell left running in the background); resolves
+   * once every process of it has closed the output: the shell (or npx) may exit before the server
+   * it started has written its last lines.
+   */
   async stop(): Promise<void> {
     try {
       process.kill(-this.child.pid!, 'SIGTERM');
@@ -87,6 +91,7 @@ export class Background {
       // The group is gone already.
     }
     await this.exited;
+    if (!this.child.stdout!.closed || !this.child.stderr!.closed) await new Promise((resolve) => this.child.once('close', resolve));
   }
 }
 
