@@ -23,16 +23,19 @@ export type {
   CalendarEvent,
   Contact,
   CrmObjectType,
-  CrmRecord,
   CrmUser,
   Deal,
   DeletedRecord,
+  Email,
   EventAttendee,
   Lead,
   Note,
   Task,
+  /** A record as the service answers it: see {@link UnifiedRecord}. */
+  UnifiedRecord as CrmRecord,
+  UnifiedRecord,
 } from './model/crm.js';
-export { CRM_OBJECT_TYPES } from './model/crm.js';
+export { CRM_OBJECT_TYPES, EVENT_OBJECT_TYPES } from './model/crm.js';
 export type { EngagementUser, Mailbox } from './model/engagement.js';
 export { EVENT_HEADERS, type ObjectChangeEvent, type ServiceEvent, type StatusChangeEvent } from './model/events.js';
 export { INTEGRATION_IDS, type IntegrationId } from './model/integrations.js';

@@ -15,6 +15,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['clock'],
   ['store'],
   ['downstream'],
+  ['unified'], // the service's unified objects: one description each, their views, filters, writes and field lists
   ['events'],
   ['webhooks'],
   ['scenarios'],

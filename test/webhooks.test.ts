@@ -8,7 +8,7 @@ import { onUnhandled } from '../src/adapters/msw.js';
 import type { SandboxOptions } from '../src/core/options.js';
 import { createSandbox, type Sandbox } from '../src/index.js';
 import type { ExchangeResult } from '../src/model/connection.js';
-import { CRM_OBJECT_TYPES, type CrmObjectType } from '../src/model/crm.js';
+import { type CrmObjectType, EVENT_OBJECT_TYPES } from '../src/model/crm.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { type Received, Receiver } from './helpers/receiver.js';
 import { API_KEY } from './helpers/transports.js';
@@ -101,7 +101,7 @@ describe('webhook delivery', () => {
     const id = connection.connectionId;
     const event = sandbox.createRecord(id, 'Event', { subject: 'For the attendee' });
     const expected: Array<{ objectType: CrmObjectType; eventType: string; record: unknown }> = [];
-    for (const type of CRM_OBJECT_TYPES) {
+    for (const type of EVENT_OBJECT_TYPES) {
       const fields = type === 'EventAttendee' ? { associations: { eventId: event.id } } : {};
       const created = sandbox.createRecord(id, type, fields);
       const updated = sandbox.updateRecord(id, type, created.id, type === 'EventAttendee' ? { status: 'Declined' } : {});
@@ -116,6 +116,30 @@ describe('webhook delivery', () => {
     const changes = r.events().filter((e) => e.type === 'OBJECT_CHANGE' && e.data.record.id !== event.id);
     expect(changes.map((e) => e.data)).toEqual(expected);
     expectSigned(r.received, connection);
+  });
+
+  it('sends no event for an Email change unless emailEvents is on, then sends them as for the other types', async () => {
+    for (const emailEvents of [false, true]) {
+      const r = await receiver();
+      const sandbox = sandboxWith({ emailEvents });
+      const connection = sandbox.connect();
+      await createWebhook(sandbox, connection, r.url);
+      const id = connection.connectionId;
+      const email = sandbox.createRecord(id, 'Email', { subject: 'Pricing' });
+      const updated = sandbox.updateRecord(id, 'Email', email.id, { status: 'BOUNCED', isBounced: true });
+      sandbox.deleteRecord(id, 'Email', email.id);
+      const note = sandbox.createRecord(id, 'Note', { content: 'after the email' });
+      await sandbox.settle();
+      const changes = r.events().filter((e) => e.type === 'OBJECT_CHANGE');
+      const emailChanges = emailEvents
+        ? [
+            { objectType: 'Email', eventType: 'CREATE', record: email },
+            { objectType: 'Email', eventType: 'UPDATE', record: updated },
+            { objectType: 'Email', eventType: 'DELETE', record: { id: email.id, nativeId: email.nativeId, connectionId: id } },
+          ]
+        : [];
+      expect(changes.map((e) => e.data)).toEqual([...emailChanges, { objectType: 'Note', eventType: 'CREATE', record: note }]);
+    }
   });
 
   it('retries a failing receiver on the schedule with the same eventId, holding later events back, losing none', async () => {

@@ -113,6 +113,11 @@ export interface SandboxOptions {
   faults?: FaultRule | readonly FaultRule[];
   /** Size of the request journal: `{ limit: 1000, bodyLimit: 4096 }` by default. */
   journal?: JournalOptions;
+  /**
+   * Emit OBJECT_CHANGE events for Email records too (`objectType: 'Email'`). Off by default: the
+   * spec's objectType values are the nine other types; the service added Email to its webhooks later.
+   */
+  emailEvents?: boolean;
 }
 
 /** Options with every default applied and every value checked. */
@@ -141,6 +146,7 @@ export interface ResolvedOptions {
   webhookTimestamps: 'clock' | 'real';
   deliveryLogLimit: number;
   deliveryChaos: ChaosSettings | undefined;
+  emailEvents: boolean;
   onError: (error: unknown) => void;
 }
 
@@ -180,6 +186,8 @@ export function resolveOptions(options: SandboxOptions, platform: Pick<Platform,
   if (webhookTimestamps !== 'clock' && webhookTimestamps !== 'real') {
     throw new SandboxConfigError(`webhookTimestamps must be 'clock' or 'real', got ${String(webhookTimestamps)}`);
   }
+  const emailEvents = options.emailEvents ?? false;
+  if (typeof emailEvents !== 'boolean') throw new SandboxConfigError(`emailEvents must be true or false, got ${String(emailEvents)}`);
   return {
     seed,
     clock,
@@ -203,6 +211,7 @@ export function resolveOptions(options: SandboxOptions, platform: Pick<Platform,
     webhookTimestamps,
     deliveryLogLimit,
     deliveryChaos: checkChaos(options.deliveryChaos),
+    emailEvents,
     onError: options.onError ?? ((error) => console.error('crm-sandbox internal error:', error)),
   };
 }

@@ -49,7 +49,9 @@ export function buildParts(
     fixtures: options.fixtures,
     onRecordChange: (connection, change) => {
       connection.lastActivity = clock.now();
-      emit(parts, events.objectChange(connection.connectionId, change));
+      // Email is not among the spec's objectType values: its changes are events only when asked for.
+      if (change.objectType === 'Email' && !options.emailEvents) return;
+      emit(parts, events.objectChange(connection.connectionId, connection.integrationId, change));
     },
   });
   const lifecycle = new Lifecycle(clock, { initialSyncMs: options.initialSyncDelayMs, readyMs: options.readyDelayMs }, (connection, status) =>

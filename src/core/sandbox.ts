@@ -2,7 +2,7 @@ import { ClientCheck, type ClientCheckOptions, type PreparedRequest } from '../c
 import { type DownstreamFault, type DownstreamFaultInput, downstreamFaultsBody, toFault } from '../downstream/faults.js';
 import type { EmittedEvent } from '../events/event-factory.js';
 import { type ConnectionStatus, type ConnectionSummary, connectionStatusSchema, type ExchangeResult, type Webhook } from '../model/connection.js';
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
+import type { CrmObjectType, CrmRecord, UnifiedRecord } from '../model/crm.js';
 import { parseObjectType } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
@@ -15,6 +15,7 @@ import { type Duration, parseDuration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
 import { type PathMatch, PathMatcher } from '../shared/path-matcher.js';
 import { parseOrThrow } from '../shared/validation.js';
+import { unifiedView } from '../unified/view.js';
 import { type ChaosSettings, parseChaos } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
 import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
@@ -536,33 +537,42 @@ export class Sandbox {
 
   // --- Records ------------------------------------------------------------------------------
 
-  /** Creates a CRM record (fields left out are generated) and emits its CREATE event. */
-  createRecord(connectionId: string, objectType: CrmObjectType, fields: Record<string, unknown> = {}): CrmRecord {
-    return this.records(connectionId, objectType).create(objectType, fields);
+  /**
+   * Creates a CRM record (fields left out are generated) and emits its CREATE event. Records come
+   * back as the service answers them: empty fields and those the connection's CRM lacks are absent.
+   */
+  createRecord(connectionId: string, objectType: CrmObjectType, fields: Record<string, unknown> = {}): UnifiedRecord {
+    const { data, view } = this.records(connectionId, objectType);
+    return view(data.create(objectType, fields));
   }
 
   /** Changes the fields given and emits an UPDATE event. */
-  updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): CrmRecord {
-    return this.records(connectionId, objectType).update(objectType, id, fields);
+  updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): UnifiedRecord {
+    const { data, view } = this.records(connectionId, objectType);
+    return view(data.update(objectType, id, fields));
   }
 
   /** Deletes a record (and the attendees that depend on it) and emits DELETE events. */
   deleteRecord(connectionId: string, objectType: CrmObjectType, id: string): void {
-    this.records(connectionId, objectType).delete(objectType, id);
+    this.records(connectionId, objectType).data.delete(objectType, id);
   }
 
-  getRecord(connectionId: string, objectType: CrmObjectType, id: string): CrmRecord {
-    return this.records(connectionId, objectType).get(objectType, id);
+  getRecord(connectionId: string, objectType: CrmObjectType, id: string): UnifiedRecord {
+    const { data, view } = this.records(connectionId, objectType);
+    return view(data.get(objectType, id));
   }
 
   /** Every record of a type, oldest first. */
-  listRecords(connectionId: string, objectType: CrmObjectType): CrmRecord[] {
-    return [...this.records(connectionId, objectType).crm[objectType].values()];
+  listRecords(connectionId: string, objectType: CrmObjectType): UnifiedRecord[] {
+    const { data, view } = this.records(connectionId, objectType);
+    return [...data.crm[objectType].values()].map(view);
   }
 
   private records(connectionId: string, objectType: string) {
-    parseObjectType(objectType);
-    return this.parts.registry.dataOf(this.connection(connectionId));
+    const type = parseObjectType(objectType);
+    const connection = this.connection(connectionId);
+    const data = this.parts.registry.dataOf(connection);
+    return { data, view: (record: CrmRecord) => unifiedView(connection.integrationId, type, record) };
   }
 
   private connection(connectionId: string): ConnectionState {

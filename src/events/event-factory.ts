@@ -1,9 +1,11 @@
 import type { Clock } from '../clock/clock.js';
 import type { ConnectionStatus } from '../model/connection.js';
-import type { CrmRecord, DeletedRecord } from '../model/crm.js';
+import type { DeletedRecord, UnifiedRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
+import type { IntegrationId } from '../model/integrations.js';
 import { Random, type RandomState, randomStateSchema } from '../shared/random.js';
 import type { RecordChange } from '../store/connection-data.js';
+import { unifiedView } from '../unified/view.js';
 
 /** An event as emitted: the body text is fixed here, so every attempt sends the same bytes. */
 export interface EmittedEvent {
@@ -39,9 +41,12 @@ export class EventFactory {
     this.random = Random.fromState(state);
   }
 
-  objectChange(connectionId: string, change: RecordChange): EmittedEvent {
-    const record: CrmRecord | DeletedRecord =
-      change.eventType === 'DELETE' ? { id: change.record.id, nativeId: change.record.nativeId, connectionId } : change.record;
+  /** An OBJECT_CHANGE: CREATE and UPDATE carry the record as the unified reads answer it (of the connection's integration). */
+  objectChange(connectionId: string, integrationId: IntegrationId, change: RecordChange): EmittedEvent {
+    const record: UnifiedRecord | DeletedRecord =
+      change.eventType === 'DELETE'
+        ? { id: change.record.id, nativeId: change.record.nativeId, connectionId }
+        : unifiedView(integrationId, change.objectType, change.record);
     return this.emit(connectionId, {
       eventId: this.random.hex(32),
       type: 'OBJECT_CHANGE',

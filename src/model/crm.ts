@@ -1,9 +1,25 @@
 import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 
-/** The nine CRM object types, spelled as in OBJECT_CHANGE events and the control API. */
-export const CRM_OBJECT_TYPES = ['Contact', 'Account', 'Deal', 'Lead', 'User', 'Note', 'Task', 'Event', 'EventAttendee'] as const;
+/**
+ * The CRM object types, spelled as in OBJECT_CHANGE events and the control API: the spec's nine,
+ * then Email, which the service's v1 document added as a unified object (its writes emit no event
+ * unless `emailEvents` is on: the spec's objectType list has no Email).
+ */
+export const CRM_OBJECT_TYPES = ['Contact', 'Account', 'Deal', 'Lead', 'User', 'Note', 'Task', 'Event', 'EventAttendee', 'Email'] as const;
 export type CrmObjectType = (typeof CRM_OBJECT_TYPES)[number];
+/** The spec's nine objectType values of OBJECT_CHANGE events. */
+export const EVENT_OBJECT_TYPES = [
+  'Contact',
+  'Account',
+  'Deal',
+  'Lead',
+  'User',
+  'Note',
+  'Task',
+  'Event',
+  'EventAttendee',
+] as const satisfies readonly CrmObjectType[];
 
 export function isCrmObjectType(value: string): value is CrmObjectType {
   return (CRM_OBJECT_TYPES as readonly string[]).includes(value);
@@ -26,6 +42,7 @@ export const ID_PREFIX: Record<CrmObjectType, string> = {
   Task: 'task',
   Event: 'event',
   EventAttendee: 'attendee',
+  Email: 'email',
 };
 
 export function crmIdPattern(type: CrmObjectType): RegExp {
@@ -41,6 +58,7 @@ const address = z.object(
 const isoTime = z.iso.datetime({ message: 'must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z' });
 const text = z.string().nullable();
 const idList = z.array(z.string());
+const addressList = z.array(z.string());
 const ownerId = z.string().nullable();
 
 /** Fields of each type beyond id, nativeId, times and associations, in output order. */
@@ -117,6 +135,21 @@ export const CRM_FIELDS = {
     associatedObjectType: z.enum(['Contact', 'Lead', 'User', 'Other']),
     email: text,
   }),
+  Email: z.object({
+    from: text,
+    to: addressList,
+    cc: addressList,
+    bcc: addressList,
+    subject: text,
+    body: text,
+    bodyHtml: text,
+    messageDate: isoTime.nullable(),
+    isIncoming: z.boolean(),
+    isBounced: z.boolean(),
+    hasAttachment: z.boolean(),
+    // CRM-specific, as the document says: the seed uses SENT and BOUNCED.
+    status: text,
+  }),
 } satisfies Record<CrmObjectType, z.ZodObject>;
 
 /** Association fields of each type, in output order. Arrays of ids, or one id (or null). */
@@ -168,6 +201,8 @@ export const CRM_ASSOCIATIONS = {
     ownerUserId: ownerId,
   }),
   EventAttendee: z.object({ eventId: z.string().nullable(), associationId: z.string().nullable() }),
+  // One-way links: the other records keep no emailIds (the document's record schemas have none).
+  Email: z.object({ accountIds: idList, leadIds: idList, contactIds: idList, dealIds: idList, ownerUserId: ownerId }),
 } satisfies Record<CrmObjectType, z.ZodObject>;
 
 /** Fields every CRM record has, in output order before the type's own fields. */
@@ -194,15 +229,57 @@ export type CrmRecord<T extends CrmObjectType = CrmObjectType> = {
   modifiedTime: string;
 } & CrmFields<T> & { associations: CrmAssociations<T> };
 
-export type Contact = CrmRecord<'Contact'>;
-export type Account = CrmRecord<'Account'>;
-export type Deal = CrmRecord<'Deal'>;
-export type Lead = CrmRecord<'Lead'>;
-export type CrmUser = CrmRecord<'User'>;
-export type Note = CrmRecord<'Note'>;
-export type Task = CrmRecord<'Task'>;
-export type CalendarEvent = CrmRecord<'Event'>;
-export type EventAttendee = CrmRecord<'EventAttendee'>;
+/** A one-id association (`ownerUserId`) is absent when it is empty; an attendee's `associationId` is null for an Other attendee. */
+type AnsweredAssociations<A> = { [K in keyof A as null extends A[K] ? never : K]: A[K] } & { [K in keyof A as null extends A[K] ? K : never]?: A[K] };
+
+/**
+ * A record as the service answers it (the unified reads, OBJECT_CHANGE events, the control API and
+ * `sandbox.getRecord()`): the document types its fields without null, so a field without a value
+ * is absent, not null (an attendee's `email` stays null, as the document's example shows it), and
+ * a field the connection's CRM has no field for is absent too (a Pipedrive lead's `email`).
+ */
+export type UnifiedRecord<T extends CrmObjectType = CrmObjectType> = T extends CrmObjectType
+  ? {
+      id: string;
+      nativeId: string;
+      createdTime: string;
+      modifiedTime: string;
+    } & { [K in keyof CrmFields<T>]?: T extends 'EventAttendee' ? CrmFields<T>[K] : Exclude<CrmFields<T>[K], null> } & {
+      associations: AnsweredAssociations<CrmAssociations<T>>;
+    }
+  : never;
+
+const emptyShapes = new Map<CrmObjectType, { fields: Record<string, null>; associations: Record<string, null> }>();
+
+/**
+ * A record with the fields it answers without (empty ones) back as null: what code that reads
+ * fields by name (a scenario's `$ada.mobilePhone`) gets for an empty one.
+ */
+export function withEmptyFields(type: CrmObjectType, record: Record<string, unknown>): Record<string, unknown> {
+  let empty = emptyShapes.get(type);
+  if (!empty) {
+    const nulls = (shape: object) => Object.fromEntries(Object.keys(shape).map((key) => [key, null]));
+    empty = { fields: nulls(CRM_FIELDS[type].shape), associations: nulls(CRM_ASSOCIATIONS[type].shape) };
+    emptyShapes.set(type, empty);
+  }
+  const associations = record.associations;
+  return {
+    ...empty.fields,
+    ...record,
+    ...(typeof associations === 'object' && associations !== null ? { associations: { ...empty.associations, ...associations } } : {}),
+  };
+}
+
+export type Contact = UnifiedRecord<'Contact'>;
+export type Account = UnifiedRecord<'Account'>;
+export type Deal = UnifiedRecord<'Deal'>;
+export type Lead = UnifiedRecord<'Lead'>;
+export type CrmUser = UnifiedRecord<'User'>;
+export type Note = UnifiedRecord<'Note'>;
+export type Task = UnifiedRecord<'Task'>;
+export type CalendarEvent = UnifiedRecord<'Event'>;
+export type EventAttendee = UnifiedRecord<'EventAttendee'>;
+export type Email = UnifiedRecord<'Email'>;
 
 /**
  * One-to-many links are written on their single end (a Task's `ownerUserId`, an attendee's
@@ -214,6 +291,20 @@ export const DERIVED_ASSOCIATIONS: Partial<Record<CrmObjectType, readonly string
   Lead: ['eventAttendeeIds'],
   Event: ['eventAttendeeIds'],
 };
+
+/**
+ * Fields the service's document requires on every record of its type, so never null: a write
+ * that would leave one empty is a 400 naming it. (A Deal created without a close date gets one:
+ * see ConnectionData.create.)
+ */
+export const REQUIRED_FIELDS: Partial<Record<CrmObjectType, readonly string[]>> = { Deal: ['name', 'stage', 'closeDate'], Email: ['from', 'subject'] };
+
+/**
+ * Types whose records always have an owner: the document requires `associations.ownerUserId`. A
+ * write that leaves it empty gives the record to the connection's first user, as the CRMs give a
+ * record to the user the integration acts as (a connection without users has no one to give it to).
+ */
+export const OWNED_TYPES: readonly CrmObjectType[] = ['Account', 'Deal', 'Note', 'Task', 'Event', 'Email'];
 
 /** Fields that a write may not set: the sandbox assigns them. */
 export const READ_ONLY_FIELDS = ['id', 'createdTime', 'modifiedTime'] as const;

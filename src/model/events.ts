@@ -1,16 +1,19 @@
 import type { ConnectionStatus } from './connection.js';
-import type { CrmObjectType, CrmRecord, DeletedRecord } from './crm.js';
+import type { CrmObjectType, DeletedRecord, UnifiedRecord } from './crm.js';
 
 export type ObjectEventType = 'CREATE' | 'UPDATE' | 'DELETE';
 
-/** A record changed: CREATE and UPDATE carry the full unified record, DELETE only `{ id, nativeId, connectionId }`. */
+/**
+ * A record changed: CREATE and UPDATE carry the full unified record, DELETE only `{ id, nativeId,
+ * connectionId }`. `objectType` is one of the spec's nine, or `Email` when `emailEvents` is on.
+ */
 export interface ObjectChangeEvent {
   eventId: string;
   type: 'OBJECT_CHANGE';
   data: {
     objectType: CrmObjectType;
     eventType: ObjectEventType;
-    record: CrmRecord | DeletedRecord;
+    record: UnifiedRecord | DeletedRecord;
   };
 }
 

@@ -42,6 +42,7 @@ const SALESFORCE_KEY_PREFIX: Record<string, string> = {
   Task: '00T',
   Event: '00U',
   EventAttendee: '0RE',
+  Email: '02s',
   Mailbox: '0Xu',
   EngagementUser: '005',
 };

@@ -1,4 +1,4 @@
-import type { CrmObjectType } from '../model/crm.js';
+import { type CrmObjectType, withEmptyFields } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import { formatTimeLeft, parseDuration } from '../shared/duration.js';
 import { ApiError } from '../shared/errors.js';
@@ -397,7 +397,8 @@ class Run {
   }
 
   private name(name: string, type: CrmObjectType, record: unknown): void {
-    this.scope[name] = record;
+    // Records answer without their empty fields; a reference to one reads null, as the schema that checked it has the field.
+    this.scope[name] = withEmptyFields(type, record as Record<string, unknown>);
     this.recordTypes.set(name, type);
   }
 

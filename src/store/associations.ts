@@ -36,7 +36,15 @@ const PAIRS: ReadonlyArray<readonly [CrmObjectType, string, CrmObjectType, strin
 ];
 
 /** Links with no field on the far end (the User has no contactIds in the unified model). */
-const ONE_WAY: ReadonlyArray<readonly [CrmObjectType, string, CrmObjectType]> = [['Contact', 'ownerUserId', 'User']];
+const ONE_WAY: ReadonlyArray<readonly [CrmObjectType, string, CrmObjectType]> = [
+  ['Contact', 'ownerUserId', 'User'],
+  // An Email names its records; theirs name no emails (the document's record schemas have no emailIds).
+  ['Email', 'accountIds', 'Account'],
+  ['Email', 'leadIds', 'Lead'],
+  ['Email', 'contactIds', 'Contact'],
+  ['Email', 'dealIds', 'Deal'],
+  ['Email', 'ownerUserId', 'User'],
+];
 
 interface Link {
   target: CrmObjectType;
@@ -51,6 +59,12 @@ for (const [a, fieldA, b, fieldB] of PAIRS) {
   LINKS.set(`${a}.${fieldA}`, { target: b, inverse: fieldB });
 }
 for (const [a, field, b] of ONE_WAY) LINKS.set(`${a}.${field}`, { target: b, inverse: undefined });
+
+/** The links that point at a type with nothing listing back, by the type they point at: a delete clears them by a scan. */
+export const ONE_WAY_INTO: ReadonlyMap<CrmObjectType, ReadonlyArray<{ type: CrmObjectType; field: string }>> = ONE_WAY.reduce((into, [a, field, b]) => {
+  into.set(b, [...(into.get(b) ?? []), { type: a, field }]);
+  return into;
+}, new Map<CrmObjectType, Array<{ type: CrmObjectType; field: string }>>());
 
 export const isManyField = (field: string) => field.endsWith('Ids');
 

@@ -13,7 +13,9 @@ import {
   DERIVED_ASSOCIATIONS,
   DERIVED_FIELDS,
   ID_PREFIX,
+  OWNED_TYPES,
   READ_ONLY_FIELDS,
+  REQUIRED_FIELDS,
 } from '../model/crm.js';
 import { type EngagementUser, engagementUserSchema, type Mailbox, mailboxSchema } from '../model/engagement.js';
 import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
@@ -21,7 +23,7 @@ import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { type Random, randomStateSchema } from '../shared/random.js';
 import { type FieldIssue, invalidFromIssues, parseOrThrow } from '../shared/validation.js';
-import { derivedAssociationHint, type Edge, edgeKey, edgesOf, isManyField, linkOf } from './associations.js';
+import { derivedAssociationHint, type Edge, edgeKey, edgesOf, isManyField, linkOf, ONE_WAY_INTO } from './associations.js';
 import {
   type CollectionDelta,
   type CollectionDump,
@@ -59,7 +61,12 @@ const activitySchema = z.looseObject({ id: z.string().min(1) });
 
 /** The nine CRM collections, each saved as `collection` makes it of its type's record schema. */
 const crmCollectionsSchema = <C extends z.ZodType>(collection: (type: CrmObjectType) => C) =>
-  z.object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, collection(type)])) as Record<CrmObjectType, C>).strict();
+  z
+    .object(
+      // Email came later: a data set saved by an earlier release has none (read: as seeded).
+      Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, type === 'Email' ? collection(type).optional() : collection(type)])) as Record<CrmObjectType, C>,
+    )
+    .strict();
 
 /**
  * A data set as a snapshot keeps it: the write streams' positions, each collection's delta over
@@ -122,7 +129,7 @@ export function checkDataState(field: string, state: ConnectionDataState): void 
 
 /** The same for version 1, as it was always checked: the CRM collections, mailboxes and users. */
 export function checkDataStateV1(field: string, state: ConnectionDataStateV1): void {
-  for (const type of CRM_OBJECT_TYPES) checkDump(`${field}.crm.${type}`, state.crm[type]);
+  for (const type of CRM_OBJECT_TYPES) if (state.crm[type]) checkDump(`${field}.crm.${type}`, state.crm[type]);
   checkDump(`${field}.mailboxes`, state.mailboxes);
   checkDump(`${field}.users`, state.users);
 }
@@ -142,6 +149,8 @@ export interface ConnectionDataOptions {
 
 type Associations = Record<string, string[] | string | null>;
 const iso = (ms: number) => new Date(ms).toISOString();
+/** A Deal created without a close date closes this long after its creation (the document requires one). */
+const DEFAULT_CLOSE_AFTER = 30 * 86_400_000;
 const nativeIdOf = (record: { nativeId?: string }) => record.nativeId;
 
 /**
@@ -211,7 +220,13 @@ export class ConnectionData {
   importState(seeded: ConnectionData, state: ConnectionDataState, field: string): void {
     const bases = new Map(seeded.collections());
     const saved = new Map(byName<CollectionDelta<{ id: string }>>(state));
-    for (const [name, collection] of this.collections()) collection.loadDelta(bases.get(name)!, saved.get(name)!, `${field}.${name}`);
+    for (const [name, collection] of this.collections()) {
+      const base = bases.get(name)!;
+      // A collection the data set does not name (Email, saved by an earlier release) is as seeded.
+      collection.loadDelta(base, saved.get(name) ?? base.delta(), `${field}.${name}`);
+    }
+    if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
+    this.giveOwnersToOwnerless();
     this.archived.push(...(state.archived as ArchivedRecord[]));
   }
 
@@ -219,8 +234,59 @@ export class ConnectionData {
   importStateV1(seeded: ConnectionData, state: ConnectionDataStateV1): void {
     const bases = new Map(seeded.collections());
     const saved = new Map(collectionsV1(state));
-    for (const [name, collection] of this.collections()) collection.loadOverBase(bases.get(name)!, saved.get(name) ?? { nextSeq: 1, entries: [] });
+    for (const [name, collection] of this.collections()) {
+      const base = bases.get(name)!;
+      const dumped = saved.get(name);
+      // Emails came after version 1: as seeded. (Tasks and actions a version-1 file lacks were empty then.)
+      if (!dumped && name === 'crm.Email') collection.loadDelta(base, base.delta(), name);
+      else collection.loadOverBase(base, dumped ?? { nextSeq: 1, entries: [] });
+    }
+    if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
+    this.giveOwnersToOwnerless();
     this.archived.push(...((state.archived ?? []) as ArchivedRecord[]));
+  }
+
+  /**
+   * Records saved by an earlier release may have no owner where every record now has one
+   * ({@link OWNED_TYPES}): they get the connection's first user, as a write would give them.
+   */
+  private giveOwnersToOwnerless(): void {
+    if (this.crm.User.size === 0) return;
+    for (const type of OWNED_TYPES) {
+      for (const record of [...this.crm[type].values()]) {
+        if ((record.associations as Associations).ownerUserId !== null) continue;
+        const after = { ...record, associations: { ...record.associations } } as CrmRecord;
+        this.giveOwner(type, after);
+        this.crm[type].replace(after);
+        this.relink(
+          after.id,
+          [],
+          edgesOf(type, after).filter((edge) => edge.field === 'ownerUserId'),
+        );
+      }
+    }
+  }
+
+  /**
+   * Seeded emails laid over a data set saved before emails existed: the records they name may have
+   * been deleted since. Their links to those go, as a delete would have taken them (silently).
+   */
+  private dropDanglingEmailLinks(): void {
+    for (const email of [...this.crm.Email.values()]) {
+      const associations = email.associations as Associations;
+      let changed = false;
+      const kept: Associations = {};
+      for (const [field, value] of Object.entries(associations)) {
+        const target = linkOf('Email', field, email)!.target;
+        const exists = (id: string) => this.crm[target].has(id);
+        kept[field] = Array.isArray(value) ? value.filter(exists) : value !== null && exists(value) ? value : null;
+        if (JSON.stringify(kept[field]) !== JSON.stringify(value)) changed = true;
+      }
+      if (!changed) continue;
+      const after = { ...email, associations: kept } as CrmRecord;
+      this.giveOwner('Email', after);
+      this.crm.Email.replace(after);
+    }
   }
 
   /**
@@ -307,6 +373,8 @@ export class ConnectionData {
       explicitFields: write.fields,
     });
     this.deriveLeadAccount(type, record, write);
+    if (type === 'Deal' && (record as CrmRecord<'Deal'>).closeDate === null) (record as CrmRecord<'Deal'>).closeDate = iso(now + DEFAULT_CLOSE_AFTER);
+    this.giveOwner(type, record);
     this.checkRecord(type, record, write.associations);
     this.crm[type].insert(record, extra);
     this.relink(record.id, [], edgesOf(type, record));
@@ -331,6 +399,7 @@ export class ConnectionData {
       explicitFields: write.fields,
     });
     this.deriveLeadAccount(type, after, write);
+    this.giveOwner(type, after);
     this.checkRecord(type, after, write.associations);
     this.crm[type].replace(after, extra);
     this.relink(after.id, edgesOf(type, before), edgesOf(type, after));
@@ -350,9 +419,10 @@ export class ConnectionData {
     }
     const current = this.get(type, id);
     this.relink(id, edgesOf(type, current), []);
-    if (type === 'User') this.clearOwner(id);
+    this.unlinkOneWay(type, id);
     this.archived.push({ type, record: current, extra: this.crm[type].entry(id)?.extra ?? {}, archivedAt: iso(this.options.clock.now()) });
     this.crm[type].delete(id);
+    if (type === 'User') this.reassignOwned(current as CrmRecord<'User'>);
     this.options.onChange({ objectType: type, eventType: 'DELETE', record: current });
   }
 
@@ -417,13 +487,58 @@ export class ConnectionData {
     return [];
   }
 
-  /** Contacts point at their owner with no list on the User's side: find them by a scan (rare). */
-  private clearOwner(userId: string): void {
-    for (const contact of [...this.crm.Contact.values()]) {
-      if ((contact.associations as Associations).ownerUserId === userId) {
-        this.crm.Contact.replace({ ...contact, associations: { ...contact.associations, ownerUserId: null } } as CrmRecord);
+  /**
+   * Links with no list on the far end (a Contact's owner, an Email's records) that point at a
+   * deleted record: found by a scan (deletes of such records are rare) and cleared, silently, as
+   * back links are.
+   */
+  private unlinkOneWay(type: CrmObjectType, id: string): void {
+    for (const { type: from, field } of ONE_WAY_INTO.get(type) ?? []) {
+      const collection = this.crm[from];
+      for (const record of [...collection.values()]) {
+        const value = (record.associations as Associations)[field];
+        const holds = Array.isArray(value) ? value.includes(id) : value === id;
+        if (!holds) continue;
+        const cleared = Array.isArray(value) ? value.filter((other) => other !== id) : null;
+        const after = { ...record, associations: { ...record.associations, [field]: cleared } } as CrmRecord;
+        // One-way owners list back nowhere, so the new owner needs no back link either.
+        this.giveOwner(from, after);
+        collection.replace(after);
       }
     }
+  }
+
+  /** The records a deleted user owned (its lists, as they were) go to the connection's first user, silently. */
+  private reassignOwned(user: CrmRecord<'User'>): void {
+    const owned: Array<[CrmObjectType, readonly string[]]> = [
+      ['Task', user.associations.taskIds],
+      ['Note', user.associations.noteIds],
+      ['Event', user.associations.eventIds],
+      ['Deal', user.associations.dealIds],
+      ['Account', user.associations.accountIds],
+    ];
+    for (const [type, ids] of owned) {
+      for (const id of ids) {
+        const record = this.crm[type].get(id);
+        if (!record) continue;
+        const after = { ...record, associations: { ...record.associations } } as CrmRecord;
+        this.giveOwner(type, after);
+        if ((after.associations as Associations).ownerUserId === null) continue;
+        this.crm[type].replace(after);
+        this.relink(
+          id,
+          [],
+          edgesOf(type, after).filter((edge) => edge.field === 'ownerUserId'),
+        );
+      }
+    }
+  }
+
+  /** A record of an {@link OWNED_TYPES} type without an owner gets the connection's first user (in place: the record is not stored yet). */
+  private giveOwner(type: CrmObjectType, record: CrmRecord): void {
+    const associations = record.associations as Associations;
+    if (!OWNED_TYPES.includes(type) || associations.ownerUserId !== null) return;
+    associations.ownerUserId = this.crm.User.slice(0, 1)[0]?.record.id ?? null;
   }
 
   /** Brings the far ends of a record's links in step with its new links. */
@@ -481,6 +596,9 @@ export class ConnectionData {
     }
     const issues: FieldIssue[] = [];
     const associations = record.associations as Associations;
+    for (const field of REQUIRED_FIELDS[type] ?? []) {
+      if ((record as unknown as Record<string, unknown>)[field] === null) issues.push({ field, message: `is required: every ${type} has one` });
+    }
     if (type === 'EventAttendee') {
       const attendee = record as CrmRecord<'EventAttendee'>;
       if (attendee.associations.eventId === null) issues.push({ field: 'associations.eventId', message: 'is required: an attendee belongs to an Event' });

@@ -3,7 +3,7 @@ import type { ClientCheck } from '../../client-check/client-check.js';
 import type { Clock } from '../../clock/clock.js';
 import type { DownstreamFault, DownstreamFaultInput } from '../../downstream/faults.js';
 import type { ConnectionStatus, ConnectionSummary, ExchangeResult } from '../../model/connection.js';
-import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { CrmObjectType, UnifiedRecord } from '../../model/crm.js';
 import type { Platform } from '../../model/platform.js';
 import type { ScenarioSandbox } from '../../scenarios/target.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
@@ -45,9 +45,9 @@ export interface RouteDeps {
     setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary;
   };
   readonly records: {
-    createRecord(connectionId: string, objectType: CrmObjectType, fields?: Record<string, unknown>): CrmRecord;
-    getRecord(connectionId: string, objectType: CrmObjectType, id: string): CrmRecord;
-    updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): CrmRecord;
+    createRecord(connectionId: string, objectType: CrmObjectType, fields?: Record<string, unknown>): UnifiedRecord;
+    getRecord(connectionId: string, objectType: CrmObjectType, id: string): UnifiedRecord;
+    updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): UnifiedRecord;
     deleteRecord(connectionId: string, objectType: CrmObjectType, id: string): void;
   };
   readonly deliveries: {

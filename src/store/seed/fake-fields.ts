@@ -12,7 +12,7 @@ export interface FakeContext {
 }
 
 /** Deal stages with what they imply, in pipeline order. */
-const DEAL_STAGES = [
+export const DEAL_STAGES = [
   { stage: 'Prospecting', probability: '0.1' },
   { stage: 'Qualification', probability: '0.2' },
   { stage: 'Needs Analysis', probability: '0.4' },
@@ -22,9 +22,9 @@ const DEAL_STAGES = [
   { stage: 'Closed Lost', probability: '0' },
 ] as const;
 
-const TASK_STATUSES = ['Not Started', 'In Progress', 'Waiting on someone else', 'Deferred'] as const;
-const TASK_PRIORITIES = ['High', 'Normal', 'Low'] as const;
-const EVENT_TYPES = ['Meeting', 'Call', 'Demo', 'Lunch', 'Conference'] as const;
+export const TASK_STATUSES = ['Not Started', 'In Progress', 'Waiting on someone else', 'Deferred'] as const;
+export const TASK_PRIORITIES = ['High', 'Normal', 'Low'] as const;
+export const EVENT_TYPES = ['Meeting', 'Call', 'Demo', 'Lunch', 'Conference'] as const;
 const INDUSTRIES = [
   'Software',
   'Financial Services',
@@ -160,7 +160,38 @@ export const fakeFields: { [T in CrmObjectType]: (ctx: FakeContext) => CrmFields
     associatedObjectType: 'Other',
     email: faker.internet.email().toLowerCase(),
   }),
+  Email: (ctx) => {
+    const { faker } = ctx;
+    const isIncoming = faker.datatype.boolean(0.35);
+    const isBounced = !isIncoming && faker.datatype.boolean(0.05);
+    const subject = faker.helpers.arrayElement(EMAIL_SUBJECTS);
+    const body = faker.lorem.paragraph({ min: 1, max: 3 });
+    return {
+      from: faker.internet.email().toLowerCase(),
+      to: [faker.internet.email().toLowerCase()],
+      cc: faker.datatype.boolean(0.2) ? [faker.internet.email().toLowerCase()] : [],
+      bcc: [],
+      subject,
+      body,
+      bodyHtml: `<p>${body}</p>`,
+      messageDate: iso(pastTime(ctx, 90)),
+      isIncoming,
+      isBounced,
+      hasAttachment: faker.datatype.boolean(0.15),
+      status: isBounced ? 'BOUNCED' : 'SENT',
+    };
+  },
 };
+
+const EMAIL_SUBJECTS = [
+  'Following up on our call',
+  'Pricing and next steps',
+  'Intro: a quick question',
+  'Re: proposal',
+  'Agenda for Thursday',
+  'Contract draft attached',
+  'Checking in',
+] as const;
 
 /** Custom fields as the downstream holds them (shown under `additional` and by the passthrough). */
 export function fakeCustomFields(faker: Faker): Record<string, string | number | boolean> {

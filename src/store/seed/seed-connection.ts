@@ -7,6 +7,7 @@ import type { Random } from '../../shared/random.js';
 import { assemble, type ConnectionData, mergeFields } from '../connection-data.js';
 import type { FixtureSet } from '../fixtures.js';
 import { type FakeContext, fakeCustomFields, fakeFields, pastTime } from './fake-fields.js';
+import { seedEmails } from './seed-emails.js';
 import { seedEngagementActivity } from './seed-engagement-activity.js';
 
 /** How many records a new connection starts with. */
@@ -29,6 +30,7 @@ export const DEFAULT_DATASET: DatasetSize = {
     Task: 80,
     Event: 40,
     EventAttendee: 100,
+    Email: 60,
   },
 };
 
@@ -69,6 +71,15 @@ export function seedConnection(ctx: SeedContext): void {
   seedEngagement(ctx);
   // Its own stream: the records above stay as they were before engagement tasks and actions.
   seedEngagementActivity(ctx.data, ctx.integrationId, ctx.random.fork('engagement-activity'), ctx.now, ctx.fakerModule);
+  // Emails came later: their own stream, so every record seeded before them stays as it was.
+  seedEmails(ctx.data, {
+    integrationId: ctx.integrationId,
+    random: ctx.random.fork('emails'),
+    now: ctx.now,
+    fakerModule: ctx.fakerModule,
+    count: ctx.size.crm.Email,
+    fixtures: fixtures.flatMap((set) => set.crm.Email ?? []),
+  });
 }
 
 /** Seeded history: created in the last two years, modified since, all before the connection. */
@@ -82,6 +93,8 @@ function fixtureItems(ctx: SeedContext, set: FixtureSet): Item[] {
   const fake: FakeContext = { faker: ctx.faker, now: ctx.now };
   const items: Item[] = [];
   for (const type of CRM_OBJECT_TYPES) {
+    // Emails are seeded from a stream of their own (seedEmails), after everything else.
+    if (type === 'Email') continue;
     for (const written of set.crm[type] ?? []) {
       const { id, nativeId, createdTime, modifiedTime, associations, ...fields } = written;
       const times = seededTimes(ctx, fake);

@@ -1,0 +1,72 @@
+import type { CrmObjectType, CrmRecord, UnifiedRecord } from '../model/crm.js';
+import type { IntegrationId } from '../model/integrations.js';
+
+/**
+ * Unified fields an integration's native objects have no field for (the document's "Not
+ * supported by Pipedrive"): absent from its unified records, and not written by a unified write.
+ * `test/unified-crm.test.ts` checks this table against the simulated systems' field maps.
+ */
+export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectType, readonly string[]>>>> = {
+  hubspot: { Event: ['isAllDayEvent'] },
+  pipedrive: {
+    Account: ['description', 'phone'],
+    Lead: ['jobTitle', 'email', 'account', 'phone', 'mobilePhone'],
+    User: ['firstName', 'lastName'],
+    Task: ['priority'],
+    Event: ['isAllDayEvent'],
+  },
+  zoho: { Event: ['type'] },
+};
+
+/** Whether an integration maps a unified field of a type. */
+export const isMapped = (integrationId: IntegrationId, type: CrmObjectType, field: string): boolean => !UNMAPPED[integrationId]?.[type]?.includes(field);
+
+const views = new WeakMap<CrmRecord, UnifiedRecord>();
+
+/**
+ * A stored record as the service answers it: the document types its fields without null, so an
+ * empty field is left out (an attendee's `email` stays null, as the document's own example shows
+ * it, and so does its `associationId` when it is an Other attendee, as the document says), as is a
+ * field the connection's CRM does not have. Records are immutable values, so each one's view is
+ * made once.
+ *
+ * @example unifiedView('pipedrive', 'Lead', lead) // no email, jobTitle, account, phones: Pipedrive leads have none
+ */
+export function unifiedView<T extends CrmObjectType>(integrationId: IntegrationId, type: T, record: CrmRecord<T>): UnifiedRecord<T> {
+  const stored = record as CrmRecord;
+  let view = views.get(stored);
+  if (view === undefined) {
+    view = render(integrationId, type, stored);
+    views.set(stored, view);
+  }
+  return view as UnifiedRecord<T>;
+}
+
+function render(integrationId: IntegrationId, type: CrmObjectType, record: CrmRecord): UnifiedRecord {
+  const unmapped = UNMAPPED[integrationId]?.[type];
+  const attendee = type === 'EventAttendee';
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (unmapped?.includes(key)) continue;
+    if (key === 'associations') {
+      out.associations = associationsView(value as Record<string, unknown>, attendee);
+    } else if (value === null) {
+      if (attendee && key === 'email') out.email = null;
+    } else if (key === 'address') {
+      const parts = Object.entries(value as Record<string, unknown>).filter(([, part]) => part !== null);
+      if (parts.length > 0) out.address = Object.fromEntries(parts);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out as UnifiedRecord;
+}
+
+function associationsView(associations: Record<string, unknown>, attendee: boolean): Record<string, unknown> {
+  let empty = false;
+  for (const value of Object.values(associations)) if (value === null) empty = true;
+  if (!empty) return associations;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(associations)) if (value !== null || (attendee && key === 'associationId')) out[key] = value;
+  return out;
+}
