@@ -19,6 +19,7 @@ vi.spyOn(Sandbox.prototype, 'handle').mockImplementation(async function (this: S
 afterAll(() => vi.restoreAllMocks());
 
 await import('./endpoints.test.js');
+await import('./unified-crm.test.js');
 await import('./inspector-routes.test.js');
 await import('./webhooks.test.js');
 await import('./passthrough-fidelity.test.js');

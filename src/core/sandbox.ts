@@ -178,6 +178,8 @@ export class Sandbox {
    */
   async handle(request: SandboxRequest): Promise<SandboxResponse> {
     if (typeof request?.path !== 'string') throw notARequestRecord(request);
+    // Repeated slashes are one, as the service took them: a client whose base URL ends in / calls //engagement/mailboxes (decision 0026).
+    if (request.path.includes('//')) request = { ...request, path: request.path.replace(/\/{2,}/g, '/') };
     this.revision++;
     const method = request.method.toUpperCase();
     const clock = this.parts.clock;

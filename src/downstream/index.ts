@@ -14,3 +14,5 @@ export const DOWNSTREAM: Record<IntegrationId, DownstreamSystem> = { salesforce,
 export function downstreamFor(integrationId: IntegrationId): DownstreamSystem {
   return DOWNSTREAM[integrationId];
 }
+
+export { nativeObjectOf } from './native-objects.js';

@@ -186,13 +186,18 @@ function emptyDefaults(object: NativeObject): Record<string, unknown> {
 
 const isBlank = (value: unknown) => value === undefined || value === null || value === '';
 
-/** Translates a native body into a unified write and the custom values it carries. */
+/**
+ * Translates a native body into a unified write and the custom values it carries. A `partial`
+ * body (the native fields beside a unified write: its `additional`) needs no required field and
+ * starts from nothing.
+ */
 export function translate(
   object: NativeObject,
   body: Flat,
   policy: WritePolicy,
   context: DownstreamContext,
   current?: CrmRecord,
+  partial = false,
 ): { input: CrmWrite; custom: Record<string, unknown>; native?: Record<string, unknown> } {
   const write: WriteContext = { context, type: object.type, body, current };
   const paths: Record<string, unknown> = {};
@@ -212,13 +217,13 @@ export function translate(
     if (values) Object.assign(custom, values);
     else if (policy.unknown === 'reject') throw new FieldError(name, `${name} is not a field of ${object.name}`, 'unknown');
   }
-  if (!current) {
+  if (!current && !partial) {
     for (const name of object.required ?? []) {
       if (isBlank(body[name])) throw new FieldError(name, `${name} is required`, 'required');
     }
   }
 
-  const input: Record<string, unknown> = current ? {} : { ...emptyDefaults(object), ...object.defaults };
+  const input: Record<string, unknown> = current || partial ? {} : { ...emptyDefaults(object), ...object.defaults };
   const associations: Record<string, unknown> = {};
   for (const [path, value] of Object.entries(paths)) {
     const [head, key] = path.split('.') as [string, string | undefined];

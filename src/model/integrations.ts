@@ -20,6 +20,10 @@ export type NativeOrg = z.infer<typeof nativeOrgSchema>;
 
 interface IntegrationFacts {
   category: 'crm' | 'engagement';
+  /** Its name, as `GET /connection/crm/integrations` answers it. */
+  name: string;
+  /** Its brand colour, for the icon the integration lists answer (a letter on it). */
+  color: string;
   /** The downstream API base URL that passthrough paths are appended to. */
   apiBaseUrl(org: NativeOrg): string;
   /** The organisation's URL, as `nativeOrgURL`. */
@@ -51,6 +55,8 @@ const salesforceId = (prefix: string, random: Random) =>
 
 export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
   salesforce: {
+    name: 'Salesforce',
+    color: '#00A1E0',
     category: 'crm',
     apiBaseUrl: (org) => `https://${org.slug}.my.salesforce.com`,
     orgUrl: (org) => `https://${org.slug}.my.salesforce.com`,
@@ -59,6 +65,8 @@ export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
     newNativeId: (type, random) => salesforceId(SALESFORCE_KEY_PREFIX[type]!, random),
   },
   hubspot: {
+    name: 'HubSpot',
+    color: '#FF7A59',
     category: 'crm',
     apiBaseUrl: () => 'https://api.hubapi.com',
     orgUrl: (org) => `https://app.hubspot.com/contacts/${org.nativeOrgId}`,
@@ -67,6 +75,8 @@ export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
     newNativeId: (_type, random) => random.digits(11),
   },
   pipedrive: {
+    name: 'Pipedrive',
+    color: '#1A1A1A',
     category: 'crm',
     apiBaseUrl: () => 'https://api.pipedrive.com',
     orgUrl: (org) => `https://${org.slug}.pipedrive.com`,
@@ -77,6 +87,8 @@ export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
     newNativeId: (type, random) => (type === 'Lead' ? hashUuid(`pipedrive-lead:${random.digits(6)}`) : random.digits(6)),
   },
   zoho: {
+    name: 'Zoho CRM',
+    color: '#E42527',
     category: 'crm',
     apiBaseUrl: () => 'https://www.zohoapis.com/crm/v3',
     orgUrl: (org) => `https://crm.zoho.com/crm/org${org.nativeOrgId}`,
@@ -85,6 +97,8 @@ export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
     newNativeId: (_type, random) => `5${random.digits(18)}`,
   },
   outreach: {
+    name: 'Outreach',
+    color: '#5951FF',
     category: 'engagement',
     apiBaseUrl: () => 'https://api.outreach.io/api/v2',
     orgUrl: () => 'https://web.outreach.io',
@@ -93,6 +107,8 @@ export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
     newNativeId: (_type, random) => random.digits(6),
   },
   salesloft: {
+    name: 'Salesloft',
+    color: '#054A2E',
     category: 'engagement',
     apiBaseUrl: () => 'https://api.salesloft.com/v2',
     orgUrl: () => 'https://app.salesloft.com',
@@ -101,6 +117,8 @@ export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
     newNativeId: (_type, random) => random.digits(8),
   },
   apollo: {
+    name: 'Apollo',
+    color: '#F5C518',
     category: 'engagement',
     apiBaseUrl: () => 'https://api.apollo.io/v1',
     orgUrl: () => 'https://app.apollo.io',

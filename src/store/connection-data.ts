@@ -289,16 +289,21 @@ export class ConnectionData {
     }
   }
 
+  /** Changes whenever any collection or the archive changes: for answers that show more than one collection. */
+  get version(): number {
+    let versions = this.archived.length + this.mailboxes.version + this.users.version + this.engagementTasks.version + this.engagementActions.version;
+    for (const type of CRM_OBJECT_TYPES) versions += this.crm[type].version;
+    return versions;
+  }
+
   /**
    * Changes whenever anything a read can see changes (any collection, the archive) or one of the
    * connection's streams is drawn from, even by a write that then failed: two calls that find the
    * same mark before and after them saw the same data and changed nothing.
    */
   changeMark(): string {
-    let versions = this.archived.length + this.mailboxes.version + this.users.version + this.engagementTasks.version + this.engagementActions.version;
-    for (const type of CRM_OBJECT_TYPES) versions += this.crm[type].version;
     const { random, faker } = this.options;
-    return `${versions}:${random.state().position.join(',')}:${fakerState(faker).draws}`;
+    return `${this.version}:${random.state().position.join(',')}:${fakerState(faker).draws}`;
   }
 
   get connectionId(): string {

@@ -184,6 +184,11 @@ export class OrderedCollection<T extends { id: string }> {
   }
 
   /** Up to `limit` entries from position `offset` in the order, for offset-paged native APIs. */
+  /** The entries with a sequence above `afterSeq`, in order (a walk that may stop early). */
+  *entriesAfter(afterSeq: number): IterableIterator<Entry<T>> {
+    for (let i = this.indexAfter(afterSeq); i < this.ordered.length; i++) yield this.ordered[i]!;
+  }
+
   slice(offset: number, limit: number): Entry<T>[] {
     return this.ordered.slice(offset, offset + limit);
   }

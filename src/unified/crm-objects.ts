@@ -365,7 +365,8 @@ export const UNIFIED_CRM_OBJECTS: readonly UnifiedObject[] = [
       { key: 'isIncoming', label: 'Incoming', kind: 'boolean', detail: 'boolean', ...both },
       { key: 'isBounced', label: 'Bounced', kind: 'boolean', detail: 'boolean' },
       { key: 'hasAttachment', label: 'Has attachment', kind: 'boolean', detail: 'boolean' },
-      pick('status', 'Status', ['SENT', 'BOUNCED']),
+      // CRM-specific, as the document says: any text (the seed uses SENT and BOUNCED).
+      text('status', 'Status'),
     ],
     links: [
       link('accountId', 'accountIds', 'Account'),

@@ -157,7 +157,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonSchema {
     },
     servers: [{ url: options.serverUrl ?? '.' }],
     security: [{ apiToken: [] }],
-    tags: ['Link', 'Connections', 'Engagement', 'Webhooks', 'Passthrough', 'Sandbox control', 'Document'].map((name) => ({ name })),
+    tags: ['Link', 'Connections', 'CRM', 'Engagement', 'Webhooks', 'Passthrough', 'Sandbox control', 'Document'].map((name) => ({ name })),
     paths,
     webhooks: {
       OBJECT_CHANGE: webhook('ObjectChangeEvent', 'A record was created, updated or deleted'),

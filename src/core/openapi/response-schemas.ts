@@ -1,10 +1,12 @@
 import * as z from 'zod';
 import { DOWNSTREAM_FAULT_KINDS } from '../../downstream/faults.js';
 import { CONNECTION_STATUSES } from '../../model/connection.js';
-import { CRM_OBJECT_TYPES, type CrmObjectType, crmRecordSchema } from '../../model/crm.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType } from '../../model/crm.js';
 import { engagementUserSchema, mailboxSchema } from '../../model/engagement.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { ErrorCode } from '../../shared/errors.js';
+import type { UnifiedObject } from '../../unified/crm-objects.js';
+import { fieldDetailSchema, unifiedRecordSchema } from '../../unified/schemas.js';
 import { chaosSettingsSchema } from '../../webhooks/chaos.js';
 import { ATTEMPT_TRIGGERS, DELIVERY_STATES } from '../../webhooks/delivery.js';
 
@@ -27,9 +29,9 @@ export const errorBodySchema = z
   })
   .meta({ description: 'The error body of every failure, whatever its status.' });
 
-/** One unified record per CRM object type: `Contact`, `Account`, … */
-export const recordSchemas = Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, crmRecordSchema(type)])) as {
-  [T in CrmObjectType]: ReturnType<typeof crmRecordSchema<T>>;
+/** One unified record per CRM object type, as the service answers it: `Contact`, `Account`, … */
+export const recordSchemas = Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, unifiedRecordSchema(type)])) as {
+  [T in CrmObjectType]: ReturnType<typeof unifiedRecordSchema>;
 };
 
 /** A record of any type (the path's objectType says which). */
@@ -186,9 +188,21 @@ export const chaosOutputSchema = chaosSettingsSchema;
 /** `{}`: what the deletes answer (one schema, named once in the document). */
 export const emptySchema = z.object({}).strict();
 
-/** A page of a list: `{ [key]: items, nextPageCursor? }`. */
+/** A page of a list: `{ [key]: items, nextPageCursor }`. */
 export const pageSchema = (key: string, item: z.ZodType) =>
-  z.object({ [key]: z.array(item), nextPageCursor: z.string().optional().describe('Absent on the last page') });
+  z.object({ [key]: z.array(item), nextPageCursor: z.string().nullable().describe('null on the last page') });
+
+/** A page of a unified list or search: `{ contacts: [Contact…], nextPageCursor }`. */
+export const unifiedPageSchema = (object: UnifiedObject) => pageSchema(object.listKey, recordSchemas[object.type]);
+/** `{ contact: Contact }`. */
+export const unifiedOneSchema = (object: UnifiedObject) => z.object({ [object.key]: recordSchemas[object.type] });
+/** `{ contacts: [Contact…], invalidIds: [id…] }`. */
+export const unifiedBatchSchema = (object: UnifiedObject) =>
+  z.object({ [object.listKey]: z.array(recordSchemas[object.type]), invalidIds: z.array(z.string()).describe('The ids given that name no record') });
+/** `{ fields: [Field…], nextPageCursor: null }`. */
+export const fieldDetailsSchema = () => pageSchema('fields', fieldDetailSchema());
+/** `{ id }`: what a unified create or update answers (one schema, named once in the document). */
+export const idAnswerSchema = z.object({ id: z.string() });
 
 /** `{ record }`: what the record routes answer (one schema, named once in the document). */
 export const recordBodySchema = z.object({ record: anyRecordSchema });

@@ -129,7 +129,7 @@ export interface QueryParameter {
   schema: JsonSchema;
 }
 
-export type RouteTag = 'Link' | 'Connections' | 'Engagement' | 'Webhooks' | 'Passthrough' | 'Sandbox control' | 'Document';
+export type RouteTag = 'Link' | 'Connections' | 'CRM' | 'Engagement' | 'Webhooks' | 'Passthrough' | 'Sandbox control' | 'Document';
 
 /**
  * One route, declared once: how it is matched and authenticated, what the OpenAPI document says
@@ -211,6 +211,14 @@ export const allTenantsQuery: QueryParameter = {
   description: "Every tenant's state, not only the caller's: needs the admin key (--admin-key) as service-api-token, else 403",
   schema: { type: 'boolean', default: false },
 };
+
+/** The 409 of a data route while the connection is NEW_CONNECTION: its data is still syncing (the service's rule). */
+export function checkSynced(connection: ConnectionState): void {
+  if (connection.status !== 'NEW_CONNECTION') return;
+  throw new ApiError(409, ErrorCode.CONNECTION_SYNCING, 'data still syncing: the connection has not finished its initial sync', {
+    status: connection.status,
+  });
+}
 
 /** A query parameter that must be present and not empty. */
 export function requiredQuery(ctx: RouteContext, name: string): string {

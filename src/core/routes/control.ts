@@ -1,8 +1,10 @@
 import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
-import { CRM_OBJECT_TYPES, type CrmObjectType, crmWriteSchema, parseObjectType } from '../../model/crm.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord, crmWriteSchema, parseObjectType } from '../../model/crm.js';
 import { ApiError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
+import type { Entry } from '../../store/ordered-collection.js';
+import { unifiedView } from '../../unified/view.js';
 import { DELIVERY_STATES } from '../../webhooks/delivery.js';
 import { connectionSummary } from '../connections.js';
 import { queryParam } from '../http.js';
@@ -55,7 +57,8 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
       const list = `records.${objectType}`;
       const page = pageRequest(ctx, list, connection.connectionId);
       const collection = registry.dataOf(connection).crm[objectType];
-      return { body: pageBody(collection, page, { key: 'records', list, connectionId: connection.connectionId }, (entry) => entry.record) };
+      const view = (entry: Entry<CrmRecord>) => unifiedView(connection.integrationId, objectType, entry.record);
+      return { body: pageBody(collection, page, { key: 'records', list, connectionId: connection.connectionId }, view) };
     },
   },
   {

@@ -2,11 +2,19 @@ import type * as z from 'zod';
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import { loadDownstream } from '../../downstream/load.js';
 import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
-import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { OrderedCollection } from '../../store/ordered-collection.js';
 import { queryParam } from '../http.js';
 import type * as ResponseSchemas from '../openapi/response-schemas.js';
-import { accessTokenQuery, type QueryParameter, type Route, type RouteContext, type RouteDeps, type RouteHandler, requiredQuery } from './context.js';
+import {
+  accessTokenQuery,
+  checkSynced,
+  type QueryParameter,
+  type Route,
+  type RouteContext,
+  type RouteDeps,
+  type RouteHandler,
+  requiredQuery,
+} from './context.js';
 import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
 
 /**
@@ -37,11 +45,7 @@ function answer(
   const allFields = downstreamFor !== undefined;
   const connection = ctx.connectionByToken(accessToken);
   const page = pageRequest(ctx, list, connection.connectionId);
-  if (connection.status === 'NEW_CONNECTION') {
-    throw new ApiError(409, ErrorCode.CONNECTION_SYNCING, 'data still syncing: the connection has not finished its initial sync', {
-      status: connection.status,
-    });
-  }
+  checkSynced(connection);
   const data = registry.dataOf(connection);
   const collection = data[list] as OrderedCollection<Mailbox | EngagementUser>;
   const names = { key: list, list, connectionId: connection.connectionId };

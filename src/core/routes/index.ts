@@ -8,12 +8,14 @@ import { downstreamFaultRoutes } from './downstream-faults.js';
 import { engagementRoutes } from './engagement.js';
 import { faultRoutes } from './faults.js';
 import { inspectorRoutes } from './inspector.js';
+import { integrationRoutes } from './integrations.js';
 import { journalRoutes } from './journal.js';
 import { linkRoutes } from './link.js';
 import { linkWidgetRoutes } from './link-widget.js';
 import { passthroughRoutes } from './passthrough.js';
 import { scenarioRoutes } from './scenarios.js';
 import { stateRoutes } from './state.js';
+import { unifiedCrmRoutes } from './unified-crm.js';
 import { webhookRoutes } from './webhook.js';
 
 export type { Route, RouteContext, RouteDeps, RouteHandler } from './context.js';
@@ -23,6 +25,8 @@ export const ROUTES: Route[] = [
   ...linkRoutes,
   ...linkWidgetRoutes,
   ...connectionRoutes,
+  ...integrationRoutes,
+  ...unifiedCrmRoutes,
   ...engagementRoutes,
   ...webhookRoutes,
   ...passthroughRoutes,

@@ -20,7 +20,7 @@ export function parseLimit(text: string | undefined): number {
 /** `limit` and `cursor`, documented. */
 export const pageQuery: QueryParameter[] = [
   { name: 'limit', description: 'Page size, 1 to 200 (default 100)', schema: { type: 'integer', minimum: 1, maximum: 200, default: 100 } },
-  { name: 'cursor', description: "The previous page's nextPageCursor (empty or absent: the first page)", schema: { type: 'string' } },
+  { name: 'cursor', description: "The previous page's nextPageCursor (empty, absent or 1: the first page)", schema: { type: 'string' } },
 ];
 
 /** A boolean query parameter: `true` or `false`. */
@@ -38,16 +38,23 @@ export interface PageRequest {
 
 /** Reads `limit` and `cursor` for a list named `list` of one connection. */
 export function pageRequest(ctx: RouteContext, list: string, connectionId: string): PageRequest {
-  const limit = parseLimit(queryParam(ctx.query, 'limit'));
-  const cursor = queryParam(ctx.query, 'cursor');
-  // An empty cursor reads as none, as clients often send `cursor=` on the first page.
-  const afterSeq = cursor === undefined || cursor === '' ? 0 : decodeCursor(cursor, list, connectionId);
-  return { limit, afterSeq };
+  return readPage(queryParam(ctx.query, 'limit'), queryParam(ctx.query, 'cursor'), list, connectionId);
 }
 
 /**
- * A page body: `{ [key]: items, nextPageCursor? }`, the cursor absent on the last page.
- * `list` names the cursor's list (so a cursor of one list is refused by another).
+ * `limit` and `cursor` as given (query text, or a search body's values). An empty cursor reads as
+ * none, as clients often send `cursor=` on the first page; so does `1`, which a client that ran in
+ * production against the service sent to start every walk (decision 0026).
+ */
+export function readPage(limit: string | undefined, cursor: string | undefined, list: string, connectionId: string): PageRequest {
+  const afterSeq = cursor === undefined || cursor === '' || cursor === '1' ? 0 : decodeCursor(cursor, list, connectionId);
+  return { limit: parseLimit(limit), afterSeq };
+}
+
+/**
+ * A page body: `{ [key]: items, nextPageCursor }`, the cursor `null` on the last page (real
+ * clients index it on every page: decision 0026). `list` names the cursor's list (so a cursor of
+ * one list is refused by another).
  */
 export function pageBody<T extends { id: string }>(
   collection: OrderedCollection<T>,
@@ -56,7 +63,5 @@ export function pageBody<T extends { id: string }>(
   render: (entry: Entry<T>) => unknown,
 ): Record<string, unknown> {
   const { entries, lastSeq } = collection.pageAfter(page.afterSeq, page.limit);
-  const body: Record<string, unknown> = { [names.key]: entries.map(render) };
-  if (lastSeq !== undefined) body.nextPageCursor = encodeCursor(names.list, names.connectionId, lastSeq);
-  return body;
+  return { [names.key]: entries.map(render), nextPageCursor: lastSeq === undefined ? null : encodeCursor(names.list, names.connectionId, lastSeq) };
 }

@@ -193,12 +193,19 @@ const EMAIL_SUBJECTS = [
   'Checking in',
 ] as const;
 
+/** The simulated org's custom fields: the pick lists' values, and `score`, a number from 0 to 100. */
+export const CUSTOM_FIELD_OPTIONS = {
+  region: ['NA', 'EMEA', 'APAC', 'LATAM'],
+  tier: ['Gold', 'Silver', 'Bronze'],
+  source: ['Web', 'Referral', 'Event', 'Outbound', 'Partner'],
+} as const;
+
 /** Custom fields as the downstream holds them (shown under `additional` and by the passthrough). */
 export function fakeCustomFields(faker: Faker): Record<string, string | number | boolean> {
   return {
-    region: faker.helpers.arrayElement(['NA', 'EMEA', 'APAC', 'LATAM']),
-    tier: faker.helpers.arrayElement(['Gold', 'Silver', 'Bronze']),
-    source: faker.helpers.arrayElement(['Web', 'Referral', 'Event', 'Outbound', 'Partner']),
+    region: faker.helpers.arrayElement(CUSTOM_FIELD_OPTIONS.region),
+    tier: faker.helpers.arrayElement(CUSTOM_FIELD_OPTIONS.tier),
+    source: faker.helpers.arrayElement(CUSTOM_FIELD_OPTIONS.source),
     score: faker.number.int({ min: 0, max: 100 }),
   };
 }

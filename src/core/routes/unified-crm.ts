@@ -1,0 +1,374 @@
+import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
+import { loadDownstream } from '../../downstream/load.js';
+import type { CrmRecord } from '../../model/crm.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
+import { ApiError, ErrorCode } from '../../shared/errors.js';
+import type { ConnectionData } from '../../store/connection-data.js';
+import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
+import { UNIFIED_CRM_OBJECTS, type UnifiedObject } from '../../unified/crm-objects.js';
+import { compileFilters } from '../../unified/filters.js';
+import { loadFieldDetails, loadUnifiedWrites } from '../../unified/load.js';
+import { searchBodySchema, writeBodySchema } from '../../unified/schemas.js';
+import { unifiedView } from '../../unified/view.js';
+import type { ConnectionState } from '../connections.js';
+import { encodeCursor } from '../cursor.js';
+import { queryParam, type Reply } from '../http.js';
+import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
+import { MAX_LIMIT, type PageRequest, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
+
+/**
+ * The service's unified CRM objects, ten families of seven operations each (users are read
+ * only): list, search, get, create, update, details and batch, all derived from one description
+ * per object (src/unified/crm-objects.ts). Every one reads and writes the connection's own
+ * records, the ones the passthrough shows natively and events carry: a create here is a native
+ * create, with its OBJECT_CHANGE event.
+ */
+type Uses = 'registry' | 'clock' | 'pages';
+type Deps = Pick<RouteDeps, Uses>;
+
+/** Most ids one batch read takes. */
+export const MAX_BATCH_IDS = MAX_LIMIT;
+/** Fields a write named that were not written, each with why: a header, since the service ignored them silently. */
+export const IGNORED_FIELDS_HEADER = 'x-sandbox-ignored-fields';
+
+const allFieldsQuery: QueryParameter = {
+  name: 'allFields',
+  description: "Also answer each record in its CRM's native shape, as `additional`",
+  schema: { type: 'boolean', default: false },
+};
+const CRM_INTEGRATIONS = Object.keys(INTEGRATIONS).filter((id) => INTEGRATIONS[id as keyof typeof INTEGRATIONS].category === 'crm');
+
+/**
+ * The caller's connection for a unified CRM route: a CRM's (an engagement connection's objects are
+ * under /engagement), and synced (409 while NEW_CONNECTION).
+ */
+function crmConnection(ctx: RouteContext, accessToken: string, object: UnifiedObject): ConnectionState {
+  const connection = ctx.connectionByToken(accessToken);
+  if (INTEGRATIONS[connection.integrationId].category !== 'crm') {
+    throw new ApiError(
+      400,
+      ErrorCode.INTEGRATION_NOT_SUPPORTED,
+      `/crm/${object.many} serves CRM connections (${CRM_INTEGRATIONS.join(', ')}); this connection is ${connection.integrationId}, an engagement integration: use /engagement/…`,
+      { field: 'accessToken', integrationId: connection.integrationId },
+    );
+  }
+  checkSynced(connection);
+  return connection;
+}
+
+/** The accessToken of a POST or PATCH: in the JSON body (a search takes it in the query too). */
+function bodyToken(ctx: RouteContext, inQuery: boolean): string {
+  const fromQuery = inQuery ? queryParam(ctx.query, 'accessToken') : undefined;
+  const value = fromQuery || ctx.body().accessToken;
+  if (typeof value !== 'string' || value === '') throw ApiError.invalidField('accessToken', 'accessToken is required (a string: the connection’s accessToken)');
+  return value;
+}
+
+/** Renders records of a connection as the unified reads answer them, with `additional` when the systems are given. */
+function renderer(connection: ConnectionState, data: ConnectionData, object: UnifiedObject, now: number, downstreamFor?: typeof DownstreamFor) {
+  if (!downstreamFor) return (entry: Entry<CrmRecord>) => unifiedView(connection.integrationId, object.type, entry.record);
+  const system = downstreamFor(connection.integrationId);
+  const context = { org: connection.org, data, now };
+  return (entry: Entry<CrmRecord>) => ({
+    ...unifiedView(connection.integrationId, object.type, entry.record),
+    additional: system.nativeRecord(object.type, entry.record, entry.extra, context),
+  });
+}
+
+/**
+ * A cached answer of a collection: reads of the same page give the same bytes until the data
+ * changes. Without `additional` a record shows only itself; with it, its native shape names other
+ * records (their native ids), so that answer is kept only while nothing in the connection changed.
+ */
+function cached(
+  deps: Deps,
+  data: ConnectionData,
+  collection: OrderedCollection<CrmRecord>,
+  key: string,
+  allFields: boolean,
+  type: string,
+  render: () => string,
+): Reply {
+  const page = allFields ? deps.pages.get(data, `${type}:${key}`, render) : deps.pages.get(collection, key, render);
+  return { json: page.json, encoded: page.encoded };
+}
+
+/** Loads the systems first when `additional` is asked for. */
+function withSystems<T>(allFields: boolean, answer: (downstreamFor: typeof DownstreamFor | undefined) => T): T | Promise<T> {
+  return allFields ? loadDownstream().then(({ downstreamFor }) => answer(downstreamFor)) : answer(undefined);
+}
+
+function list(object: UnifiedObject): Route<Uses> {
+  return {
+    method: 'GET',
+    pattern: `/crm/${object.many}`,
+    operationId: `listCrm${pascal(object.listKey)}`,
+    summary: `A page of the connection's ${object.listKey} (409 while it is NEW_CONNECTION)`,
+    tag: 'CRM',
+    query: [accessTokenQuery, allFieldsQuery, ...pageQuery],
+    ok: { status: 200, schema: (out) => out.unifiedPageSchema(object), description: `A page of ${object.listKey}` },
+    errors: [409],
+    handler: (ctx, deps) => {
+      const accessToken = requiredQuery(ctx, 'accessToken');
+      const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
+      const connection = crmConnection(ctx, accessToken, object);
+      const page = pageRequest(ctx, object.many, connection.connectionId);
+      const data = deps.registry.dataOf(connection);
+      const collection = data.crm[object.type];
+      const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
+      return withSystems(allFields, (downstreamFor) =>
+        cached(deps, data, collection, `${page.afterSeq}:${page.limit}`, allFields, object.type, () =>
+          JSON.stringify(pageBody(collection, page, names, renderer(connection, data, object, deps.clock.now(), downstreamFor))),
+        ),
+      );
+    },
+  };
+}
+
+function search(object: UnifiedObject): Route<Uses> {
+  return {
+    method: 'POST',
+    pattern: `/crm/${object.many}/search`,
+    operationId: `searchCrm${pascal(object.listKey)}`,
+    summary: `A page of the ${object.listKey} that match every filter (409 while NEW_CONNECTION)`,
+    tag: 'CRM',
+    query: [{ ...accessTokenQuery, required: false, description: "The connection's accessToken (here or in the body)" }, allFieldsQuery, ...pageQuery],
+    body: () => searchBodySchema(object),
+    ok: { status: 200, schema: (out) => out.unifiedPageSchema(object), description: `A page of matching ${object.listKey}` },
+    errors: [409],
+    handler: (ctx, deps) => {
+      const body = ctx.body();
+      const accessToken = bodyToken(ctx, true);
+      const allFields = parseBoolean(queryParam(ctx.query, 'allFields') ?? asText(body.allFields, 'allFields'), 'allFields');
+      const filter = compileFilters(body.filters, object.filters);
+      const connection = crmConnection(ctx, accessToken, object);
+      const list = `${object.many}/search`;
+      const page = readPage(
+        queryParam(ctx.query, 'limit') ?? asText(body.limit, 'limit'),
+        queryParam(ctx.query, 'cursor') ?? asText(body.cursor, 'cursor'),
+        list,
+        connection.connectionId,
+      );
+      const data = deps.registry.dataOf(connection);
+      const collection = data.crm[object.type];
+      const key = `search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}`;
+      return withSystems(allFields, (downstreamFor) =>
+        cached(deps, data, collection, key, allFields, object.type, () => {
+          const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
+          const found = matching(collection, page, (entry) => filter(unifiedView(connection.integrationId, object.type, entry.record)));
+          return JSON.stringify({
+            [object.listKey]: found.entries.map(render),
+            nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
+          });
+        }),
+      );
+    },
+  };
+}
+
+/** A page of the entries that pass, after the page's cursor; `lastSeq` set when more pass after it. */
+function matching(collection: OrderedCollection<CrmRecord>, page: PageRequest, passes: (entry: Entry<CrmRecord>) => boolean) {
+  const entries: Entry<CrmRecord>[] = [];
+  for (const entry of collection.entriesAfter(page.afterSeq)) {
+    if (!passes(entry)) continue;
+    if (entries.length === page.limit) return { entries, lastSeq: entries[entries.length - 1]!.seq };
+    entries.push(entry);
+  }
+  return { entries, lastSeq: undefined };
+}
+
+/** A search body's `limit`, `cursor` or `allFields`, as the query would have it (text). */
+function asText(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw ApiError.invalidField(
+    name,
+    `${name} must be a ${name === 'cursor' ? 'string' : name === 'limit' ? 'number' : 'boolean'}, got ${Array.isArray(value) ? 'array' : typeof value}`,
+  );
+}
+
+function get(object: UnifiedObject): Route<Uses> {
+  const lookups = object.lookups ?? [];
+  return {
+    method: 'GET',
+    pattern: `/crm/${object.one}`,
+    operationId: `getCrm${pascal(object.key)}`,
+    summary: `One ${object.type} by id${lookups.map((key) => ` or ${key} (id wins when both are given)`).join('')}`,
+    tag: 'CRM',
+    query: [
+      accessTokenQuery,
+      { name: 'id', required: lookups.length === 0, description: `The ${object.type}'s id`, schema: { type: 'string' } },
+      ...lookups.map((key) => ({ name: key, description: `Find the ${object.type} by ${key} instead`, schema: { type: 'string' } })),
+      allFieldsQuery,
+    ],
+    ok: { status: 200, schema: (out) => out.unifiedOneSchema(object), description: `The ${object.type}` },
+    errors: [409],
+    handler: (ctx, deps) => {
+      const accessToken = requiredQuery(ctx, 'accessToken');
+      const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
+      const id = queryParam(ctx.query, 'id');
+      const lookup = lookups.find((key) => queryParam(ctx.query, key));
+      if (!id && !lookup) throw ApiError.invalidField('id', `id${lookups.map((key) => ` or ${key}`).join('')} is required`);
+      const connection = crmConnection(ctx, accessToken, object);
+      const data = deps.registry.dataOf(connection);
+      const entry = id ? data.crm[object.type].entry(id) : findBy(connection, data, object, lookup!, queryParam(ctx.query, lookup!)!);
+      if (!entry) throw ApiError.notFound(object.type, id || queryParam(ctx.query, lookup!)!, id ? 'id' : lookup);
+      return withSystems(allFields, (downstreamFor) => ({
+        body: { [object.key]: renderer(connection, data, object, deps.clock.now(), downstreamFor)(entry) },
+      }));
+    },
+  };
+}
+
+/** The first record whose field (as answered) equals the value, oldest first. */
+function findBy(connection: ConnectionState, data: ConnectionData, object: UnifiedObject, field: string, value: string): Entry<CrmRecord> | undefined {
+  for (const entry of data.crm[object.type].entriesAfter(0)) {
+    if ((unifiedView(connection.integrationId, object.type, entry.record) as Record<string, unknown>)[field] === value) return entry;
+  }
+  return undefined;
+}
+
+function batch(object: UnifiedObject): Route<Uses> {
+  return {
+    method: 'GET',
+    pattern: `/crm/${object.one}/batch`,
+    operationId: `batchCrm${pascal(object.listKey)}`,
+    summary: `The ${object.listKey} of the ids given, and the ids that name none`,
+    tag: 'CRM',
+    query: [
+      accessTokenQuery,
+      { name: 'ids', required: true, description: `Comma-separated ids, at most ${MAX_BATCH_IDS}`, schema: { type: 'string' } },
+      allFieldsQuery,
+    ],
+    ok: { status: 200, schema: (out) => out.unifiedBatchSchema(object), description: `The ${object.listKey} found and the invalid ids` },
+    errors: [409],
+    handler: (ctx, deps) => {
+      const accessToken = requiredQuery(ctx, 'accessToken');
+      const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
+      const ids = [
+        ...new Set(
+          requiredQuery(ctx, 'ids')
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean),
+        ),
+      ];
+      if (ids.length === 0) throw ApiError.invalidField('ids', 'ids must name at least one id (comma-separated)');
+      if (ids.length > MAX_BATCH_IDS)
+        throw ApiError.invalidField('ids', `ids may name at most ${MAX_BATCH_IDS} ids, got ${ids.length}`, { limit: MAX_BATCH_IDS });
+      const connection = crmConnection(ctx, accessToken, object);
+      const data = deps.registry.dataOf(connection);
+      const collection = data.crm[object.type];
+      return withSystems(allFields, (downstreamFor) => {
+        const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
+        const found = ids.flatMap((id) => {
+          const entry = collection.entry(id);
+          return entry ? [render(entry)] : [];
+        });
+        return { body: { [object.listKey]: found, invalidIds: ids.filter((id) => !collection.has(id)) } };
+      });
+    },
+  };
+}
+
+function details(object: UnifiedObject): Route<Uses> {
+  return {
+    method: 'GET',
+    pattern: `/crm/${object.one}/details`,
+    operationId: `getCrm${pascal(object.key)}Details`,
+    summary: `The fields of ${object.type} on the connection's CRM: unified, custom and (allFields=true) native`,
+    tag: 'CRM',
+    query: [accessTokenQuery, { name: 'cursor', description: 'Unused: the fields come in one page', schema: { type: 'string' } }, allFieldsQuery],
+    ok: { status: 200, schema: (out) => out.fieldDetailsSchema(), description: 'The fields, in one page' },
+    errors: [409],
+    handler: async (ctx) => {
+      const accessToken = requiredQuery(ctx, 'accessToken');
+      const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
+      const connection = crmConnection(ctx, accessToken, object);
+      readPage(undefined, queryParam(ctx.query, 'cursor'), `${object.one}/details`, connection.connectionId);
+      const [{ fieldDetails }, { nativeObjectOf }] = await Promise.all([loadFieldDetails(), loadDownstream()]);
+      const native = nativeObjectOf(connection.integrationId, object.type)?.object;
+      return { body: { fields: fieldDetails(object, connection.integrationId, native, allFields), nextPageCursor: null } };
+    },
+  };
+}
+
+function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
+  return {
+    method: mode === 'create' ? 'POST' : 'PATCH',
+    pattern: `/crm/${object.one}`,
+    operationId: `${mode}Crm${pascal(object.key)}`,
+    summary: `${mode === 'create' ? 'Create' : 'Update'} a ${object.type} in the connection's CRM (emits OBJECT_CHANGE ${mode === 'create' ? 'CREATE' : 'UPDATE'})`,
+    tag: 'CRM',
+    body: () => writeBodySchema(object, mode),
+    ok: { status: 200, schema: (out) => out.idAnswerSchema, description: `The ${object.type}'s id` },
+    errors: [409],
+    handler: async (ctx, deps) => {
+      const body = ctx.body();
+      const accessToken = bodyToken(ctx, false);
+      const id = mode === 'update' ? body.id : undefined;
+      if (mode === 'update' && (typeof id !== 'string' || id === '')) throw ApiError.invalidField('id', `id is required: the ${object.type} to update`);
+      if (body[object.key] === undefined) throw ApiError.invalidField(object.key, `${object.key} is required: the ${object.type}'s fields`);
+      const connection = crmConnection(ctx, accessToken, object);
+      const data = deps.registry.dataOf(connection);
+      const current = mode === 'update' ? data.get(object.type, id as string) : undefined;
+      const [{ planWrite }, { nativeObjectOf }] = await Promise.all([loadUnifiedWrites(), loadDownstream()]);
+      const native = nativeObjectOf(connection.integrationId, object.type);
+      const now = deps.clock.now();
+      const plan = planWrite({
+        object,
+        integrationId: connection.integrationId,
+        mode,
+        body: body[object.key],
+        at: object.key,
+        data,
+        now,
+        ...(current ? { current } : {}),
+        ...(native ? { native: { ...native, context: { org: connection.org, data, now } } } : {}),
+      });
+      const ignored = [
+        ...Object.keys(body)
+          .filter((key) => !['accessToken', 'id', object.key].includes(key))
+          .map((key) => `${key} (not a field of this request)`),
+        ...plan.ignored,
+      ];
+      const written = atField(object.key, () => {
+        if (!current) return data.create(object.type, plan.input, plan.extra ?? { custom: {} });
+        const entry = data.crm[object.type].entry(current.id)!;
+        const extra = plan.extra
+          ? {
+              ...entry.extra,
+              custom: { ...(entry.extra.custom as object), ...plan.extra.custom },
+              ...(plan.extra.native ? { native: { ...(entry.extra.native as object), ...plan.extra.native } } : {}),
+            }
+          : undefined;
+        return data.update(object.type, current.id, plan.input, extra);
+      });
+      return { body: { id: written.id }, ...(ignored.length > 0 ? { headers: { [IGNORED_FIELDS_HEADER]: ignored.join(', ') } } : {}) };
+    },
+  };
+}
+
+/** Runs a store write, naming its bad fields under the body key (`deal.stage`), as the request wrote them. */
+function atField<T>(key: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.errorCode !== ErrorCode.INVALID_FIELD_VALUE || typeof error.metadata?.field !== 'string') throw error;
+    const field = error.metadata.field === '' ? key : `${key}.${error.metadata.field}`;
+    throw ApiError.invalidField(field, `${key}.${error.message}`, { ...error.metadata, field });
+  }
+}
+
+const pascal = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** Every family's routes, in the order of the service's document: list, search, get, create, update, details, batch. */
+export const unifiedCrmRoutes: Route<Uses>[] = UNIFIED_CRM_OBJECTS.flatMap((object) => [
+  list(object),
+  search(object),
+  get(object),
+  ...(object.readOnly ? [] : [write(object, 'create'), write(object, 'update')]),
+  details(object),
+  batch(object),
+]);

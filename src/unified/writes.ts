@@ -1,0 +1,309 @@
+import { parseTime, stageWrites } from '../downstream/fields.js';
+import { FieldError, isPlainObject, type NativeObject, translate, type WritePolicy } from '../downstream/rest-engine.js';
+import type { DownstreamContext } from '../downstream/types.js';
+import { ADDRESS_PARTS, CRM_FIELDS, type CrmRecord, DERIVED_FIELDS } from '../model/crm.js';
+import type { IntegrationId } from '../model/integrations.js';
+import { ApiError } from '../shared/errors.js';
+import type { ConnectionData } from '../store/connection-data.js';
+import { DEAL_STAGES } from '../store/seed/fake-fields.js';
+import { type LinkInput, PARTICIPANT_ROLES, type UnifiedField, type UnifiedObject } from './crm-objects.js';
+import { isMapped } from './view.js';
+
+/**
+ * A unified create or update body (`{ contact: { … } }`'s object) as a store write: each field
+ * checked against the document's `<Object>Create` / `<Object>Update` schema, the ids it links
+ * with turned into associations, `additional` written through the CRM's own field names, and
+ * the CRM's own rules applied (a Salesforce note on one record at most). A bad field is a 400
+ * naming it under the body key (`deal.closeDate`); a field the schema does not know is ignored,
+ * as the service did, and reported back.
+ */
+
+export interface WriteRequest {
+  object: UnifiedObject;
+  integrationId: IntegrationId;
+  mode: 'create' | 'update';
+  /** The object under the body key. */
+  body: unknown;
+  /** The body key, for messages: `contact`. */
+  at: string;
+  data: ConnectionData;
+  /** The sandbox's time (ms): an email created without a messageDate was sent now. */
+  now: number;
+  /** The record an update changes. */
+  current?: CrmRecord;
+  /** The CRM's native object of the type, for `additional` (undefined: the CRM has none). */
+  native?: { object: NativeObject; policy: WritePolicy; context: DownstreamContext };
+}
+
+export interface WritePlan {
+  /** The store write: unified fields and `associations`. */
+  input: Record<string, unknown>;
+  /** The record's extras to store: custom fields and native-only values from `additional` (update: merged by the caller). */
+  extra?: { custom: Record<string, unknown>; native?: Record<string, unknown> };
+  /** Fields given that were not written, each with why: what the caller is told. */
+  ignored: string[];
+}
+
+/** The first stage of every pipeline: where a deal created without one starts. */
+const FIRST_STAGE = DEAL_STAGES[0].stage;
+/** What Salesforce puts in a lead's required Company when the service creates one without an account (the document's LeadCreate says so). */
+const SALESFORCE_LEAD_COMPANY = '[TODO]: Fill in Company Name';
+const typeName = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+const bad = (field: string, message: string, more: Record<string, unknown> = {}) => ApiError.invalidField(field, `${field} ${message}`, more);
+
+/**
+ * Plans a unified write, or throws a 400 naming the first bad field.
+ *
+ * @example planWrite({ object: unifiedObjectOf('Contact'), integrationId: 'hubspot', mode: 'create', body: { lastName: 'Lovelace' }, at: 'contact', data })
+ */
+export function planWrite(request: WriteRequest): WritePlan {
+  const { object, mode, at } = request;
+  if (!isPlainObject(request.body)) throw bad(at, `must be an object of ${object.type} fields, got ${typeName(request.body)}`);
+  const body = request.body;
+  const ignored: string[] = [];
+  const fields: Record<string, unknown> = {};
+  const associations: Record<string, string[] | string | null> = {};
+  const recordKeys = new Set(['id', 'nativeId', 'createdTime', 'modifiedTime', 'associations', ...Object.keys(CRM_FIELDS[object.type].shape)]);
+
+  for (const [key, value] of Object.entries(body)) {
+    if (key === 'additional' || value === undefined) continue;
+    const field = object.fields.find((candidate) => candidate.key === key);
+    const link = object.links.find((candidate) => candidate.input === key);
+    if (field?.[mode]) {
+      if (!isMapped(request.integrationId, object.type, key)) {
+        ignored.push(`${at}.${key} (not a field of ${object.type} in ${request.integrationId})`);
+        continue;
+      }
+      fields[key] = checkValue(field, value, `${at}.${key}`);
+    } else if (link?.[mode]) {
+      linkInto(associations, link, value, `${at}.${key}`, request, body);
+    } else if (field || link || recordKeys.has(key)) {
+      throw bad(
+        `${at}.${key}`,
+        `cannot be written by ${mode === 'create' ? 'a create' : 'an update'} of ${object.type}; writable: ${writable(object, mode).join(', ')}`,
+        {
+          allowed: writable(object, mode),
+        },
+      );
+    } else {
+      ignored.push(`${at}.${key} (not a field of ${object.type})`);
+    }
+  }
+  checkRequired(request, fields, associations);
+  checkCrmRules(request, associations);
+
+  const fromAdditional = request.native && body.additional !== undefined ? writeAdditional(request, body.additional) : undefined;
+  const input: Record<string, unknown> = mode === 'create' ? emptyRecord(request) : {};
+  Object.assign(input, fromAdditional?.input, fields);
+  // A new address has only the parts written (the store would fill the others with made-up ones).
+  if (mode === 'create' && isPlainObject(input.address)) input.address = { ...Object.fromEntries(ADDRESS_PARTS.map((part) => [part, null])), ...input.address };
+  derive(request, input, fields);
+  const links = { ...(fromAdditional?.input.associations as Record<string, unknown> | undefined), ...associations };
+  if (Object.keys(links).length > 0) input.associations = links;
+  if (body.additional !== undefined && !request.native) ignored.push(`${at}.additional (${request.integrationId} has no native ${object.type})`);
+  const extra = fromAdditional ? { custom: fromAdditional.custom, ...(fromAdditional.native ? { native: fromAdditional.native } : {}) } : undefined;
+  return { input, ...(extra ? { extra } : {}), ignored };
+}
+
+/** The body fields a create or update of the object may write. */
+export function writable(object: UnifiedObject, mode: 'create' | 'update'): string[] {
+  return [
+    ...object.fields.filter((field) => field[mode]).map((field) => field.key),
+    ...object.links.filter((link) => link[mode]).map((link) => link.input),
+    'additional',
+  ];
+}
+
+function checkValue(field: UnifiedField, value: unknown, at: string): unknown {
+  if (value === null) return null;
+  switch (field.kind) {
+    case 'string':
+    case 'decimalString': {
+      if (typeof value !== 'string') throw bad(at, `must be a string, got ${typeName(value)}`);
+      if (field.options && field.detail === 'singleselect' && !field.options.includes(value)) {
+        throw bad(at, `must be one of ${field.options.map((option) => JSON.stringify(option)).join(', ')}, got ${JSON.stringify(value)}`, {
+          allowed: [...field.options],
+        });
+      }
+      return value;
+    }
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw bad(at, `must be a number, got ${typeName(value)}`);
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw bad(at, `must be true or false, got ${typeName(value)}`);
+      return value;
+    case 'date':
+      try {
+        return parseTime(value, at);
+      } catch {
+        throw bad(at, `must be an ISO-8601 date or date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(value)}`);
+      }
+    case 'stringList':
+      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw bad(at, `must be an array of strings, got ${typeName(value)}`);
+      return [...value];
+    case 'address': {
+      if (!isPlainObject(value)) throw bad(at, `must be an object with ${ADDRESS_PARTS.join(', ')}, got ${typeName(value)}`);
+      for (const [part, text] of Object.entries(value)) {
+        if (!(ADDRESS_PARTS as readonly string[]).includes(part))
+          throw bad(`${at}.${part}`, `is not a part of an address; allowed: ${ADDRESS_PARTS.join(', ')}`);
+        if (text !== null && typeof text !== 'string') throw bad(`${at}.${part}`, `must be a string, got ${typeName(text)}`);
+      }
+      return value;
+    }
+  }
+}
+
+/** An id a write links with, checked against the connection's records, into the association it sets. */
+function linkInto(
+  associations: Record<string, string[] | string | null>,
+  link: LinkInput,
+  value: unknown,
+  at: string,
+  request: WriteRequest,
+  body: Record<string, unknown>,
+): void {
+  const many = link.association.endsWith('Ids');
+  if (value === null) {
+    if (!many) associations[link.association] = null;
+    return;
+  }
+  const ids: string[] = [];
+  if (link.form === 'id') {
+    if (typeof value !== 'string' || value === '') throw bad(at, `must be a record id, got ${typeName(value)}`);
+    ids.push(value);
+  } else {
+    const items = link.form === 'participants' ? value : [value];
+    if (!Array.isArray(items)) throw bad(at, `must be an array of { id, role }, got ${typeName(value)}`);
+    items.forEach((item, index) => {
+      const where = link.form === 'participants' ? `${at}[${index}]` : at;
+      if (!isPlainObject(item) || typeof item.id !== 'string') throw bad(where, 'must be { id, role } with the id of a record');
+      if (!(PARTICIPANT_ROLES as readonly string[]).includes(item.role as string)) {
+        throw bad(
+          `${where}.role`,
+          `must be one of ${PARTICIPANT_ROLES.join(', ')}: a linked ${link.target} takes part in the email, got ${JSON.stringify(item.role)}`,
+        );
+      }
+      ids.push(item.id);
+    });
+  }
+  const target = link.target ?? attendeeTarget(body.associatedObjectType, at);
+  for (const id of ids) {
+    if (!request.data.crm[target].has(id)) throw bad(at, `points at no ${target} of this connection: ${JSON.stringify(id)}`);
+  }
+  if (many) associations[link.association] = [...new Set([...((associations[link.association] as string[] | undefined) ?? []), ...ids])];
+  else associations[link.association] = ids[0]!;
+}
+
+/** An attendee's associationId points at the type its associatedObjectType names. */
+function attendeeTarget(kind: unknown, at: string): 'Contact' | 'Lead' | 'User' {
+  if (kind === 'Contact' || kind === 'Lead' || kind === 'User') return kind;
+  throw bad(at, `links a Contact, Lead or User, named by associatedObjectType; with associatedObjectType ${JSON.stringify(kind ?? null)} give email instead`);
+}
+
+function checkRequired(request: WriteRequest, fields: Record<string, unknown>, associations: Record<string, unknown>): void {
+  const { object, mode, at } = request;
+  const given = request.body as Record<string, unknown>;
+  const key = mode === 'create' ? 'requiredOnCreate' : 'requiredOnUpdate';
+  for (const field of object.fields) {
+    if (!field[key]) continue;
+    const value = field.key in fields ? fields[field.key] : given[field.key];
+    if (value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
+      throw bad(`${at}.${field.key}`, `is required to ${mode} a ${object.type} (the document's ${object.type}${mode === 'create' ? 'Create' : 'Update'})`);
+    }
+  }
+  for (const link of object.links) {
+    if (link[key as 'requiredOnCreate'] && associations[link.association] === undefined) {
+      throw bad(`${at}.${link.input}`, `is required to ${mode} a ${object.type}`);
+    }
+  }
+  if (object.type === 'EventAttendee' && mode === 'create') {
+    const other = given.associatedObjectType === 'Other';
+    if (other && given.associationId !== undefined && given.associationId !== null) {
+      throw bad(`${at}.associationId`, 'must be left out for an Other attendee, who is named by email');
+    }
+    if (other && (typeof given.email !== 'string' || given.email === '')) throw bad(`${at}.email`, 'is required for an Other attendee');
+    if (!other && associations.associationId === undefined)
+      throw bad(`${at}.associationId`, `is required for a ${String(given.associatedObjectType)} attendee`);
+    if (!other && given.email !== undefined && given.email !== null)
+      throw bad(`${at}.email`, 'is only for an Other attendee: a linked one has its record’s email');
+  }
+}
+
+/** Rules the document's caveats give per CRM. */
+function checkCrmRules(request: WriteRequest, associations: Record<string, unknown>): void {
+  if (request.integrationId !== 'salesforce' || request.mode !== 'create') return;
+  const given = (name: string) => associations[name] !== undefined;
+  const at = request.at;
+  if (request.object.type === 'Note') {
+    const on = ['dealIds', 'leadIds', 'accountIds', 'contactIds'].filter(given);
+    if (on.length > 1) throw bad(at, 'may name one record only on Salesforce (a Note has one ParentId): give one of dealId, leadId, accountId, contactId');
+  }
+  if (request.object.type === 'Task') {
+    if (given('leadIds') && given('contactIds')) throw bad(`${at}.leadId`, 'and contactId cannot both be given on Salesforce (a Task has one WhoId)');
+    if (given('dealIds') && given('accountIds')) throw bad(`${at}.dealId`, 'and accountId cannot both be given on Salesforce (a Task has one WhatId)');
+  }
+}
+
+/** `additional`: native fields by the CRM's own names, written as a native write would write them. */
+function writeAdditional(
+  request: WriteRequest,
+  additional: unknown,
+): { input: Record<string, unknown>; custom: Record<string, unknown>; native?: Record<string, unknown> } {
+  const at = `${request.at}.additional`;
+  if (!isPlainObject(additional)) throw bad(at, `must be an object of ${request.integrationId} fields, got ${typeName(additional)}`);
+  const { object, policy, context } = request.native!;
+  try {
+    return translate(object, additional, policy, context, request.current, true);
+  } catch (error) {
+    if (!(error instanceof FieldError)) throw error;
+    const field = error.field ? `${at}.${error.field}` : at;
+    throw ApiError.invalidField(field, `${field}: ${error.message}`);
+  }
+}
+
+/**
+ * A new record's fields before the written ones: empty, as a create in the CRM leaves them (no
+ * generated values), with the CRM's defaults where it has them.
+ */
+function emptyRecord(request: WriteRequest): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const derived = DERIVED_FIELDS[request.object.type] ?? [];
+  for (const [key, schema] of Object.entries(CRM_FIELDS[request.object.type].shape)) {
+    if (derived.includes(key)) continue;
+    out[key] = schema.safeParse(false).success ? false : schema.safeParse([]).success ? [] : null;
+  }
+  switch (request.object.type) {
+    case 'Deal':
+      Object.assign(out, stageWrites(FIRST_STAGE));
+      break;
+    case 'Task':
+      Object.assign(out, { status: 'Not Started', priority: 'Normal' });
+      break;
+    case 'EventAttendee':
+      out.status = 'NeedsAction';
+      break;
+    case 'Email':
+      Object.assign(out, { status: 'SENT', messageDate: new Date(request.now).toISOString() });
+      break;
+    case 'Lead':
+      if (request.integrationId === 'salesforce') out.account = SALESFORCE_LEAD_COMPANY;
+      break;
+  }
+  return out;
+}
+
+/** Values that follow others, as the CRMs derive them. */
+function derive(request: WriteRequest, input: Record<string, unknown>, fields: Record<string, unknown>): void {
+  if (request.object.type === 'Deal' && typeof fields.stage === 'string') Object.assign(input, stageWrites(fields.stage));
+  if (request.object.type === 'Task') {
+    // The document: isDone takes precedence and sets the status to the default or a closed one.
+    if (typeof fields.isDone === 'boolean') {
+      const open = typeof fields.status === 'string' && !/^completed?$/i.test(fields.status) ? fields.status : 'Not Started';
+      input.status = fields.isDone ? 'Completed' : open;
+    } else if (typeof fields.status === 'string') {
+      input.isDone = /^completed?$/i.test(fields.status);
+    }
+  }
+  if (request.object.type === 'EventAttendee' && request.mode === 'create' && fields.associatedObjectType !== 'Other') input.email = null;
+}
