@@ -140,7 +140,6 @@ function search(object: UnifiedObject): Route<Uses> {
       const body = ctx.body();
       const accessToken = bodyToken(ctx, true);
       const allFields = parseBoolean(queryParam(ctx.query, 'allFields') ?? asText(body.allFields, 'allFields'), 'allFields');
-      const filter = compileFilters(body.filters, object.filters);
       const connection = crmConnection(ctx, accessToken, object);
       const list = `${object.many}/search`;
       const page = readPage(
@@ -153,7 +152,9 @@ function search(object: UnifiedObject): Route<Uses> {
       const collection = data.crm[object.type];
       const key = `search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}`;
       return withSystems(allFields, (downstreamFor) =>
+        // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
         cached(deps, data, collection, key, allFields, object.type, () => {
+          const filter = compileFilters(body.filters, object.filters);
           const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
           const found = matching(collection, page, (entry) => filter(unifiedView(connection.integrationId, object.type, entry.record)));
           return JSON.stringify({
