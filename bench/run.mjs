@@ -69,7 +69,12 @@ if (wants('throughput')) {
       timing,
     );
     // The unified CRM objects (issue 27): a list page and a search, each at least 0.6× of the same bytes from node:http.
-    await compare('GET /crm/contacts?limit=100 (unified list)', server, { path: `/crm/contacts?accessToken=${accessToken}&limit=100`, headers: KEY }, { ...timing, target: 0.6 });
+    await compare(
+      'GET /crm/contacts?limit=100 (unified list)',
+      server,
+      { path: `/crm/contacts?accessToken=${accessToken}&limit=100`, headers: KEY },
+      { ...timing, target: 0.6 },
+    );
     await compare(
       'POST /crm/contacts/search (unified search)',
       server,

@@ -349,6 +349,26 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'answers byte-identically for the same seed and calls',
+    run: async (t, sandbox) => {
+      const transcript = async () => {
+        const { accessToken } = await ready(t, sandbox, 'pipedrive');
+        const texts: string[] = [];
+        for (const object of UNIFIED_CRM_OBJECTS)
+          texts.push((await t.call('GET', `/crm/${object.many}`, { query: { accessToken, limit: 5, allFields: true } })).text);
+        const created = await t.call('POST', '/crm/deal', { json: { accessToken, deal: { name: 'Same', closeDate: '2025-05-01' } } });
+        texts.push(created.text, (await t.call('GET', '/crm/deal', { query: { accessToken, id: created.body.id } })).text);
+        texts.push((await t.call('POST', '/crm/deals/search', { json: { accessToken, filters: { name: { equals: 'Same' } } } })).text);
+        texts.push((await t.call('GET', '/crm/deal/details', { query: { accessToken, allFields: true } })).text);
+        texts.push(JSON.stringify(sandbox.emittedEvents()));
+        return texts;
+      };
+      const first = await transcript();
+      sandbox.reset();
+      expect(await transcript()).toEqual(first);
+    },
+  },
+  {
     name: 'paths with repeated slashes are the single-slash paths, as the service took them',
     run: async (t, sandbox) => {
       const { accessToken } = await ready(t, sandbox, 'hubspot');
