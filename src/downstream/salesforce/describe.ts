@@ -174,7 +174,7 @@ export function describeField(
     aiPredictionField: false,
     autoNumber: false,
     byteLength: type === 'id' || type === 'reference' ? 18 : length * 3,
-    calculated: !writable && !system,
+    calculated: !writable && !system && type !== 'address',
     calculatedFormula: null,
     cascadeDelete: false,
     caseSensitive: false,
