@@ -268,6 +268,7 @@ describe('zoho emails', () => {
     const lonely = all(data, 'Lead').find((lead) => !emails(data).some((candidate) => candidate.associations.leadIds.includes(lead.id)))!;
     expect(call('GET', `Leads/${lonely.nativeId}/Emails`)).toMatchObject({ statusCode: 204, body: null });
     expect(call('GET', `Tasks/${lonely.nativeId}/Emails`)).toMatchObject({ statusCode: 404, body: { code: 'INVALID_URL_PATTERN' } });
+    expect(call('GET', 'constructor/1/Emails')).toMatchObject({ statusCode: 404, body: { code: 'INVALID_URL_PATTERN' } });
   });
 
   it('sends an email from a contact: logged as a stored Email on it, from its user, reported as CREATE', () => {

@@ -20,7 +20,8 @@ export const STATUS_VALUES = Object.keys(STATUS_WORDS);
 export function statusCode(record: CrmRecord): string {
   const { status, isIncoming } = emailOf(record);
   if (status === null) return isIncoming ? '0' : '3';
-  return STATUS_CODES[status.toUpperCase()] ?? (STATUS_WORDS[status] ? status : '3');
+  const upper = status.toUpperCase();
+  return Object.hasOwn(STATUS_CODES, upper) ? STATUS_CODES[upper]! : Object.hasOwn(STATUS_WORDS, status) ? status : '3';
 }
 const isDraft = (record: CrmRecord) => statusCode(record) === '5';
 
@@ -32,32 +33,32 @@ const notDraft = (native: string) =>
     'INSUFFICIENT_ACCESS_OR_READONLY',
   );
 
-/** A field Salesforce lets a create set, and an update only while the email is a draft. */
-function draftOnly(map: FieldMap): FieldMap {
-  const write = map.write!;
-  return { ...map, write: (value, context) => (context.current && !isDraft(context.current) ? throwing(notDraft(map.native)) : write(value, context)) };
-}
-
-/** A field only a create may set (Incoming). */
-function createOnly(map: FieldMap): FieldMap {
+/** A field map whose writes `refuse` may turn down, by the record they would change (undefined on create). */
+function guarded(map: FieldMap, refuse: (current: CrmRecord | undefined) => FieldError | undefined): FieldMap {
   const write = map.write!;
   return {
     ...map,
-    write: (value, context) =>
-      context.current ? throwing(new FieldError(map.native, `${map.native} is set on create only`, 'readOnly')) : write(value, context),
+    write: (value, context) => {
+      const error = refuse(context.current);
+      if (error) throw error;
+      return write(value, context);
+    },
   };
 }
 
-const throwing = (error: Error): never => {
-  throw error;
-};
+/** A field Salesforce lets a create set, and an update only while the email is a draft. */
+const draftOnly = (map: FieldMap) => guarded(map, (current) => (current && !isDraft(current) ? notDraft(map.native) : undefined));
+
+/** A field only a create may set (Incoming). */
+const createOnly = (map: FieldMap) =>
+  guarded(map, (current) => (current ? new FieldError(map.native, `${map.native} is set on create only`, 'readOnly') : undefined));
 
 const status: FieldMap = {
   native: 'Status',
   covers: ['status'],
   read: statusCode,
   write: (value, { current }) => {
-    if (typeof value !== 'string' || !STATUS_WORDS[value]) {
+    if (typeof value !== 'string' || !Object.hasOwn(STATUS_WORDS, value)) {
       throw new FieldError('Status', `bad value for restricted picklist field: ${String(value)}`, 'value', 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST');
     }
     if (current) {

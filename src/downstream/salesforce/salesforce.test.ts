@@ -454,6 +454,7 @@ describe('salesforce EmailMessage', () => {
     expect(post({ Status: '9' }).body).toEqual([
       { errorCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', message: 'bad value for restricted picklist field: 9', fields: ['Status'] },
     ]);
+    expect(post({ Status: 'constructor' }).body).toMatchObject([{ errorCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', fields: ['Status'] }]);
     expect(post({ Status: '3', IsBounced: true }).body).toMatchObject([{ errorCode: 'INVALID_FIELD_FOR_INSERT_UPDATE', fields: ['IsBounced'] }]);
     expect(post({ Status: '3', ToIds: ['003000000000000AAA'] }).body).toMatchObject([{ errorCode: 'INVALID_CROSS_REFERENCE_KEY', fields: ['ToIds'] }]);
     expect(post({ Status: '3', RelatedToId: '001000000000000AAA' }).body).toMatchObject([

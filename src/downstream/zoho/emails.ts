@@ -114,8 +114,9 @@ interface Parent {
 
 function parentOf(params: Record<string, string>, request: DownstreamRequest, context: DownstreamContext): Parent | DownstreamResponse {
   const module = params.module!;
-  const target = MODULES[module];
-  if (!LINKED_BY[module] || !target) return errors.notFound(request, context);
+  // A module name is any path segment (`constructor` too): looked up as an own key only.
+  if (!Object.hasOwn(LINKED_BY, module) || !Object.hasOwn(MODULES, module)) return errors.notFound(request, context);
+  const target = MODULES[module]!;
   const found = findRecord([target], params.id!, context.data);
   if (!found) {
     return reply(404, { data: [{ code: 'INVALID_DATA', details: { id: params.id }, message: 'the id given seems to be invalid', status: 'error' }] }, HEADERS);
