@@ -7,7 +7,7 @@ import { serviceChecker } from './helpers/service-document.js';
 import { API_KEY, type CallOptions, type CallResult, devServerTransport, mswTransport, type Transport } from './helpers/transports.js';
 
 /**
- * The service's unified CRM objects, over both transports (MSW in this process, the dev server on
+ * The unified CRM objects (docs/reference/unified-objects.md), over both transports (MSW in this process, the dev server on
  * a real port), each case on a fresh virtual-clock sandbox; every success is checked against the
  * service's own v1 document. Also run by test/openapi-traffic.test.ts against the sandbox's.
  */

@@ -149,3 +149,167 @@ describe('zoho', () => {
     expect(call('GET', 'Widgets/search', undefined, { word: 'ab' })).toMatchObject({ statusCode: 404, body: { code: 'INVALID_URL_PATTERN' } });
   });
 });
+
+describe('pipedrive mailbox', () => {
+  const emails = (data: ConnectionData) => all(data, 'Email');
+
+  it('reads a stored Email as a mail message, with its body on asking, and as a thread of its own', () => {
+    const { data, call, context } = makeData('pipedrive');
+    const email = emails(data).find((candidate) => candidate.isIncoming && candidate.associations.contactIds.length > 0)!;
+    const contact = data.crm.Contact.get(email.associations.contactIds[0]!) as CrmRecord<'Contact'>;
+    const owner = data.crm.User.get(email.associations.ownerUserId!)!;
+    const answer = call('GET', `v1/mailbox/mailMessages/${email.nativeId}`, undefined, { include_body: '1' });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toMatchObject({ success: true, statusCode: 2000, statusText: 'Success', service: 'email-api' });
+    expect(answer.body.data).toMatchObject({
+      id: Number(email.nativeId),
+      from: [{ email_address: email.from, linked_person_id: Number(contact.nativeId), linked_person_name: `${contact.firstName} ${contact.lastName}` }],
+      to: email.to.map((address) => ({ email_address: address })),
+      user_id: Number(owner.nativeId),
+      mail_thread_id: Number(email.nativeId),
+      subject: email.subject,
+      snippet: email.body!.slice(0, 225),
+      sent_flag: 0,
+      has_attachments_flag: email.hasAttachment ? 1 : 0,
+      message_time: `${email.messageDate!.slice(0, 19)}.000Z`,
+      body: email.bodyHtml,
+    });
+    expect(call('GET', `v1/mailbox/mailMessages/${email.nativeId}`).body.data.body).toBeUndefined();
+    const { body: nativeBody, ...withoutBody } = answer.body.data;
+    expect(nativeBody).toBe(email.bodyHtml);
+    expect(downstreamFor('pipedrive').nativeRecord('Email', email, data.crm.Email.entry(email.id)!.extra, context)).toEqual(withoutBody);
+    const thread = call('GET', `v1/mailbox/mailThreads/${email.nativeId}`).body.data;
+    expect(thread).toMatchObject({ id: Number(email.nativeId), subject: email.subject, folders: ['inbox'], message_count: 1, first_message_to_me_flag: 1 });
+    expect(call('GET', `v1/mailbox/mailThreads/${email.nativeId}/mailMessages`).body.data).toEqual([withoutBody]);
+    const inbox = call('GET', 'v1/mailbox/mailThreads', undefined, { folder: 'inbox', limit: '500' }).body.data.map((row: any) => row.id);
+    expect(inbox).toEqual(
+      emails(data)
+        .filter((candidate) => candidate.isIncoming)
+        .map((candidate) => Number(candidate.nativeId)),
+    );
+    expect(call('GET', 'v1/mailbox/mailThreads', undefined, { folder: 'drafts' }).body.data).toEqual([]);
+    expect(call('GET', 'v1/mailbox/mailMessages/1')).toMatchObject({ statusCode: 404, body: { success: false } });
+  });
+
+  it("lists a person's, a deal's and an organization's mail messages, newest first", () => {
+    const { data, call } = makeData('pipedrive');
+    const email = emails(data).find((candidate) => candidate.associations.dealIds.length > 0)!;
+    for (const [collection, type, assoc] of [
+      ['deals', 'Deal', 'dealIds'],
+      ['organizations', 'Account', 'accountIds'],
+      ['persons', 'Contact', 'contactIds'],
+    ] as const) {
+      const target = data.crm[type].get(email.associations[assoc][0]!)!;
+      const answer = call('GET', `v1/${collection}/${target.nativeId}/mailMessages`);
+      expect(answer.statusCode).toBe(200);
+      const items = answer.body.data as any[];
+      const expected = emails(data).filter((candidate) => candidate.associations[assoc].includes(target.id));
+      expect(items.map((item) => item.data.id).sort()).toEqual(expected.map((candidate) => Number(candidate.nativeId)).sort());
+      expect(items[0]).toMatchObject({ object: 'mailMessage', data: { subject: expect.any(String) } });
+      const times = items.map((item) => item.data.message_time);
+      expect(times).toEqual([...times].sort().reverse());
+    }
+    expect(call('GET', 'v1/persons/1/mailMessages')).toMatchObject({ statusCode: 404, body: { success: false, error: 'Person not found' } });
+  });
+
+  it('refuses every write to mail in its own error body: the mailbox API is read-only', () => {
+    const { data, changes, call } = makeData('pipedrive');
+    const email = emails(data)[0]!;
+    const refused = { statusCode: 404, body: { success: false, error: 'Unknown method .', data: null } };
+    expect(call('POST', 'v1/mailbox/mailMessages', { subject: 'x' })).toMatchObject(refused);
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      expect(call(method, `v1/mailbox/mailMessages/${email.nativeId}`, { subject: 'x' })).toMatchObject(refused);
+      expect(call(method, `v1/mailbox/mailThreads/${email.nativeId}`, { read_flag: 0 })).toMatchObject(refused);
+    }
+    expect(data.crm.Email.get(email.id)).toBe(email);
+    expect(changes).toEqual([]);
+  });
+});
+
+describe('zoho emails', () => {
+  const emails = (data: ConnectionData) => all(data, 'Email');
+
+  it("lists a record's emails ten at a time under email_related_list, and shows one with its content", () => {
+    const { data, call, context } = makeData('zoho');
+    const counts = new Map<string, number>();
+    for (const email of emails(data)) for (const id of email.associations.accountIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const [accountId] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
+    const account = data.crm.Account.get(accountId)!;
+    const expected = emails(data).filter((email) => email.associations.accountIds.includes(accountId));
+    const seen: string[] = [];
+    let index: string | null = '0';
+    while (index !== null) {
+      const page: { statusCode: number; body: any } = call('GET', `Accounts/${account.nativeId}/Emails`, undefined, { index });
+      expect(page.statusCode).toBe(200);
+      expect(page.body.email_related_list.length).toBeLessThanOrEqual(10);
+      seen.push(...page.body.email_related_list.map((row: any) => row.message_id));
+      expect(page.body.info.more_records).toBe(page.body.info.next_index !== null);
+      index = page.body.info.next_index;
+    }
+    expect(seen).toEqual(expected.map((email) => email.nativeId));
+    const email = expected[0]!;
+    const one = call('GET', `Accounts/${account.nativeId}/Emails/${email.nativeId}`);
+    expect(one.statusCode).toBe(200);
+    expect(one.body.email_related_list[0]).toMatchObject({
+      message_id: email.nativeId,
+      subject: email.subject,
+      from: { email: email.from },
+      to: email.to.map((address) => ({ email: address })),
+      sent: !email.isIncoming,
+      content: email.bodyHtml,
+      mail_format: 'html',
+      status: [{ type: email.isBounced ? 'bounced' : 'sent' }],
+      linked_record: { id: account.nativeId, module: { api_name: 'Accounts' } },
+    });
+    expect(downstreamFor('zoho').nativeRecord('Email', email, data.crm.Email.entry(email.id)!.extra, context)).toMatchObject({
+      message_id: email.nativeId,
+      content: email.bodyHtml,
+    });
+    const lonely = all(data, 'Lead').find((lead) => !emails(data).some((candidate) => candidate.associations.leadIds.includes(lead.id)))!;
+    expect(call('GET', `Leads/${lonely.nativeId}/Emails`)).toMatchObject({ statusCode: 204, body: null });
+    expect(call('GET', `Tasks/${lonely.nativeId}/Emails`)).toMatchObject({ statusCode: 404, body: { code: 'INVALID_URL_PATTERN' } });
+    expect(call('GET', 'constructor/1/Emails')).toMatchObject({ statusCode: 404, body: { code: 'INVALID_URL_PATTERN' } });
+  });
+
+  it('sends an email from a contact: logged as a stored Email on it, from its user, reported as CREATE', () => {
+    const { data, changes, call } = makeData('zoho');
+    const contact = all(data, 'Contact')[5]!;
+    const user = all(data, 'User')[1]!;
+    const answer = call('POST', `Contacts/${contact.nativeId}/actions/send_mail`, {
+      data: [
+        {
+          from: { user_name: 'Rep', email: user.email },
+          to: [{ user_name: contact.lastName, email: contact.email }],
+          cc: [{ user_name: 'Boss', email: 'boss@acme.com' }],
+          subject: 'Quote',
+          content: '<p>Here &amp; now</p>',
+        },
+      ],
+    });
+    expect(answer).toMatchObject({
+      statusCode: 200,
+      body: { data: [{ code: 'SUCCESS', details: { message_id: expect.any(String) }, message: 'Your mail has been sent successfully.', status: 'success' }] },
+    });
+    const email = data.crm.Email.getByNativeId(answer.body.data[0].details.message_id)!.record as CrmRecord<'Email'>;
+    expect(email).toMatchObject({
+      from: user.email,
+      to: [contact.email],
+      cc: ['boss@acme.com'],
+      subject: 'Quote',
+      body: 'Here & now',
+      bodyHtml: '<p>Here &amp; now</p>',
+      messageDate: '2025-01-01T00:00:00.000Z',
+      isIncoming: false,
+      status: 'SENT',
+      associations: { contactIds: [contact.id], ownerUserId: user.id },
+    });
+    expect(changes).toEqual([{ objectType: 'Email', eventType: 'CREATE', record: email }]);
+    expect(call('GET', `Contacts/${contact.nativeId}/Emails/${email.nativeId}`).body.email_related_list[0]).toMatchObject({ subject: 'Quote', sent: true });
+    const missing = call('POST', `Contacts/${contact.nativeId}/actions/send_mail`, { data: [{ from: { email: user.email }, subject: 'x' }] });
+    expect(missing).toMatchObject({
+      statusCode: 400,
+      body: { data: [{ code: 'MANDATORY_NOT_FOUND', details: { api_name: 'to' }, message: 'required field not found', status: 'error' }] },
+    });
+    expect(changes).toHaveLength(1);
+  });
+});

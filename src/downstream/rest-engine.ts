@@ -76,8 +76,11 @@ export interface NativeObject {
   custom?: CustomScheme;
   /** Native fields a create must carry. */
   required?: readonly string[];
-  /** Unified values a native create starts from, where the system has a default (a task's status). */
-  defaults?: Record<string, unknown>;
+  /**
+   * Unified values a native create starts from, where the system has a default (a task's status);
+   * or worked out from the create (an email's sender: the address of the user who logs it).
+   */
+  defaults?: Record<string, unknown> | ((write: WriteContext) => Record<string, unknown>);
   /** Listed and read only (users, mostly). */
   readOnly?: boolean;
   /** In a collection several types share (Pipedrive activities): does a create body belong to this type? */
@@ -167,7 +170,7 @@ function nestedKeys(type: CrmObjectType, field: string): string[] {
 
 /**
  * What a native create leaves out is empty, as in the real systems (the store would otherwise
- * generate it): null where the field may be null, false for flags.
+ * generate it): null where the field may be null, false for flags, no items for lists.
  */
 function emptyDefaults(object: NativeObject): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -179,6 +182,7 @@ function emptyDefaults(object: NativeObject): Record<string, unknown> {
       if (path.startsWith('associations.') || !schema) continue;
       if (schema.safeParse(null).success) out[head] = null;
       else if (schema.safeParse(false).success) out[head] = false;
+      else if (schema.safeParse([]).success) out[head] = [];
     }
   }
   return out;
@@ -223,7 +227,8 @@ export function translate(
     }
   }
 
-  const input: Record<string, unknown> = current || partial ? {} : { ...emptyDefaults(object), ...object.defaults };
+  const defaults = current || partial ? undefined : typeof object.defaults === 'function' ? object.defaults(write) : object.defaults;
+  const input: Record<string, unknown> = current || partial ? {} : { ...emptyDefaults(object), ...defaults };
   const associations: Record<string, unknown> = {};
   for (const [path, value] of Object.entries(paths)) {
     const [head, key] = path.split('.') as [string, string | undefined];

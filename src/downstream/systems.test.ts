@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { seededData } from '../../test/helpers/seeded-data.js';
+import { createSandbox, type Sandbox } from '../index.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import { type DatasetSize, DEFAULT_DATASET } from '../store/seed/seed-connection.js';
 import { downstreamFor } from './index.js';
+import { NATIVE_EMAIL_WRITES } from './native-email.js';
 import type { DownstreamRequest } from './types.js';
 
 /** What each system does beyond the shared contract: its own objects, queries, quirks and errors. */
@@ -526,5 +528,93 @@ describe('apollo', () => {
       body: { error: expect.stringContaining('opportunity_stage_id') },
     });
     expect(call('DELETE', `opportunities/${created.body.opportunity.id}`).body).toEqual({ deleted: true });
+  });
+});
+
+describe('native email writes through the passthrough', () => {
+  const KEY = 'email-key';
+  let sandbox: Sandbox | undefined;
+  afterEach(() => sandbox?.close());
+
+  function start(integrationId: IntegrationId) {
+    sandbox = createSandbox({ seed: 5, clock: 'virtual', apiKeys: [KEY], emailEvents: true });
+    const { accessToken, connectionId } = sandbox.connect({ integrationId });
+    const events: any[] = [];
+    sandbox.onEvent((event) => events.push(event));
+    const passthrough = async (method: string, path: string, body?: unknown) => {
+      const res = await sandbox!.handle({
+        method: 'POST',
+        path: '/crm/passthrough',
+        query: '',
+        headers: { 'service-api-token': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ accessToken, method, path, ...(body === undefined ? {} : { body }) }),
+      });
+      expect(res.status).toBe(200);
+      return JSON.parse(res.body) as { statusCode: number; body: any };
+    };
+    const contact = sandbox.listRecords(connectionId, 'Contact').find((record) => (record as any).email)! as any;
+    return { sandbox, connectionId, events, passthrough, contact };
+  }
+
+  /** A native create of an email to `contact`, and the native id it answers. */
+  const CREATES: Partial<Record<IntegrationId, (contact: any) => { path: string; body: unknown; id(body: any): string }>> = {
+    salesforce: (contact) => ({
+      path: 'services/data/v59.0/sobjects/EmailMessage',
+      body: { Subject: 'Native', TextBody: 'Hi', FromAddress: 'rep@acme.com', ToIds: [contact.nativeId], Status: '3' },
+      id: (body) => body.id,
+    }),
+    hubspot: (contact) => ({
+      path: 'crm/v3/objects/emails',
+      body: {
+        properties: {
+          hs_timestamp: '2025-01-01T00:00:00Z',
+          hs_email_subject: 'Native',
+          hs_email_text: 'Hi',
+          hs_email_headers: JSON.stringify({ from: { email: 'rep@acme.com' }, to: [{ email: contact.email }], cc: [], bcc: [] }),
+        },
+        associations: [{ to: { id: contact.nativeId }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 198 }] }],
+      },
+      id: (body) => body.id,
+    }),
+    zoho: (contact) => ({
+      path: `Contacts/${contact.nativeId}/actions/send_mail`,
+      body: { data: [{ from: { email: 'rep@acme.com' }, to: [{ email: contact.email }], subject: 'Native', content: 'Hi', mail_format: 'text' }] },
+      id: (body) => body.data[0].details.message_id,
+    }),
+  };
+
+  it.each(['salesforce', 'hubspot', 'zoho'] as const)('%s: a native create is a stored Email with its fields and links, and its CREATE event', async (id) => {
+    expect(NATIVE_EMAIL_WRITES[id].create).toBe(true);
+    const { sandbox, connectionId, events, passthrough, contact } = start(id);
+    const create = CREATES[id]!(contact);
+    const answer = await passthrough('POST', create.path, create.body);
+    expect(answer.statusCode).toBeLessThan(300);
+    const nativeId = create.id(answer.body);
+    const email = sandbox.listRecords(connectionId, 'Email').find((record) => record.nativeId === nativeId)!;
+    expect(email).toMatchObject({
+      nativeId,
+      from: 'rep@acme.com',
+      to: [contact.email],
+      subject: 'Native',
+      body: 'Hi',
+      isIncoming: false,
+      associations: { contactIds: [contact.id], ownerUserId: expect.any(String) },
+    });
+    await sandbox.settle();
+    const changes = events.filter((event) => event.type === 'OBJECT_CHANGE').map((event) => event.data);
+    expect(changes).toEqual([{ objectType: 'Email', eventType: 'CREATE', record: email }]);
+  });
+
+  it('pipedrive: refuses an email write in its own error body; no Email is stored and no event sent', async () => {
+    expect(NATIVE_EMAIL_WRITES.pipedrive).toEqual({ create: false, update: false });
+    const { sandbox, connectionId, events, passthrough } = start('pipedrive');
+    const before = sandbox.listRecords(connectionId, 'Email');
+    const answer = await passthrough('POST', 'v1/mailbox/mailMessages', { subject: 'Native', to: [{ email_address: 'a@b.c' }] });
+    expect(answer).toMatchObject({ statusCode: 404, url: 'https://api.pipedrive.com/v1/mailbox/mailMessages' });
+    expect(answer.body).toEqual({ success: false, error: 'Unknown method .', error_info: expect.any(String), data: null, additional_data: null });
+    expect((await passthrough('PUT', `v1/mailbox/mailMessages/${before[0]!.nativeId}`, { subject: 'x' })).statusCode).toBe(404);
+    expect(sandbox.listRecords(connectionId, 'Email')).toEqual(before);
+    await sandbox.settle();
+    expect(events.filter((event) => event.type === 'OBJECT_CHANGE')).toEqual([]);
   });
 });

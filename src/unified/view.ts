@@ -14,8 +14,11 @@ export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectTyp
     User: ['firstName', 'lastName'],
     Task: ['priority'],
     Event: ['isAllDayEvent'],
+    // A Pipedrive mail message has no bounce flag and no send status (only its tracking).
+    Email: ['isBounced', 'status'],
   },
-  zoho: { Event: ['type'] },
+  // A Zoho email lists its sender and its to and cc recipients, never its bcc ones.
+  zoho: { Event: ['type'], Email: ['bcc'] },
 };
 
 /** Whether an integration maps a unified field of a type. */

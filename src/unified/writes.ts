@@ -1,4 +1,5 @@
 import { parseTime, stageWrites } from '../downstream/fields.js';
+import { NATIVE_EMAIL_WRITES } from '../downstream/native-email.js';
 import { FieldError, isPlainObject, type NativeObject, translate, type WritePolicy } from '../downstream/rest-engine.js';
 import type { DownstreamContext } from '../downstream/types.js';
 import { ADDRESS_PARTS, CRM_FIELDS, type CrmRecord, DERIVED_FIELDS } from '../model/crm.js';
@@ -60,6 +61,12 @@ export function planWrite(request: WriteRequest): WritePlan {
   const { object, mode, at } = request;
   if (!isPlainObject(request.body)) throw bad(at, `must be an object of ${object.type} fields, got ${typeName(request.body)}`);
   const body = request.body;
+  // The document: "Pipedrive: Not supported" (its mailbox API is read-only).
+  if (object.type === 'Email' && !NATIVE_EMAIL_WRITES[request.integrationId].create) {
+    throw ApiError.invalidField(at, `emails cannot be written on ${request.integrationId}: its API reads mail only (the service's document: not supported)`, {
+      integrationId: request.integrationId,
+    });
+  }
   const ignored: string[] = [];
   const fields: Record<string, unknown> = {};
   const associations: Record<string, string[] | string | null> = {};

@@ -121,6 +121,54 @@ describe('@hubspot/api-client 14: objects', () => {
   });
 });
 
+describe('@hubspot/api-client 14: emails', () => {
+  it('logs an email on a contact, reads it with its association, updates it and finds it: a stored Email and its events', async () => {
+    const { bridge, client, events } = await start();
+    const contact = bridge.sandbox.listRecords(bridge.connectionId, 'Contact').find((record) => 'email' in record)! as {
+      id: string;
+      nativeId: string;
+      email: string;
+    };
+    const created = await client.crm.objects.emails.basicApi.create({
+      properties: {
+        hs_timestamp: '2025-01-01T09:00:00.000Z',
+        hs_email_direction: 'EMAIL',
+        hs_email_status: 'SENT',
+        hs_email_subject: 'Sdk email',
+        hs_email_text: 'Logged through the SDK',
+        hs_email_headers: JSON.stringify({ from: { email: 'rep@acme.com' }, to: [{ email: contact.email }], cc: [], bcc: [] }),
+      },
+      associations: [
+        {
+          to: { id: contact.nativeId },
+          types: [{ associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined as any, associationTypeId: AssociationTypes.emailToContact }],
+        },
+      ],
+    });
+    expectSdkObject(created);
+    const read = await client.crm.objects.emails.basicApi.getById(created.id, ['hs_email_subject', 'hs_email_to_email'], undefined, ['contacts']);
+    expectSdkObject(read);
+    expect(read.properties).toMatchObject({ hs_email_subject: 'Sdk email', hs_email_to_email: contact.email });
+    expect(read.associations?.contacts?.results).toEqual([{ id: contact.nativeId, type: 'email_to_contact' }]);
+    const updated = await client.crm.objects.emails.basicApi.update(created.id, { properties: { hs_email_status: 'BOUNCED' } });
+    expect(updated.properties.hs_email_status).toBe('BOUNCED');
+    const found = await client.crm.objects.emails.searchApi.doSearch({
+      filterGroups: [{ filters: [{ propertyName: 'hs_email_subject', operator: FilterOperatorEnum.Eq, value: 'Sdk email' }] }],
+      properties: ['hs_email_subject'],
+      limit: 10,
+      after: '0',
+      sorts: [],
+    });
+    expect(found.results.map((email) => email.id)).toEqual([created.id]);
+    const email = bridge.sandbox.listRecords(bridge.connectionId, 'Email').find((record) => record.nativeId === created.id)!;
+    expect(email).toMatchObject({ subject: 'Sdk email', from: 'rep@acme.com', to: [contact.email], isBounced: true, status: 'BOUNCED' });
+    expect(email.associations).toMatchObject({ contactIds: [contact.id] });
+    // Email changes are events only with emailEvents (off here): the native writes emit none.
+    await bridge.sandbox.settle();
+    expect(objectChanges(events)).toEqual([]);
+  });
+});
+
 describe('@hubspot/api-client 14: paging and search', () => {
   it('pages with getPage and after, and getAll reads every contact once', async () => {
     const { bridge, client } = await start();

@@ -21,8 +21,23 @@ const versioned = (rest: string) => new RegExp(`^/services/data/v\\d+\\.\\d+${re
 /** `attributes` of a record: its sObject type and URL (Query; sObject Rows). */
 const attributes = z.strictObject({ type: z.string().min(1), url: z.string().regex(versioned('/sobjects/\\w+/[a-zA-Z0-9]{18}')) });
 
-/** A field value: a scalar, a parent record (`Account.Name`) or a child relationship's query result. */
-const fieldValue: z.ZodType = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), record, queryResult]));
+/**
+ * A compound address (`BillingAddress`), as the SOAP API's `address` type and the "Compound
+ * Fields" page of the SOAP API Developer Guide give its parts.
+ */
+const compoundAddress = z.strictObject({
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  geocodeAccuracy: z.string().nullable(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  postalCode: z.string().nullable(),
+  state: z.string().nullable(),
+  street: z.string().nullable(),
+});
+
+/** A field value: a scalar, a compound address, a parent record (`Account.Name`) or a child relationship's query result. */
+const fieldValue: z.ZodType = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), compoundAddress, record, queryResult]));
 
 /** A record as queries and reads answer it (jsforce `Record`: `Id?`, `attributes: { type, url }`). */
 export const record: z.ZodType = z.lazy(() => z.object({ attributes, Id: recordId.optional() }).catchall(fieldValue));
@@ -166,7 +181,19 @@ const describeField = z.strictObject({
   restrictedPicklist: z.boolean(),
   scale: z.int().nonnegative(),
   searchPrefilterable: z.boolean(),
-  soapType: z.enum(['tns:ID', 'xsd:anyType', 'xsd:base64Binary', 'xsd:boolean', 'xsd:date', 'xsd:dateTime', 'xsd:double', 'xsd:int', 'xsd:string', 'xsd:time']),
+  soapType: z.enum([
+    'tns:ID',
+    'urn:address',
+    'xsd:anyType',
+    'xsd:base64Binary',
+    'xsd:boolean',
+    'xsd:date',
+    'xsd:dateTime',
+    'xsd:double',
+    'xsd:int',
+    'xsd:string',
+    'xsd:time',
+  ]),
   sortable: z.boolean(),
   type: z.enum([
     'address',

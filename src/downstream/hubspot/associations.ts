@@ -33,7 +33,7 @@ function pairing(from: Side, to: Side): Pairing | undefined {
   const own = from.target.links[to.collection];
   const back = to.target.links[from.collection];
   if (own) return { writer: 'from', link: own, typeId: own.typeId };
-  if (back) return { writer: 'to', link: back, typeId: back.typeId };
+  if (back) return { writer: 'to', link: back, typeId: back.reverseTypeId ?? back.typeId };
   return undefined;
 }
 

@@ -306,3 +306,152 @@ describe('hubspot v4 associations', () => {
     expect(changes).toEqual([]);
   });
 });
+
+describe('hubspot emails', () => {
+  const emailsOf = (data: ConnectionData) => [...data.crm.Email.values()] as CrmRecord<'Email'>[];
+
+  it('reads a stored Email as an email engagement, by its collection name or its object type id', () => {
+    const { data, call, context } = makeData();
+    const email = emailsOf(data).find((candidate) => !candidate.isIncoming && candidate.associations.contactIds.length > 0)!;
+    const contact = data.crm.Contact.get(email.associations.contactIds[0]!) as CrmRecord<'Contact'>;
+    const owner = data.crm.User.get(email.associations.ownerUserId!) as CrmRecord<'User'>;
+    const answer = call('GET', `crm/v3/objects/0-49/${email.nativeId}`, undefined, { associations: 'contacts' });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toMatchObject({
+      id: email.nativeId,
+      properties: {
+        hs_timestamp: email.messageDate,
+        hubspot_owner_id: owner.nativeId,
+        hs_email_direction: 'EMAIL',
+        hs_email_status: email.status,
+        hs_email_subject: email.subject,
+        hs_email_text: email.body,
+        hs_email_html: email.bodyHtml,
+        hs_email_from_email: email.from,
+        hs_email_from_firstname: owner.firstName,
+        hs_email_to_email: email.to.join(';'),
+        hs_email_to_firstname: contact.firstName,
+        hs_object_id: email.nativeId,
+      },
+      associations: { contacts: { results: [{ id: contact.nativeId, type: 'email_to_contact' }] } },
+    });
+    expect(JSON.parse(answer.body.properties.hs_email_headers)).toMatchObject({
+      from: { email: email.from, firstName: owner.firstName, lastName: owner.lastName },
+      to: [{ email: contact.email, firstName: contact.firstName, lastName: contact.lastName }],
+    });
+    expect(call('GET', `crm/v3/objects/emails/${email.nativeId}`, undefined, { associations: 'contacts' }).body).toEqual(answer.body);
+    expect(downstreamFor('hubspot').nativeRecord('Email', email, data.crm.Email.entry(email.id)!.extra, context)).toMatchObject({
+      id: email.nativeId,
+      properties: { hs_email_subject: email.subject },
+    });
+    const found = search(call, 'emails', { filterGroups: [{ filters: [{ propertyName: 'hs_email_direction', operator: 'EQ', value: 'INCOMING_EMAIL' }] }] });
+    expect(found.body.total).toBe(emailsOf(data).filter((candidate) => candidate.isIncoming).length);
+    const properties = Object.fromEntries(call('GET', 'crm/v3/properties/emails').body.results.map((property: any) => [property.name, property]));
+    expect(properties.hs_email_status).toMatchObject({ type: 'enumeration', modificationMetadata: { readOnlyValue: false } });
+    expect(properties.hs_email_to_email).toMatchObject({ modificationMetadata: { readOnlyValue: true } });
+  });
+
+  it('logs an email with headers and associations: a stored Email with its people and links, reported as CREATE', () => {
+    const { data, changes, call } = makeData();
+    const contact = nth<CrmRecord<'Contact'>>(data, 'Contact', 3);
+    const company = nth(data, 'Account', 1);
+    const owner = nth<CrmRecord<'User'>>(data, 'User', 2);
+    const headers = {
+      from: { email: 'Rep One <rep@acme.com>', firstName: 'Rep', lastName: 'One' },
+      sender: { email: 'rep@acme.com' },
+      to: [{ email: `${contact.firstName} <${contact.email}>`, firstName: contact.firstName, lastName: contact.lastName }],
+      cc: [{ email: 'boss@acme.com' }],
+      bcc: [],
+    };
+    const answer = call('POST', 'crm/v3/objects/emails', {
+      properties: {
+        hs_timestamp: '1735729200000',
+        hubspot_owner_id: owner.nativeId,
+        hs_email_direction: 'FORWARDED_EMAIL',
+        hs_email_status: 'BOUNCED',
+        hs_email_subject: 'Renewal',
+        hs_email_text: 'Hello',
+        hs_email_headers: JSON.stringify(headers),
+        hs_attachment_ids: '1234;5678',
+      },
+      associations: [
+        { to: { id: contact.nativeId }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 198 }] },
+        { to: { id: company.nativeId }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 186 }] },
+      ],
+    });
+    expect(answer.statusCode).toBe(201);
+    const email = data.crm.Email.getByNativeId(answer.body.id)!.record as CrmRecord<'Email'>;
+    expect(email).toMatchObject({
+      from: 'rep@acme.com',
+      to: [contact.email],
+      cc: ['boss@acme.com'],
+      bcc: [],
+      subject: 'Renewal',
+      body: 'Hello',
+      bodyHtml: null,
+      messageDate: '2025-01-01T11:00:00.000Z',
+      isIncoming: false,
+      isBounced: true,
+      hasAttachment: true,
+      status: 'BOUNCED',
+      associations: { contactIds: [contact.id], accountIds: [company.id], dealIds: [], leadIds: [], ownerUserId: owner.id },
+    });
+    expect(changes).toEqual([{ objectType: 'Email', eventType: 'CREATE', record: email }]);
+    // What was written reads back as written: the forwarded direction, the names in the headers, the attachment ids.
+    expect(answer.body.properties).toMatchObject({
+      hs_email_direction: 'FORWARDED_EMAIL',
+      hs_email_headers: JSON.stringify(headers),
+      hs_email_from_firstname: 'Rep',
+      hs_email_from_email: 'rep@acme.com',
+      hs_attachment_ids: '1234;5678',
+    });
+    const logged = call('POST', 'crm/v3/objects/emails', { properties: { hs_timestamp: '2025-01-01T00:00:00Z', hubspot_owner_id: owner.nativeId } });
+    expect(data.crm.Email.getByNativeId(logged.body.id)!.record).toMatchObject({ from: owner.email, subject: '', to: [], status: null });
+  });
+
+  it('refuses a create without hs_timestamp, unknown options and bad headers, changing nothing', () => {
+    const { data, changes, call } = makeData();
+    const size = data.crm.Email.size;
+    const post = (properties: Record<string, unknown>) => call('POST', 'crm/v3/objects/emails', { properties });
+    expect(post({ hs_email_subject: 'x' })).toMatchObject({ statusCode: 400, body: { category: 'VALIDATION_ERROR', message: 'hs_timestamp is required' } });
+    const bad = post({ hs_timestamp: '2025-01-01T00:00:00Z', hs_email_status: 'LOST' });
+    expect(bad).toMatchObject({ statusCode: 400, body: { category: 'VALIDATION_ERROR' } });
+    expect(bad.body.message).toContain('"name":"hs_email_status"');
+    expect(post({ hs_timestamp: '2025-01-01T00:00:00Z', hs_email_headers: '{not json' }).body.message).toContain('hs_email_headers');
+    expect(post({ hs_timestamp: '2025-01-01T00:00:00Z', hs_email_from_email: 'a@b.c' }).body.message).toContain('READ_ONLY_VALUE');
+    expect(data.crm.Email.size).toBe(size);
+    expect(changes).toEqual([]);
+  });
+
+  it('updates an email, links it from a contact with v4 (its own type ids both ways), and archives it', () => {
+    const { data, changes, call } = makeData();
+    const email = emailsOf(data).find((candidate) => !candidate.isBounced)!;
+    const updated = call('PATCH', `crm/v3/objects/emails/${email.nativeId}`, {
+      properties: { hs_email_status: 'BOUNCED', hs_email_direction: 'INCOMING_EMAIL' },
+    });
+    expect(updated.statusCode).toBe(200);
+    expect(data.crm.Email.get(email.id)).toMatchObject({ status: 'BOUNCED', isBounced: true, isIncoming: true });
+    const contact = all(data).find((candidate) => !email.associations.contactIds.includes(candidate.id))!;
+    const linked = call('PUT', `crm/v4/objects/contacts/${contact.nativeId}/associations/emails/${email.nativeId}`, [
+      { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 197 },
+    ]);
+    expect(linked.statusCode).toBe(201);
+    expect((data.crm.Email.get(email.id) as CrmRecord<'Email'>).associations.contactIds).toContain(contact.id);
+    expect(call('GET', `crm/v4/objects/contacts/${contact.nativeId}/associations/emails`).body.results).toEqual([
+      { toObjectId: Number(email.nativeId), associationTypes: [{ category: 'HUBSPOT_DEFINED', typeId: 197, label: null }] },
+    ]);
+    expect(call('GET', `crm/v4/objects/emails/${email.nativeId}/associations/contacts`).body.results).toContainEqual({
+      toObjectId: Number(contact.nativeId),
+      associationTypes: [{ category: 'HUBSPOT_DEFINED', typeId: 198, label: null }],
+    });
+    expect(call('DELETE', `crm/v3/objects/emails/${email.nativeId}`).statusCode).toBe(204);
+    expect(data.crm.Email.get(email.id)).toBeUndefined();
+    expect(changes.map((change) => [change.objectType, change.eventType])).toEqual([
+      ['Email', 'UPDATE'],
+      ['Email', 'UPDATE'],
+      ['Email', 'DELETE'],
+    ]);
+  });
+});
+
+const all = (data: ConnectionData) => [...data.crm.Contact.values()] as CrmRecord<'Contact'>[];

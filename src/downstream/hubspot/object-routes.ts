@@ -39,6 +39,7 @@ const SEARCHABLE: Record<string, readonly string[]> = {
   notes: ['hs_note_body'],
   meetings: ['hs_meeting_title', 'hs_meeting_body'],
   leads: ['hs_lead_name', 'email'],
+  emails: ['hs_email_subject', 'hs_email_text'],
 };
 
 const BATCH_LIMIT = 100;
@@ -269,7 +270,17 @@ function propertyDefinition(target: HubspotObject, name: string, context: Downst
 
 const DATETIME = /date$|_time$|timestamp$/;
 const NUMBER = new Set(['annualrevenue', 'numberofemployees', 'amount', 'hs_deal_stage_probability', 'hs_projected_amount', 'hs_object_id', 'score']);
-const ENUMERATION = new Set(['dealstage', 'pipeline', 'hs_task_status', 'hs_task_priority', 'industry', 'hubspot_owner_id', 'hs_activity_type']);
+const ENUMERATION = new Set([
+  'dealstage',
+  'pipeline',
+  'hs_task_status',
+  'hs_task_priority',
+  'industry',
+  'hubspot_owner_id',
+  'hs_activity_type',
+  'hs_email_direction',
+  'hs_email_status',
+]);
 const BOOL = new Set(['hs_is_closed', 'hs_is_closed_won']);
 
 function propertyType(name: string): string {

@@ -1,5 +1,6 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
+import { DEAL_STAGES } from '../../store/seed/fake-fields.js';
 import type { CollectionApi } from '../collection-api.js';
 import { hubspotCustom } from '../custom-fields.js';
 import {
@@ -24,6 +25,7 @@ import {
 import { FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, queryValues, type RouteErrors, reply, requestUuid, searchOf } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
+import { EMAIL_FIELDS, emailDefaults } from './email-fields.js';
 
 /**
  * HubSpot CRM v3 (`crm/v3/objects/{object}`): objects with lowercase `properties`, all values
@@ -46,13 +48,21 @@ export interface Link {
   target: CrmObjectType;
   typeId: number;
   label: string;
+  /** The type id the other way, where the far end names no link back (an email's contacts list no emails). */
+  reverseTypeId?: number;
 }
 
 export interface HubspotObject extends NativeObject {
   links: Record<string, Link>;
 }
 
-const link = (assoc: string, target: CrmObjectType, typeId: number, label: string): Link => ({ assoc, target, typeId, label });
+const link = (assoc: string, target: CrmObjectType, typeId: number, label: string, reverseTypeId?: number): Link => ({
+  assoc,
+  target,
+  typeId,
+  label,
+  ...(reverseTypeId === undefined ? {} : { reverseTypeId }),
+});
 
 /** The `associations` array of a create: `[{ to: { id }, types: [{ associationTypeId }] }]`. */
 function associationsField(links: Record<string, Link>): FieldMap {
@@ -228,6 +238,8 @@ export const COLLECTIONS: Record<string, HubspotObject> = {
       tasks: link('taskIds', 'Task', 215, 'deal_to_task'),
       meetings: link('eventIds', 'Event', 211, 'deal_to_meeting_event'),
     },
+    // A deal created without a stage starts in the default pipeline's first stage, as HubSpot puts it.
+    { defaults: stageWrites(DEAL_STAGES[0].stage) },
   ),
   notes: object(
     'Note',
@@ -305,6 +317,19 @@ export const COLLECTIONS: Record<string, HubspotObject> = {
     ],
     { companies: link('accountIds', 'Account', 610, 'lead_to_company'), contacts: link('contactIds', 'Contact', 608, 'lead_to_contact') },
   ),
+  // The email engagement: its links are written on the email (contacts, companies and deals list no emails).
+  emails: object(
+    'Email',
+    'email',
+    'hs_lastmodifieddate',
+    EMAIL_FIELDS,
+    {
+      contacts: link('contactIds', 'Contact', 198, 'email_to_contact', 197),
+      companies: link('accountIds', 'Account', 186, 'email_to_company', 185),
+      deals: link('dealIds', 'Deal', 210, 'email_to_deal', 209),
+    },
+    { required: ['hs_timestamp'], defaults: emailDefaults },
+  ),
 };
 
 /** HubSpot's own object type ids, accepted wherever an object type is named. */
@@ -316,6 +341,7 @@ export const OBJECT_TYPE_IDS: Record<string, string> = {
   notes: '0-46',
   meetings: '0-47',
   leads: '0-136',
+  emails: '0-49',
 };
 
 /** The collection an object type names: `contacts`, `contact` or `0-1`. */

@@ -5,17 +5,19 @@ import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { dispatch, type Route } from '../router.js';
 import type { DownstreamRequest, DownstreamSystem } from '../types.js';
+import { MAIL_MESSAGE, mailRoutes } from './mail.js';
 import { api, COLLECTIONS, customFields, errors } from './objects.js';
 import { searchRoutes } from './search.js';
 import { v2Errors, v2Routes } from './v2.js';
 
 /**
  * The simulated Pipedrive: API v1 collections (`objects.ts`) and their searches (`search.ts`),
- * API v2 (`v2.ts`).
+ * the mailbox (`mail.ts`, read-only), API v2 (`v2.ts`).
  */
 
 const V1: Route[] = [
   ...searchRoutes(),
+  ...mailRoutes(),
   // Leads are updated with PATCH (the SDK's `LeadsApi.updateLead`); PUT works as for the other objects.
   { method: 'PATCH', pattern: 'v1/leads/:id', run: collectionHandlers(api, 'leads').update },
   ...collectionRoutes(api),
@@ -36,9 +38,10 @@ export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',
   handle,
   nativeRecord: (type, record, extra, context) => {
-    const target = Object.values(COLLECTIONS)
-      .flat()
-      .find((candidate) => candidate.type === type);
+    const target =
+      Object.values(COLLECTIONS)
+        .flat()
+        .find((candidate) => candidate.type === type) ?? (type === 'Email' ? MAIL_MESSAGE : undefined);
     return target ? renderFields(target, record, extra, context) : { id: Number(record.nativeId), ...customFields.read(customOf(extra)) };
   },
   nativeEngagement: (collection, record, extra, context) => {

@@ -20,6 +20,9 @@ export const REFERENCES: Record<string, readonly string[]> = {
   ConvertedAccountId: ['Account'],
   EventId: ['Event'],
   RelationId: ['Contact', 'Lead', 'User'],
+  RelatedToId: ['Account', 'Opportunity'],
+  ActivityId: ['Task'],
+  ReplyToEmailMessageId: ['EmailMessage'],
 };
 
 /** Child relationships by parent sObject: name → the child sObject and its field that points at the parent. */
@@ -30,6 +33,7 @@ export const CHILD_RELATIONSHIPS: Record<string, Record<string, { childSObject: 
     Tasks: { childSObject: 'Task', field: 'WhatId' },
     Events: { childSObject: 'Event', field: 'WhatId' },
     Notes: { childSObject: 'Note', field: 'ParentId' },
+    Emails: { childSObject: 'EmailMessage', field: 'RelatedToId' },
   },
   Contact: {
     Tasks: { childSObject: 'Task', field: 'WhoId' },
@@ -40,6 +44,7 @@ export const CHILD_RELATIONSHIPS: Record<string, Record<string, { childSObject: 
     Tasks: { childSObject: 'Task', field: 'WhatId' },
     Events: { childSObject: 'Event', field: 'WhatId' },
     Notes: { childSObject: 'Note', field: 'ParentId' },
+    Emails: { childSObject: 'EmailMessage', field: 'RelatedToId' },
   },
   Lead: {
     Tasks: { childSObject: 'Task', field: 'WhoId' },
@@ -94,6 +99,17 @@ const TYPES: Record<string, string> = {
   TaskSubtype: 'picklist',
   Username: 'string',
   Score__c: 'double',
+  BillingAddress: 'address',
+  ShippingAddress: 'address',
+  TextBody: 'textarea',
+  HtmlBody: 'textarea',
+  Headers: 'textarea',
+  FromAddress: 'email',
+  MessageDate: 'datetime',
+  FirstOpenedDate: 'datetime',
+  LastOpenedDate: 'datetime',
+  Incoming: 'boolean',
+  HasAttachment: 'boolean',
 };
 
 /** A field's Salesforce type: `string`, `id`, `reference`, `boolean`, `date`, `datetime`, `currency`… */
@@ -118,6 +134,7 @@ const SOAP_TYPES: Record<string, string> = {
   percent: 'xsd:double',
   double: 'xsd:double',
   int: 'xsd:int',
+  address: 'urn:address',
 };
 
 /** Digits, precision and scale of a number field, as Salesforce's standard fields have them. */
@@ -131,6 +148,7 @@ const NUMBER_SHAPE: Record<string, { digits: number; precision: number; scale: n
 /** The compound field a part belongs to: `BillingCity` → `BillingAddress`, `FirstName` → `Name`. */
 function compoundOf(name: string): string | null {
   if (/^Billing(Street|City|State|PostalCode|Country)$/.test(name)) return 'BillingAddress';
+  if (/^Shipping(Street|City|State|PostalCode|Country)$/.test(name)) return 'ShippingAddress';
   return name === 'FirstName' || name === 'LastName' ? 'Name' : null;
 }
 
@@ -148,14 +166,15 @@ export function describeField(
   const references = REFERENCES[name];
   const length = isStringType(type) && type !== 'id' && type !== 'reference' ? (type === 'textarea' ? 32000 : 255) : 0;
   const system = ['Id', 'CreatedDate', 'LastModifiedDate', 'SystemModstamp', 'CreatedById', 'LastModifiedById', 'IsDeleted'].includes(name);
-  const filterable = type !== 'textarea';
+  // Long text and compound fields take no WHERE, ORDER BY or GROUP BY.
+  const filterable = type !== 'textarea' && type !== 'address';
   const shape = NUMBER_SHAPE[type] ?? { digits: 0, precision: 0, scale: 0 };
   return {
     aggregatable: filterable,
     aiPredictionField: false,
     autoNumber: false,
     byteLength: type === 'id' || type === 'reference' ? 18 : length * 3,
-    calculated: !writable && !system,
+    calculated: !writable && !system && type !== 'address',
     calculatedFormula: null,
     cascadeDelete: false,
     caseSensitive: false,
@@ -225,6 +244,7 @@ const SOBJECT_TRAITS: Record<string, { labelPlural: string; feedEnabled: boolean
   Task: { labelPlural: 'Tasks', feedEnabled: false, mergeable: false, searchable: true, layoutable: true },
   Event: { labelPlural: 'Events', feedEnabled: false, mergeable: false, searchable: true, layoutable: true },
   EventRelation: { labelPlural: 'Event Relations', feedEnabled: false, mergeable: false, searchable: false, layoutable: false },
+  EmailMessage: { labelPlural: 'Email Messages', feedEnabled: false, mergeable: false, searchable: true, layoutable: true },
 };
 
 /**

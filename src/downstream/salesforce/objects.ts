@@ -13,17 +13,30 @@ import {
   ref,
   STAGE_COVERS,
   stageWrites,
+  stored,
   TASK_STATUS_COVERS,
   table,
   taskStatusWrites,
+  text,
   time,
   timeFormat,
   to,
 } from '../fields.js';
-import { displayName, FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields, type WritePolicy } from '../rest-engine.js';
+import {
+  displayName,
+  FieldError,
+  type FieldMap,
+  type Flat,
+  isPlainObject,
+  type NativeObject,
+  nativeOf,
+  renderFields,
+  type WritePolicy,
+} from '../rest-engine.js';
 import { type Params, type Route, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { sobjectTraits } from './describe.js';
+import { EMAIL_MESSAGE_FIELDS, emailMessageDefaults } from './email-message.js';
 
 /**
  * Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, errors as arrays; the
@@ -57,9 +70,43 @@ const account = ref('AccountId', to('Account', 'accountIds'));
 const who = ref('WhoId', [to('Contact', 'contactIds'), to('Lead', 'leadIds')]);
 const what = ref('WhatId', [to('Account', 'accountIds'), to('Deal', 'dealIds')]);
 
-function sobject(name: string, type: CrmObjectType, keyPrefix: string, fields: FieldMap[], more: Partial<SObject> = {}): SObject {
-  return { name, label: name, type, keyPrefix, fields: [...head, ...fields, ...audit], custom: salesforceCustom, ...more };
+function sobject(name: string, type: CrmObjectType, keyPrefix: string, fields: FieldMap[], more: Partial<SObject> = {}, tail = audit): SObject {
+  return { name, label: name, type, keyPrefix, fields: [...head, ...fields, ...tail], custom: salesforceCustom, ...more };
 }
+
+/** An account address part Salesforce has and the unified Account does not (the shipping address): kept as written. */
+const kept = (native: string) => stored(native, () => null, text.in);
+
+/**
+ * A compound address field (`BillingAddress`), read-only, as Salesforce answers it: its parts
+ * with no geolocation, or null when every part is empty.
+ */
+function compoundAddress(parts: Record<string, unknown>): Flat | null {
+  const { street = null, city = null, state = null, postalCode = null, country = null } = parts;
+  if ([street, city, state, postalCode, country].every((part) => part === null)) return null;
+  return { city, country, geocodeAccuracy: null, latitude: null, longitude: null, postalCode, state, street };
+}
+const SHIPPING = { street: 'ShippingStreet', city: 'ShippingCity', state: 'ShippingState', postalCode: 'ShippingPostalCode', country: 'ShippingCountry' };
+
+/** A note's Title: kept as written (Salesforce requires one); a note written without one shows the start of its body. */
+const noteTitle = stored(
+  'Title',
+  (record) => ((record as CrmRecord<'Note'>).content ?? '').split('\n')[0]!.slice(0, 80),
+  (value, native) => {
+    if (value === null || value === '') throw new FieldError(native, `Required fields are missing: [${native}]`, 'required');
+    return text.in(value, native);
+  },
+);
+
+/** An EmailMessage's creator is the user who sent or logged it: the unified owner. */
+const emailAudit: FieldMap[] = audit.map((map) =>
+  map.native === 'CreatedById'
+    ? computed('CreatedById', (record, context) => {
+        const ownerId = (record as CrmRecord<'Email'>).associations.ownerUserId;
+        return (ownerId ? context.data.crm.User.get(ownerId)?.nativeId : undefined) ?? context.org.nativeUserId;
+      })
+    : map,
+);
 
 export const SOBJECTS: SObject[] = [
   sobject(
@@ -91,11 +138,22 @@ export const SOBJECTS: SObject[] = [
       field('NumberOfEmployees', 'numberOfEmployees'),
       field('Website', 'website'),
       field('Phone', 'phone'),
+      kept('AccountNumber'),
       field('BillingStreet', 'address.street'),
       field('BillingCity', 'address.city'),
       field('BillingState', 'address.state'),
       field('BillingPostalCode', 'address.postalCode'),
       field('BillingCountry', 'address.country'),
+      computed('BillingAddress', (record) => compoundAddress({ ...(record as CrmRecord<'Account'>).address })),
+      ...Object.values(SHIPPING).map(kept),
+      {
+        native: 'ShippingAddress',
+        covers: [],
+        read: (_record, _context, extra) => {
+          const values = nativeOf(extra);
+          return compoundAddress(Object.fromEntries(Object.entries(SHIPPING).map(([part, native]) => [part, values[native] ?? null])));
+        },
+      },
       owner('OwnerId'),
     ],
     { required: ['Name'] },
@@ -159,8 +217,7 @@ export const SOBJECTS: SObject[] = [
     '002',
     [
       ref('ParentId', [to('Account', 'accountIds'), to('Contact', 'contactIds'), to('Deal', 'dealIds'), to('Lead', 'leadIds')]),
-      // The unified Note has no title: Salesforce requires one, shows the start of the body.
-      ignoredOnWrite('Title', (record) => ((record as CrmRecord<'Note'>).content ?? '').split('\n')[0]!.slice(0, 80)),
+      noteTitle,
       computed('IsPrivate', () => false),
       field('Body', 'content'),
       owner('OwnerId'),
@@ -228,6 +285,7 @@ export const SOBJECTS: SObject[] = [
     ],
     { required: ['EventId', 'RelationId'], defaults: { status: 'NeedsAction' } },
   ),
+  sobject('EmailMessage', 'Email', '02s', EMAIL_MESSAGE_FIELDS, { label: 'Email Message', required: ['Status'], defaults: emailMessageDefaults }, emailAudit),
 ];
 
 export const sobjectNamed = (name: string | undefined) => SOBJECTS.find((candidate) => candidate.name.toLowerCase() === name?.toLowerCase());

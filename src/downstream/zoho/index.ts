@@ -6,18 +6,19 @@ import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { dispatch } from '../router.js';
 import type { DownstreamSystem } from '../types.js';
+import { EMAIL, emailRoutes } from './emails.js';
 import { api, errors, MODULES, USERS } from './objects.js';
 import { searchRoutes } from './search.js';
 
-/** The simulated Zoho CRM: v3 modules and users (`objects.ts`) and their search (`search.ts`). */
+/** The simulated Zoho CRM: v3 modules and users (`objects.ts`), their search (`search.ts`), their emails (`emails.ts`). */
 
-const ROUTES = [...searchRoutes(), ...collectionRoutes(api)];
+const ROUTES = [...searchRoutes(), ...emailRoutes(), ...collectionRoutes(api)];
 
 export const zoho: DownstreamSystem = {
   integrationId: 'zoho',
   handle: (request, ctx) => dispatch(ROUTES, errors, request, ctx),
   nativeRecord: (type, record, extra, ctx) => {
-    const target = Object.values(MODULES).find((candidate) => candidate.type === type) ?? (type === 'User' ? USERS : undefined);
+    const target = Object.values(MODULES).find((candidate) => candidate.type === type) ?? (type === 'User' ? USERS : type === 'Email' ? EMAIL : undefined);
     return target ? renderFields(target, record, extra, ctx) : { id: record.nativeId, ...zohoCustom.read(customOf(extra)) };
   },
   nativeEngagement: (collection, record, extra, ctx) => {
