@@ -16,8 +16,8 @@ import { MODULES as ZOHO, USERS as ZOHO_USERS, api as zohoApi } from './zoho/obj
 const OBJECTS: Record<IntegrationId, { objects: readonly NativeObject[]; policy: WritePolicy }> = {
   salesforce: { objects: SOBJECTS, policy: SALESFORCE_POLICY },
   hubspot: { objects: [...Object.values(HUBSPOT), HUBSPOT_OWNERS], policy: hubspotApi.policy },
-  pipedrive: { objects: Object.values(PIPEDRIVE).flat(), policy: pipedriveApi.policy },
-  zoho: { objects: [...Object.values(ZOHO), ZOHO_USERS], policy: zohoApi.policy },
+  pipedrive: { objects: [...Object.values(PIPEDRIVE).flat(), MAIL_MESSAGE], policy: pipedriveApi.policy },
+  zoho: { objects: [...Object.values(ZOHO), ZOHO_USERS, ZOHO_EMAIL], policy: zohoApi.policy },
   outreach: { objects: Object.values(OUTREACH), policy: { unknown: 'reject', readOnly: 'reject' } },
   salesloft: { objects: Object.values(SALESLOFT), policy: { unknown: 'ignore', readOnly: 'ignore' } },
   apollo: { objects: Object.values(APOLLO), policy: { unknown: 'ignore', readOnly: 'ignore' } },
