@@ -3,10 +3,12 @@ import type { IntegrationId } from '../model/integrations.js';
 import { COLLECTIONS as APOLLO } from './apollo/objects.js';
 import { COLLECTIONS as HUBSPOT, OWNERS as HUBSPOT_OWNERS, api as hubspotApi } from './hubspot/objects.js';
 import { COLLECTIONS as OUTREACH } from './outreach/objects.js';
+import { MAIL_MESSAGE } from './pipedrive/mail.js';
 import { COLLECTIONS as PIPEDRIVE, api as pipedriveApi } from './pipedrive/objects.js';
 import type { NativeObject, WritePolicy } from './rest-engine.js';
 import { POLICY as SALESFORCE_POLICY, SOBJECTS } from './salesforce/objects.js';
 import { COLLECTIONS as SALESLOFT } from './salesloft/objects.js';
+import { EMAIL as ZOHO_EMAIL } from './zoho/emails.js';
 import { MODULES as ZOHO, USERS as ZOHO_USERS, api as zohoApi } from './zoho/objects.js';
 
 /**
