@@ -133,7 +133,7 @@ const listRecords = defineTool({
   name: 'list_records',
   title: 'List CRM records',
   description:
-    'GET /sandbox/connections/{connectionId}/records/{type}: a page of records, oldest first: { records, nextPageCursor? } (pass nextPageCursor as cursor for the next page).',
+    'GET /sandbox/connections/{connectionId}/records/{type}: a page of records, oldest first: { records, nextPageCursor } (null on the last page; else pass it as cursor for the next).',
   input: z.strictObject({
     connectionId,
     type: objectType,
