@@ -162,6 +162,8 @@ afterAll(async () => {
 describe('in a real browser', () => {
   let connectionId = '';
   let inspector: Page;
+  /** The event redelivered from the page: the screenshot shows its attempts. */
+  let redelivered = '';
 
   it('links an account through the widget; the backend exchanges the public token; the inspector shows the connection', async () => {
     const page = await browser.context.newPage();
@@ -234,6 +236,8 @@ describe('in a real browser', () => {
     await inspector.getByRole('button', { name: `Open connection ${connectionId}` }).click();
     await inspector.locator('#webhook', { hasText: receiver.url }).waitFor();
     await inspector.locator('#records-table tbody tr').first().waitFor();
+    // The unified reads answer 409 until the first sync: the inspector shows what the app gets.
+    await inspector.locator('#unified-error', { hasText: '409 CONNECTION_SYNCING: data still syncing' }).waitFor();
     const recordId = await createRecordFromPage(inspector, '{"firstName":"Browser","lastName":"Tester","email":"browser@example.com"}');
 
     const eventId = await eventIdOfRecord(recordId);
@@ -282,7 +286,9 @@ describe('in a real browser', () => {
     const rows = inspector.locator(`#detail-${eventId} table.attempts-table tbody tr`);
     await rows.nth(1).waitFor();
     expect(await rows.locator('td.attempt-status').allTextContents()).toEqual(['500', '204']);
-    await shoot(inspector, 'inspector');
+    redelivered = eventId;
+    await inspector.locator(`#details-${eventId}`).click();
+    await inspector.locator(`#detail-${eventId}`).waitFor({ state: 'detached' });
   });
 
   it('edits and deletes a record and moves the status from the page, each change showing its event', async () => {
@@ -316,6 +322,60 @@ describe('in a real browser', () => {
     await inspector.getByRole('button', { name: 'Set status' }).click();
     await inspector.locator(`#connections tr[data-connection-id="${connectionId}"] td.status-READY`).waitFor();
     await inspector.locator('#deliveries td.what', { hasText: 'STATUS_CHANGE READY' }).waitFor();
+  });
+
+  it("shows the connection's unified records by object, the first page and more, each record's JSON as GET /crm/{objects} answers it", async () => {
+    const { accessToken } = backend.exchanged[0]!;
+    /** Every page of a unified list, as the app reads it. */
+    const walk = async (path: string, key: string) => {
+      const records: Array<{ id: string }> = [];
+      let cursor: string | null = null;
+      do {
+        const page: Record<string, unknown> = await (
+          await fetch(`${sandboxServer.url}${path}?accessToken=${accessToken}&limit=10${cursor ? `&cursor=${cursor}` : ''}`, {
+            headers: { 'service-api-token': API_KEY },
+          })
+        ).json();
+        records.push(...(page[key] as Array<{ id: string }>));
+        cursor = page.nextPageCursor as string | null;
+      } while (cursor !== null);
+      return records;
+    };
+    const shownIds = () =>
+      inspector.locator('#unified-table tbody tr[data-unified-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-unified-id')));
+    const contacts = await walk('/crm/contacts', 'contacts');
+    expect(contacts.length).toBeGreaterThan(20);
+    // READY since the test before: the first page, ten records, and a way to more.
+    await inspector.locator('#unified-status', { hasText: 'GET /crm/contacts · 10 records in 1 page · more after' }).waitFor();
+    expect(await shownIds()).toEqual(contacts.slice(0, 10).map((contact) => contact.id));
+    await inspector.getByRole('button', { name: /^More/ }).click();
+    await inspector.locator('#unified-status', { hasText: '20 records in 2 pages' }).waitFor();
+    expect(await shownIds()).toEqual(contacts.slice(0, 20).map((contact) => contact.id));
+    while (await inspector.locator('#unified-more').isVisible()) {
+      const before = (await shownIds()).length;
+      await inspector.locator('#unified-more').click();
+      await inspector.waitForFunction((count) => document.querySelectorAll('#unified-table tbody tr[data-unified-id]').length > count, before);
+    }
+    await inspector.locator('#unified-status', { hasText: 'the last page (nextPageCursor null)' }).waitFor();
+    expect(await shownIds()).toEqual(contacts.map((contact) => contact.id));
+
+    // Another object, from the first page again; a record opens to its JSON, the route's record exactly.
+    await inspector.locator('#unified-type').selectOption('Deal');
+    await inspector.locator('#unified-status', { hasText: 'GET /crm/deals · 10 records in 1 page' }).waitFor();
+    const deals = await walk('/crm/deals', 'deals');
+    const deal = deals[0]!;
+    await inspector.getByRole('button', { name: `Show the JSON of ${deal.id}` }).click();
+    const json = inspector.locator(`#unified-detail-${CSS_ESCAPE(deal.id)} pre.unified-json`);
+    await json.waitFor();
+    expect(JSON.parse((await json.textContent())!)).toEqual(deal);
+    expect(await inspector.locator(`#unified-json-${CSS_ESCAPE(deal.id)}`).getAttribute('aria-expanded')).toBe('true');
+    // The objects the integration serves, emails among them.
+    expect(await inspector.locator('#unified-type option').allTextContents()).toContain('Email (/crm/emails)');
+
+    // The README's picture: a delivery's attempts and signed headers, and a unified record's JSON.
+    await inspector.locator(`#details-${redelivered}`).click();
+    await inspector.locator(`#detail-${redelivered} table.attempts-table tbody tr`).nth(1).waitFor();
+    await shoot(inspector, 'inspector');
   });
 
   it('shows a used or unknown link token as an error in the widget, and ignores messages from elsewhere', async () => {

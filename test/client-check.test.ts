@@ -76,6 +76,15 @@ const FLAWS: Array<{ flaw: string; does: string; rule: RuleId; options: string[]
     detail: /^the users of connection \w{8}… stopped at page 1: its nextPageCursor \([\w-]{8}…, answered at \+\d+\.\d{3}s\) was never requested$/,
   },
   {
+    flaw: 'search-first-page-only',
+    does: 'stops a unified search after its first page',
+    rule: 'pages-to-the-end',
+    options: ['--no-faults'],
+    request: /^$/,
+    detail:
+      /^the \/crm\/deals\/search of connection \w{8}… stopped at page 1: its nextPageCursor \([\w-]{8}…, answered at \+\d+\.\d{3}s\) was never requested$/,
+  },
+  {
     flaw: 'foreign-cursor',
     does: "sends a cursor with another connection's accessToken",
     rule: 'cursor-stays-with-its-list',

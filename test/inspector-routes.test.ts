@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
+import { UNIFIED_CRM_OBJECTS } from '../src/unified/crm-objects.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { Receiver } from './helpers/receiver.js';
 
@@ -110,5 +111,68 @@ describe('GET /sandbox/deliveries/{eventId}', () => {
       body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'eventId' } },
     });
     expect((await call('GET', '/sandbox/deliveries/0000')).status).toBe(404);
+  });
+});
+
+describe('GET /sandbox/connections/{id}/unified and …/unified/{objectType}', () => {
+  /** The exact text a route answers. */
+  const text = async (path: string, query = '', apiKey = KEY) => {
+    const response = await sandbox.handle({ method: 'GET', path, query, headers: { 'service-api-token': apiKey } });
+    return { status: response.status, body: response.body };
+  };
+
+  it("lists the objects the connection's integration serves, and answers each page as GET /crm/{objects} does, cursors and all", async () => {
+    const { connectionId, accessToken } = sandbox.connect({ apiKey: KEY, integrationId: 'salesforce' });
+    sandbox.setStatus(connectionId, 'READY');
+    const { objects } = (await call('GET', `/sandbox/connections/${connectionId}/unified`)).body;
+    expect(objects.map((object: { objectType: string }) => object.objectType)).toEqual(UNIFIED_CRM_OBJECTS.map((object) => object.type));
+    expect(objects[1]).toEqual({ objectType: 'Contact', path: '/crm/contacts', listKey: 'contacts' });
+    for (const { objectType, path } of objects as Array<{ objectType: string; path: string }>) {
+      let cursor = '';
+      let pages = 0;
+      do {
+        const query = `limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const inspected = await text(`/sandbox/connections/${connectionId}/unified/${objectType}`, query);
+        expect(inspected.status, objectType).toBe(200);
+        expect(inspected.body, objectType).toBe((await text(path, `accessToken=${accessToken}&${query}`)).body);
+        cursor = JSON.parse(inspected.body).nextPageCursor ?? '';
+        pages++;
+      } while (cursor);
+      expect(pages, objectType).toBeGreaterThan(0);
+    }
+    const native = await text(`/sandbox/connections/${connectionId}/unified/Deal`, 'limit=2&allFields=true');
+    expect(native.body).toBe((await text('/crm/deals', `accessToken=${accessToken}&limit=2&allFields=true`)).body);
+    expect(JSON.parse(native.body).deals[0].additional).toEqual(expect.any(Object));
+  });
+
+  it("answers the list's errors (409 while syncing, a bad cursor), another API token's connection is a 404, and the client is not judged or touched", async () => {
+    const { connectionId, accessToken } = sandbox.connect({ apiKey: KEY, integrationId: 'hubspot' });
+    sandbox.startClientCheck();
+    const syncing = await text(`/sandbox/connections/${connectionId}/unified/Contact`);
+    expect(syncing.status).toBe(409);
+    expect(syncing.body).toBe((await text('/crm/contacts', `accessToken=${accessToken}`)).body);
+    sandbox.setStatus(connectionId, 'READY');
+    const before = (await call('GET', `/sandbox/connections/${connectionId}`)).body.connection.lastActivityDate;
+    await sandbox.advance('1m');
+    expect((await text(`/sandbox/connections/${connectionId}/unified/Contact`, 'cursor=nope')).status).toBe(400);
+    expect((await text(`/sandbox/connections/${connectionId}/unified/Contact`, 'limit=1')).status).toBe(200);
+    expect((await call('GET', `/sandbox/connections/${connectionId}`)).body.connection.lastActivityDate).toBe(before);
+    // Only the client's own request to the service is judged.
+    expect(sandbox.clientCheck!.report(KEY).requests).toBe(1);
+    expect(await call('GET', `/sandbox/connections/${connectionId}/unified/Contact`, OTHER_KEY)).toMatchObject({
+      status: 404,
+      body: { errorCode: 'OBJECT_NOT_FOUND', metadata: { field: 'connectionId' } },
+    });
+    expect(await call('GET', `/sandbox/connections/${connectionId}/unified/Mailbox`)).toMatchObject({
+      status: 400,
+      body: { errorCode: 'INVALID_FIELD_VALUE', metadata: { field: 'objectType' } },
+    });
+    // An engagement connection has no unified CRM objects.
+    const engagement = sandbox.connect({ apiKey: KEY, integrationId: 'outreach' });
+    expect((await call('GET', `/sandbox/connections/${engagement.connectionId}/unified`)).body).toEqual({ objects: [] });
+    expect((await call('GET', `/sandbox/connections/${engagement.connectionId}/unified/Contact`)).body).toMatchObject({
+      metadata: { field: 'objectType' },
+      message: 'objectType must be one of (none) for this outreach connection, got "Contact"',
+    });
   });
 });

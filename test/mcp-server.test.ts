@@ -73,6 +73,20 @@ describe('crm-sandbox mcp --server', () => {
     expect((await session.call('get_delivery', { eventId })).text).toBe((await http('GET', `/sandbox/deliveries/${eventId}`)).text);
     expect(ok(await session.call('redeliver', { eventId })).delivery.attempts).toHaveLength(2);
 
+    // The unified API as the app calls it, over HTTP: a write names the fields it did not write, from the server's header.
+    const { id } = ok(await session.call('create_unified_record', { connectionId, type: 'Account', fields: { name: 'Initech', colour: 'red' } }));
+    expect(ok(await session.call('update_unified_record', { connectionId, type: 'Account', id, fields: { industry: 'Software', size: 3 } }))).toEqual({
+      id,
+      ignored: expect.stringContaining('size'),
+    });
+    expect((await session.call('get_unified_record', { connectionId, type: 'Account', id })).text).toBe(
+      (await http('GET', `/crm/account?accessToken=${linked.accessToken}&id=${id}`)).text,
+    );
+    const search = { accessToken: linked.accessToken, filters: { name: { equals: 'Initech' } } };
+    expect((await session.call('list_unified_records', { connectionId, type: 'Account', filters: search.filters })).text).toBe(
+      (await http('POST', '/crm/accounts/search', search)).text,
+    );
+
     const run = ok(await session.call('run_scenario', { name: 'crm-activity', connectionId, events: 'failed' }));
     expect(run).toMatchObject({ ok: true, failures: [], events: [], connection: { connectionId } });
 

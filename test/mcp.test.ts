@@ -25,6 +25,10 @@ const ARGUMENTS: Record<string, string[]> = {
   update_record: ['connectionId', 'type', 'id', 'fields'],
   delete_record: ['connectionId', 'type', 'id'],
   list_records: ['connectionId', 'type', 'limit?', 'cursor?'],
+  list_unified_records: ['connectionId', 'type', 'filters?', 'limit?', 'cursor?', 'allFields?'],
+  get_unified_record: ['connectionId', 'type', 'id?', 'email?', 'allFields?'],
+  create_unified_record: ['connectionId', 'type', 'fields'],
+  update_unified_record: ['connectionId', 'type', 'id', 'fields'],
   passthrough: ['connectionId', 'method', 'path', 'query?', 'body?'],
   set_webhook: ['connectionId', 'webhookUrl'],
   list_deliveries: ['connectionId?', 'state?'],
@@ -88,7 +92,29 @@ describe('crm-sandbox mcp over stdio', () => {
 
     const { resources } = await session.client.listResources();
     const uris = resources.map((resource) => resource.uri);
-    expect(uris).toEqual(expect.arrayContaining(['crm-sandbox://openapi.json', 'crm-sandbox://scenario.schema.json', 'crm-sandbox://scenarios/deal-won.yaml']));
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        'crm-sandbox://openapi.json',
+        'crm-sandbox://unified-objects.json',
+        'crm-sandbox://scenario.schema.json',
+        'crm-sandbox://scenarios/deal-won.yaml',
+      ]),
+    );
+    // One tool per operation on the unified objects, the object an argument; users are read only.
+    expect(byName.get('list_unified_records')!.inputSchema.properties!.type).toMatchObject({ enum: expect.arrayContaining(['User', 'Contact', 'Email']) });
+    expect((byName.get('create_unified_record')!.inputSchema.properties!.type as { enum: string[] }).enum).not.toContain('User');
+    expect(byName.get('list_unified_records')!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(tools.length).toBeLessThan(40);
+    const objects = JSON.parse(((await session.client.readResource({ uri: 'crm-sandbox://unified-objects.json' })).contents[0] as { text: string }).text);
+    const contact = objects.objects.find((object: { type: string }) => object.type === 'Contact');
+    expect(contact).toMatchObject({
+      list: 'GET /crm/contacts',
+      search: 'POST /crm/contacts/search',
+      answerKeys: { record: 'contact', page: 'contacts' },
+      lookups: ['email'],
+    });
+    expect(contact.fields).toContainEqual({ key: 'lastName', kind: 'string', create: true, update: true, requiredOnCreate: true });
+    expect(contact.filters).toContainEqual({ key: 'email', kind: 'string', operators: ['equals', 'contains', 'startsWith', 'endsWith', 'not', 'in', 'notIn'] });
     const openApi = await session.client.readResource({ uri: 'crm-sandbox://openapi.json' });
     expect(JSON.parse((openApi.contents[0] as { text: string }).text).openapi).toMatch(/^3\.1/);
     const schema = await session.client.readResource({ uri: 'crm-sandbox://scenario.schema.json' });
@@ -328,6 +354,62 @@ describe('each tool answers what the HTTP API answers for the same state (--port
     const journal = await sameText('list_requests', {}, '/sandbox/requests');
     expect(journal.requests.map((entry: { path: string }) => entry.path)).toContain('/crm/passthrough');
     await sameError('list_requests', { status: 99 }, 'GET', '/sandbox/requests?status=99');
+  });
+
+  it('unified records: lists, searches, gets, creates and updates as the app under test does', async () => {
+    const { connectionId, accessToken } = ok(await session.call('link_connection', { integrationId: 'salesforce', webhookUrl: app.url }));
+    // While the connection syncs, the unified reads answer 409 as the API does.
+    await sameError('list_unified_records', { connectionId, type: 'Deal' }, 'GET', `/crm/deals?accessToken=${accessToken}`);
+    ok(await session.call('set_status', { connectionId, status: 'READY' }));
+    const page = await sameText('list_unified_records', { connectionId, type: 'Contact', limit: 2 }, `/crm/contacts?accessToken=${accessToken}&limit=2`);
+    expect(page.contacts).toHaveLength(2);
+    await sameText(
+      'list_unified_records',
+      { connectionId, type: 'Contact', limit: 2, cursor: page.nextPageCursor, allFields: true },
+      `/crm/contacts?accessToken=${accessToken}&limit=2&cursor=${encodeURIComponent(page.nextPageCursor)}&allFields=true`,
+    );
+    const filters = { stage: { in: ['Proposal', 'Negotiation'] } };
+    const searched = await session.call('list_unified_records', { connectionId, type: 'Deal', filters, limit: 3 });
+    expect(searched.text).toBe((await http('POST', '/crm/deals/search', { accessToken, filters, limit: 3 })).text);
+    await sameError('list_unified_records', { connectionId, type: 'Deal', filters: { stage: { like: 'x' } } }, 'POST', '/crm/deals/search', {
+      accessToken,
+      filters: { stage: { like: 'x' } },
+    });
+
+    const created = await sameAsHttp(
+      'create_unified_record',
+      { connectionId, type: 'Contact', fields: { lastName: 'Quintillion', email: 'q@example.com' } },
+      () => http('POST', '/crm/contact', { accessToken, contact: { lastName: 'Quintillion', email: 'q@example.com' } }),
+    );
+    const { id } = created;
+    expect(created).toEqual({ id: expect.any(String) });
+    const { contact } = await sameText('get_unified_record', { connectionId, type: 'Contact', id }, `/crm/contact?accessToken=${accessToken}&id=${id}`);
+    expect(contact).toMatchObject({ id, lastName: 'Quintillion', email: 'q@example.com' });
+    await sameText(
+      'get_unified_record',
+      { connectionId, type: 'Contact', email: 'q@example.com' },
+      `/crm/contact?accessToken=${accessToken}&email=q%40example.com`,
+    );
+    await sameAsHttp('update_unified_record', { connectionId, type: 'Contact', id, fields: { jobTitle: 'CTO' } }, () =>
+      http('PATCH', '/crm/contact', { accessToken, id, contact: { jobTitle: 'CTO' } }),
+    );
+    expect(ok(await session.call('get_unified_record', { connectionId, type: 'Contact', id })).contact.jobTitle).toBe('CTO');
+    // A field the write does not take is not written: the tool says so, as the API's header does.
+    const ignored = ok(await session.call('update_unified_record', { connectionId, type: 'Contact', id, fields: { jobTitle: 'CEO', shoeSize: 44 } }));
+    expect(ignored).toEqual({ id, ignored: expect.stringContaining('shoeSize') });
+    await sameError('create_unified_record', { connectionId, type: 'Contact', fields: { firstName: 'Nameless' } }, 'POST', '/crm/contact', {
+      accessToken,
+      contact: { firstName: 'Nameless' },
+    });
+    await sameError('get_unified_record', { connectionId, type: 'Deal', id: 'nope' }, 'GET', `/crm/deal?accessToken=${accessToken}&id=nope`);
+    expect((await session.call('get_unified_record', { connectionId, type: 'Deal', email: 'q@example.com' })).json).toMatchObject({
+      status: 400,
+      metadata: { field: 'email' },
+    });
+    expect((await session.call('create_unified_record', { connectionId, type: 'User', fields: {} })).json).toMatchObject({
+      status: 400,
+      metadata: { field: 'type' },
+    });
   });
 
   it('deliveries, redelivery, faults, chaos and the clock', async () => {

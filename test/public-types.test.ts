@@ -10,6 +10,9 @@ import type * as TestingVitest from 'crm-sandbox/testing/vitest';
 import type { HttpHandler } from 'msw';
 import { describe, expectTypeOf, it } from 'vitest';
 
+/** A client whose generic methods the type tests instantiate (never called). */
+declare const unifiedClient: Testing.UnifiedClient;
+
 /**
  * Type tests of every public entry: what a user's code may rely on at compile time. They run under
  * `tsc` (a wrong type fails `npm run typecheck`); at run time each is a no-op.
@@ -107,6 +110,19 @@ describe('crm-sandbox/testing and crm-sandbox/testing/vitest', () => {
     expectTypeOf<Testing.TestSandbox['waitForEvent']>().returns.toEqualTypeOf<Promise<Testing.CapturedEvent>>();
     expectTypeOf<Testing.TestSandbox['sandbox']>().toEqualTypeOf<Root.Sandbox>();
     expectTypeOf<Testing.TestSandboxOptions['transport']>().toEqualTypeOf<'msw' | 'server' | undefined>();
+  });
+
+  it("reads and writes a connection's unified records, typed by object", () => {
+    expectTypeOf<Testing.TestSandbox['unified']>().returns.toEqualTypeOf<Testing.UnifiedClient>();
+    expectTypeOf<typeof Testing.unified>().parameters.toEqualTypeOf<[sandbox: Root.Sandbox, connectionId: string]>();
+    expectTypeOf<Testing.UnifiedPage<'Contact'>['contacts']>().toEqualTypeOf<Root.Contact[]>();
+    expectTypeOf<Testing.UnifiedPage<'EventAttendee'>['eventAttendees']>().toEqualTypeOf<Root.EventAttendee[]>();
+    expectTypeOf<Testing.UnifiedPage<'Deal'>['nextPageCursor']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Awaited<ReturnType<typeof unifiedClient.get<'Deal'>>>>().toEqualTypeOf<Root.Deal>();
+    expectTypeOf<Awaited<ReturnType<typeof unifiedClient.all<'Email'>>>>().toEqualTypeOf<Root.Email[]>();
+    expectTypeOf<Awaited<ReturnType<Testing.UnifiedClient['create']>>>().toEqualTypeOf<{ id: string }>();
+    // Users are read only: no create or update.
+    expectTypeOf<Parameters<Testing.UnifiedClient['create']>[0]>().toEqualTypeOf<Exclude<Root.CrmObjectType, 'User'>>();
   });
 
   it('useSandbox gives the same test sandbox, run by vitest hooks', () => {

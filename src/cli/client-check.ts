@@ -43,7 +43,7 @@ const builder = (yargs: Argv) =>
     .option('page-size', {
       requiresArg: true,
       default: DEFAULT_PAGE_SIZE,
-      describe: 'Most records a page of the engagement lists holds, whatever limit asks, so paging is exercised',
+      describe: 'Most records a page of a list or search holds, whatever limit asks, so paging is exercised',
       coerce: (value) => readInteger('page-size', value, { min: 1, max: MAX_LIMIT }),
     })
     .option('retry-after', {

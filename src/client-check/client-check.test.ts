@@ -4,6 +4,7 @@ import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { buildOpenApiDocument } from '../core/openapi/document.js';
 import { createSandbox, type Sandbox } from '../index.js';
 import type { ClientCheckOptions } from './client-check.js';
+import { nextPageCursorOf } from './conduct.js';
 import { type ClientCheckReport, formatReport } from './report.js';
 import type { RuleId } from './rules.js';
 
@@ -141,6 +142,132 @@ describe('client-check, judged on a virtual clock', () => {
       failures: 1,
       summary: `GET /engagement/users?accessToken=${accessToken.slice(0, 12)}…&limit=500: answered 400: limit must be an integer from 1 to 200, got "500"`,
     });
+  });
+
+  it('walks the unified lists and searches as the engagement lists: capped pages, cursors in the query or the body, null the last', async () => {
+    const sandbox = checked({ faults: false, pageSize: 7 });
+    const { accessToken, connectionId } = await link(sandbox);
+    await sandbox.advance('3s');
+    const all = (await callSandbox(sandbox, 'GET', `/sandbox/connections/${connectionId}/records/Contact?limit=200`)).body.records as Array<{ id: string }>;
+    expect(all.length).toBeGreaterThan(14);
+    // A list, its cursor in the query; then a search of every contact (no filter matches all), its cursor and limit in the body.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Answer = await call(sandbox, 'GET', `/crm/contacts?accessToken=${accessToken}&limit=150${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.body.contacts.length).toBeLessThanOrEqual(7);
+      seen.push(...page.body.contacts.map((contact: { id: string }) => contact.id));
+      cursor = page.body.nextPageCursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(all.map((contact) => contact.id));
+    const searched: string[] = [];
+    cursor = null;
+    do {
+      const page: Answer = await call(sandbox, 'POST', '/crm/contacts/search', {
+        accessToken,
+        filters: { lastName: { not: '' } },
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      });
+      expect(page.body.contacts.length).toBeLessThanOrEqual(7);
+      searched.push(...page.body.contacts.map((contact: { id: string }) => contact.id));
+      cursor = page.body.nextPageCursor;
+    } while (cursor !== null);
+    expect(searched).toEqual(seen);
+    // A smaller limit is kept, in the body or the query; a bad one is refused and judged.
+    expect((await call(sandbox, 'POST', '/crm/contacts/search', { accessToken, limit: 3 })).body.contacts).toHaveLength(3);
+    expect((await call(sandbox, 'POST', `/crm/deals/search?accessToken=${accessToken}&limit=2`, { limit: 50 })).body.deals).toHaveLength(2);
+    expect((await call(sandbox, 'POST', '/crm/contacts/search', { accessToken, limit: 500 })).body).toMatchObject({ metadata: { field: 'limit' } });
+    // The two short searches have more pages, unread: in progress until the client is done.
+    const result = report(sandbox, false);
+    expect(rule(result, 'pages-to-the-end')).toMatchObject({ status: 'pass', exercised: 4, summary: expect.stringMatching(/; 2 walks still in progress$/) });
+    expect(rule(result, 'pages-to-the-end').evidence.map((item) => item.detail)).toEqual([
+      `walked the /crm/contacts of connection ${connectionId.slice(0, 8)}… to the end: ${Math.ceil(all.length / 7)} pages, +3.000s to +3.000s`,
+      `walked the /crm/contacts/search of connection ${connectionId.slice(0, 8)}… to the end: ${Math.ceil(all.length / 7)} pages, +3.000s to +3.000s`,
+    ]);
+    expect(rule(result, 'limit-within-bounds')).toMatchObject({
+      status: 'fail',
+      failures: 1,
+      summary: 'POST /crm/contacts/search: answered 400: limit must be an integer from 1 to 200, got "500"',
+    });
+    // The journal keeps what the client sent: the cap is not written into it.
+    expect(sandbox.requests({ apiKey: 'a', path: '/crm/deals/search' }).map((entry) => [entry.query.replace(/accessToken=\w+&?/, ''), entry.body])).toEqual([
+      ['limit=2', '{"limit":50}'],
+    ]);
+  });
+
+  it('fails a search walk left unfinished or started over; another search is another walk; cursor=1 is a first page', async () => {
+    const sandbox = checked({ faults: false });
+    const { accessToken, connectionId } = await link(sandbox);
+    await sandbox.advance('3s');
+    const search = (filters: unknown, cursor?: string) =>
+      call(sandbox, `POST`, `/crm/contacts/search${cursor ? `?cursor=${cursor}` : ''}`, { accessToken, filters });
+    const first = await search({ lastName: { not: '' } });
+    expect(first.body.nextPageCursor).toEqual(expect.any(String));
+    // Other filters (the same ones in another order are the same search) and a list of the same object: walks of their own.
+    await search({ firstName: { not: '' } });
+    await call(sandbox, 'GET', `/crm/contacts?accessToken=${accessToken}&cursor=1`);
+    expect(rule(report(sandbox, false), 'pages-to-the-end')).toMatchObject({ status: 'pass', exercised: 3 });
+    expect(rule(report(sandbox, false), 'cursor-stays-with-its-list').exercised).toBe(0);
+    await search({ lastName: { not: '' } });
+    const restarted = rule(report(sandbox, false), 'pages-to-the-end');
+    expect(restarted).toMatchObject({ status: 'fail', failures: 1 });
+    expect(restarted.evidence[0]!.detail).toMatch(
+      new RegExp(`^read the first page again, leaving the /crm/contacts/search of connection ${connectionId.slice(0, 8)}… at page 1: the nextPageCursor`),
+    );
+    const final = rule(report(sandbox, true), 'pages-to-the-end');
+    expect(final.failures).toBe(4);
+    expect(final.evidence.slice(1).map((item) => item.detail.replace(/ \(.*/, ''))).toEqual([
+      `the /crm/contacts/search of connection ${connectionId.slice(0, 8)}… stopped at page 1: its nextPageCursor`,
+      `the /crm/contacts of connection ${connectionId.slice(0, 8)}… stopped at page 1: its nextPageCursor`,
+      `the /crm/contacts/search of connection ${connectionId.slice(0, 8)}… stopped at page 1: its nextPageCursor`,
+    ]);
+  });
+
+  it("fails a list's cursor sent to its search, or another object's list", async () => {
+    const sandbox = checked({ faults: false });
+    const { accessToken } = await link(sandbox);
+    await sandbox.advance('3s');
+    const { nextPageCursor } = (await call(sandbox, 'GET', `/crm/contacts?accessToken=${accessToken}`)).body;
+    expect((await call(sandbox, 'POST', '/crm/contacts/search', { accessToken, cursor: nextPageCursor })).status).toBe(400);
+    expect((await call(sandbox, 'GET', `/crm/deals?accessToken=${accessToken}&cursor=${nextPageCursor}`)).status).toBe(400);
+    const result = rule(report(sandbox, false), 'cursor-stays-with-its-list');
+    expect(result).toMatchObject({ status: 'fail', failures: 2, exercised: 2 });
+    expect(result.evidence[0]!.detail).toMatch(/\(it was issued at \+3\.000s for the \/crm\/contacts of connection \w{8}…\)$/);
+  });
+
+  it('puts its 429s and 503s in the way of unified reads (lists, searches, records), never of unified writes', async () => {
+    const sandbox = checked({ retryAfter: '1s' });
+    const { accessToken } = await link(sandbox);
+    await sandbox.advance('3s');
+    const { contacts } = (await patiently(sandbox, () => call(sandbox, 'GET', `/crm/contacts?accessToken=${accessToken}`))).body;
+    const reads = [
+      () => call(sandbox, 'GET', `/crm/contact?accessToken=${accessToken}&id=${contacts[0].id}`),
+      () => call(sandbox, 'POST', '/crm/contacts/search', { accessToken, filters: { lastName: { not: '' } } }),
+      () => call(sandbox, 'GET', `/crm/contact/batch?accessToken=${accessToken}&ids=${contacts[1].id}`),
+    ];
+    const statuses = new Set<number>();
+    for (let i = 0; i < 8; i++) for (const read of reads) statuses.add((await patiently(sandbox, read)).status);
+    expect([...statuses]).toEqual([200]);
+    for (let i = 0; i < 12; i++) {
+      const write = await call(sandbox, 'PATCH', '/crm/contact', { accessToken, id: contacts[0].id, contact: { jobTitle: `Title ${i}` } });
+      expect(write.status).toBe(200);
+    }
+    const injected = sandbox.requests({ apiKey: 'a', path: '/crm' }).filter((entry) => entry.fault);
+    expect(new Set(injected.map((entry) => entry.fault))).toEqual(new Set(['client-check 429', 'client-check 503']));
+    expect(injected.filter((entry) => entry.method === 'PATCH')).toEqual([]);
+    const result = report(sandbox);
+    expect(rule(result, 'honours-retry-after')).toMatchObject({ status: 'pass' });
+    expect(rule(result, 'backs-off-on-5xx')).toMatchObject({ status: 'pass' });
+  });
+
+  it('reads null as the last page, whatever the key order; a page without nextPageCursor is the last too', () => {
+    expect(nextPageCursorOf('{"contacts":[{"id":"1"}],"nextPageCursor":null}')).toBeUndefined();
+    expect(nextPageCursorOf('{"contacts":[],"nextPageCursor":"Y29udGFjdHM6MQ"}')).toBe('Y29udGFjdHM6MQ');
+    expect(nextPageCursorOf('{"nextPageCursor":"abc","users":[{"id":"1"}]}')).toBe('abc');
+    expect(nextPageCursorOf('{"nextPageCursor":null,"users":[]}')).toBeUndefined();
+    expect(nextPageCursorOf('{"users":[]}')).toBeUndefined();
+    expect(nextPageCursorOf('{"users":[],"nextPageCursor":""}')).toBeUndefined();
   });
 
   it('fails a retry storm on a syncing connection, and a read that waited passes', async () => {

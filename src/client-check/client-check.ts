@@ -10,7 +10,7 @@ import { isServicePath, isTokenPreflight, type RequestFacts, requestFacts } from
 export interface ClientCheckOptions {
   /** Seed of the hard cases (which reads meet a 429 or a 503, and for how long). Default: the sandbox's seed. */
   seed?: number;
-  /** Most records a page of the engagement lists holds, whatever `limit` asks (1 to 200). Default 10. */
+  /** Most records a page of a list or search holds, whatever `limit` asks (1 to 200). Default 10. */
   pageSize?: number;
   /** Retry-After of the injected 429s, in whole seconds: `2s`, or a seeded range `1s-2s` (the default). */
   retryAfter?: string;
@@ -24,7 +24,7 @@ export interface ClientCheckOptions {
 export interface ClientCheckHost {
   seed: number;
   apiKeys: readonly string[];
-  /** The largest `limit` the engagement lists accept: a larger one is left for them to refuse. */
+  /** The largest `limit` the lists and searches accept: a larger one is left for them to refuse. */
   maxLimit: number;
   now(): number;
   setTimer(delayMs: number, task: () => void): void;
@@ -149,7 +149,7 @@ export class ClientCheck {
       conduct.injected(hardCase, facts, at);
       return { hardCase, request };
     }
-    return { request: facts.kind === 'list' ? this.capped(request) : request };
+    return { request: facts.kind === 'list' ? this.capped(request, facts.search) : request };
   }
 
   /** @internal After a successful exchange: the connection is deleted later, if asked. */
@@ -162,16 +162,40 @@ export class ClientCheck {
     });
   }
 
-  /** The request with its `limit` at most the page size (a missing one set to it; a bad one left for the route to refuse). */
-  private capped(request: SandboxRequest): SandboxRequest {
+  /**
+   * The request with its `limit` at most the page size (a missing one set to it; a bad one left
+   * for the route to refuse). A search may send its limit in the body: the query's, which the
+   * route reads first, caps it.
+   */
+  private capped(request: SandboxRequest, search: boolean): SandboxRequest {
     const { pageSize } = this.settings;
     const limits = [...request.query.matchAll(/(?:^|&)limit=([^&]*)/g)];
-    if (limits.length === 0) return { ...request, query: request.query === '' ? `limit=${pageSize}` : `${request.query}&limit=${pageSize}` };
+    if (limits.length === 0) {
+      const inBody = search ? bodyLimit(request.body) : undefined;
+      if (inBody !== undefined && !(inBody > pageSize && inBody <= this.host.maxLimit)) return request;
+      return { ...request, query: request.query === '' ? `limit=${pageSize}` : `${request.query}&limit=${pageSize}` };
+    }
     const given = limits[0]![1]!;
     const number = /^\d+$/.test(given) ? Number(given) : Number.NaN;
     if (limits.length > 1 || !(number > pageSize && number <= this.host.maxLimit)) return request;
     return { ...request, query: request.query.replace(/(^|&)limit=[^&]*/, `$1limit=${pageSize}`) };
   }
+}
+
+/**
+ * A search body's `limit` as the route reads it (a number, or a string of digits); NaN for one the
+ * route refuses, undefined when there is none.
+ */
+function bodyLimit(body: string | undefined): number | undefined {
+  let limit: unknown;
+  try {
+    limit = body ? (JSON.parse(body) as { limit?: unknown } | null)?.limit : undefined;
+  } catch {
+    return undefined;
+  }
+  if (limit === undefined || limit === null) return undefined;
+  if (typeof limit === 'number') return Number.isInteger(limit) && limit >= 0 ? limit : Number.NaN;
+  return typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
 }
 
 /** What a request meets: a hard case (the error to answer instead, and the journal's label for it), or the request to answer. */

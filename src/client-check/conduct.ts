@@ -93,7 +93,7 @@ export class TenantConduct {
   private readonly deadTokens = new Map<string, { at: number; connectionId: string | undefined; reused: number }>();
   readonly connections = new Map<string, TrackedConnection>();
   private readonly connectionOfToken = new Map<string, string>();
-  /** Open walks, by connection and list (`<connectionId> users`). */
+  /** Open walks, by connection and list (`<connectionId> users`; a search's with a hash of its filters). */
   readonly walks = new Map<string, Walk>();
   private readonly cursors = new Map<string, { connectionId: string; list: string; at: number }>();
   private readonly webhooks = new Map<string, { webhookId: string; at: number }>();
@@ -338,7 +338,7 @@ export class TenantConduct {
     }
     if (status !== 200 || connectionId === undefined) return;
     const list = facts.list!;
-    const key = `${connectionId} ${list}`;
+    const key = `${connectionId} ${facts.walk!}`;
     const open = this.walks.get(key);
     let walk: Walk | undefined;
     if (facts.cursor === undefined && open) {
@@ -357,8 +357,7 @@ export class TenantConduct {
       walk = open;
       this.walks.delete(key);
     }
-    // The cursor closes the page's JSON: its tail is enough (a page of 200 records is long).
-    const next = /"nextPageCursor":"([^"]+)"\}$/.exec(response.body.slice(-512))?.[1];
+    const next = nextPageCursorOf(response.body);
     if (next === undefined) {
       if (walk)
         this.pass(
@@ -467,6 +466,18 @@ export class TenantConduct {
     const tally = this.tallies[rule];
     if (tally.passed.length < MAX_PASSED) tally.passed.push({ at, request: facts?.shown ?? '', status, detail });
   }
+}
+
+/**
+ * The nextPageCursor of a page, or undefined on the last page: the one whose nextPageCursor is
+ * null (a page without the key, as the lists answered before, reads as the last too). The cursor
+ * closes the page's JSON, so its tail is enough (a page of 200 records is long); another page is
+ * parsed whole.
+ */
+export function nextPageCursorOf(body: string): string | undefined {
+  const tail = /"nextPageCursor":(?:null|"([^"]*)")\}$/.exec(body.slice(-512));
+  const next = tail ? tail[1] : (jsonOf(body) as { nextPageCursor?: unknown } | undefined)?.nextPageCursor;
+  return typeof next === 'string' && next !== '' ? next : undefined;
 }
 
 /** The least wait before a retry after `count` 5xx answers in a row: the threshold, doubled for each further one (up to 32 times). */

@@ -63,7 +63,7 @@ export interface ClientCheckReport {
 /** What hard cases the check puts in a client's way, as the report states them. */
 export interface ClientCheckSettings {
   seed: number;
-  /** Most records per page of the engagement lists. */
+  /** Most records per page of a list or search. */
   pageSize: number;
   /** Retry-After of the injected 429s: `1s-2s`. */
   retryAfter: string;

@@ -1,5 +1,6 @@
 import type { SandboxRequest } from '../model/request.js';
 import { hash32 } from '../shared/random.js';
+import { UNIFIED_CRM_OBJECTS } from '../unified/crm-objects.js';
 
 /** What a request to the service is, as far as the conduct rules care. */
 export type RequestKind = 'list' | 'passthrough' | 'exchange' | 'webhook' | 'connection-delete' | 'other' | 'preflight';
@@ -9,8 +10,13 @@ export interface RequestFacts {
   kind: RequestKind;
   method: string;
   path: string;
-  /** The engagement list read (`users`, `mailboxes`), for kind `list`. */
+  /**
+   * The list read, for kind `list`: an engagement list (`users`, `mailboxes`), a unified list
+   * (`/crm/contacts`) or search (`/crm/contacts/search`).
+   */
   list: string | undefined;
+  /** What a walk of pages is of: the list, and for a search its filters too (another search is another walk). */
+  walk: string | undefined;
   /** Method, path, sorted query and a hash of the body: equal for a request and its retries. */
   identity: string;
   /** How a report shows the request: tokens and cursors cut short. */
@@ -22,8 +28,10 @@ export interface RequestFacts {
   publicToken: string | undefined;
   /** The Origin header: a browser sent the request. */
   origin: string | undefined;
-  /** A read that hard cases (429, 503) may meet: an engagement list, or a passthrough GET. */
+  /** A read that hard cases (429, 503) may meet: a list or search, a unified record read, or a passthrough GET. */
   read: boolean;
+  /** A unified search: its `limit` may be in the body (the page size cap puts one in the query, which wins). */
+  search: boolean;
 }
 
 /** The service's own endpoints (not the control API, the link widget's routes or the document). */
@@ -38,9 +46,14 @@ const SERVICE_PATHS = new Set([
   '/crm/passthrough',
 ]);
 
+/** The unified objects' routes: their lists and searches, and their record routes (get, create, update, details, batch). */
+const UNIFIED_LISTS = new Set(UNIFIED_CRM_OBJECTS.map((object) => `/crm/${object.many}`));
+const UNIFIED_SEARCHES = new Set(UNIFIED_CRM_OBJECTS.map((object) => `/crm/${object.many}/search`));
+const UNIFIED_RECORD_PATHS = new Set(UNIFIED_CRM_OBJECTS.flatMap((object) => ['', '/details', '/batch'].map((tail) => `/crm/${object.one}${tail}`)));
+
 /** Whether a path is one of the service's endpoints: the requests client-check judges. */
 export function isServicePath(path: string): boolean {
-  return SERVICE_PATHS.has(path);
+  return SERVICE_PATHS.has(path) || UNIFIED_LISTS.has(path) || UNIFIED_SEARCHES.has(path) || UNIFIED_RECORD_PATHS.has(path);
 }
 
 /**
@@ -68,10 +81,12 @@ export function requestFacts(request: SandboxRequest, method: string): RequestFa
     const value = query.get(name) ?? body?.[name];
     return typeof value === 'string' ? value : undefined;
   };
+  const search = method === 'POST' && UNIFIED_SEARCHES.has(path);
+  const unifiedList = (method === 'GET' && UNIFIED_LISTS.has(path)) || search;
   const kind: RequestKind =
     method === 'OPTIONS'
       ? 'preflight'
-      : path.startsWith('/engagement/')
+      : path.startsWith('/engagement/') || unifiedList
         ? 'list'
         : path === '/crm/passthrough'
           ? 'passthrough'
@@ -84,21 +99,42 @@ export function requestFacts(request: SandboxRequest, method: string): RequestFa
                 : 'other';
   const sorted = [...query].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const identity = `${method} ${path}?${new URLSearchParams(sorted).toString()}#${request.body === undefined ? '' : hash32(request.body)}`;
-  const cursor = query.get('cursor') ?? undefined;
+  // A search takes its cursor in the query or the body (the query's wins), as text or a number.
+  const cursor = query.get('cursor') ?? (search ? textOf(body?.cursor) : undefined);
+  const list = kind !== 'list' ? undefined : unifiedList ? path : path.slice('/engagement/'.length);
   return {
     kind,
     method,
     path,
-    list: kind === 'list' ? path.slice('/engagement/'.length) : undefined,
+    list,
+    walk: list === undefined ? undefined : search ? `${list} ${hash32(canonical(body?.filters ?? null))}` : list,
     identity,
     shown: show(method, path, query, body),
     accessToken: field('accessToken'),
     connectionId: field('connectionId'),
-    cursor: cursor === '' ? undefined : cursor,
+    // An empty cursor and `1` read as the first page, as the lists take them.
+    cursor: cursor === '' || cursor === '1' ? undefined : cursor,
     publicToken: kind === 'exchange' ? field('publicToken') : undefined,
     origin: request.headers.origin,
-    read: (kind === 'list' && method === 'GET') || (kind === 'passthrough' && method === 'POST' && body?.method === 'GET'),
+    read:
+      (kind === 'list' && (method === 'GET' || search)) ||
+      (method === 'GET' && UNIFIED_RECORD_PATHS.has(path)) ||
+      (kind === 'passthrough' && method === 'POST' && body?.method === 'GET'),
+    search,
   };
+}
+
+/** A search body's cursor as the route reads it: a string, or a number as its text. */
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+}
+
+/** JSON with every object's keys sorted: the same filters however a client orders them. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
 }
 
 /** A token or cursor cut to its first characters: enough to tell them apart in a report. */

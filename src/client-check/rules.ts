@@ -78,10 +78,10 @@ export const RULES: Record<RuleId, RuleInfo> = {
   'pages-to-the-end': {
     id: 'pages-to-the-end',
     title: 'Pages to the end',
-    why: 'The engagement lists come in pages: a page with a nextPageCursor has more after it, and only a page without one is the last. A client that stops early, or after a page shorter than the limit it asked for, silently misses records.',
-    hint: 'keep requesting with cursor=<nextPageCursor> until a page comes without nextPageCursor; a short page is not the last one (the service may answer fewer records than limit)',
+    why: 'The lists and searches come in pages: a page whose nextPageCursor is a cursor has more after it, and the last page is the one whose nextPageCursor is null. A client that stops early, or after a page shorter than the limit it asked for, silently misses records.',
+    hint: 'keep requesting with cursor=<nextPageCursor> (a search: the same filters, the cursor in its body or query) until a page answers nextPageCursor: null; a short page is not the last one (the service may answer fewer records than limit)',
     unit: ['list walk that needed paging', 'list walks that needed paging'],
-    unexercised: 'no engagement list was read past a page with a nextPageCursor',
+    unexercised: 'no list or search was read past a page with a nextPageCursor',
   },
   'cursor-stays-with-its-list': {
     id: 'cursor-stays-with-its-list',
@@ -96,8 +96,8 @@ export const RULES: Record<RuleId, RuleInfo> = {
     title: 'Keeps limit within bounds',
     why: 'limit is a whole number of records per page, from 1 to 200 here (the service documents no default or maximum); anything else is a 400.',
     hint: 'send limit as an integer from 1 to 200, or leave it out',
-    unit: ['engagement list request', 'engagement list requests'],
-    unexercised: 'no engagement list was read',
+    unit: ['list or search request', 'list or search requests'],
+    unexercised: 'no list or search was read',
   },
   'drops-deleted-connections': {
     id: 'drops-deleted-connections',

@@ -5,6 +5,8 @@ import type { ErrorBody } from '../shared/errors.js';
 export interface ApiAnswer {
   status: number;
   text: string;
+  /** Its headers, names in lower case (what a tool reads of them: `x-sandbox-ignored-fields`). */
+  headers?: Record<string, string>;
 }
 
 export interface ApiRequest {
@@ -79,7 +81,7 @@ export function inProcessApi(sandbox: Sandbox, apiKey: string): SandboxApi {
         headers: headers(apiKey, body),
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return { status: answer.status, text: answer.body };
+      return { status: answer.status, text: answer.body, headers: answer.headers };
     },
     async resetAll() {
       sandbox.reset();
@@ -111,7 +113,11 @@ export function serverApi(baseUrl: string, apiKey: string, adminKey?: string): S
         errorCode: 'SERVER_UNREACHABLE',
       });
     }
-    return { status: response.status, text: await response.text() };
+    const answered: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      answered[name] = value;
+    });
+    return { status: response.status, text: await response.text(), headers: answered };
   };
   return {
     sandbox: undefined,

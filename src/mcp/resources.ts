@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { SandboxApi } from './api.js';
 import { jsonOf } from './tool.js';
+import { unifiedObjectsDocument } from './unified-tools.js';
 
 /** A resource as `resources/list` gives it, and how to read its text. */
 export interface Resource {
@@ -23,7 +24,8 @@ export class UnknownResource extends Error {
 
 /**
  * The interface itself, for an agent to read: the OpenAPI document (`GET /openapi.json`, so it is
- * the server's with `--server`), the JSON Schema of scenario definitions, and each built-in
+ * the server's with `--server`), the unified objects' fields and filters (the package's
+ * descriptions), the JSON Schema of scenario definitions, and each built-in
  * scenario's file (YAML with a comment block on what it shows), the package's own.
  */
 export async function listResources(api: SandboxApi): Promise<Resource[]> {
@@ -42,6 +44,15 @@ export async function listResources(api: SandboxApi): Promise<Resource[]> {
         jsonOf(answer);
         return answer.text;
       },
+    },
+    {
+      uri: 'crm-sandbox://unified-objects.json',
+      name: 'unified-objects.json',
+      title: 'Unified objects',
+      description:
+        'The unified objects the *_unified_record tools read and write: their routes, answer keys, the fields a create and an update take and require, link ids, lookups, and the fields each search filters on with their operators',
+      mimeType: 'application/json',
+      read: async () => JSON.stringify(unifiedObjectsDocument(), null, 2),
     },
     {
       uri: 'crm-sandbox://scenario.schema.json',

@@ -11,6 +11,7 @@ import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
 import { type SandboxApi, ToolError } from './api.js';
 import { answerWith, defineTool, jsonOf, passOn, segment, type Tool } from './tool.js';
+import { createUnifiedRecord, getUnifiedRecord, listUnifiedRecords, updateUnifiedRecord } from './unified-tools.js';
 
 /**
  * The tools: each acts through the sandbox's HTTP API (see api.ts) and answers what the API
@@ -132,7 +133,7 @@ const listRecords = defineTool({
   name: 'list_records',
   title: 'List CRM records',
   description:
-    'GET /sandbox/connections/{connectionId}/records/{type}: a page of records, oldest first: { records, nextPageCursor? } (pass nextPageCursor as cursor for the next page).',
+    'GET /sandbox/connections/{connectionId}/records/{type}: a page of records, oldest first: { records, nextPageCursor } (null on the last page; else pass it as cursor for the next).',
   input: z.strictObject({
     connectionId,
     type: objectType,
@@ -475,6 +476,10 @@ export const TOOLS: readonly Tool[] = [
   deleteRecord,
   getRecord,
   listRecords,
+  listUnifiedRecords,
+  getUnifiedRecord,
+  createUnifiedRecord,
+  updateUnifiedRecord,
   passthrough,
   listDeliveries,
   getDelivery,

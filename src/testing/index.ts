@@ -19,3 +19,13 @@ export {
   type TestSandboxOptions,
   type WaitOptions,
 } from './test-sandbox.js';
+export {
+  UnifiedClient,
+  type UnifiedFields,
+  type UnifiedFilters,
+  type UnifiedKeys,
+  type UnifiedPage,
+  type UnifiedPageOptions,
+  unified,
+  type WritableUnifiedType,
+} from './unified.js';

@@ -9,6 +9,7 @@ import type { ScenarioDefinition } from '../scenarios/schema.js';
 import { type Duration, parseDuration } from '../shared/duration.js';
 import { arrivedList, describeMatch, type EventMatch, matches } from './event-match.js';
 import { type CapturedEvent, EventReceiver, listenReceiver } from './receiver.js';
+import { UnifiedClient } from './unified.js';
 
 /** Where the MSW handlers answer when no `baseUrl` is given (the dev server's default address). */
 export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';
@@ -224,6 +225,20 @@ export class TestSandbox {
       from = at + 1;
     }
     return found;
+  }
+
+  /**
+   * The connection's unified CRM records (`GET /crm/contacts`, `POST /crm/contact`, …), through the
+   * sandbox's own routes: each call answers what the route answers, and a non-2xx is thrown as an
+   * ApiError with its status and body (see {@link UnifiedClient}).
+   *
+   * @example
+   * const { connectionId } = await crm.linkConnection({ integrationId: 'salesforce', status: 'READY' });
+   * const { id } = await crm.unified(connectionId).create('Deal', { name: 'Renewal', closeDate: '2025-03-01' });
+   * const { deals, nextPageCursor } = await crm.unified(connectionId).search('Deal', { name: { equals: 'Renewal' } });
+   */
+  unified(connectionId: string): UnifiedClient {
+    return new UnifiedClient(this.sandbox, connectionId);
   }
 
   /**

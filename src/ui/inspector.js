@@ -10,7 +10,7 @@
   var POLL_MS = 1000;
   var PAGE_SIZE = 10;
   var MAX_ROWS = 100;
-  var OBJECT_TYPES = ['Contact', 'Account', 'Deal', 'Lead', 'User', 'Note', 'Task', 'Event', 'EventAttendee'];
+  var OBJECT_TYPES = ['Contact', 'Account', 'Deal', 'Lead', 'User', 'Note', 'Task', 'Event', 'EventAttendee', 'Email'];
   var STATUSES = ['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY'];
   /** The columns shown per record type, beside the id. */
   var COLUMNS = {
@@ -23,7 +23,10 @@
     Task: ['subject', 'status', 'dueDate'],
     Event: ['subject', 'type', 'startDateTime'],
     EventAttendee: ['status', 'associatedObjectType', 'email'],
+    Email: ['subject', 'from', 'messageDate'],
   };
+  /** Fields every record has: not among a record type's columns when they are picked from its records. */
+  var RECORD_BASE = ['id', 'nativeId', 'createdTime', 'modifiedTime', 'associations', 'additional'];
   /** Fields the sandbox sets itself: left out of the edit form. */
   var READ_ONLY = ['id', 'nativeId', 'createdTime', 'modifiedTime', 'expectedRevenue', 'associations', 'additional'];
 
@@ -45,6 +48,11 @@
     expanded: {},
     details: {},
     editing: null,
+    /** The unified objects of the selected connection (GET /sandbox/connections/{id}/unified), the one shown, how many of its pages, and the records opened to their JSON. */
+    unifiedObjects: null,
+    unifiedType: null,
+    unifiedPages: 1,
+    unifiedOpen: {},
   };
   /** The JSON last drawn per section: a poll redraws a section only when its data changed. */
   var drawn = {};
@@ -266,6 +274,17 @@
         el('div', { id: 'editor' }),
       ]),
     );
+    detail.appendChild(
+      el('section', { class: 'card', 'aria-labelledby': 'unified-title' }, [
+        el('h2', { id: 'unified-title', text: 'Unified records' }),
+        el('p', {
+          class: 'muted',
+          text: "What your app reads from the service's unified API (GET /crm/…, with this connection's accessToken), page by page.",
+        }),
+        el('div', { id: 'unified-picker' }),
+        el('div', { id: 'unified' }),
+      ]),
+    );
     drawEditor();
   }
 
@@ -323,9 +342,186 @@
           ),
         ).then(() => {
           draw('deliveries', { deliveries: state.deliveries, details: state.details, expanded: state.expanded }, drawDeliveries);
+          return refreshUnified(id);
         });
       });
     });
+  }
+
+  /**
+   * The unified records of the selected connection: the objects its integration serves (read
+   * once per selection), then the pages shown of the picked one, each read again on every poll
+   * through GET /sandbox/connections/{id}/unified/{type}, which answers what GET /crm/{objects}
+   * does. An error (409 while the connection syncs) is shown in place of the pages it stopped.
+   */
+  function refreshUnified(id) {
+    var objects = state.unifiedObjects
+      ? Promise.resolve(state.unifiedObjects)
+      : api('GET', `/sandbox/connections/${id}/unified`).then((answer) => {
+          if (id === state.selectedId) state.unifiedObjects = answer.objects;
+          return answer.objects;
+        });
+    return objects.then((list) => {
+      if (id !== state.selectedId) return undefined;
+      // At first the type the Records card shows, when the connection serves it.
+      var has = (type) => list.some((object) => object.objectType === type);
+      if (!has(state.unifiedType)) state.unifiedType = has(state.recordType) ? state.recordType : list.length ? list[0].objectType : null;
+      var type = state.unifiedType;
+      draw('unified-picker', { objects: list, type: type }, drawUnifiedPicker);
+      var object = list.filter((candidate) => candidate.objectType === type)[0];
+      if (!object) {
+        draw('unified', { none: true }, drawUnified);
+        return undefined;
+      }
+      return unifiedPages(id, type, state.unifiedPages).then((read) => {
+        if (id !== state.selectedId || type !== state.unifiedType) return;
+        draw('unified', { object: object, pages: read.pages, error: read.error, open: state.unifiedOpen }, drawUnified);
+      });
+    });
+  }
+
+  /** The first `count` pages of a unified list, each after the cursor of the one before; stops at the page whose nextPageCursor is null. */
+  function unifiedPages(id, type, count) {
+    var pages = [];
+    function after(cursor) {
+      var query = `?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      return api('GET', `/sandbox/connections/${id}/unified/${encodeURIComponent(type)}${query}`).then((page) => {
+        pages.push(page);
+        return pages.length < count && page.nextPageCursor !== null ? after(page.nextPageCursor) : { pages: pages };
+      });
+    }
+    return after('').catch((error) => ({ pages: pages, error: describeError(error) }));
+  }
+
+  function drawUnifiedPicker(target, data) {
+    if (!data.objects.length) return;
+    var picker = el(
+      'select',
+      {
+        id: 'unified-type',
+        onchange: () => {
+          state.unifiedType = picker.value;
+          state.unifiedPages = 1;
+          state.unifiedOpen = {};
+          refresh();
+        },
+      },
+      data.objects.map((object) =>
+        el('option', { value: object.objectType, text: `${object.objectType} (${object.path})`, selected: object.objectType === data.type }),
+      ),
+    );
+    target.appendChild(el('div', { class: 'row' }, [el('label', { for: 'unified-type', text: 'Object' }), picker]));
+  }
+
+  /** The columns of a unified page: the type's own, else the first scalar fields its records have. */
+  function unifiedColumns(type, records) {
+    if (COLUMNS[type]) return COLUMNS[type];
+    var keys = [];
+    records.forEach((record) => {
+      Object.keys(record).forEach((key) => {
+        var value = record[key];
+        if (keys.indexOf(key) === -1 && RECORD_BASE.indexOf(key) === -1 && (value === null || typeof value !== 'object')) keys.push(key);
+      });
+    });
+    return keys.slice(0, 3);
+  }
+
+  function drawUnified(target, data) {
+    if (data.none) {
+      target.appendChild(
+        el('p', { class: 'muted', text: "This connection's integration serves no unified CRM objects: its records are its engagement lists." }),
+      );
+      return;
+    }
+    var object = data.object;
+    var records = [];
+    data.pages.forEach((page) => {
+      records = records.concat(page[object.listKey] || []);
+    });
+    var last = data.pages[data.pages.length - 1];
+    var more = !data.error && last && last.nextPageCursor !== null;
+    target.appendChild(
+      el('p', {
+        id: 'unified-status',
+        class: 'muted mono',
+        role: 'status',
+        text: `GET ${object.path} · ${records.length} record${records.length === 1 ? '' : 's'} in ${data.pages.length} page${data.pages.length === 1 ? '' : 's'}${
+          data.error ? '' : more ? ' · more after' : ' · the last page (nextPageCursor null)'
+        }`,
+      }),
+    );
+    if (data.error) target.appendChild(el('p', { class: 'error', id: 'unified-error', text: data.error }));
+    if (records.length) {
+      const columns = unifiedColumns(object.objectType, records);
+      const rows = [];
+      records.forEach((record) => {
+        var open = !!data.open[record.id];
+        rows.push(
+          el(
+            'tr',
+            { 'data-unified-id': record.id },
+            [el('td', { class: 'mono', text: record.id })].concat(
+              columns.map((column) => el('td', { text: record[column] === null || record[column] === undefined ? '' : String(record[column]) })),
+              [
+                el('td', { class: 'mono time', text: time(record.modifiedTime) }),
+                el('td', {}, [
+                  el('button', {
+                    type: 'button',
+                    id: `unified-json-${record.id}`,
+                    'aria-expanded': String(open),
+                    'aria-controls': `unified-detail-${record.id}`,
+                    'aria-label': `${open ? 'Hide' : 'Show'} the JSON of ${record.id}`,
+                    onclick: () => {
+                      state.unifiedOpen[record.id] = !open;
+                      refresh();
+                    },
+                    text: open ? 'Hide' : 'JSON',
+                  }),
+                ]),
+              ],
+            ),
+          ),
+        );
+        if (open)
+          rows.push(
+            el('tr', { id: `unified-detail-${record.id}`, class: 'unified-detail' }, [
+              el('td', { colspan: columns.length + 3 }, [el('pre', { class: 'unified-json', text: JSON.stringify(record, null, 2) })]),
+            ]),
+          );
+      });
+      target.appendChild(
+        el('table', { id: 'unified-table' }, [
+          el('caption', {
+            class: 'visually-hidden',
+            text: `Unified ${object.objectType} records, ${data.pages.length} page${data.pages.length === 1 ? '' : 's'}`,
+          }),
+          el('thead', {}, [
+            el(
+              'tr',
+              {},
+              ['id'].concat(columns, ['modified', 'JSON']).map((name) => el('th', { scope: 'col', text: name })),
+            ),
+          ]),
+          el('tbody', {}, rows),
+        ]),
+      );
+    } else if (!data.error) {
+      target.appendChild(el('p', { class: 'muted', text: `No ${object.objectType} records.` }));
+    }
+    if (more)
+      target.appendChild(
+        el('div', { class: 'row' }, [
+          el('button', {
+            type: 'button',
+            id: 'unified-more',
+            onclick: () => {
+              state.unifiedPages++;
+              refresh();
+            },
+            text: `More (the next ${PAGE_SIZE})`,
+          }),
+        ]),
+      );
   }
 
   function draw(section, data, render) {
@@ -375,6 +571,9 @@
     state.expanded = {};
     state.details = {};
     state.editing = null;
+    state.unifiedObjects = null;
+    state.unifiedPages = 1;
+    state.unifiedOpen = {};
     drawn = {};
     layoutDetail();
   }

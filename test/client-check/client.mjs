@@ -1,6 +1,7 @@
 // A client of the service written from its interface alone, for `crm-sandbox client-check`: it
-// links an account, creates the webhook, waits for the first sync, reads every page of users and
-// mailboxes, calls the passthrough, and cleans up. Careful by default; `--flaw NAME` gives it one
+// links an account, creates the webhook, waits for the first sync, reads every page of users,
+// mailboxes and the unified contacts, every page of a unified search of deals, calls the
+// passthrough, and cleans up. Careful by default; `--flaw NAME` gives it one
 // of the flaws client-check must catch (see FLAWS). `--until-gone` keeps reading until the
 // connection is deleted (client-check --delete-connection), then stops using its token.
 // Node's standard library only. Exit status 0 when the session ran to its end.
@@ -11,6 +12,7 @@ const FLAWS = [
   'ignores-retry-after', // retries a 429 at once
   'no-backoff', // retries a 503 at once
   'first-page-only', // stops after the first page
+  'search-first-page-only', // stops a search after its first page
   'foreign-cursor', // sends one connection's cursor with another connection's accessToken
   'limit-out-of-bounds', // asks for limit=500 first
   'reuses-deleted-token', // keeps calling with the accessToken after its 401
@@ -78,22 +80,36 @@ async function link() {
 /** The first nextPageCursor each list gave (the foreign-cursor flaw reuses one). */
 const firstCursors = {};
 
-/** Every record of a list, following nextPageCursor until a page comes without one. */
+/** Every record of a list (an engagement list's name, or a unified list's path), following nextPageCursor until a page answers it null. */
 async function readAll(list, accessToken) {
+  const path = list.startsWith('/') ? list : `/engagement/${list}`;
+  const key = path.split('/').pop();
   const records = [];
   let cursor;
   let limit = flaw === 'limit-out-of-bounds' ? 500 : 100;
   for (;;) {
-    const answer = await call('GET', `/engagement/${list}`, { query: { accessToken, limit, cursor } });
+    const answer = await call('GET', path, { query: { accessToken, limit, cursor } });
     if (answer.status === 400 && flaw === 'limit-out-of-bounds') {
       limit = 100;
       continue;
     }
-    if (answer.status !== 200) throw new Error(`GET /engagement/${list} answered ${answer.status}`);
-    records.push(...answer.body[list]);
+    if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}`);
+    records.push(...answer.body[key]);
     cursor = answer.body.nextPageCursor;
-    firstCursors[list] ??= cursor;
+    firstCursors[key] ??= cursor;
     if (!cursor || flaw === 'first-page-only') return records;
+  }
+}
+
+/** Every record a unified search finds: the same filters on each page, the cursor in the body, until nextPageCursor is null. */
+async function searchAll(path, key, accessToken, filters) {
+  const records = [];
+  let cursor = null;
+  for (;;) {
+    const page = await ok('POST', path, { body: { accessToken, filters, limit: 100, ...(cursor === null ? {} : { cursor }) } });
+    records.push(...page[key]);
+    cursor = page.nextPageCursor;
+    if (cursor === null || flaw === 'first-page-only' || flaw === 'search-first-page-only') return records;
   }
 }
 
@@ -144,7 +160,11 @@ async function session() {
         await call('GET', '/engagement/users', { query: { accessToken: other.accessToken, cursor: firstCursors.users } });
       }
       const mailboxes = await readAll('mailboxes', accessToken);
-      console.log(`read ${users.length} users, ${mailboxes.length} mailboxes; passthrough ${passthrough.status}`);
+      const contacts = await readAll('/crm/contacts', accessToken);
+      const deals = await searchAll('/crm/deals/search', 'deals', accessToken, { name: { not: '' } });
+      console.log(
+        `read ${users.length} users, ${mailboxes.length} mailboxes, ${contacts.length} contacts, ${deals.length} deals; passthrough ${passthrough.status}`,
+      );
       // Keep syncing until the connection is deleted under us.
       while (untilGone) {
         await readAll('users', accessToken);

@@ -1,7 +1,8 @@
 """A client of the service written from its interface alone, for `crm-sandbox client-check`.
 
 It links an account, creates the webhook, waits for the first sync (polling: a 409 means "still
-syncing"), reads every page of users and mailboxes, calls the passthrough, and cleans up.
+syncing"), reads every page of users, mailboxes and the unified contacts, every page of a unified
+search of deals, calls the passthrough, and cleans up.
 Careful by default; `--flaw NAME` gives it one of the flaws client-check must catch (see FLAWS).
 `--until-gone` keeps reading until the connection is deleted (client-check --delete-connection),
 then stops using its token. Python's standard library only. Exit status 0 when the session ran
@@ -20,6 +21,7 @@ FLAWS = [
     "ignores-retry-after",  # retries a 429 at once
     "no-backoff",  # retries a 503 at once
     "first-page-only",  # stops after the first page
+    "search-first-page-only",  # stops a search after its first page
     "foreign-cursor",  # sends one connection's cursor with another connection's accessToken
     "limit-out-of-bounds",  # asks for limit=500 first
     "reuses-deleted-token",  # keeps calling with the accessToken after its 401
@@ -105,21 +107,38 @@ FIRST_CURSORS = {}  # the first nextPageCursor each list gave (the foreign-curso
 
 
 def read_all(records, access_token):
-    """Every record of a list, following nextPageCursor until a page comes without one."""
+    """Every record of a list (an engagement list's name, or a unified list's path), following nextPageCursor until a page answers it null."""
+    path = records if records.startswith("/") else f"/engagement/{records}"
+    key = path.split("/")[-1]
     found = []
     cursor = None
     limit = 500 if FLAW == "limit-out-of-bounds" else 100
     while True:
-        status, page = call("GET", f"/engagement/{records}", {"accessToken": access_token, "limit": limit, "cursor": cursor})
+        status, page = call("GET", path, {"accessToken": access_token, "limit": limit, "cursor": cursor})
         if status == 400 and FLAW == "limit-out-of-bounds":
             limit = 100
             continue
         if status != 200:
-            raise RuntimeError(f"GET /engagement/{records} answered {status}")
-        found += page[records]
-        cursor = page.get("nextPageCursor")
-        FIRST_CURSORS.setdefault(records, cursor)
-        if not cursor or FLAW == "first-page-only":
+            raise RuntimeError(f"GET {path} answered {status}")
+        found += page[key]
+        cursor = page["nextPageCursor"]
+        FIRST_CURSORS.setdefault(key, cursor)
+        if cursor is None or FLAW == "first-page-only":
+            return found
+
+
+def search_all(path, key, access_token, filters):
+    """Every record a unified search finds: the same filters on each page, the cursor in the body, until nextPageCursor is null."""
+    found = []
+    cursor = None
+    while True:
+        body = {"accessToken": access_token, "filters": filters, "limit": 100}
+        if cursor is not None:
+            body["cursor"] = cursor
+        page = ok("POST", path, body=body)
+        found += page[key]
+        cursor = page["nextPageCursor"]
+        if cursor is None or FLAW in ("first-page-only", "search-first-page-only"):
             return found
 
 
@@ -141,7 +160,9 @@ def session():
             other = link()
             call("GET", "/engagement/users", {"accessToken": other["accessToken"], "cursor": FIRST_CURSORS["users"]})
         mailboxes = read_all("mailboxes", access_token)
-        print(f"read {len(users)} users, {len(mailboxes)} mailboxes; passthrough {status}", flush=True)
+        contacts = read_all("/crm/contacts", access_token)
+        deals = search_all("/crm/deals/search", "deals", access_token, {"name": {"not": ""}})
+        print(f"read {len(users)} users, {len(mailboxes)} mailboxes, {len(contacts)} contacts, {len(deals)} deals; passthrough {status}", flush=True)
         while UNTIL_GONE:  # keep syncing until the connection is deleted under us
             read_all("users", access_token)
             time.sleep(0.5)

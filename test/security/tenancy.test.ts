@@ -91,6 +91,8 @@ describe('two tenants on one dev server', () => {
       ['POST /sandbox/deliveries/:eventId/redeliver', 'POST', `/sandbox/deliveries/${a.eventId}/redeliver`, undefined, missing],
       ['GET /sandbox/connections/:connectionId', 'GET', C, undefined, missing],
       ['GET /sandbox/connections/:connectionId/webhook', 'GET', `${C}/webhook`, undefined, missing],
+      ['GET /sandbox/connections/:connectionId/unified', 'GET', `${C}/unified`, undefined, missing],
+      ['GET /sandbox/connections/:connectionId/unified/:objectType', 'GET', `${C}/unified/Contact`, undefined, missing],
       ['GET /sandbox/deliveries/:eventId', 'GET', `/sandbox/deliveries/${a.eventId}`, undefined, missing],
       ['GET /sandbox/connections/:connectionId/downstream-faults', 'GET', `${C}/downstream-faults`, undefined, missing],
       ['PUT /sandbox/connections/:connectionId/downstream-faults', 'PUT', `${C}/downstream-faults`, { faults: [] }, missing],

@@ -1,14 +1,20 @@
 import * as z from 'zod';
 import type { Webhook } from '../../model/connection.js';
+import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError } from '../../shared/errors.js';
+import { UNIFIED_CRM_OBJECTS, type UnifiedObject } from '../../unified/crm-objects.js';
 import { signedHeaders } from '../../webhooks/signed-headers.js';
 import { type ConnectionState, connectionSummary } from '../connections.js';
-import type { Route } from './context.js';
+import type { Route, RouteContext } from './context.js';
+import { pageQuery } from './pagination.js';
+import { unifiedCrmRoutes } from './unified-crm.js';
 
 /**
  * Control-API routes the inspector (`/sandbox/ui`) needs and the service's own API lacks: a
- * connection with its org and webhook by connectionId, and a delivery with the exact body and
- * the signed headers of each attempt. Same `service-api-token` auth and tenancy as the rest.
+ * connection with its org and webhook by connectionId, its unified records by connectionId (the
+ * unified list's own answer, without sending the accessToken from the page), and a delivery with
+ * the exact body and the signed headers of each attempt. Same `service-api-token` auth and
+ * tenancy as the rest.
  */
 
 /** A connection as the inspector shows it: the list item plus who the org is and its webhook. */
@@ -22,7 +28,43 @@ export function inspectedConnection(connection: ConnectionState) {
   };
 }
 
-export const inspectorRoutes: Route<'registry' | 'dispatcher' | 'deliveries'>[] = [
+/**
+ * The unified lists the inspector shows, each an object's description and the route that lists
+ * it, for the connections of the integrations of its category. Today the CRM's objects; the
+ * engagement objects, described the same way, join this list.
+ */
+const UNIFIED_LISTS = UNIFIED_CRM_OBJECTS.map((object) => ({
+  object,
+  category: 'crm',
+  route: unifiedCrmRoutes.find((route) => route.method === 'GET' && route.pattern === `/crm/${object.many}`)!,
+}));
+
+/** The unified lists a connection's integration serves. */
+const unifiedListsOf = (connection: ConnectionState) => UNIFIED_LISTS.filter((list) => list.category === INTEGRATIONS[connection.integrationId].category);
+
+/**
+ * The context of the unified list route for a connection named in the path: its query with the
+ * connection's accessToken. The token resolves to that connection without counting as its
+ * activity (lastActivityDate stays the client's).
+ */
+function asUnifiedList(ctx: RouteContext, connection: ConnectionState): RouteContext {
+  const query = new URLSearchParams(ctx.query);
+  query.set('accessToken', connection.accessToken);
+  return {
+    request: ctx.request,
+    params: ctx.params,
+    apiKey: ctx.apiKey,
+    admin: ctx.admin,
+    adminKeyConfigured: ctx.adminKeyConfigured,
+    note: ctx.note,
+    query,
+    body: () => ctx.body(),
+    connection: (connectionId) => ctx.connection(connectionId),
+    connectionByToken: () => connection,
+  };
+}
+
+export const inspectorRoutes: Route<'registry' | 'dispatcher' | 'deliveries' | 'clock' | 'pages'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/connections',
@@ -59,6 +101,53 @@ export const inspectorRoutes: Route<'registry' | 'dispatcher' | 'deliveries'>[] 
     tag: 'Sandbox control',
     ok: { status: 200, schema: (out) => z.object({ webhook: out.webhookSchema.nullable() }), description: 'The webhook' },
     handler: (ctx): { body: { webhook: Webhook | null } } => ({ body: { webhook: ctx.connection().webhook ?? null } }),
+  },
+  {
+    method: 'GET',
+    pattern: '/sandbox/connections/:connectionId/unified',
+    operationId: 'inspectUnifiedObjects',
+    summary: "The unified objects the connection's integration serves, each with the path that lists them",
+    tag: 'Sandbox control',
+    ok: {
+      status: 200,
+      schema: () => z.object({ objects: z.array(z.object({ objectType: z.string(), path: z.string(), listKey: z.string() })) }),
+      description: 'The objects, in the order of the service document',
+    },
+    handler: (ctx) => ({
+      body: {
+        objects: unifiedListsOf(ctx.connection()).map(({ object }) => ({ objectType: object.type, path: `/crm/${object.many}`, listKey: object.listKey })),
+      },
+    }),
+  },
+  {
+    method: 'GET',
+    pattern: '/sandbox/connections/:connectionId/unified/:objectType',
+    operationId: 'inspectUnifiedRecords',
+    summary: "A page of the connection's unified records of a type: what GET /crm/{objects} answers with its accessToken (409 while NEW_CONNECTION)",
+    tag: 'Sandbox control',
+    query: [
+      ...pageQuery,
+      { name: 'allFields', description: "Also answer each record in its CRM's native shape, as `additional`", schema: { type: 'boolean', default: false } },
+    ],
+    ok: {
+      status: 200,
+      schema: (out) => z.union(UNIFIED_CRM_OBJECTS.map((object: UnifiedObject) => out.unifiedPageSchema(object))),
+      description: 'A page of records, as the unified list answers it',
+    },
+    errors: [409],
+    // The unified list's own handler answers: the same records, cursors and bytes as /crm/{objects}.
+    handler: (ctx, deps) => {
+      const connection = ctx.connection();
+      const lists = unifiedListsOf(connection);
+      const list = lists.find(({ object }) => object.type === ctx.params.objectType);
+      if (!list) {
+        throw ApiError.invalidField(
+          'objectType',
+          `objectType must be one of ${lists.map(({ object }) => object.type).join(', ') || '(none)'} for this ${connection.integrationId} connection, got ${JSON.stringify(ctx.params.objectType)}`,
+        );
+      }
+      return list.route.handler(asUnifiedList(ctx, connection), deps);
+    },
   },
   {
     method: 'GET',
