@@ -1,6 +1,6 @@
 import type { CrmObjectType } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { formatTimeLeft, parseDuration } from '../shared/duration.js';
+import { type Duration, formatTimeLeft, parseDuration } from '../shared/duration.js';
 import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
 import { utf8ByteLength } from '../shared/text-codec.js';
@@ -32,7 +32,7 @@ export interface RunOptions {
    * deliveries. Default {@link DEFAULT_MAX_WAIT} when time jumps, {@link DEFAULT_REAL_MAX_WAIT}
    * when it passes in real time.
    */
-  maxWait?: string | number | undefined;
+  maxWait?: Duration | undefined;
   /** Seeds what the runner draws itself (probe event ids). */
   seed?: number | undefined;
   /** Shown in the report: `instant`, `realtime`, `10x`. */
@@ -314,7 +314,7 @@ class Run {
         return target.setStatus(this.on(connection).connection, status);
       }
       case 'advance':
-        return target.pass(parseDuration(typeof raw === 'object' ? step.by : (raw as string | number), 'advance'));
+        return target.pass(parseDuration(typeof raw === 'object' ? step.by : raw, 'advance'));
       case 'wait': {
         const max = typeof raw === 'object' && step.max !== undefined ? parseDuration(step.max, 'wait.max') : this.maxWaitMs;
         await target.passUntil(() => this.allFinished(), max);

@@ -18,7 +18,6 @@ export interface ScenarioSandbox {
   readonly parts: { readonly clock: Clock; readonly dispatcher: { unfinished(connectionId: string): string[]; get(eventId: string): Delivery | undefined } };
   handle(request: SandboxRequest): Promise<SandboxResponse>;
   deliveries(connectionId?: string): Delivery[];
-  advance(duration: number): Promise<void>;
   settle(): Promise<void>;
 }
 

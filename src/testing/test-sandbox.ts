@@ -184,7 +184,7 @@ export class TestSandbox {
       const end = this.sandbox.now().getTime() + parseDuration(options.advance, 'advance');
       while (!found && this.sandbox.now().getTime() < end) {
         const step = Math.min(end - this.sandbox.now().getTime(), Math.max(1000, Math.ceil(parseDuration(options.advance, 'advance') / 100)));
-        await this.sandbox.advance(step);
+        await this.sandbox.advance(`${step}ms`);
         found = find();
       }
     } else if (!found && this.sandbox.options.clock === 'real') {
