@@ -23,8 +23,11 @@ export const DURATION_PATTERN = '^(?:0|\\d+(?:\\.\\d+)?(?:ms|s|m|h|d))$';
 export function durationProblem(value: unknown): string | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
   const got = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  if (text === undefined)
-    return `must be a duration such as 500ms, 3s, 2m, 1h or 1d, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`;
+  if (text === undefined) {
+    const kind =
+      value === null || value === undefined ? String(value) : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+    return `must be a duration such as 500ms, 3s, 2m, 1h or 1d, got ${kind}`;
+  }
   if (BARE_NUMBER.test(text)) return Number(text) === 0 ? undefined : `needs a unit: ${text}ms, ${text}s, ${text}m, ${text}h or ${text}d; got ${got}`;
   if (!DURATION.test(text)) return `must look like 500ms, 3s, 2m, 1h or 1d, got ${got}`;
   return undefined;
