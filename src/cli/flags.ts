@@ -1,3 +1,4 @@
+import { parseBoolean } from '../shared/boolean.js';
 import { parseDuration, requireUnit, splitList } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 
@@ -161,4 +162,32 @@ export function readChoice<T extends string>(option: string, value: unknown, cho
     throw new SandboxConfigError(`${flagName(option)} must be one of ${choices.join(', ')}; got ${JSON.stringify(text)}`);
   }
   return text as T;
+}
+
+/**
+ * A boolean option's value, read from the text given, as every boolean is (decision 0032):
+ * `--quiet`, `--no-quiet`, `--quiet=yes`, `--quiet false`, or `CRM_SANDBOX_QUIET=1` when the
+ * command line does not name it; `true/false/1/0/yes/no` in any case, anything else refused
+ * naming the flag or the variable. yargs reads only `true` (so `CRM_SANDBOX_QUIET=1` was false):
+ * the text is read again here. Undefined when neither gives it (the default stands).
+ */
+export function readBoolean(option: string, args: readonly string[] = commandLine.args): boolean | undefined {
+  const names = [option, camelName(option)];
+  let value: boolean | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    const match = /^--(no-)?([^=]+)(?:=(.*))?$/s.exec(arg);
+    if (!match || !names.includes(match[2]!)) continue;
+    const [, negated, , text] = match;
+    const next = args[i + 1];
+    // yargs takes a following `true` or `false` as the flag's value.
+    const given = text ?? (next === 'true' || next === 'false' ? next : undefined);
+    const read = given === undefined ? true : parseBoolean(given, `--${negated ?? ''}${option}`);
+    value = negated ? !read : read;
+  }
+  if (value !== undefined) return value;
+  const variable = envName(option);
+  const text = commandLine.env[variable];
+  return text === undefined ? undefined : parseBoolean(text, variable);
 }

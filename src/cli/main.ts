@@ -3,7 +3,7 @@ import yargs, { type Argv, type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
 import { clientCheckCommand } from './client-check.js';
-import { camelName, ENV_PREFIX, onCommandLine, readChoice, setCommandLine } from './flags.js';
+import { camelName, ENV_PREFIX, onCommandLine, readBoolean, readChoice, setCommandLine } from './flags.js';
 import { mcpCommand } from './mcp.js';
 import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
@@ -32,6 +32,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .env(ENV_PREFIX)
       .middleware(asMiddleware(ownEnvironmentOnly), true)
       .middleware(asMiddleware(checkChoices), true)
+      .middleware(asMiddleware(checkBooleans), true)
       .strict()
       .version(version)
       .help()
@@ -69,7 +70,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 
 /** What yargs passes a middleware besides the arguments: itself (its types leave that out). */
 interface CommandInContext {
-  getOptions(): { key: Record<string, unknown>; choices: Record<string, readonly string[]> };
+  getOptions(): { key: Record<string, unknown>; choices: Record<string, readonly string[]>; boolean: readonly string[] };
 }
 type Middleware = (argv: Record<string, unknown>, cli: CommandInContext) => void;
 const asMiddleware = (middleware: Middleware) => middleware as unknown as MiddlewareFunction;
@@ -102,6 +103,17 @@ function checkChoices(argv: Record<string, unknown>, cli: CommandInContext): voi
     const value = argv[option];
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) readChoice(option, item, choices);
+  }
+}
+
+/** Every boolean option of the command, read again from the text given: `CRM_SANDBOX_QUIET=1` is true, `=maybe` refused (exit 2). */
+function checkBooleans(argv: Record<string, unknown>, cli: CommandInContext): void {
+  for (const option of new Set(cli.getOptions().boolean)) {
+    if (option === 'help' || option === 'version' || /[A-Z]/.test(option)) continue;
+    const value = readBoolean(option);
+    if (value === undefined) continue;
+    argv[option] = value;
+    argv[camelName(option)] = value;
   }
 }
 
