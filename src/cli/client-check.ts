@@ -110,7 +110,13 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
   }
   const apiKey = args.apiKey;
   // A sandbox for this run only: tokens from the seed too, so a seed replays the whole run.
-  const sandbox = createSandbox({ seed: args.seed, tokens: 'seeded', apiKeys: [apiKey], initialSyncDelay: formatDuration(args.initialSyncDelay), readyDelay: formatDuration(args.readyDelay) });
+  const sandbox = createSandbox({
+    seed: args.seed,
+    tokens: 'seeded',
+    apiKeys: [apiKey],
+    initialSyncDelay: formatDuration(args.initialSyncDelay),
+    readyDelay: formatDuration(args.readyDelay),
+  });
   const check = sandbox.startClientCheck({
     pageSize: args.pageSize,
     retryAfter: args.retryAfter,
