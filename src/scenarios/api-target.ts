@@ -194,7 +194,7 @@ export function sandboxTarget(
           signal,
         );
   return new ApiTarget('in-process', call, time, {
-    list: (connectionId) => sandbox.deliveries(connectionId),
+    list: (connectionId) => sandbox.parts.dispatcher.list(connectionId),
     // The parts are read at each call: a reset or restore replaces them.
     unfinished: (connectionId) => sandbox.parts.dispatcher.unfinished(connectionId),
     get: (eventId) => sandbox.parts.dispatcher.get(eventId),
