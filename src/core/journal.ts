@@ -48,13 +48,13 @@ export function checkJournalFilter(filter: JournalFilter): void {
       throw ApiError.invalidField(field, `${field} must be a string, got ${typeof filter[field]}`);
   }
   if (status !== undefined && !(Number.isInteger(status) && status >= 100 && status <= 999)) {
-    throw ApiError.invalidField('status', `status must be a 3-digit HTTP status, got ${JSON.stringify(status)}`);
+    throw ApiError.invalidField('status', `status must be a 3-digit HTTP status, got ${JSON.stringify(String(status))}`);
   }
   if (since !== undefined && Number.isNaN(new Date(since as string).getTime())) {
     throw ApiError.invalidField('since', `since must be an ISO-8601 time, got ${JSON.stringify(since)}`);
   }
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1))
-    throw ApiError.invalidField('limit', `limit must be a positive integer, got ${JSON.stringify(limit)}`);
+    throw ApiError.invalidField('limit', `limit must be a positive integer, got ${JSON.stringify(String(limit))}`);
 }
 
 /** The names a {@link JournalFilter} takes. */

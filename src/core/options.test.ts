@@ -10,8 +10,12 @@ describe('createSandbox options', () => {
     expect([sandbox.options.retryScheduleMs, sandbox.options.readyDelayMs, sandbox.options.initialSyncDelayMs]).toEqual([[250, 1000], 10, 0]);
     sandbox.close();
     expect(() => createSandbox({ readyDelay: '10' })).toThrow(new SandboxConfigError('readyDelay needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"'));
-    expect(() => createSandbox({ readyDelay: 10 as unknown as string })).toThrow(new SandboxConfigError('readyDelay needs a unit: 10ms, 10s, 10m, 10h or 10d; got 10'));
-    expect(() => createSandbox({ retrySchedule: ['1s', '5'] })).toThrow(new SandboxConfigError('retrySchedule[1] needs a unit: 5ms, 5s, 5m, 5h or 5d; got "5"'));
+    expect(() => createSandbox({ readyDelay: 10 as unknown as string })).toThrow(
+      new SandboxConfigError('readyDelay needs a unit: 10ms, 10s, 10m, 10h or 10d; got 10'),
+    );
+    expect(() => createSandbox({ retrySchedule: ['1s', '5'] })).toThrow(
+      new SandboxConfigError('retrySchedule[1] needs a unit: 5ms, 5s, 5m, 5h or 5d; got "5"'),
+    );
   });
 
   it('caps connections, records, pending deliveries and HTTP scenario runs by default; null turns a cap off; a bad cap is named', () => {
