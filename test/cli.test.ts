@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { type Cli, callApi, killAll, runCli, serveCli } from './helpers/cli.js';
 import { Receiver } from './helpers/receiver.js';
+import { freePort } from './helpers/scratch-project.js';
 
 const running: Cli[] = [];
 const receivers: Receiver[] = [];
@@ -58,12 +59,24 @@ describe('crm-sandbox, usage errors first', () => {
     [['serve', '--prot', '4011'], 'unknown option --prot; did you mean --port? See crm-sandbox serve --help'],
     [['srve'], 'unknown command srve; did you mean serve? See crm-sandbox --help'],
     [['scenario', 'rn', 'deal-won'], 'unknown command rn; did you mean run? See crm-sandbox scenario --help'],
-    [['scenario', 'run', 'deal-won', '--webhok-url', 'http://127.0.0.1:9/hooks'], 'unknown option --webhok-url; did you mean --webhook-url? See crm-sandbox scenario run --help'],
-    [['client-check', 'npx', 'tsx', 'sync-users.ts'], 'client-check runs the command given after --: crm-sandbox client-check [options] -- npx tsx sync-users.ts'],
+    [
+      ['scenario', 'run', 'deal-won', '--webhok-url', 'http://127.0.0.1:9/hooks'],
+      'unknown option --webhok-url; did you mean --webhook-url? See crm-sandbox scenario run --help',
+    ],
+    [
+      ['client-check', 'npx', 'tsx', 'sync-users.ts'],
+      'client-check runs the command given after --: crm-sandbox client-check [options] -- npx tsx sync-users.ts',
+    ],
     // `--access-token $UNSET`: the shell drops the empty word.
-    [['scenario', 'run', 'receiver-check', '--access-token', '--webhook-url', 'http://127.0.0.1:9/hooks'], '--access-token was given no value (an unset or empty variable, likely): give it one; see crm-sandbox scenario run --help'],
+    [
+      ['scenario', 'run', 'receiver-check', '--access-token', '--webhook-url', 'http://127.0.0.1:9/hooks'],
+      '--access-token was given no value (an unset or empty variable, likely): give it one; see crm-sandbox scenario run --help',
+    ],
     // `--access-token "$UNSET"`: quoted, it is an empty word.
-    [['scenario', 'run', 'receiver-check', '--access-token', '', '--webhook-url', 'http://127.0.0.1:9/hooks'], '--access-token was given an empty value (an unset variable, likely): give it one'],
+    [
+      ['scenario', 'run', 'receiver-check', '--access-token', '', '--webhook-url', 'http://127.0.0.1:9/hooks'],
+      '--access-token was given an empty value (an unset variable, likely): give it one',
+    ],
     [['serve', '--port', ''], '--port was given an empty value (an unset variable, likely): give it one'],
     [['serve', 'extra'], 'serve takes no argument "extra"; see crm-sandbox serve --help'],
     [['scenario', 'run'], 'scenario run is missing its argument; see crm-sandbox scenario run --help'],
@@ -104,6 +117,39 @@ describe('crm-sandbox, usage errors first', () => {
     const fromEnv = run(['serve', '--port', '0'], { CRM_SANDBOX_ATTEMPT_TIMEOUT: '5' });
     expect(await fromEnv.exited).toBe(2);
     expect(fromEnv.errors()).toBe('crm-sandbox: CRM_SANDBOX_ATTEMPT_TIMEOUT needs a unit: 5ms, 5s, 5m, 5h or 5d; got "5"\n');
+  });
+});
+
+describe('crm-sandbox scenario run, a receiver that is not running', () => {
+  it('names it once, with its URL, the network error and what to do', async () => {
+    const port = await freePort(); // free, so nothing listens there
+    const url = `http://127.0.0.1:${port}/hooks`;
+    const story = run(['scenario', 'run', 'deal-won', '--webhook-url', url]);
+    expect(await story.exited).toBe(1);
+    const failures = story.output().split('Failures:\n')[1]!.trimEnd().split('\n');
+    expect(failures[0]).toBe(`  ✗ 21 of 21 event(s) not delivered: nothing is listening at ${url} (ECONNREFUSED): is your receiver running, on that port?`);
+    // Only the expectation that is not about deliveries stays beside it; no line advises --max-wait.
+    expect(story.output()).not.toContain('--max-wait');
+    expect(failures.length).toBeLessThanOrEqual(2);
+  });
+
+  it('receiver-check says so once, not once per probe', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/hooks`;
+    const probes = run(['scenario', 'run', 'receiver-check', '--webhook-url', url]);
+    expect(await probes.exited).toBe(1);
+    expect(probes.output().split('Failures:\n')[1]).toBe(
+      `  ✗ steps[0] (receiverCheck): no probe was answered: nothing is listening at ${url} (ECONNREFUSED): is your receiver running, on that port?\n`,
+    );
+  });
+
+  it("receiver-check's summary does not read as a failure when it passed", async () => {
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    receiver.behaviour = () => 204;
+    const probes = run(['scenario', 'run', 'receiver-check', '--webhook-url', receiver.url]);
+    await probes.exited;
+    expect(probes.output()).toContain("  webhook      none: the connection's events are not sent; the probes went straight to the receiver\n");
+    expect(probes.output()).toMatch(/ {2}events {7}1 emitted, none sent \(no webhook\); instant/);
   });
 });
 
