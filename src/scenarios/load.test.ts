@@ -71,8 +71,10 @@ describe('scenario files', () => {
     expect(errorOf('steps:\n\t- advance: 1s\n').message).toBe(
       'scenario x.yaml: not valid YAML: Tabs are not allowed as indentation at line 2, column 1: "\\t- advance: 1s"',
     );
-    expect(errorOf('a: b: c\n').message).toBe('scenario x.yaml: not valid YAML: Nested mappings are not allowed in compact mappings at line 1, column 4: "a: b: c"');
-    expect(errorOf('steps:\n  - advance: [1s\n').message).toMatch(/at line 3, column 1: the end of the file, after "  - advance: \[1s"$/);
+    expect(errorOf('a: b: c\n').message).toBe(
+      'scenario x.yaml: not valid YAML: Nested mappings are not allowed in compact mappings at line 1, column 4: "a: b: c"',
+    );
+    expect(errorOf('steps:\n  - advance: [1s\n').message).toMatch(/at line 3, column 1: the end of the file, after " {2}- advance: \[1s"$/);
     expect(errorOf('{"description": ', 'x.json').message).toMatch(/^scenario x\.json: not valid JSON/);
   });
 
