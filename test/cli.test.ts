@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { type Cli, callApi, killAll, runCli, serveCli } from './helpers/cli.js';
 import { Receiver } from './helpers/receiver.js';
+import { freePort } from './helpers/scratch-project.js';
 
 const running: Cli[] = [];
 const receivers: Receiver[] = [];
@@ -38,8 +39,8 @@ describe('crm-sandbox, every command', () => {
     expect(cli.output()).toContain('API key: sandbox-api-key');
     // A flag the command lacks is still refused, whatever the environment holds.
     const unknown = run(['scenario', 'list', '--port', '1'], serveEnv);
-    expect(await unknown.exited).toBe(1);
-    expect(unknown.errors()).toMatch(/Unknown argument: port/);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.errors()).toBe('crm-sandbox: unknown option --port; see crm-sandbox scenario list --help\n');
   });
 
   it("refuses a value outside an option's choices with exit 2, naming it", async () => {
@@ -49,6 +50,106 @@ describe('crm-sandbox, every command', () => {
     const fromEnv = run(['scenario', 'run', 'deal-won', '--webhook-url', 'http://127.0.0.1:9/hooks'], { CRM_SANDBOX_INTEGRATION: 'sap' });
     expect(await fromEnv.exited).toBe(2);
     expect(fromEnv.errors()).toMatch(/^crm-sandbox: CRM_SANDBOX_INTEGRATION must be one of salesforce, /);
+  });
+});
+
+describe('crm-sandbox, usage errors first', () => {
+  // What a hurried user types: one line naming the mistake and what was likely meant, exit 2, no help text.
+  it.each([
+    [['serve', '--prot', '4011'], 'unknown option --prot; did you mean --port? See crm-sandbox serve --help'],
+    [['srve'], 'unknown command srve; did you mean serve? See crm-sandbox --help'],
+    [['scenario', 'rn', 'deal-won'], 'unknown command rn; did you mean run? See crm-sandbox scenario --help'],
+    [
+      ['scenario', 'run', 'deal-won', '--webhok-url', 'http://127.0.0.1:9/hooks'],
+      'unknown option --webhok-url; did you mean --webhook-url? See crm-sandbox scenario run --help',
+    ],
+    [
+      ['client-check', 'npx', 'tsx', 'sync-users.ts'],
+      'client-check runs the command given after --: crm-sandbox client-check [options] -- npx tsx sync-users.ts',
+    ],
+    // `--access-token $UNSET`: the shell drops the empty word.
+    [
+      ['scenario', 'run', 'receiver-check', '--access-token', '--webhook-url', 'http://127.0.0.1:9/hooks'],
+      '--access-token was given no value (an unset or empty variable, likely): give it one; see crm-sandbox scenario run --help',
+    ],
+    // `--access-token "$UNSET"`: quoted, it is an empty word.
+    [
+      ['scenario', 'run', 'receiver-check', '--access-token', '', '--webhook-url', 'http://127.0.0.1:9/hooks'],
+      '--access-token was given an empty value (an unset variable, likely): give it one',
+    ],
+    [['serve', '--port', ''], '--port was given an empty value (an unset variable, likely): give it one'],
+    [['serve', 'extra'], 'serve takes no argument "extra"; see crm-sandbox serve --help'],
+    [['scenario', 'run'], 'scenario run is missing its argument; see crm-sandbox scenario run --help'],
+  ])('crm-sandbox %j', async (args, message) => {
+    const cli = run(args);
+    expect(await cli.exited).toBe(2);
+    expect(cli.errors()).toBe(`crm-sandbox: ${message}\n`);
+    expect(cli.output()).toBe('');
+  });
+
+  it('reads booleans as true/false/1/0/yes/no in any case, from the environment and flags, and refuses the rest naming them', async () => {
+    for (const value of ['1', 'yes', 'TRUE']) {
+      const cli = await serve([], { CRM_SANDBOX_QUIET: value, CRM_SANDBOX_CLIENT_CHECK: value });
+      expect(cli.output()).toContain('client-check: on');
+      await fetch(`${cli.url}/sandbox/health`).then((response) => response.arrayBuffer());
+      expect((await fetch(`${cli.url}/sandbox/client-check`, { headers: { 'service-api-token': 'sandbox-api-key' } })).status).toBe(200);
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+      expect(cli.output()).not.toMatch(/GET \/sandbox\/health/);
+    }
+    const off = await serve(['--quiet=no'], { CRM_SANDBOX_QUIET: 'yes' });
+    await fetch(`${off.url}/sandbox/health`).then((response) => response.arrayBuffer());
+    off.child.kill('SIGTERM');
+    expect(await off.exited).toBe(0);
+    expect(off.output()).toMatch(/GET \/sandbox\/health 200/);
+    const bad = run(['serve', '--port', '0'], { CRM_SANDBOX_QUIET: 'sometimes' });
+    expect(await bad.exited).toBe(2);
+    expect(bad.errors()).toBe('crm-sandbox: CRM_SANDBOX_QUIET must be true or false (also 1/0, yes/no), got "sometimes"\n');
+    const flag = run(['openapi', '--compact=y']);
+    expect(await flag.exited).toBe(2);
+    expect(flag.errors()).toBe('crm-sandbox: --compact must be true or false (also 1/0, yes/no), got "y"\n');
+  });
+
+  it('refuses a duration without its unit, saying what to write', async () => {
+    const bare = run(['serve', '--port', '0', '--ready-delay', '10']);
+    expect(await bare.exited).toBe(2);
+    expect(bare.errors()).toBe('crm-sandbox: --ready-delay needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"\n');
+    const fromEnv = run(['serve', '--port', '0'], { CRM_SANDBOX_ATTEMPT_TIMEOUT: '5' });
+    expect(await fromEnv.exited).toBe(2);
+    expect(fromEnv.errors()).toBe('crm-sandbox: CRM_SANDBOX_ATTEMPT_TIMEOUT needs a unit: 5ms, 5s, 5m, 5h or 5d; got "5"\n');
+  });
+});
+
+describe('crm-sandbox scenario run, a receiver that is not running', () => {
+  it('names it once, with its URL, the network error and what to do', async () => {
+    const port = await freePort(); // free, so nothing listens there
+    const url = `http://127.0.0.1:${port}/hooks`;
+    const story = run(['scenario', 'run', 'deal-won', '--webhook-url', url]);
+    expect(await story.exited).toBe(1);
+    const failures = story.output().split('Failures:\n')[1]!.trimEnd().split('\n');
+    expect(failures[0]).toBe(`  ✗ 21 of 21 event(s) not delivered: nothing is listening at ${url} (ECONNREFUSED): is your receiver running, on that port?`);
+    // Only the expectation that is not about deliveries stays beside it; no line advises --max-wait.
+    expect(story.output()).not.toContain('--max-wait');
+    expect(failures.length).toBeLessThanOrEqual(2);
+  });
+
+  it('receiver-check says so once, not once per probe', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/hooks`;
+    const probes = run(['scenario', 'run', 'receiver-check', '--webhook-url', url]);
+    expect(await probes.exited).toBe(1);
+    expect(probes.output().split('Failures:\n')[1]).toBe(
+      `  ✗ steps[0] (receiverCheck): no probe was answered: nothing is listening at ${url} (ECONNREFUSED): is your receiver running, on that port?\n`,
+    );
+  });
+
+  it("receiver-check's summary does not read as a failure when it passed", async () => {
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    receiver.behaviour = () => 204;
+    const probes = run(['scenario', 'run', 'receiver-check', '--webhook-url', receiver.url]);
+    await probes.exited;
+    expect(probes.output()).toContain("  webhook      none: the connection's events are not sent; the probes went straight to the receiver\n");
+    expect(probes.output()).toMatch(/ {2}events {7}1 emitted, none sent \(no webhook\); instant/);
   });
 });
 
@@ -147,12 +248,12 @@ describe('crm-sandbox serve', () => {
     expect(badDuration.errors()).toContain('crm-sandbox: --ready-delay must look like 500ms, 3s, 2m, 1h or 1d, got "soon"');
 
     const unknown = run(['serve', '--colour', 'red']);
-    expect(await unknown.exited).toBe(1);
-    expect(unknown.errors()).toMatch(/Unknown argument: colour/);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.errors()).toBe('crm-sandbox: unknown option --colour; see crm-sandbox serve --help\n');
 
     const noCommand = run([]);
-    expect(await noCommand.exited).toBe(1);
-    expect(noCommand.errors()).toContain('Name a command: serve');
+    expect(await noCommand.exited).toBe(2);
+    expect(noCommand.errors()).toBe('crm-sandbox: Name a command: serve, scenario, openapi, client-check or mcp; see crm-sandbox --help\n');
 
     for (const port of ['abc', '70000', '-1']) {
       const badPort = run(['serve', '--port', port]);

@@ -253,6 +253,6 @@ describe('client-check: seeds and exit status', () => {
     });
     const unknown = await usage(['--nope', '--', 'true']);
     expect(unknown.code).toBe(2);
-    expect(unknown.errors).toMatch(/Unknown argument: nope/);
+    expect(unknown.errors).toBe('crm-sandbox: unknown option --nope; see crm-sandbox client-check --help\n');
   });
 });

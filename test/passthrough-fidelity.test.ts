@@ -168,9 +168,9 @@ describe('downstream faults', () => {
       answered = true;
       return answer;
     });
-    await sandbox!.advance(3999);
+    await sandbox!.advance('3999ms');
     expect(answered).toBe(false);
-    await sandbox!.advance(1);
+    await sandbox!.advance('1ms');
     const answer = await pending;
     expect(answer.statusCode).toBe(200);
   });

@@ -110,12 +110,18 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
   }
   const apiKey = args.apiKey;
   // A sandbox for this run only: tokens from the seed too, so a seed replays the whole run.
-  const sandbox = createSandbox({ seed: args.seed, tokens: 'seeded', apiKeys: [apiKey], initialSyncDelay: args.initialSyncDelay, readyDelay: args.readyDelay });
+  const sandbox = createSandbox({
+    seed: args.seed,
+    tokens: 'seeded',
+    apiKeys: [apiKey],
+    initialSyncDelay: formatDuration(args.initialSyncDelay),
+    readyDelay: formatDuration(args.readyDelay),
+  });
   const check = sandbox.startClientCheck({
     pageSize: args.pageSize,
     retryAfter: args.retryAfter,
     faults: args.faults,
-    ...(args.deleteConnection === undefined ? {} : { deleteConnectionAfter: args.deleteConnection }),
+    ...(args.deleteConnection === undefined ? {} : { deleteConnectionAfter: formatDuration(args.deleteConnection) }),
   });
   const log = args.log ? createLineWriter(process.stderr) : undefined;
   const server = await startDevServer(sandbox, { port: 0, host: '127.0.0.1', ...(log ? { log } : {}) });

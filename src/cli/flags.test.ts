@@ -56,7 +56,9 @@ describe('flag readers', () => {
     expect(refusal(() => readInteger('port', 'abc', { min: 0, max: 65535 }))).toBe('--port must be an integer from 0 to 65535, got "abc"');
     expect(refusal(() => readInteger('port', '70000', { min: 0, max: 65535 }))).toBe('--port must be an integer from 0 to 65535, got "70000"');
     expect(refusal(() => readInteger('seed', '1.5', { min: 0 }))).toBe('--seed must be an integer of 0 or more, got "1.5"');
-    expect(refusal(() => readInteger('connection-limit', '', { min: 1 }))).toBe('--connection-limit must be an integer of 1 or more, got ""');
+    expect(refusal(() => readInteger('connection-limit', '', { min: 1 }))).toBe(
+      '--connection-limit was given an empty value (an unset variable, likely): give it one',
+    );
     expect(readNumber('error-rate', '0.05', { min: 0, max: 1 })).toBe(0.05);
     expect(readNumber('error-rate', '.5', { min: 0, max: 1 })).toBe(0.5);
     expect(refusal(() => readNumber('error-rate', '2', { min: 0, max: 1 }))).toBe('--error-rate must be a number from 0 to 1, got "2"');
@@ -97,7 +99,9 @@ describe('flag readers', () => {
     expect(readList('api-key', ['k1, k2', 'k3'])).toEqual(['k1', 'k2', 'k3']);
     setCommandLine(['serve'], { CRM_SANDBOX_API_KEY: 'k1,' });
     expect(refusal(() => readList('api-key', ['k1,']))).toBe('CRM_SANDBOX_API_KEY: item 2 of "k1," is empty');
-    expect(refusal(() => readList('api-key', ['k1', ' ']))).toBe('CRM_SANDBOX_API_KEY must not be empty');
+    expect(refusal(() => readList('api-key', ['k1', ' ']))).toBe('CRM_SANDBOX_API_KEY is set but empty: give it a value, or unset it');
+    setCommandLine(['serve', '--port', '']);
+    expect(refusal(() => readInteger('port', '', { min: 0 }))).toBe('--port was given an empty value (an unset variable, likely): give it one');
   });
 
   it('read URLs and choices', () => {

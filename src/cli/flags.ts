@@ -1,3 +1,4 @@
+import { parseBoolean } from '../shared/boolean.js';
 import { parseDuration, requireUnit, splitList } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 
@@ -53,15 +54,31 @@ export function flagName(option: string): string {
   return commandLine.env[variable] !== undefined && !onCommandLine(option) ? variable : `--${option}`;
 }
 
-/** The one text given for an option: refuses a repeated flag and a flag without its value. */
-export function readText(option: string, value: unknown): string {
+/**
+ * The one text given for an option: refuses a repeated flag, a flag without its value, and an
+ * empty value (`--access-token "$TOKEN"` with TOKEN unset), unless `allowEmpty` (where empty
+ * means none: `--retry-schedule ""`).
+ */
+export function readText(option: string, value: unknown, { allowEmpty = false }: { allowEmpty?: boolean } = {}): string {
   if (Array.isArray(value)) {
     throw new SandboxConfigError(
       `${flagName(option)} is given ${value.length} times (${value.map((item) => JSON.stringify(String(item))).join(', ')}); give it once`,
     );
   }
   if (value === true || value === undefined) throw new SandboxConfigError(`${flagName(option)} needs a value`);
-  return String(value);
+  const text = String(value);
+  if (!allowEmpty && text.trim() === '') throw emptyValue(option);
+  return text;
+}
+
+/** `--port was given an empty value (an unset variable, likely)`, or for the environment: `CRM_SANDBOX_PORT is set but empty`. */
+export function emptyValue(option: string): SandboxConfigError {
+  const name = flagName(option);
+  return new SandboxConfigError(
+    name.startsWith('--')
+      ? `${name} was given an empty value (an unset variable, likely): give it one`
+      : `${name} is set but empty: give it a value, or unset it`,
+  );
 }
 
 export interface Range {
@@ -120,7 +137,7 @@ export function readDuration(option: string, value: unknown, { min = 0 }: { min?
 /** Comma-separated durations, each with its unit (`10s,1m,5m`); blank text is none; an empty item is refused. */
 export function readDurationList(option: string, value: unknown): number[] {
   const name = flagName(option);
-  return splitList(readText(option, value), name).map((item, index) => {
+  return splitList(readText(option, value, { allowEmpty: true }), name).map((item, index) => {
     requireUnit(item, `${name} item ${index + 1}`);
     return parseDuration(item, `${name} item ${index + 1}`);
   });
@@ -135,7 +152,7 @@ export function readList(option: string, value: unknown): string[] {
   const values = Array.isArray(value) ? value : [readText(option, value)];
   return values.flatMap((text) => {
     const items = splitList(String(text), name);
-    if (items.length === 0) throw new SandboxConfigError(`${name} must not be empty`);
+    if (items.length === 0) throw emptyValue(option);
     return items;
   });
 }
@@ -161,4 +178,32 @@ export function readChoice<T extends string>(option: string, value: unknown, cho
     throw new SandboxConfigError(`${flagName(option)} must be one of ${choices.join(', ')}; got ${JSON.stringify(text)}`);
   }
   return text as T;
+}
+
+/**
+ * A boolean option's value, read from the text given, as every boolean is (decision 0032):
+ * `--quiet`, `--no-quiet`, `--quiet=yes`, `--quiet false`, or `CRM_SANDBOX_QUIET=1` when the
+ * command line does not name it; `true/false/1/0/yes/no` in any case, anything else refused
+ * naming the flag or the variable. yargs reads only `true` (so `CRM_SANDBOX_QUIET=1` was false):
+ * the text is read again here. Undefined when neither gives it (the default stands).
+ */
+export function readBoolean(option: string, args: readonly string[] = commandLine.args): boolean | undefined {
+  const names = [option, camelName(option)];
+  let value: boolean | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    const match = /^--(no-)?([^=]+)(?:=(.*))?$/s.exec(arg);
+    if (!match || !names.includes(match[2]!)) continue;
+    const [, negated, , text] = match;
+    const next = args[i + 1];
+    // yargs takes a following `true` or `false` as the flag's value.
+    const given = text ?? (next === 'true' || next === 'false' ? next : undefined);
+    const read = given === undefined ? true : parseBoolean(given, `--${negated ?? ''}${option}`);
+    value = negated ? !read : read;
+  }
+  if (value !== undefined) return value;
+  const variable = envName(option);
+  const text = commandLine.env[variable];
+  return text === undefined ? undefined : parseBoolean(text, variable);
 }

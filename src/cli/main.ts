@@ -3,11 +3,12 @@ import yargs, { type Argv, type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
 import { clientCheckCommand } from './client-check.js';
-import { camelName, ENV_PREFIX, onCommandLine, readChoice, setCommandLine } from './flags.js';
+import { camelName, ENV_PREFIX, emptyValue, onCommandLine, readBoolean, readChoice, setCommandLine } from './flags.js';
 import { mcpCommand } from './mcp.js';
 import { openApiCommand } from './openapi.js';
 import { scenarioCommand } from './scenario.js';
 import { serveCommand } from './serve.js';
+import { type CommandKnown, usageError } from './usage-error.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -18,8 +19,12 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     setCommandLine(args, process.env);
     const cli = yargs(args);
     skipHelpCache(cli);
+    // What the command being parsed knows, kept by a middleware for a usage error found after it.
+    let known: CommandKnown | undefined;
     await cli
       .scriptName('crm-sandbox')
+      // Usage errors are matched in English (usage-error.ts), and every other message is English too.
+      .locale('en')
       // Option values stay the text given (no `1e3` → 1000): the checks in flags.ts read them and quote them when refused.
       .parserConfiguration({ 'parse-numbers': false })
       .usage('$0 <command> [options]')
@@ -30,8 +35,16 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .command(mcpCommand)
       .demandCommand(1, 'Name a command: serve, scenario, openapi, client-check or mcp')
       .env(ENV_PREFIX)
+      .middleware(
+        asMiddleware((_argv, command) => {
+          known = commandKnown(command);
+        }),
+        true,
+      )
       .middleware(asMiddleware(ownEnvironmentOnly), true)
       .middleware(asMiddleware(checkChoices), true)
+      .middleware(asMiddleware(checkBooleans), true)
+      .middleware(asMiddleware(checkEmpty), true)
       .strict()
       .version(version)
       .help()
@@ -39,17 +52,16 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .epilogue(
         "Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY (a command reads only its own options' variables).",
       )
-      .fail((message, error, cli) => {
-        // A value an option's own check refused (yargs wraps it in a YError): a bad value, exit 2.
-        if (error?.name === 'YError') {
+      .fail((message, error) => {
+        // A value an option's own check refused (yargs wraps it in a YError): printed as it is, exit 2.
+        if (error?.name === 'YError' && !/^Not enough arguments following: /.test(error.message)) {
           console.error(`crm-sandbox: ${error.message}`);
           process.exit(2);
         }
-        if (error) throw error;
-        cli.showHelp();
-        console.error(`\n${message}`);
-        // client-check exits 1 when the client failed: its usage errors exit 2, so a script can tell them apart.
-        process.exit(args.find((arg) => !arg.startsWith('-')) === 'client-check' ? 2 : 1);
+        if (error && error.name !== 'YError') throw error;
+        // yargs's own usage errors: one line naming the mistake and what was likely meant, no help dump (exit 2).
+        console.error(`crm-sandbox: ${usageError(error?.message ?? message, args, known ?? { path: topCommand(args), options: [], commands: [] })}`);
+        process.exit(2);
       })
       .parseAsync();
   } catch (error) {
@@ -69,7 +81,25 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 
 /** What yargs passes a middleware besides the arguments: itself (its types leave that out). */
 interface CommandInContext {
-  getOptions(): { key: Record<string, unknown>; choices: Record<string, readonly string[]> };
+  getOptions(): { key: Record<string, unknown>; choices: Record<string, readonly string[]>; boolean: readonly string[]; string: readonly string[] };
+  getInternalMethods?(): { getContext(): { commands: string[] }; getCommandInstance(): { getCommands(): string[] } };
+}
+
+/** The command's path, options and next commands, from yargs's instance for it. */
+function commandKnown(command: CommandInContext): CommandKnown {
+  const internal = command.getInternalMethods?.();
+  return {
+    path: [...(internal?.getContext().commands ?? [])],
+    options: Object.keys(command.getOptions().key).filter((option) => !/[A-Z]/.test(option)),
+    commands: [...(internal?.getCommandInstance().getCommands() ?? [])],
+  };
+}
+
+/** The commands named first, as far as they are commands (for a usage error found before any middleware ran). */
+function topCommand(args: readonly string[]): string[] {
+  const [first, second] = args.filter((arg) => !arg.startsWith('-'));
+  if (first === undefined || !['serve', 'scenario', 'openapi', 'client-check', 'mcp'].includes(first)) return [];
+  return first === 'scenario' && second !== undefined && ['list', 'validate', 'run'].includes(second) ? [first, second] : [first];
 }
 type Middleware = (argv: Record<string, unknown>, cli: CommandInContext) => void;
 const asMiddleware = (middleware: Middleware) => middleware as unknown as MiddlewareFunction;
@@ -102,6 +132,24 @@ function checkChoices(argv: Record<string, unknown>, cli: CommandInContext): voi
     const value = argv[option];
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) readChoice(option, item, choices);
+  }
+}
+
+/** A text option given empty (`--access-token "$TOKEN"` with TOKEN unset) is refused, saying so; the checked options say it in readText. */
+function checkEmpty(argv: Record<string, unknown>, cli: CommandInContext): void {
+  for (const option of new Set(cli.getOptions().string)) {
+    if (!/[A-Z]/.test(option) && typeof argv[option] === 'string' && (argv[option] as string).trim() === '') throw emptyValue(option);
+  }
+}
+
+/** Every boolean option of the command, read again from the text given: `CRM_SANDBOX_QUIET=1` is true, `=maybe` refused (exit 2). */
+function checkBooleans(argv: Record<string, unknown>, cli: CommandInContext): void {
+  for (const option of new Set(cli.getOptions().boolean)) {
+    if (option === 'help' || option === 'version' || /[A-Z]/.test(option)) continue;
+    const value = readBoolean(option);
+    if (value === undefined) continue;
+    argv[option] = value;
+    argv[camelName(option)] = value;
   }
 }
 

@@ -46,8 +46,12 @@ export function formatSummary(report: ScenarioReport): string {
   lines.push(`${report.ok ? 'PASS' : 'FAIL'} ${report.scenario}${report.description ? `: ${report.description}` : ''}`);
   lines.push(`  connection   ${report.connection.connectionId} (${report.connection.integrationId})`);
   lines.push(`  accessToken  ${report.connection.accessToken}   (verifies the x-service-signature of each event)`);
-  lines.push(`  webhook      ${report.connection.webhookUrl ?? '(none)'}`);
-  lines.push(`  events       ${report.events.length} emitted, ${delivered} delivered, ${attempts} attempts; ${report.speed}, started ${report.startTime}`);
+  // A run without webhooks (receiver-check's) sends no event: "0 delivered" beside PASS would read as a failure.
+  const probed = report.probes.length > 0 ? '; the probes went straight to the receiver' : '';
+  lines.push(`  webhook      ${report.connection.webhookUrl ?? `none: the connection's events are not sent${probed}`}`);
+  const unsent = Object.values(report.connections).every((connection) => connection.webhookUrl === null);
+  const outcome = unsent ? 'none sent (no webhook)' : `${delivered} delivered, ${attempts} attempts`;
+  lines.push(`  events       ${report.events.length} emitted, ${outcome}; ${report.speed}, started ${report.startTime}`);
   if (report.probes.length > 0) {
     lines.push('', formatProbes(report));
   }

@@ -5,6 +5,7 @@ import { INTEGRATION_IDS } from '../model/integrations.js';
 import { createHttpTransport } from '../node/http-transport.js';
 import { createSandbox } from '../node/sandbox.js';
 import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
+import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
 import { readCa } from './read-ca.js';
@@ -170,7 +171,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
           seed,
           startTime: args.startTime ?? (realtime ? Date.now() : DEFAULT_START_TIME),
           apiKeys: [args.apiKey],
-          attemptTimeout: args.attemptTimeout,
+          attemptTimeout: formatDuration(args.attemptTimeout),
           deliveryLogLimit: RUN_LOG_LIMIT,
           // The sandbox of one run, shared with no one: the caps on tenants do not apply (a repeat may go to 1,000,000).
           connectionLimit: null,
@@ -178,7 +179,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
           pendingDeliveryLimit: null,
           // A receiver in another process checks x-service-timestamp against its own clock.
           webhookTimestamps: args.timestamps === 'virtual' ? 'clock' : 'real',
-          ...(args.retrySchedule === undefined ? {} : { retrySchedule: args.retrySchedule }),
+          ...(args.retrySchedule === undefined ? {} : { retrySchedule: args.retrySchedule.map(formatDuration) }),
           ...(ca === undefined ? {} : { webhookCa: ca }),
         })
       : undefined;
@@ -205,7 +206,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
       connectionId: args.connectionId,
       accessToken: args.accessToken,
       integrationId: args.integration as (typeof INTEGRATION_IDS)[number] | undefined,
-      maxWait: args.maxWait,
+      maxWait: args.maxWait === undefined ? undefined : formatDuration(args.maxWait),
       seed,
       reportSeed: sandbox ? seed : null,
       speedLabel: args.server !== undefined ? 'server' : speed === Infinity ? 'instant' : speed === 1 ? 'realtime' : `${speed}x`,

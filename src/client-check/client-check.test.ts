@@ -29,8 +29,8 @@ async function patiently(sandbox: Sandbox, send: () => Promise<Answer>): Promise
   let pause = 200;
   for (;;) {
     const answer = await send();
-    if (answer.status === 429) await sandbox.advance(Number(answer.headers['retry-after']) * 1000);
-    else if (answer.status >= 500) await sandbox.advance((pause *= 2));
+    if (answer.status === 429) await sandbox.advance(`${answer.headers['retry-after']}s`);
+    else if (answer.status >= 500) await sandbox.advance(`${(pause *= 2)}ms`);
     else if (answer.status === 409) await sandbox.advance('1s');
     else return answer;
   }

@@ -1,6 +1,7 @@
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import { type Duration, formatDuration, parseDuration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
+import { checkOptionNames } from '../shared/option-names.js';
 import { TenantConduct } from './conduct.js';
 import type { HardCase } from './hard-cases.js';
 import { buildReport, type ClientCheckReport, type ClientCheckSettings, type ReportOptions } from './report.js';
@@ -19,6 +20,14 @@ export interface ClientCheckOptions {
   /** Delete each connection linked during the check this long after its exchange. Default: never. */
   deleteConnectionAfter?: Duration;
 }
+
+const CLIENT_CHECK_OPTION_NAMES = Object.keys({
+  seed: true,
+  pageSize: true,
+  retryAfter: true,
+  faults: true,
+  deleteConnectionAfter: true,
+} satisfies Record<keyof ClientCheckOptions, true>);
 
 /** What client-check needs from the sandbox it watches. */
 export interface ClientCheckHost {
@@ -72,8 +81,14 @@ export class ClientCheck {
   private readonly deleteAfterMs: number | undefined;
   private readonly tenants = new Map<string, { conduct: TenantConduct; startedAt: number }>();
 
-  constructor(options: ClientCheckOptions, host: ClientCheckHost) {
+  constructor(given: ClientCheckOptions, host: ClientCheckHost) {
+    const options = checkOptionNames(given, CLIENT_CHECK_OPTION_NAMES, 'startClientCheck()', (_field, message) => new SandboxConfigError(message));
     this.host = host;
+    if (options.seed !== undefined && !(Number.isSafeInteger(options.seed) && options.seed >= 0)) {
+      throw new SandboxConfigError(`seed must be a non-negative integer, got ${JSON.stringify(options.seed)}`);
+    }
+    if (options.faults !== undefined && typeof options.faults !== 'boolean')
+      throw new SandboxConfigError(`faults must be true or false, got ${JSON.stringify(options.faults)}`);
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > host.maxLimit)
       throw new SandboxConfigError(`pageSize must be an integer from 1 to ${host.maxLimit}, got ${pageSize}`);

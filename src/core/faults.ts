@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parseDuration } from '../shared/duration.js';
+import { parseDuration, requireUnit } from '../shared/duration.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
 import { parseOrThrow } from '../shared/validation.js';
@@ -16,8 +16,8 @@ export interface FaultRule {
   route?: string;
   /** Only requests that act on this connection (by accessToken or connectionId). */
   connectionId?: string;
-  /** Added latency: `200ms`, or a range `50ms-400ms` drawn uniformly (seeded). */
-  latency?: string | number;
+  /** Added latency: `200ms`, or a range `50ms-400ms` drawn uniformly (seeded); a duration needs its unit. */
+  latency?: string;
   /** Share of requests answered with `errorStatus` instead, 0 to 1 (seeded). */
   errorRate?: number;
   /** The status of injected errors. Default 503. */
@@ -96,10 +96,16 @@ export function parseLatency(value: string | number, field: string): [number, nu
       throw ApiError.invalidField(field, `${(error as Error).message} (or a range such as 50ms-400ms)`);
     }
   };
-  if (typeof value === 'number') return [value, value];
-  const [low, high, ...rest] = value.split('-');
+  // A number is read as its text, as every duration is: 0 is none, any other needs its unit.
+  const text = String(value);
+  const [low, high, ...rest] = text.split('-');
   if (rest.length > 0 || low === undefined)
     throw ApiError.invalidField(field, `${field} must be a duration or a range such as 50ms-400ms, got ${JSON.stringify(value)}`);
+  try {
+    requireUnit(text, field);
+  } catch (error) {
+    throw ApiError.invalidField(field, (error as Error).message);
+  }
   const min = wrap(() => parseDuration(low.trim(), field));
   const max = high === undefined ? min : wrap(() => parseDuration(high.trim(), field));
   if (max < min) throw ApiError.invalidField(field, `${field} range must go from low to high, got ${JSON.stringify(value)}`);

@@ -1,4 +1,4 @@
-import { SandboxConfigError } from '../shared/errors.js';
+import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { utf8Bytes, utf8Text } from '../shared/text-codec.js';
 
 /** One request as the journal shows it. */
@@ -36,6 +36,36 @@ export interface JournalFilter {
   /** At most this many, the newest. */
   limit?: number;
 }
+
+/**
+ * A filter given in code (`sandbox.requests(filter)`), checked as `GET /sandbox/requests` checks
+ * its query, with the same messages: a 400 naming the field.
+ */
+export function checkJournalFilter(filter: JournalFilter): void {
+  const { status, since, limit } = filter;
+  for (const field of ['method', 'path', 'connectionId'] as const) {
+    if (filter[field] !== undefined && typeof filter[field] !== 'string')
+      throw ApiError.invalidField(field, `${field} must be a string, got ${typeof filter[field]}`);
+  }
+  if (status !== undefined && !(Number.isInteger(status) && status >= 100 && status <= 999)) {
+    throw ApiError.invalidField('status', `status must be a 3-digit HTTP status, got ${JSON.stringify(String(status))}`);
+  }
+  if (since !== undefined && Number.isNaN(new Date(since as string).getTime())) {
+    throw ApiError.invalidField('since', `since must be an ISO-8601 time, got ${JSON.stringify(since)}`);
+  }
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1))
+    throw ApiError.invalidField('limit', `limit must be a positive integer, got ${JSON.stringify(String(limit))}`);
+}
+
+/** The names a {@link JournalFilter} takes. */
+export const JOURNAL_FILTER_NAMES = Object.keys({
+  method: true,
+  path: true,
+  status: true,
+  connectionId: true,
+  since: true,
+  limit: true,
+} satisfies Record<keyof JournalFilter, true>);
 
 export interface JournalOptions {
   /** Most requests kept per API token; its oldest go first. Default 1000. */

@@ -4,11 +4,18 @@ import { SandboxConfigError } from '../shared/errors.js';
 import { DEFAULT_LIMITS } from './options.js';
 
 describe('createSandbox options', () => {
-  it('refuses an empty item in retrySchedule, naming the option; numbers stay milliseconds', () => {
+  it('refuses an empty item in retrySchedule, naming the option; a duration needs its unit, as on the command line', () => {
     expect(() => createSandbox({ retrySchedule: '10s,,1m' })).toThrow(new SandboxConfigError('retrySchedule: item 2 of "10s,,1m" is empty'));
-    const sandbox = createSandbox({ clock: 'virtual', retrySchedule: [250, '1s'], readyDelay: 10, initialSyncDelay: 5 });
-    expect([sandbox.options.retryScheduleMs, sandbox.options.readyDelayMs]).toEqual([[250, 1000], 10]);
+    const sandbox = createSandbox({ clock: 'virtual', retrySchedule: ['250ms', '1s'], readyDelay: '10ms', initialSyncDelay: '0' });
+    expect([sandbox.options.retryScheduleMs, sandbox.options.readyDelayMs, sandbox.options.initialSyncDelayMs]).toEqual([[250, 1000], 10, 0]);
     sandbox.close();
+    expect(() => createSandbox({ readyDelay: '10' })).toThrow(new SandboxConfigError('readyDelay needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"'));
+    expect(() => createSandbox({ readyDelay: 10 as unknown as string })).toThrow(
+      new SandboxConfigError('readyDelay needs a unit: 10ms, 10s, 10m, 10h or 10d; got 10'),
+    );
+    expect(() => createSandbox({ retrySchedule: ['1s', '5'] })).toThrow(
+      new SandboxConfigError('retrySchedule[1] needs a unit: 5ms, 5s, 5m, 5h or 5d; got "5"'),
+    );
   });
 
   it('caps connections, records, pending deliveries and HTTP scenario runs by default; null turns a cap off; a bad cap is named', () => {

@@ -2,6 +2,7 @@ import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import type { Platform } from '../model/platform.js';
 import { type Duration, parseDuration, parseDurationList } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
+import { checkOptionNames } from '../shared/option-names.js';
 import { BUNDLED_FIXTURE_SOURCES, BUNDLED_FIXTURES } from '../store/bundled-fixtures.js';
 import { type FixtureFile, type FixtureSet, loadFixtures, validateFixture } from '../store/fixtures.js';
 import { type DatasetSize, DEFAULT_DATASET } from '../store/seed/seed-connection.js';
@@ -120,6 +121,39 @@ export interface SandboxOptions {
   emailEvents?: boolean;
 }
 
+/** The names {@link SandboxOptions} takes, for refusing any other with the nearest (`apiKey`: did you mean apiKeys?). */
+export const SANDBOX_OPTION_NAMES = Object.keys({
+  seed: true,
+  clock: true,
+  startTime: true,
+  apiKeys: true,
+  adminKey: true,
+  initialSyncDelay: true,
+  readyDelay: true,
+  tokenTtl: true,
+  tokens: true,
+  connectionLimit: true,
+  recordLimit: true,
+  pendingDeliveryLimit: true,
+  scenarioRepeatLimit: true,
+  scenarioFieldBytesLimit: true,
+  fixtures: true,
+  dataset: true,
+  retrySchedule: true,
+  attemptTimeout: true,
+  webhookCa: true,
+  webhookTimestamps: true,
+  deliveryLogLimit: true,
+  deliveryChaos: true,
+  onError: true,
+  faults: true,
+  journal: true,
+  emailEvents: true,
+} satisfies Record<keyof SandboxOptions, true>) as ReadonlyArray<keyof SandboxOptions>;
+
+/** createSandbox()'s options are a start-up mistake: a SandboxConfigError, as every other bad option. */
+const configError = (_field: string, message: string) => new SandboxConfigError(message);
+
 /** Options with every default applied and every value checked. */
 export interface ResolvedOptions {
   seed: number;
@@ -154,13 +188,17 @@ export interface ResolvedOptions {
  * Applies defaults and checks every option; a bad one throws a SandboxConfigError naming it.
  * Fixture paths are read with `platform` (only where it reads files).
  */
-export function resolveOptions(options: SandboxOptions, platform: Pick<Platform, 'readFixturePath'>): ResolvedOptions {
+export function resolveOptions(given: SandboxOptions | undefined, platform: Pick<Platform, 'readFixturePath'>): ResolvedOptions {
+  const options = checkOptionNames(given, SANDBOX_OPTION_NAMES, 'createSandbox()', configError);
   const seed = options.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new SandboxConfigError(`seed must be a non-negative integer, got ${seed}`);
   const clock = options.clock ?? 'real';
   if (clock !== 'real' && clock !== 'virtual') throw new SandboxConfigError(`clock must be 'real' or 'virtual', got ${String(clock)}`);
   const startTime = new Date(options.startTime ?? DEFAULT_START_TIME).getTime();
   if (Number.isNaN(startTime)) throw new SandboxConfigError(`startTime is not a valid time: ${String(options.startTime)}`);
+  if (options.apiKeys !== undefined && !Array.isArray(options.apiKeys)) {
+    throw new SandboxConfigError(`apiKeys must be a list of API tokens (apiKeys: [${JSON.stringify(options.apiKeys)}]), got ${typeof options.apiKeys}`);
+  }
   const apiKeys = [...(options.apiKeys ?? [DEFAULT_API_KEY])];
   if (apiKeys.length === 0 || apiKeys.some((key) => typeof key !== 'string' || key.trim() === '')) {
     throw new SandboxConfigError('apiKeys must list at least one non-empty API token');
@@ -188,6 +226,12 @@ export function resolveOptions(options: SandboxOptions, platform: Pick<Platform,
   }
   const emailEvents = options.emailEvents ?? false;
   if (typeof emailEvents !== 'boolean') throw new SandboxConfigError(`emailEvents must be true or false, got ${String(emailEvents)}`);
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    throw new SandboxConfigError(`onError must be a function, got ${typeof options.onError}`);
+  if (options.webhookCa !== undefined && typeof options.webhookCa !== 'string') {
+    throw new SandboxConfigError(`webhookCa must be the PEM text of a CA certificate, got ${typeof options.webhookCa}`);
+  }
+  if (options.journal !== undefined) checkOptionNames(options.journal, ['limit', 'bodyLimit'], 'journal', configError);
   return {
     seed,
     clock,
@@ -236,11 +280,17 @@ function resolveFixtures(fixtures: SandboxOptions['fixtures'], platform: Pick<Pl
   if (fixtures === undefined) {
     return () => (bundledSets ??= BUNDLED_FIXTURES.map((fixture, index) => validateFixture(fixture, BUNDLED_FIXTURE_SOURCES[index]!)));
   }
+  if (fixtures !== false && !Array.isArray(fixtures)) {
+    throw new SandboxConfigError(`fixtures must be false (none) or a list of fixture directories, files or objects, got ${typeof fixtures}`);
+  }
   const sets = fixtures === false ? [] : loadFixtures(fixtures, platform.readFixturePath);
   return () => sets;
 }
 
-function resolveDataset(dataset: SandboxOptions['dataset'] = {}): DatasetSize {
+function resolveDataset(given: SandboxOptions['dataset']): DatasetSize {
+  const dataset = checkOptionNames(given, ['engagement', 'crm'], 'dataset', configError);
+  checkOptionNames(dataset.engagement, Object.keys(DEFAULT_DATASET.engagement), 'dataset.engagement', configError);
+  checkOptionNames(dataset.crm, CRM_OBJECT_TYPES, 'dataset.crm', configError);
   const size: DatasetSize = {
     engagement: { ...DEFAULT_DATASET.engagement, ...dataset.engagement },
     crm: { ...DEFAULT_DATASET.crm, ...dataset.crm },

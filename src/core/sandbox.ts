@@ -13,6 +13,7 @@ import type { ScenarioDefinition } from '../scenarios/schema.js';
 import { constantTimeEqual } from '../shared/constant-time.js';
 import { type Duration, parseDuration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
+import { checkOptionNames } from '../shared/option-names.js';
 import { type PathMatch, PathMatcher } from '../shared/path-matcher.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { unifiedView } from '../unified/view.js';
@@ -22,10 +23,11 @@ import { type ConnectionState, connectionSummary, exchangeResult } from './conne
 import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from './faults.js';
 import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import { bodyLimit, isOverBytes, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
-import { type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
+import { checkJournalFilter, JOURNAL_FILTER_NAMES, type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
 import { type ResolvedOptions, resolveOptions, type SandboxOptions } from './options.js';
 import { RequestContext, type RequestNote } from './routes/context.js';
 import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
+import { publicTokenBody } from './routes/link.js';
 import { openApiJson } from './routes/openapi.js';
 import { MAX_LIMIT } from './routes/pagination.js';
 import { addWebhook, removeWebhook } from './routes/webhook.js';
@@ -343,9 +345,10 @@ export class Sandbox {
    *
    * @example sandbox.requests({ method: 'POST', path: '/crm/passthrough', status: 200 })
    */
-  requests(filter: JournalFilter & { apiKey?: string } = {}): JournalEntry[] {
-    const { apiKey = this.options.apiKeys[0]!, ...rest } = filter;
-    return this.journal.list(apiKey, rest);
+  requests(filter?: JournalFilter & { apiKey?: string }): JournalEntry[] {
+    const { apiKey = this.options.apiKeys[0]!, ...rest } = checkOptionNames(filter, [...JOURNAL_FILTER_NAMES, 'apiKey'], 'requests()');
+    checkJournalFilter(rest);
+    return this.journal.list(this.tenant(apiKey), rest);
   }
 
   /**
@@ -392,7 +395,7 @@ export class Sandbox {
 
   /** Empties the request journal of an API token, or of everyone with no argument. */
   clearRequests(apiKey?: string): void {
-    this.journal.clear(apiKey);
+    this.journal.clear(apiKey === undefined ? undefined : this.tenant(apiKey));
   }
 
   /**
@@ -407,12 +410,14 @@ export class Sandbox {
    * @example sandbox.setFaults({ route: '/engagement', latency: '50ms-400ms', errorRate: 0.05 });
    * @example sandbox.setFaults({ errorRate: 1 }, { apiKey: 'team-b' }); // team-b's requests only
    */
-  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, options: { apiKey?: string } = {}): FaultRule[] {
+  setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, given?: { apiKey?: string }): FaultRule[] {
+    const options = checkOptionNames(given, ['apiKey'], 'setFaults()');
     return this.faults.set(rules, options.apiKey);
   }
 
   /** The runtime fault rules: the server's (`setFaults()`), or with `apiKey` that tenant's (`PUT /sandbox/faults`). */
-  faultRules(options: { apiKey?: string } = {}): FaultRule[] {
+  faultRules(given?: { apiKey?: string }): FaultRule[] {
+    const options = checkOptionNames(given, ['apiKey'], 'faultRules()');
     return this.faults.current(options.apiKey);
   }
 
@@ -472,15 +477,18 @@ export class Sandbox {
    *
    * @example const { accessToken } = sandbox.connect({ integrationId: 'hubspot' });
    */
-  connect(options: { apiKey?: string; integrationId?: IntegrationId; nativeOrgId?: string; accessToken?: string } = {}): ExchangeResult {
-    const apiKey = this.tenant(options.apiKey ?? this.options.apiKeys[0]!);
+  connect(options?: { apiKey?: string; integrationId?: IntegrationId; nativeOrgId?: string; accessToken?: string }): ExchangeResult {
+    // Checked as POST /sandbox/public-token checks its body, with the same messages.
+    const { apiKey: key, ...link } = checkOptionNames(options, ['apiKey', 'integrationId', 'nativeOrgId', 'accessToken'], 'connect()');
+    const apiKey = this.tenant(key ?? this.options.apiKeys[0]!);
+    const { integrationId, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody, link);
     const { registry } = this.parts;
     const linkToken = registry.createLinkToken(apiKey);
     const publicToken = registry.createPublicToken(apiKey, {
-      integrationId: options.integrationId ?? DEFAULT_INTEGRATION,
+      integrationId: integrationId ?? DEFAULT_INTEGRATION,
       linkToken,
-      ...(options.nativeOrgId ? { nativeOrgId: options.nativeOrgId } : {}),
-      ...(options.accessToken ? { accessToken: options.accessToken } : {}),
+      ...(nativeOrgId ? { nativeOrgId } : {}),
+      ...(accessToken ? { accessToken } : {}),
     });
     return this.exchange(apiKey, publicToken);
   }
@@ -494,7 +502,7 @@ export class Sandbox {
 
   /** The connections of an API token (default: the first accepted one). */
   connections(apiKey: string = this.options.apiKeys[0]!): ConnectionSummary[] {
-    return this.parts.registry.list(apiKey).map(connectionSummary);
+    return this.parts.registry.list(this.tenant(apiKey)).map(connectionSummary);
   }
 
   /** @internal Removes a connection with its webhook, pending events and timers. */
@@ -608,11 +616,13 @@ export class Sandbox {
 
   /** Events emitted (those still in the delivery log), oldest first; one connection's or all. */
   emittedEvents(connectionId?: string): ServiceEvent[] {
+    if (connectionId !== undefined) this.connection(connectionId);
     return this.parts.dispatcher.list(connectionId).map((delivery) => delivery.event);
   }
 
   /** The delivery log: each event with its state and attempts, oldest first. */
   deliveries(connectionId?: string): Delivery[] {
+    if (connectionId !== undefined) this.connection(connectionId);
     return this.parts.dispatcher.list(connectionId);
   }
 
@@ -640,6 +650,8 @@ export class Sandbox {
 
   /** Listens to events as they are emitted; returns a function that stops listening. */
   onEvent(listener: EventListener): () => void {
+    if (typeof listener !== 'function')
+      throw ApiError.invalidField('listener', `onEvent() takes a function, got ${listener === null ? 'null' : typeof listener}`);
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -680,7 +692,9 @@ export class Sandbox {
    *
    * @example afterEach(() => sandbox.reset());
    */
-  reset(options: { apiKey?: string } = {}): void {
+  reset(given?: { apiKey?: string }): void {
+    const options = checkOptionNames(given, ['apiKey'], 'reset()');
+    if (options.apiKey !== undefined) this.tenant(options.apiKey);
     if (options.apiKey === undefined) {
       this.install(this.freshParts(this.options.startTime));
       this.journal.clear();
@@ -707,7 +721,8 @@ export class Sandbox {
   snapshot(): ServerSnapshot;
   snapshot(options: { apiKey: string }): TenantSnapshot;
   snapshot(options: { apiKey?: string }): SandboxSnapshot;
-  snapshot(options: { apiKey?: string } = {}): SandboxSnapshot {
+  snapshot(given?: { apiKey?: string }): SandboxSnapshot {
+    const options = checkOptionNames(given, ['apiKey'], 'snapshot()');
     if (options.apiKey === undefined) return takeSnapshot(this.parts, this.options);
     return takeTenantSnapshot(this.parts, this.options, this.tenant(options.apiKey));
   }
@@ -724,7 +739,8 @@ export class Sandbox {
    * the server's streams (event ids, link and public tokens, new connections) go on from where
    * they are. A connection id, token or event id another tenant holds is a 400 naming the field.
    */
-  restore(snapshot: unknown, options: { apiKey?: string } = {}): void {
+  restore(snapshot: unknown, given?: { apiKey?: string }): void {
+    const options = checkOptionNames(given, ['apiKey'], 'restore()');
     const parsed = parseSnapshot(snapshot, this.options);
     if (options.apiKey !== undefined) {
       const apiKey = this.tenant(options.apiKey);

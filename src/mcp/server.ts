@@ -84,6 +84,24 @@ export function createMcpServer(api: SandboxApi, options: { version: string; url
 /** Serves the tools over this process's stdin and stdout (which then carry nothing else). */
 export async function serveOverStdio(api: SandboxApi, options: { version: string; url?: string | undefined }): Promise<Server> {
   const server = createMcpServer(api, options);
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  transport.onerror = (error) => answerUnreadable(transport, error);
+  await server.connect(transport);
   return server;
+}
+
+/** JSON-RPC's codes for a line that is no JSON, and for JSON that is no JSON-RPC message. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+/**
+ * A line the transport could not read is answered as JSON-RPC 2.0 says (id null), and the server
+ * goes on reading the next line: the SDK only reports it to `onerror` and answers nothing, so a
+ * client that sent a stray line would wait forever.
+ */
+function answerUnreadable(transport: StdioServerTransport, error: Error): void {
+  const answer = (code: number, message: string) => void transport.send({ jsonrpc: '2.0', id: null, error: { code, message } } as never).catch(() => undefined);
+  if (error instanceof SyntaxError) answer(PARSE_ERROR, `Parse error: a line that is not JSON (${error.message}); send one JSON-RPC 2.0 message per line`);
+  else if (error.name === 'ZodError')
+    answer(INVALID_REQUEST, 'Invalid Request: a line of JSON that is not a JSON-RPC 2.0 message ({ jsonrpc: "2.0", id, method, params })');
 }

@@ -257,7 +257,7 @@ const advanceClock = defineTool({
       if (error instanceof SandboxConfigError) throw ApiError.invalidField('by', error.message);
       throw error;
     }
-    await sandbox.advance(ms);
+    await sandbox.advance(`${ms}ms`);
     return answerWith({ now: sandbox.now().toISOString() });
   },
 });

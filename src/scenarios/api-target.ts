@@ -194,7 +194,7 @@ export function sandboxTarget(
           signal,
         );
   return new ApiTarget('in-process', call, time, {
-    list: (connectionId) => sandbox.deliveries(connectionId),
+    list: (connectionId) => sandbox.parts.dispatcher.list(connectionId),
     // The parts are read at each call: a reset or restore replaces them.
     unfinished: (connectionId) => sandbox.parts.dispatcher.unfinished(connectionId),
     get: (eventId) => sandbox.parts.dispatcher.get(eventId),
@@ -237,13 +237,13 @@ export function serverTarget(baseUrl: string, apiKey: string, signal?: AbortSign
 function virtualTime(sandbox: ScenarioSandbox, speed: number, signal: AbortSignal | undefined): Time {
   const clock = sandbox.parts.clock;
   const paceTo = async (target: number) => {
-    if (speed === Infinity) return sandbox.advance(Math.max(0, target - clock.now()));
+    if (speed === Infinity) return sandbox.parts.clock.advance(Math.max(0, target - clock.now()));
     for (;;) {
       const now = clock.now();
       const next = Math.min(clock.nextDue() ?? target, target);
       if (next > now) await sleep((next - now) / speed, signal);
       if (signal?.aborted) return;
-      await sandbox.advance(Math.max(0, next - now));
+      await sandbox.parts.clock.advance(Math.max(0, next - now));
       if (next >= target) return;
     }
   };

@@ -1,3 +1,5 @@
+import { ApiError } from '../shared/errors.js';
+import { checkOptionNames } from '../shared/option-names.js';
 import { sandboxTarget } from './api-target.js';
 import { checkScenario, type Scenario } from './load.js';
 import type { ScenarioReport } from './report.js';
@@ -27,17 +29,44 @@ export interface RunScenarioOptions
   speed?: 'instant' | number;
 }
 
+const RUN_SCENARIO_OPTION_NAMES = Object.keys({
+  webhookUrl: true,
+  connectionId: true,
+  accessToken: true,
+  integrationId: true,
+  nativeOrgId: true,
+  maxWait: true,
+  seed: true,
+  onProgress: true,
+  onWarning: true,
+  signal: true,
+  fieldBytesLimit: true,
+  apiKey: true,
+  speed: true,
+} satisfies Record<keyof RunScenarioOptions, true>);
+
 /** A definition, checked (a scenario already checked as it is). Names and files are the platform's: `ScenarioFiles.findScenario`. */
 export function resolveScenario(scenario: ScenarioDefinition | Scenario): Scenario {
-  if ('definition' in scenario && 'source' in scenario) return scenario;
-  return checkScenario(scenario, '(code)', (scenario as ScenarioDefinition).name ?? 'scenario');
+  if (typeof scenario === 'object' && scenario !== null && 'definition' in scenario && 'source' in scenario) return scenario;
+  return checkScenario(scenario, '(code)', (scenario as ScenarioDefinition | null)?.name ?? 'scenario');
 }
 
 /**
  * Plays a scenario on a sandbox of this process; see `Sandbox.runScenario`. Receiver probes go
  * out on a transport of the sandbox's platform, as its deliveries do.
  */
-export function runScenario(sandbox: ScenarioSandbox, scenario: ScenarioDefinition | Scenario, options: RunScenarioOptions = {}): Promise<ScenarioReport> {
+export function runScenario(sandbox: ScenarioSandbox, scenario: ScenarioDefinition | Scenario, given?: RunScenarioOptions): Promise<ScenarioReport> {
+  const options = checkOptionNames(given, RUN_SCENARIO_OPTION_NAMES, 'runScenario()');
+  if (
+    options.speed !== undefined &&
+    options.speed !== 'instant' &&
+    !(typeof options.speed === 'number' && options.speed > 0 && Number.isFinite(options.speed))
+  ) {
+    throw ApiError.invalidField(
+      'speed',
+      `speed must be 'instant' or how many times faster than real time (a number above 0), got ${JSON.stringify(options.speed)}`,
+    );
+  }
   const resolved = resolveScenario(scenario);
   const speed = options.speed === undefined || options.speed === 'instant' ? Infinity : options.speed;
   const target = sandboxTarget(sandbox, { apiKey: options.apiKey, speed, signal: options.signal });

@@ -57,8 +57,24 @@ describe('scenario files', () => {
       'scenario x.yaml: steps[0] (advance): its value must look like 500ms, 3s, 2m, 1h or 1d, got "soon"',
     );
     expect(errorOf('steps: 1s\n').message).toBe('scenario x.yaml: steps must be an array, got string');
+    // A bare number is refused as on the command line, saying what to write instead (decision 0032).
+    expect(errorOf('description: d\nsteps:\n  - advance: 10\n').message).toBe(
+      'scenario x.yaml: steps[0] (advance): its value needs a unit: 10ms, 10s, 10m, 10h or 10d; got 10',
+    );
+    expect(errorOf('description: d\nsteps:\n  - advance: { by: "10" }\n  - wait: { for: deliveries, max: 90 }\n').message).toBe(
+      'scenario x.yaml: 2 problems:\nscenario x.yaml: steps[0] (advance): by needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"\nscenario x.yaml: steps[1] (wait): max needs a unit: 90ms, 90s, 90m, 90h or 90d; got 90',
+    );
+    expect(parseScenario('description: d\nsteps:\n  - advance: 0\n  - advance: 1.5s\n', 'a.yaml').definition.steps).toHaveLength(2);
     expect(errorOf('description: d\nsteps: []\n').field).toBe('steps');
     expect(errorOf('description: [unclosed\n').message).toMatch(/^scenario x\.yaml: not valid YAML/);
+    // Where, and the line itself (quoted, so a tab shows), not a message cut at its colon.
+    expect(errorOf('steps:\n\t- advance: 1s\n').message).toBe(
+      'scenario x.yaml: not valid YAML: Tabs are not allowed as indentation at line 2, column 1: "\\t- advance: 1s"',
+    );
+    expect(errorOf('a: b: c\n').message).toBe(
+      'scenario x.yaml: not valid YAML: Nested mappings are not allowed in compact mappings at line 1, column 4: "a: b: c"',
+    );
+    expect(errorOf('steps:\n  - advance: [1s\n').message).toMatch(/at line 3, column 1: the end of the file, after " {2}- advance: \[1s"$/);
     expect(errorOf('{"description": ', 'x.json').message).toMatch(/^scenario x\.json: not valid JSON/);
   });
 

@@ -83,11 +83,28 @@ export function parseScenario(text: string, source: string): Scenario {
     if (yamlTooDeep(text, MAX_JSON_DEPTH)) throw tooDeep(source);
     const document = parseDocument(text, { prettyErrors: true });
     const problem = document.errors[0];
-    if (problem) throw ScenarioError.of(source, [{ step: null, kind: null, field: '', message: `not valid YAML: ${problem.message.split('\n')[0]}` }]);
+    if (problem) throw ScenarioError.of(source, [{ step: null, kind: null, field: '', message: `not valid YAML: ${yamlProblem(problem, text)}` }]);
     value = parseYaml(text);
   }
   const fileName = fileNameOf(source);
   return checkScenario(value, source, fileName.slice(0, fileName.length - extension.length));
+}
+
+/**
+ * A YAML error with its place and the line itself, quoted so that a tab shows (`\t`): the
+ * parser's own message ends at the colon before a snippet that a one-line message would lose.
+ *
+ * @example yamlProblem(error, 'steps:\n\t- advance: 1s\n') // 'Tabs are not allowed as indentation at line 2, column 1: "\t- advance: 1s"'
+ */
+function yamlProblem(problem: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] | undefined }, text: string): string {
+  const head = problem.message.split('\n')[0]!.replace(/:$/, '');
+  const at = problem.linePos?.[0];
+  if (!at) return head;
+  const lines = text.split(/\r?\n/);
+  const line = lines[at.line - 1];
+  if (line !== undefined && line.trim() !== '') return `${head}: ${JSON.stringify(line)}`;
+  const before = lines.slice(0, at.line - 1).findLast((earlier) => earlier.trim() !== '');
+  return `${head}: ${at.line > lines.length - 1 ? 'the end of the file' : 'an empty line'}${before === undefined ? '' : `, after ${JSON.stringify(before)}`}`;
 }
 
 /** The last part of a path (after its last `/` or `\`), as node:path's `basename` gives it. */

@@ -5,11 +5,10 @@ import type { HttpTransport } from '../webhooks/transport.js';
 import type { ProbeResult } from './report.js';
 import { PROBES, type ProbeName } from './schema.js';
 import { sleep } from './target.js';
+import { networkAdvice } from './unreachable.js';
 
 /** The fix when a probe got no HTTP answer at all (a network error). */
-function unreachable(error: string): string {
-  return `the receiver did not answer at all (${error}): is it running, and listening at the --webhook-url given?`;
-}
+const unreachable = (url: string, error: string) => networkAdvice(url, error);
 
 /** How far in the past the stale-timestamp probe is: well outside any sensible tolerance. */
 const STALE_BY_SECONDS = 3600;
@@ -101,7 +100,7 @@ export async function checkReceiver(input: ReceiverCheckInput): Promise<ProbeRes
     const answered = outcome.status !== undefined;
     const ok = EXPECTED[probe] === '2xx' ? accepted : answered && !accepted;
     // No answer at all says nothing about signatures: the fix is to reach the receiver first.
-    const fix = ok ? null : answered || outcome.error!.startsWith('timeout') ? FIXES[probe] : unreachable(outcome.error!);
+    const fix = ok ? null : answered || outcome.error!.startsWith('timeout') ? FIXES[probe] : unreachable(input.webhookUrl, outcome.error!);
     results.push({
       probe,
       expected: EXPECTED[probe],
@@ -148,7 +147,7 @@ export async function checkReceiver(input: ReceiverCheckInput): Promise<ProbeRes
       got: unanswered ? `${unanswered.probe}: ${unanswered.got}` : `slowest ${slowest}ms`,
       ok: !unanswered,
       durationMs: slowest,
-      fix: !unanswered ? null : timedOut ? FIXES['answers-in-time'] : unreachable(unanswered.got),
+      fix: !unanswered ? null : timedOut ? FIXES['answers-in-time'] : unreachable(input.webhookUrl, unanswered.got.replace(/^[a-z-]+: /, '')),
     });
   }
   return results;

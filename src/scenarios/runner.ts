@@ -1,6 +1,6 @@
 import { type CrmObjectType, withEmptyFields } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { formatTimeLeft, parseDuration } from '../shared/duration.js';
+import { type Duration, formatTimeLeft, parseDuration } from '../shared/duration.js';
 import { ApiError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
 import { utf8ByteLength } from '../shared/text-codec.js';
@@ -15,6 +15,7 @@ import { RefError, resolveRefs } from './refs.js';
 import { type CheckResult, type ProbeResult, type ScenarioReport, summarize, transcriptEvent } from './report.js';
 import type { StepKind } from './schema.js';
 import { Breather, type RunConnection, type ScenarioTarget, sleep } from './target.js';
+import { networkAdvice, unreachableReceiver } from './unreachable.js';
 
 export interface RunOptions {
   /** Where the main connection's webhook (and `link` steps' webhooks) point, unless the file says. */
@@ -32,7 +33,7 @@ export interface RunOptions {
    * deliveries. Default {@link DEFAULT_MAX_WAIT} when time jumps, {@link DEFAULT_REAL_MAX_WAIT}
    * when it passes in real time.
    */
-  maxWait?: string | number | undefined;
+  maxWait?: Duration | undefined;
   /** Seeds what the runner draws itself (probe event ids). */
   seed?: number | undefined;
   /** Shown in the report: `instant`, `realtime`, `10x`. */
@@ -101,6 +102,12 @@ class Run {
   private readonly checks: CheckResult[] = [];
   private readonly probes: ProbeResult[] = [];
   private readonly failures: string[] = [];
+  /**
+   * Failures that follow from deliveries not arriving (an `expect` of deliveries, of the
+   * receiver's answers, an event not delivered), by connection: when its receiver never answered
+   * at all, the report names that once instead (the checks keep them).
+   */
+  private readonly deliveryFailures = new Map<string, string>();
   private current = 'main';
   private linked = 0;
   private readonly random: Random;
@@ -314,7 +321,7 @@ class Run {
         return target.setStatus(this.on(connection).connection, status);
       }
       case 'advance':
-        return target.pass(parseDuration(typeof raw === 'object' ? step.by : (raw as string | number), 'advance'));
+        return target.pass(parseDuration(typeof raw === 'object' ? step.by : raw, 'advance'));
       case 'wait': {
         const max = typeof raw === 'object' && step.max !== undefined ? parseDuration(step.max, 'wait.max') : this.maxWaitMs;
         await target.passUntil(() => this.allFinished(), max);
@@ -354,12 +361,16 @@ class Run {
         if (step.as) this.scope[step.as] = answer;
         if (step.expectStatus !== undefined) {
           const ok = answer.statusCode === step.expectStatus;
-          this.verdict(index, {
-            kind: 'passthrough',
-            ok,
-            final: true,
-            message: `${call.method} ${call.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}`,
-          });
+          this.verdict(
+            index,
+            {
+              kind: 'passthrough',
+              ok,
+              final: true,
+              message: `${call.method} ${call.path} answered ${answer.statusCode}${ok ? '' : `, expected ${step.expectStatus}: ${JSON.stringify(answer.body).slice(0, 200)}`}`,
+            },
+            connection.connectionId,
+          );
         }
         return;
       }
@@ -386,10 +397,17 @@ class Run {
           sleep: (ms) => sleep(ms, this.options.signal),
         });
         this.probes.push(...results);
+        // No probe answered over HTTP: one failure naming why, not one per probe (the table shows each).
+        const sent = results.filter((result) => result.probe !== 'answers-in-time');
+        const unanswered = sent.length > 0 && sent.every((result) => !/^\d+$/.test(result.got));
+        if (unanswered) {
+          const error = sent[0]!.got;
+          this.failures.push(`steps[${index}] (receiverCheck): no probe was answered: ${networkAdvice(webhookUrl, error)}`);
+        }
         for (const result of results) {
           const message = `probe ${result.probe}: expected ${result.expected}, got ${result.got}`;
           this.checks.push({ step: index, kind: `probe ${result.probe}`, ok: result.ok, message });
-          if (!result.ok) this.failures.push(`steps[${index}] (receiverCheck): ${message}; fix: ${result.fix}`);
+          if (!result.ok && !unanswered) this.failures.push(`steps[${index}] (receiverCheck): ${message}; fix: ${result.fix}`);
         }
         return;
       }
@@ -473,13 +491,16 @@ class Run {
     // Stopped while it waited: what it saw is no verdict; the stop is the failure.
     if (this.options.signal?.aborted && !verdicts.every((verdict) => verdict.ok)) return;
     for (const eventId of [...(events?.consumed ?? []), ...other]) this.consumed.add(eventId);
-    for (const verdict of verdicts) this.verdict(index, verdict);
+    for (const verdict of verdicts) this.verdict(index, verdict, connection.connectionId);
   }
 
-  private verdict(step: number, verdict: Verdict): void {
+  private verdict(step: number, verdict: Verdict, connectionId: string): void {
     const message = verdict.ok ? verdict.message : `steps[${step}] (expect ${verdict.kind}): ${verdict.message}`;
     this.checks.push({ step, kind: verdict.kind, ok: verdict.ok, message });
     if (!verdict.ok) this.failures.push(message);
+    const undelivered =
+      verdict.kind === 'deliveries' || verdict.kind === 'receiver' || (verdict.kind === 'events' && verdict.message.includes(' is not delivered: '));
+    if (!verdict.ok && undelivered) this.deliveryFailures.set(message, connectionId);
     for (const eventId of verdict.excused ?? []) this.excused.add(eventId);
   }
 
@@ -504,8 +525,22 @@ class Run {
 
   private async report(startTime: string): Promise<ScenarioReport> {
     const events = [];
+    // A receiver that never answered over HTTP is one failure, named first: its URL, the network error, what to do.
+    const unreachable: string[] = [];
+    const unreachableIds = new Set<string>();
     for (const connection of new Set(this.connections.values())) {
-      for (const delivery of await this.runDeliveries(connection)) {
+      const deliveries = await this.runDeliveries(connection);
+      // Failures the scenario expects (excused) are no problem to name.
+      const expected = deliveries.filter((delivery) => !this.excused.has(delivery.eventId));
+      const line =
+        connection.webhookUrl === null || expected.every((delivery) => delivery.state === 'succeeded')
+          ? undefined
+          : unreachableReceiver(connection.webhookUrl, expected);
+      if (line !== undefined) {
+        unreachable.push(line);
+        unreachableIds.add(connection.connectionId);
+      }
+      for (const delivery of deliveries) {
         await this.breather.breathe();
         events.push(transcriptEvent(delivery, connection.accessToken));
         if (connection.webhookUrl === null || this.excused.has(delivery.eventId) || delivery.state === 'succeeded') continue;
@@ -519,11 +554,12 @@ class Run {
               ? `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run was stopped (last answer: ${answer})${rejected}`
               : `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run ended (last answer: ${answer}); raise --max-wait or shorten --retry-schedule${rejected}`;
         this.checks.push({ step: null, kind: 'delivery', ok: false, message });
-        this.failures.push(message);
+        if (line === undefined) this.failures.push(message);
       }
     }
+    const failures = [...unreachable, ...this.failures.filter((failure) => !unreachableIds.has(this.deliveryFailures.get(failure) ?? ''))];
     const main = this.connections.get('main');
-    const ok = this.failures.length === 0;
+    const ok = failures.length === 0;
     return {
       scenario: this.scenario.name,
       description: this.scenario.description,
@@ -538,7 +574,7 @@ class Run {
       events,
       checks: this.checks,
       probes: this.probes,
-      failures: this.failures,
+      failures,
     };
   }
 }

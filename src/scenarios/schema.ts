@@ -4,6 +4,7 @@ import { CONNECTION_STATUSES } from '../model/connection.js';
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
 import { nativeBodySchema, nativeQuerySchema } from '../model/passthrough.js';
+import { DURATION_PATTERN, durationSchema } from '../shared/duration.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
 
@@ -14,9 +15,8 @@ import { DELIVERY_STATES } from '../webhooks/delivery.js';
  * `"deals/${deal.nativeId}"` interpolates it, and `${i}` is the index inside a `repeat`.
  */
 
-const duration = z
-  .union([z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)?$/, 'must look like 500ms, 3s, 2m, 1h or 1d'), z.number().nonnegative()])
-  .describe('A duration: 500ms, 3s, 2m, 1h, 1d, or milliseconds');
+/** A duration with its unit, read as everywhere else (src/shared/duration.ts): a bare number such as 10 is refused, naming what to write instead. */
+const duration = durationSchema().describe('A duration with its unit: 500ms, 3s, 2m, 1h or 1d (0 needs none)');
 const name = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a name of letters, digits and _ (not starting with a digit)')
@@ -187,5 +187,15 @@ export type ScenarioDefinition = Omit<z.input<typeof scenarioHeadSchema>, 'steps
 
 /** The JSON Schema of scenario files (draft 2020-12), for editors. */
 export function scenarioJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(scenarioSchema, { io: 'input', unrepresentable: 'any' }), title: 'crm-sandbox scenario' };
+  const json = z.toJSONSchema(scenarioSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+    // A duration is text to an editor: zod's schema also takes a number, only to refuse it with the message that says which unit to add.
+    override: (ctx) => {
+      if ((ctx.zodSchema as unknown) !== duration) return;
+      delete ctx.jsonSchema.anyOf;
+      Object.assign(ctx.jsonSchema, { type: 'string', pattern: DURATION_PATTERN });
+    },
+  });
+  return { ...json, title: 'crm-sandbox scenario' };
 }

@@ -15,10 +15,12 @@ export interface ScenarioSandbox {
   readonly options: { readonly apiKeys: readonly string[]; readonly seed: number; readonly webhookCa: string | undefined };
   /** Makes the transport of receiver probes, as the sandbox's deliveries have theirs. */
   readonly platform: Pick<Platform, 'createTransport'>;
-  readonly parts: { readonly clock: Clock; readonly dispatcher: { unfinished(connectionId: string): string[]; get(eventId: string): Delivery | undefined } };
+  readonly parts: {
+    readonly clock: Clock;
+    readonly dispatcher: { unfinished(connectionId: string): string[]; get(eventId: string): Delivery | undefined; list(connectionId?: string): Delivery[] };
+  };
   handle(request: SandboxRequest): Promise<SandboxResponse>;
   deliveries(connectionId?: string): Delivery[];
-  advance(duration: number): Promise<void>;
   settle(): Promise<void>;
 }
 

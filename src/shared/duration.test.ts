@@ -3,15 +3,25 @@ import { formatDuration, formatTimeLeft, parseDuration, parseDurationList, requi
 import { SandboxConfigError } from './errors.js';
 
 describe('parseDuration', () => {
-  it('reads every unit and bare milliseconds', () => {
+  it('reads every unit, and 0 alone', () => {
     expect(parseDuration('500ms')).toBe(500);
     expect(parseDuration('3s')).toBe(3_000);
     expect(parseDuration('2m')).toBe(120_000);
     expect(parseDuration('12h')).toBe(43_200_000);
     expect(parseDuration('1d')).toBe(86_400_000);
     expect(parseDuration('1.5s')).toBe(1_500);
-    expect(parseDuration('250')).toBe(250);
-    expect(parseDuration(42)).toBe(42);
+    expect(parseDuration(' 250ms ')).toBe(250);
+    expect([parseDuration('0'), parseDuration(0), parseDuration('0s')]).toEqual([0, 0, 0]);
+  });
+
+  it('refuses a bare number, text or not, with the unit to add: the one grammar of every entry (decision 0032)', () => {
+    expect(() => parseDuration('10', '--ready-delay')).toThrow(new SandboxConfigError('--ready-delay needs a unit: 10ms, 10s, 10m, 10h or 10d; got "10"'));
+    expect(() => parseDuration(10, 'readyDelay')).toThrow(new SandboxConfigError('readyDelay needs a unit: 10ms, 10s, 10m, 10h or 10d; got 10'));
+    expect(() => parseDuration(1.5, 'advance()')).toThrow(/advance\(\) needs a unit: 1.5ms, 1.5s/);
+    expect(() => parseDuration(true, 'advance()')).toThrow(
+      new SandboxConfigError('advance() must be a duration such as 500ms, 3s, 2m, 1h or 1d, got a boolean'),
+    );
+    expect(() => parseDuration(undefined, 'x')).toThrow(new SandboxConfigError('x must be a duration such as 500ms, 3s, 2m, 1h or 1d, got undefined'));
   });
 
   it('refuses what it cannot read, naming the option', () => {

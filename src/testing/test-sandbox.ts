@@ -1,15 +1,21 @@
-import type { SandboxOptions } from '../core/options.js';
+import { SANDBOX_OPTION_NAMES, type SandboxOptions } from '../core/options.js';
 import type { Sandbox } from '../core/sandbox.js';
-import type { ConnectionStatus, ExchangeResult } from '../model/connection.js';
+import { type ConnectionStatus, connectionStatusSchema, type ExchangeResult } from '../model/connection.js';
 import type { IntegrationId } from '../model/integrations.js';
 import { createSandbox } from '../node/sandbox.js';
 import type { RunScenarioOptions } from '../scenarios/index.js';
 import type { ScenarioReport } from '../scenarios/report.js';
 import type { ScenarioDefinition } from '../scenarios/schema.js';
 import { type Duration, parseDuration } from '../shared/duration.js';
+import { SandboxConfigError } from '../shared/errors.js';
+import { checkOptionNames } from '../shared/option-names.js';
+import { parseOrThrow } from '../shared/validation.js';
 import { arrivedList, describeMatch, type EventMatch, matches } from './event-match.js';
 import { type CapturedEvent, EventReceiver, listenReceiver } from './receiver.js';
 import { UnifiedClient } from './unified.js';
+
+/** createTestSandbox()'s options are a start-up mistake, as createSandbox()'s are. */
+const configError = (_field: string, message: string) => new SandboxConfigError(message);
 
 /** Where the MSW handlers answer when no `baseUrl` is given (the dev server's default address). */
 export const DEFAULT_TEST_BASE_URL = 'http://127.0.0.1:4010';
@@ -76,8 +82,12 @@ export class TestSandbox {
   private stopTransport: (() => Promise<void>) | undefined;
   private mswServer: MswServer | undefined;
 
-  constructor(options: TestSandboxOptions = {}) {
+  constructor(given?: TestSandboxOptions) {
+    const options = checkOptionNames(given, [...SANDBOX_OPTION_NAMES, 'transport', 'baseUrl'], 'createTestSandbox()', configError);
     const { transport = 'msw', baseUrl = DEFAULT_TEST_BASE_URL, ...sandboxOptions } = options;
+    if (transport !== 'msw' && transport !== 'server') throw new SandboxConfigError(`transport must be 'msw' or 'server', got ${JSON.stringify(transport)}`);
+    if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl))
+      throw new SandboxConfigError(`baseUrl must be an absolute http or https URL, got ${JSON.stringify(baseUrl)}`);
     this.transport = transport;
     this.url = baseUrl.replace(/\/+$/, '');
     this.sandbox = createSandbox({ clock: 'virtual', ...sandboxOptions });
@@ -153,7 +163,9 @@ export class TestSandbox {
    *
    * @example const { connectionId, accessToken } = await crm.linkConnection({ integrationId: 'hubspot', status: 'READY' });
    */
-  async linkConnection(options: LinkConnectionOptions = {}): Promise<ExchangeResult> {
+  async linkConnection(given?: LinkConnectionOptions): Promise<ExchangeResult> {
+    const options = checkOptionNames(given, ['integrationId', 'status', 'webhook', 'apiKey'], 'linkConnection()');
+    if (options.status !== undefined) parseOrThrow(connectionStatusSchema, options.status, 'status');
     const apiKey = options.apiKey ?? this.apiKey;
     const result = this.sandbox.connect({ apiKey, ...(options.integrationId ? { integrationId: options.integrationId } : {}) });
     if (options.webhook !== false) {
@@ -176,7 +188,9 @@ export class TestSandbox {
    * due (and moves time by up to `advance`); on a real clock it waits up to `timeoutMs`. Fails
    * with the list of what did arrive.
    */
-  async waitForEvent(match: EventMatch, options: WaitOptions = {}): Promise<CapturedEvent> {
+  async waitForEvent(match: EventMatch, given?: WaitOptions): Promise<CapturedEvent> {
+    const options = checkOptionNames(given, ['advance', 'timeoutMs'], 'waitForEvent()');
+    if (options.advance !== undefined) parseDuration(options.advance, 'advance');
     const find = () => this.receiver.events.find((captured) => matches(captured, match));
     await this.sandbox.settle();
     let found = find();
@@ -185,7 +199,7 @@ export class TestSandbox {
       const end = this.sandbox.now().getTime() + parseDuration(options.advance, 'advance');
       while (!found && this.sandbox.now().getTime() < end) {
         const step = Math.min(end - this.sandbox.now().getTime(), Math.max(1000, Math.ceil(parseDuration(options.advance, 'advance') / 100)));
-        await this.sandbox.advance(step);
+        await this.sandbox.advance(`${step}ms`);
         found = find();
       }
     } else if (!found && this.sandbox.options.clock === 'real') {
@@ -205,7 +219,8 @@ export class TestSandbox {
    *
    * @example await crm.expectEvents([{ status: 'NEW_CONNECTION' }, { objectType: 'Contact', eventType: 'CREATE' }]);
    */
-  async expectEvents(expected: readonly EventMatch[], options: { connectionId?: string } = {}): Promise<CapturedEvent[]> {
+  async expectEvents(expected: readonly EventMatch[], given?: { connectionId?: string }): Promise<CapturedEvent[]> {
+    const options = checkOptionNames(given, ['connectionId'], 'expectEvents()');
     await this.sandbox.settle();
     const events = this.receiver.events.filter((captured) => options.connectionId === undefined || captured.connectionId === options.connectionId);
     const found: CapturedEvent[] = [];

@@ -61,7 +61,8 @@ describe('authentication comes before any fault, latency or work', () => {
     }
     // Each journal ring is a tenant's: a request without a valid key is in none (docs/decisions/0016).
     expect(sandbox.requests()).toEqual([]);
-    expect(sandbox.requests({ apiKey: 'guess' })).toEqual([]);
+    // A key that is no tenant's has no journal to read: the 401 the control API answers it.
+    expect(() => sandbox.requests({ apiKey: 'guess' })).toThrow('invalid service-api-token');
   });
 
   it('routing, 405 and the body limit come first too, under standing faults that fail every request', async () => {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ACCESS_TOKEN_PATTERN } from '../../model/connection.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import type { ScenarioDefinition } from '../../scenarios/schema.js';
+import { durationSchema } from '../../shared/duration.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import { utf8ByteLength } from '../../shared/text-codec.js';
 import { parseOrThrow } from '../../shared/validation.js';
@@ -19,10 +20,7 @@ export const runBody = z.strictObject({
     .optional(),
   webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
   seed: z.number().int().nonnegative().optional(),
-  maxWait: z
-    .string()
-    .regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'must look like 500ms, 3s, 2m, 1h or 1d')
-    .optional(),
+  maxWait: durationSchema().optional(),
   definition: z.record(z.string(), z.unknown()).optional(),
 });
 
