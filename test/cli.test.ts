@@ -110,6 +110,25 @@ describe('crm-sandbox, usage errors first', () => {
     expect(flag.errors()).toBe('crm-sandbox: --compact must be true or false (also 1/0, yes/no), got "y"\n');
   });
 
+  it('serve --email-events (or CRM_SANDBOX_EMAIL_EVENTS) makes Email changes events; without it they are none', async () => {
+    for (const [args, env, expected] of [
+      [[], {}, []],
+      [['--email-events'], {}, ['Email CREATE']],
+      [[], { CRM_SANDBOX_EMAIL_EVENTS: 'yes' }, ['Email CREATE']],
+    ] as const) {
+      const cli = await serve([...args], { ...env });
+      const call = async (method: string, path: string, body?: unknown) => (await api(cli.url, 'sandbox-api-key', method, path, body)).body;
+      const { publicToken } = await call('POST', '/sandbox/public-token', {});
+      const { connectionId: id } = await call('POST', '/link/exchange', { publicToken });
+      await call('POST', `/sandbox/connections/${id}/records/Email`, { subject: 'Hello' });
+      const { deliveries } = await call('GET', `/sandbox/connections/${id}/deliveries`);
+      const changes = deliveries.filter((d: any) => d.event.type === 'OBJECT_CHANGE').map((d: any) => `${d.event.data.objectType} ${d.event.data.eventType}`);
+      expect(changes, JSON.stringify(args)).toEqual(expected);
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+    }
+  });
+
   it('refuses a duration without its unit, saying what to write', async () => {
     const bare = run(['serve', '--port', '0', '--ready-delay', '10']);
     expect(await bare.exited).toBe(2);

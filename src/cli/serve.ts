@@ -114,6 +114,11 @@ export const sandboxOptions = <T>(yargs: Argv<T>) =>
       type: 'boolean',
       default: false,
       describe: 'Draw link, public and access tokens from --seed, to reproduce a server run exactly; by default they are random, so no one can guess them',
+    })
+    .option('email-events', {
+      type: 'boolean',
+      default: false,
+      describe: "Emit OBJECT_CHANGE events for Email records too (objectType Email; off: the spec's objectType values are the nine others)",
     });
 
 /** The standing faults of the service's endpoints: part of the sandbox's options too (`serve`'s and `mcp`'s). */
@@ -242,6 +247,7 @@ export function sandboxFromArgs(args: SandboxArgs, extra: Pick<SandboxOptions, '
     ...extra,
     seed: args.seed,
     tokens: args.seededTokens ? 'seeded' : 'random',
+    emailEvents: args.emailEvents,
     apiKeys,
     ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
     initialSyncDelay: formatDuration(args.initialSyncDelay),
