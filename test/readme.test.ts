@@ -7,7 +7,18 @@ import { parse as parseYaml } from 'yaml';
 import { launchChromium } from './helpers/browser.js';
 import { BIN } from './helpers/cli.js';
 import { type Block, brokenLink, documentedFiles, fencedBlocks, type MarkerKind, markdownFiles, markerProblem, relativeLinks } from './helpers/markdown.js';
-import { Background, bash, explain, freePort, packPackage, testedRange, userEnv, waitForHttp, writeManifest } from './helpers/scratch-project.js';
+import {
+  Background,
+  bash,
+  explain,
+  freePort,
+  installedVersion,
+  packPackage,
+  testedRange,
+  userEnv,
+  waitForHttp,
+  writeManifest,
+} from './helpers/scratch-project.js';
 
 /**
  * The README and the pages in docs/ run as written, as a user with only them would run them.
@@ -17,8 +28,8 @@ import { Background, bash, explain, freePort, packPackage, testedRange, userEnv,
  * run (`skip REASON`). A block without one fails here, so a new block cannot slip through
  * untested. The scratch project is in the system's temp folder: the package packed from this
  * checkout's build (`npm pack`: run `npm run build` first when running this file alone), and
- * what "Use it in your project" says to install (msw of this checkout's major, so each leg of
- * CI tests its own).
+ * what "Use it in your project" says to install, as written: npm's latest (CI's older-majors leg
+ * installs this checkout's majors instead: `testedRange` in test/helpers/scratch-project.ts).
  *
  * The one change made to the blocks: the fixed addresses `127.0.0.1:4010` (the dev server) and
  * `127.0.0.1:3000` (your app) become the free ports the test's servers got — in the curl session
@@ -235,6 +246,15 @@ describe('the README run as a user runs it, in a scratch project', () => {
   afterAll(async () => {
     for (const server of running.splice(0)) await server.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("installs the majors of TypeScript, vitest and msw this checkout's own tests run (npm's latest: the lockfile is on them)", () => {
+    const major = (version: string | undefined) => version?.split('.')[0];
+    for (const name of ['typescript', 'vitest', 'msw']) {
+      const user = installedVersion(dir, name);
+      const ours = installedVersion(ROOT, name);
+      expect(major(user), `${name}: users get ${user}, the lockfile has ${ours}; move it (decision 0034)`).toBe(major(ours));
+    }
   });
 
   it('installs what "Use it in your project" lists, and type-checks every TypeScript block with its tsconfig (strict; no @types/express)', async () => {
