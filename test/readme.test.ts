@@ -257,10 +257,17 @@ describe('the README run as a user runs it, in a scratch project', () => {
     }
   });
 
-  it('installs what "Use it in your project" lists, and type-checks every TypeScript block with its tsconfig (strict; no @types/express)', async () => {
+  it('installs what "Use it in your project" lists, and type-checks every TypeScript block and every entry of the package with its tsconfig (strict; no @types/express)', async () => {
     expect(packagesToInstall()).toEqual(expect.arrayContaining(['msw', 'vitest', 'typescript', 'express']));
     expect(existsSync(join(dir, 'node_modules/@types/express'))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')).compilerOptions.strict).toBe(true);
+    // Every shipped .d.ts, also of the entries no example imports: the tsconfig has no skipLibCheck, so tsc checks them all.
+    const entries = Object.keys(JSON.parse(read('package.json')).exports as Record<string, unknown>).filter((entry) => entry !== './package.json');
+    expect(entries.length).toBeGreaterThan(5);
+    writeFileSync(
+      join(dir, 'every-entry.ts'),
+      entries.map((entry, i) => `import type * as Entry${i} from '${entry.replace(/^\./, 'crm-sandbox')}';\n`).join(''),
+    );
     const checked = await bash('npx tsc', dir);
     expect(checked.code, explain(checked, 'npx tsc')).toBe(0);
   }, 120_000);
