@@ -3,7 +3,7 @@
 #   docker build -t crm-sandbox .
 #   docker run --rm -p 127.0.0.1:4010:4010 crm-sandbox
 #
-# NODE_IMAGE is any Node >= 20.19 image with npm and a `node` user (uid 1000), as the official
+# NODE_IMAGE is any Node 22 (22.12 or later), 24 or 26 image with npm and a `node` user (uid 1000), as the official
 # ones have; the default is pinned. Every `serve` flag is an environment variable
 # (--ready-delay is CRM_SANDBOX_READY_DELAY); the image sets the three a container needs.
 ARG NODE_IMAGE=node:22.23.3-bookworm-slim

@@ -23,7 +23,7 @@ import { build } from 'esbuild';
 
 const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
 // No source maps, like the rest of dist/ (tsconfig.build.json): the package does not ship src/.
-const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', sourcemap: false };
+const common = { bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning', sourcemap: false };
 
 rmSync(dist('cli-bundle'), { recursive: true, force: true });
 const cli = await build({

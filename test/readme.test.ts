@@ -7,7 +7,18 @@ import { parse as parseYaml } from 'yaml';
 import { launchChromium } from './helpers/browser.js';
 import { BIN } from './helpers/cli.js';
 import { type Block, brokenLink, documentedFiles, fencedBlocks, type MarkerKind, markdownFiles, markerProblem, relativeLinks } from './helpers/markdown.js';
-import { Background, bash, explain, freePort, packPackage, testedRange, userEnv, waitForHttp, writeManifest } from './helpers/scratch-project.js';
+import {
+  Background,
+  bash,
+  explain,
+  freePort,
+  installedVersion,
+  packPackage,
+  testedRange,
+  userEnv,
+  waitForHttp,
+  writeManifest,
+} from './helpers/scratch-project.js';
 
 /**
  * The README and the pages in docs/ run as written, as a user with only them would run them.
@@ -17,8 +28,8 @@ import { Background, bash, explain, freePort, packPackage, testedRange, userEnv,
  * run (`skip REASON`). A block without one fails here, so a new block cannot slip through
  * untested. The scratch project is in the system's temp folder: the package packed from this
  * checkout's build (`npm pack`: run `npm run build` first when running this file alone), and
- * what "Use it in your project" says to install (msw of this checkout's major, so each leg of
- * CI tests its own).
+ * what "Use it in your project" says to install, as written: npm's latest (CI's older-majors leg
+ * installs this checkout's majors instead: `testedRange` in test/helpers/scratch-project.ts).
  *
  * The one change made to the blocks: the fixed addresses `127.0.0.1:4010` (the dev server) and
  * `127.0.0.1:3000` (your app) become the free ports the test's servers got — in the curl session
@@ -237,10 +248,26 @@ describe('the README run as a user runs it, in a scratch project', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('installs what "Use it in your project" lists, and type-checks every TypeScript block with its tsconfig (strict; no @types/express)', async () => {
+  it("installs the majors of TypeScript, vitest and msw this checkout's own tests run (npm's latest: the lockfile is on them)", () => {
+    const major = (version: string | undefined) => version?.split('.')[0];
+    for (const name of ['typescript', 'vitest', 'msw']) {
+      const user = installedVersion(dir, name);
+      const ours = installedVersion(ROOT, name);
+      expect(major(user), `${name}: users get ${user}, the lockfile has ${ours}; move it (decision 0034)`).toBe(major(ours));
+    }
+  });
+
+  it('installs what "Use it in your project" lists, and type-checks every TypeScript block and every entry of the package with its tsconfig (strict; no @types/express)', async () => {
     expect(packagesToInstall()).toEqual(expect.arrayContaining(['msw', 'vitest', 'typescript', 'express']));
     expect(existsSync(join(dir, 'node_modules/@types/express'))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')).compilerOptions.strict).toBe(true);
+    // Every shipped .d.ts, also of the entries no example imports: the tsconfig has no skipLibCheck, so tsc checks them all.
+    const entries = Object.keys(JSON.parse(read('package.json')).exports as Record<string, unknown>).filter((entry) => entry !== './package.json');
+    expect(entries.length).toBeGreaterThan(5);
+    writeFileSync(
+      join(dir, 'every-entry.ts'),
+      entries.map((entry, i) => `import type * as Entry${i} from '${entry.replace(/^\./, 'crm-sandbox')}';\n`).join(''),
+    );
     const checked = await bash('npx tsc', dir);
     expect(checked.code, explain(checked, 'npx tsc')).toBe(0);
   }, 120_000);

@@ -29,7 +29,7 @@ export interface Platform {
    */
   loadScenarios?: () => Promise<unknown>;
   /** Fills `bytes` from the runtime's cryptographic randomness (`crypto.getRandomValues`): for tokens no one may guess. */
-  fillRandom(bytes: Uint8Array): Uint8Array;
+  fillRandom(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer>;
 }
 
 /**

@@ -157,18 +157,25 @@ export async function installPackedWithProductionDependencies(root: string, dir:
 }
 
 /**
- * The version range this checkout tests each package with: msw of the installed major (msw 2
- * or 3, whichever leg of CI this is), the others as package.json has them; a package this
- * repository does not use, its latest.
+ * What the scratch project installs for a package the README's `npm install` lines name. By
+ * default the name as written: npm's latest, what a newcomer gets today (the lockfile is on the
+ * same majors: decision 0034). With `CRM_SANDBOX_README_PEERS=installed` (CI's older-majors leg,
+ * which installs msw 2, vitest 4 and TypeScript 5.9 into its copy) the major installed in this
+ * checkout, at its newest release; a package not installed here stays as written.
  */
 export function testedRange(root: string, name: string): string {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
-  if (name === 'msw') {
-    const { version } = JSON.parse(readFileSync(join(root, 'node_modules/msw/package.json'), 'utf8')) as { version: string };
-    return `msw@^${version.split('.')[0]}`;
+  if (process.env.CRM_SANDBOX_README_PEERS !== 'installed') return name;
+  const version = installedVersion(root, name);
+  return version === undefined ? name : `${name}@^${version}`;
+}
+
+/** The version of `name` in this checkout's node_modules, or undefined. */
+export function installedVersion(root: string, name: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return undefined;
   }
-  const range = manifest.devDependencies?.[name] ?? manifest.dependencies?.[name];
-  return range === undefined ? name : `${name}@${range}`;
 }
 
 /** Writes the scratch project's package.json: an ES module project whose `npm start` is `node <start>`. */
