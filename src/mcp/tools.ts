@@ -10,6 +10,7 @@ import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
 import { type SandboxApi, ToolError } from './api.js';
+import { ENGAGEMENT_TOOLS } from './engagement-tools.js';
 import { answerWith, defineTool, jsonOf, passOn, segment, type Tool } from './tool.js';
 
 /**
@@ -475,6 +476,7 @@ export const TOOLS: readonly Tool[] = [
   deleteRecord,
   getRecord,
   listRecords,
+  ...ENGAGEMENT_TOOLS,
   passthrough,
   listDeliveries,
   getDelivery,
