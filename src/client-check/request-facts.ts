@@ -1,5 +1,6 @@
 import type { SandboxRequest } from '../model/request.js';
 import { hash32 } from '../shared/random.js';
+import { UNIFIED_ENGAGEMENT_OBJECTS } from '../unified/engagement-objects.js';
 
 /** What a request to the service is, as far as the conduct rules care. */
 export type RequestKind = 'list' | 'passthrough' | 'exchange' | 'webhook' | 'connection-delete' | 'other' | 'preflight';
@@ -9,7 +10,7 @@ export interface RequestFacts {
   kind: RequestKind;
   method: string;
   path: string;
-  /** The engagement list read (`users`, `mailboxes`), for kind `list`. */
+  /** The engagement list read (`users`, `mailboxes`, `contacts`…), for kind `list`. */
   list: string | undefined;
   /** Method, path, sorted query and a hash of the body: equal for a request and its retries. */
   identity: string;
@@ -26,6 +27,16 @@ export interface RequestFacts {
   read: boolean;
 }
 
+/** The engagement lists (`GET /engagement/contacts`…): the paged reads, from the objects' descriptions. */
+const LIST_PATHS = new Set(UNIFIED_ENGAGEMENT_OBJECTS.filter((object) => object.operations.includes('list')).map((object) => `/engagement/${object.many}`));
+
+/** Every other route of the unified engagement objects: get, writes, searches, complete, start. */
+const ENGAGEMENT_PATHS = UNIFIED_ENGAGEMENT_OBJECTS.flatMap((object) => [
+  ...(object.one ? [`/engagement/${object.one}`] : []),
+  ...(object.operations.includes('search') ? [`/engagement/${object.many}/search`] : []),
+  ...(['complete', 'start'] as const).filter((verb) => object.operations.includes(verb)).map((verb) => `/engagement/${object.one}/${verb}`),
+]);
+
 /** The service's own endpoints (not the control API, the link widget's routes or the document). */
 const SERVICE_PATHS = new Set([
   '/link/token',
@@ -33,8 +44,8 @@ const SERVICE_PATHS = new Set([
   '/connection/connections',
   '/connection/connection',
   '/connection/webhook',
-  '/engagement/users',
-  '/engagement/mailboxes',
+  ...LIST_PATHS,
+  ...ENGAGEMENT_PATHS,
   '/crm/passthrough',
 ]);
 
@@ -71,7 +82,7 @@ export function requestFacts(request: SandboxRequest, method: string): RequestFa
   const kind: RequestKind =
     method === 'OPTIONS'
       ? 'preflight'
-      : path.startsWith('/engagement/')
+      : method === 'GET' && LIST_PATHS.has(path)
         ? 'list'
         : path === '/crm/passthrough'
           ? 'passthrough'
@@ -84,6 +95,7 @@ export function requestFacts(request: SandboxRequest, method: string): RequestFa
                 : 'other';
   const sorted = [...query].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const identity = `${method} ${path}?${new URLSearchParams(sorted).toString()}#${request.body === undefined ? '' : hash32(request.body)}`;
+  // An empty cursor, or 1 (which real clients send to start a walk: decision 0026), asks for the first page.
   const cursor = query.get('cursor') ?? undefined;
   return {
     kind,
@@ -94,7 +106,7 @@ export function requestFacts(request: SandboxRequest, method: string): RequestFa
     shown: show(method, path, query, body),
     accessToken: field('accessToken'),
     connectionId: field('connectionId'),
-    cursor: cursor === '' ? undefined : cursor,
+    cursor: cursor === '' || cursor === '1' ? undefined : cursor,
     publicToken: kind === 'exchange' ? field('publicToken') : undefined,
     origin: request.headers.origin,
     read: (kind === 'list' && method === 'GET') || (kind === 'passthrough' && method === 'POST' && body?.method === 'GET'),
