@@ -10,7 +10,8 @@ import { API_KEY, type CallOptions, type CallResult, devServerTransport, mswTran
  * The service's unified engagement objects, over both transports (MSW in this process, the dev
  * server on a real port), each case on a fresh virtual-clock sandbox; every success is checked
  * against the service's own v1 document (test/helpers/service-document.ts reads its
- * contradictions as its examples say).
+ * contradictions as its examples say). The curl lines of docs/reference/unified-engagement.md
+ * ("The unified engagement objects": list the sequences, start one) are calls of its first case.
  */
 const PLATFORMS = ['outreach', 'salesloft', 'apollo'] as const;
 type Platform = (typeof PLATFORMS)[number];

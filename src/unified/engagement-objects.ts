@@ -53,6 +53,8 @@ export interface EngagementObject {
   key: string;
   listKey: string;
   source: EngagementSource;
+  /** Where each platform keeps it, as its native API names it (the reference page's table). */
+  native: Readonly<Record<'outreach' | 'salesloft' | 'apollo', string>>;
   operations: readonly EngagementOperation[];
   /** What a record answers besides id, times, associations and additional, in the document's order. */
   fields: readonly EngagementField[];
@@ -113,6 +115,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'user',
     listKey: 'users',
     source: 'users',
+    native: { outreach: 'users', salesloft: 'users', apollo: 'users/search' },
     operations: ['list', 'get'],
     fields: [text('firstName'), text('lastName'), text('email')],
     associations: ['taskIds', 'actionIds'],
@@ -126,6 +129,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'account',
     listKey: 'accounts',
     source: 'Account',
+    native: { outreach: 'accounts', salesloft: 'accounts', apollo: 'accounts' },
     operations: ['list', 'get', 'create', 'update'],
     fields: [
       text('name'),
@@ -150,6 +154,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'contact',
     listKey: 'contacts',
     source: 'Contact',
+    native: { outreach: 'prospects', salesloft: 'people', apollo: 'contacts' },
     operations: ['list', 'get', 'create', 'update', 'search'],
     fields: [
       text('firstName'),
@@ -185,6 +190,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'task',
     listKey: 'tasks',
     source: 'tasks',
+    native: { outreach: 'tasks', salesloft: 'tasks', apollo: 'tasks/search' },
     operations: ['list', 'get', 'create', 'update', 'complete'],
     fields: [
       { key: 'type', kind: 'string', options: TASK_TYPES },
@@ -213,6 +219,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'action',
     listKey: 'actions',
     source: 'actions',
+    native: { outreach: 'sequenceStates', salesloft: 'actions and cadence_memberships', apollo: 'a contact’s contact_campaign_statuses' },
     operations: ['list', 'get', 'complete'],
     fields: [
       { key: 'type', kind: 'string', options: TASK_TYPES },
@@ -232,6 +239,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'call',
     listKey: 'calls',
     source: 'calls',
+    native: { outreach: 'calls', salesloft: 'activities/calls', apollo: 'phone_calls/search' },
     operations: ['list', 'get'],
     fields: [
       text('phone'),
@@ -251,6 +259,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'email',
     listKey: 'emails',
     source: 'emails',
+    native: { outreach: 'mailings', salesloft: 'activities/emails', apollo: 'emailer_messages/search' },
     operations: ['list', 'get', 'search'],
     beyondDocument: ['search'],
     fields: [
@@ -288,6 +297,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'disposition',
     listKey: 'dispositions',
     source: 'dispositions',
+    native: { outreach: 'callDispositions', salesloft: 'call_dispositions', apollo: 'a phone call’s phone_call_outcome_id' },
     operations: ['list'],
     fields: [text('name'), text('key')],
     associations: [],
@@ -301,6 +311,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'sequence',
     listKey: 'sequences',
     source: 'sequences',
+    native: { outreach: 'sequences', salesloft: 'cadences', apollo: 'emailer_campaigns/search' },
     operations: ['list', 'start'],
     fields: [
       { key: 'isEnabled', kind: 'boolean' },
@@ -324,6 +335,7 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
     key: 'mailbox',
     listKey: 'mailboxes',
     source: 'mailboxes',
+    native: { outreach: 'mailboxes', salesloft: 'a user’s sending address (no route)', apollo: 'email_accounts' },
     operations: ['list'],
     fields: [text('email'), { key: 'isDefault', kind: 'boolean' }],
     associations: ['ownerUserId'],
