@@ -671,3 +671,85 @@ describe('the engagement operations of the service’s document', () => {
     expect(described).toEqual(inDocument);
   });
 });
+
+describe('determinism', () => {
+  it('the same seed and the same calls give byte-identical answers', async () => {
+    const { sandboxRequest } = await import('./helpers/sandbox-call.js');
+    const session = async () => {
+      const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
+      const { accessToken } = sandbox.connect({ apiKey: 'a', integrationId: 'salesloft' });
+      await sandbox.advance('10s');
+      const texts: string[] = [];
+      const call = async (method: string, path: string, body?: unknown) => {
+        const response = await sandboxRequest(sandbox, method, path, { key: 'a', ...(body === undefined ? {} : { body }) });
+        texts.push(response.body);
+        return JSON.parse(response.body);
+      };
+      const contact = await call('POST', '/engagement/contact', {
+        accessToken,
+        contact: { lastName: 'Lovelace', emails: [{ address: 'ada@engines.example' }] },
+      });
+      const [sequence] = (await call('GET', `/engagement/sequences?accessToken=${accessToken}`)).sequences;
+      const [mailbox] = (await call('GET', `/engagement/mailboxes?accessToken=${accessToken}&limit=1`)).mailboxes;
+      const started = await call('POST', '/engagement/sequence/start', {
+        accessToken,
+        id: sequence.id,
+        fields: { contactId: contact.id, mailboxId: mailbox.id },
+      });
+      await sandbox.advance('1h');
+      await call('POST', '/engagement/action/complete', { accessToken, id: started.id, fields: { type: 'other' } }).catch(() => undefined);
+      for (const list of ['contacts', 'actions', 'calls', 'sequences'])
+        await call('GET', `/engagement/${list}?accessToken=${accessToken}&limit=200&allFields=true`);
+      sandbox.close();
+      return texts;
+    };
+    expect(await session()).toEqual(await session());
+  });
+});
+
+describe('snapshots of the engagement objects', () => {
+  it('keep sequence starts, completions and logged calls; an earlier release’s snapshot, without these collections, reads them as seeded', async () => {
+    const { callSandbox } = await import('./helpers/sandbox-call.js');
+    const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
+    const { accessToken } = sandbox.connect({ apiKey: 'a', integrationId: 'outreach' });
+    await sandbox.advance('10s');
+    const call = (method: string, path: string, body?: unknown) => callSandbox(sandbox, method, path, { key: 'a', ...(body === undefined ? {} : { body }) });
+    const seeded = (await call('GET', `/engagement/sequences?accessToken=${accessToken}`)).body;
+    const [contact] = (await call('GET', `/engagement/contacts?accessToken=${accessToken}&limit=1`)).body.contacts;
+    const [mailbox] = (await call('GET', `/engagement/mailboxes?accessToken=${accessToken}&limit=1`)).body.mailboxes;
+    const started = await call('POST', '/engagement/sequence/start', {
+      accessToken,
+      id: seeded.sequences[1].id,
+      fields: { contactId: contact.id, mailboxId: mailbox.id },
+    });
+    expect(started.status).toBe(200);
+    const task = (await call('GET', `/engagement/tasks?accessToken=${accessToken}&limit=200`)).body.tasks.find((item: any) => item.status === 'to_do');
+    expect((await call('POST', '/engagement/task/complete', { accessToken, id: task.id, fields: { type: 'call', durationSeconds: 30 } })).status).toBe(200);
+    const lists = async (target: Sandbox) =>
+      Promise.all(
+        ['sequences', 'actions', 'tasks', 'calls', 'emails', 'call-dispositions', 'contacts'].map(async (list) =>
+          JSON.stringify((await callSandbox(target, 'GET', `/engagement/${list}?accessToken=${accessToken}&limit=200`, { key: 'a' })).body),
+        ),
+      );
+    const before = await lists(sandbox);
+
+    const restored = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
+    restored.restore(JSON.parse(JSON.stringify(sandbox.snapshot({ apiKey: 'a' }))), { apiKey: 'a' });
+    expect(await lists(restored)).toEqual(before);
+
+    // A snapshot of a release before these collections: they are as seeded, the rest as saved.
+    const earlier = JSON.parse(JSON.stringify(sandbox.snapshot({ apiKey: 'a' })));
+    for (const connection of earlier.connections) {
+      for (const name of ['sequences', 'calls', 'engagementEmails', 'callDispositions']) delete connection.data[name];
+    }
+    const old = createSandbox({ clock: 'virtual', apiKeys: ['a'] });
+    old.restore(earlier, { apiKey: 'a' });
+    const [sequences, actions, , calls] = await lists(old);
+    // The sequences as seeded, counting the saved start.
+    expect(sequences).toBe(before[0]);
+    expect(JSON.parse(sequences!).sequences[1].scheduledCount).toBe(seeded.sequences[1].scheduledCount + 1);
+    expect(actions).toBe(before[1]);
+    expect(JSON.parse(calls!).calls).toHaveLength(JSON.parse(before[3]!).calls.length - 1);
+    for (const target of [sandbox, restored, old]) target.close();
+  });
+});
