@@ -86,6 +86,20 @@ if (wants('throughput')) {
       },
       { ...timing, target: 0.6 },
     );
+    // The unified engagement objects (issue 28): a list page of an Outreach connection's contacts, at least 0.6× of the same
+    // bytes. On a server of its own, so the rows above and the RSS rows below measure what they did before.
+    const engagement = await startNode(SANDBOX, [JSON.stringify({ integrations: ['outreach'] })]);
+    try {
+      const [{ accessToken: outreach }] = engagement.connections;
+      await compare(
+        'GET /engagement/contacts?limit=100 (unified engagement list)',
+        engagement,
+        { path: `/engagement/contacts?accessToken=${outreach}&limit=100`, headers: KEY },
+        { ...timing, target: 0.6 },
+      );
+    } finally {
+      await engagement.stop();
+    }
     const latency = (name, result) =>
       row({
         workload: `p99 latency, ${name}`,

@@ -378,6 +378,42 @@ describe('in a real browser', () => {
     await shoot(inspector, 'inspector');
   });
 
+  it("shows an engagement connection's sequences, read only, and a sequence start in their counts", async () => {
+    const headers = { 'service-api-token': API_KEY, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) =>
+      (await fetch(`${sandboxServer.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
+    const { linkToken } = await post('/link/token', {});
+    const { publicToken } = await post('/sandbox/public-token', { linkToken, integrationId: 'salesloft' });
+    const { connectionId: salesloft, accessToken } = await post('/link/exchange', { publicToken });
+    await post(`/sandbox/connections/${salesloft}/status`, { status: 'READY' });
+    await inspector.getByRole('button', { name: `Open connection ${salesloft}` }).click();
+    await inspector.locator('#records-table tbody tr').first().waitFor();
+    await inspector.getByLabel('Type').selectOption('Engagement sequences');
+    const first = inspector.locator('#records-table tbody tr').first();
+    await first.locator('td', { hasText: 'Outbound - New Leads' }).waitFor();
+    expect(await inspector.locator('#records-table tbody tr').count()).toBe(5);
+    expect(await first.textContent()).toContain('read only');
+    expect(await inspector.locator('#editor').textContent()).toContain('GET /engagement/sequences');
+    const before = Number(await first.locator('td').nth(4).textContent());
+    const read = async (list: string) => (await fetch(`${sandboxServer.url}/engagement/${list}?accessToken=${accessToken}&limit=1`, { headers })).json();
+    const [sequence] = (await read('sequences')).sequences;
+    const [contact] = (await read('contacts')).contacts;
+    const [mailbox] = (await read('mailboxes')).mailboxes;
+    expect((await post('/engagement/sequence/start', { accessToken, id: sequence.id, fields: { contactId: contact.id, mailboxId: mailbox.id } })).id).toMatch(
+      /^[0-9a-f]{32}$/,
+    );
+    // The next poll shows the new contact in the sequence's scheduled count.
+    await first
+      .locator('td')
+      .nth(4)
+      .filter({ hasText: String(before + 1) })
+      .waitFor();
+    // A CRM connection offers no engagement objects, and shows its CRM records again.
+    await inspector.getByRole('button', { name: `Open connection ${connectionId}` }).click();
+    expect(await inspector.locator('#record-type optgroup').count()).toBe(0);
+    expect(await inspector.locator('#record-type').inputValue()).toBe('Contact');
+  });
+
   it('shows a used or unknown link token as an error in the widget, and ignores messages from elsewhere', async () => {
     const page = await browser.context.newPage();
     await page.goto(appUrl);

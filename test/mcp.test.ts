@@ -29,6 +29,14 @@ const ARGUMENTS: Record<string, string[]> = {
   get_unified_record: ['connectionId', 'type', 'id?', 'email?', 'allFields?'],
   create_unified_record: ['connectionId', 'type', 'fields'],
   update_unified_record: ['connectionId', 'type', 'id', 'fields'],
+  list_engagement_contacts: ['connectionId', 'limit?', 'cursor?', 'allFields?'],
+  search_engagement_contacts: ['connectionId', 'filters', 'limit?', 'cursor?'],
+  get_engagement_contact: ['connectionId', 'id', 'allFields?'],
+  create_engagement_contact: ['connectionId', 'fields'],
+  update_engagement_contact: ['connectionId', 'id', 'fields'],
+  list_engagement_sequences: ['connectionId', 'limit?', 'cursor?', 'allFields?'],
+  start_engagement_sequence: ['connectionId', 'sequenceId', 'contactId', 'mailboxId'],
+  list_engagement_mailboxes: ['connectionId', 'limit?', 'cursor?', 'allFields?'],
   passthrough: ['connectionId', 'method', 'path', 'query?', 'body?'],
   set_webhook: ['connectionId', 'webhookUrl'],
   list_deliveries: ['connectionId?', 'state?'],
@@ -410,6 +418,40 @@ describe('each tool answers what the HTTP API answers for the same state (--port
       status: 400,
       metadata: { field: 'type' },
     });
+  });
+
+  it('engagement contacts, sequences and a sequence start, as the unified engagement routes answer them', async () => {
+    const { connectionId } = ok(await session.call('link_connection', { integrationId: 'outreach' }));
+    ok(await session.call('advance_clock', { by: '10s' }));
+    const { accessToken } = ok(await session.call('get_connection', { connectionId })).connection;
+    const query = (params: Record<string, string>) => new URLSearchParams({ accessToken, ...params }).toString();
+    const contact = { firstName: 'Ada', lastName: 'Lovelace', emails: [{ address: 'ada@engines.example' }] };
+    const { id } = await sameAsHttp('create_engagement_contact', { connectionId, fields: contact }, () =>
+      http('POST', '/engagement/contact', { accessToken, contact }),
+    );
+    await sameAsHttp('update_engagement_contact', { connectionId, id, fields: { jobTitle: 'Analyst' } }, () =>
+      http('PATCH', '/engagement/contact', { accessToken, id, contact: { jobTitle: 'Analyst' } }),
+    );
+    const read = await sameText('get_engagement_contact', { connectionId, id }, `/engagement/contact?${query({ id })}`);
+    expect(read.contact).toMatchObject({ jobTitle: 'Analyst', emails: [{ address: 'ada@engines.example' }] });
+    await sameText('list_engagement_contacts', { connectionId, limit: 2 }, `/engagement/contacts?${query({ limit: '2' })}`);
+    const filters = { emails: { address: { equals: 'ada@engines.example' } } };
+    const found = ok(await session.call('search_engagement_contacts', { connectionId, filters }));
+    expect(found).toEqual((await http('POST', '/engagement/contacts/search', { accessToken, filters })).json);
+    expect(found.contacts.map((item: { id: string }) => item.id)).toEqual([id]);
+    const { sequences } = await sameText('list_engagement_sequences', { connectionId }, `/engagement/sequences?${query({})}`);
+    const { mailboxes } = await sameText('list_engagement_mailboxes', { connectionId, limit: 1 }, `/engagement/mailboxes?${query({ limit: '1' })}`);
+    const start = { sequenceId: sequences[0].id, contactId: id, mailboxId: mailboxes[0].id };
+    const started = await sameAsHttp('start_engagement_sequence', { connectionId, ...start }, () =>
+      http('POST', '/engagement/sequence/start', { accessToken, id: start.sequenceId, fields: { contactId: id, mailboxId: start.mailboxId } }),
+    );
+    expect(started.id).toMatch(/^[0-9a-f]{32}$/);
+    await sameError('start_engagement_sequence', { connectionId, ...start }, 'POST', '/engagement/sequence/start', {
+      accessToken,
+      id: start.sequenceId,
+      fields: { contactId: id, mailboxId: start.mailboxId },
+    });
+    await sameError('get_engagement_contact', { connectionId, id: 'f'.repeat(32) }, 'GET', `/engagement/contact?${query({ id: 'f'.repeat(32) })}`);
   });
 
   it('deliveries, redelivery, faults, chaos and the clock', async () => {

@@ -20,6 +20,7 @@ afterAll(() => vi.restoreAllMocks());
 
 await import('./endpoints.test.js');
 await import('./unified-crm.test.js');
+await import('./unified-engagement.test.js');
 await import('./inspector-routes.test.js');
 await import('./webhooks.test.js');
 await import('./passthrough-fidelity.test.js');

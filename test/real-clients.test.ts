@@ -169,3 +169,111 @@ describe('a sales product: pages engagement users and mailboxes from a base URL 
     expect(nextPageCursor).toBeNull();
   });
 });
+
+describe('a sales product: syncs contacts, sequences and the emails they sent on Outreach and Salesloft', () => {
+  it.each(['outreach', 'salesloft'])('%s: its daily sync runs unchanged, from its first read to the email it reads back', async (integrationId) => {
+    const { sandbox, base } = await serve();
+    const { accessToken, connectionId } = sandbox.connect({ apiKey: API_KEY, integrationId: integrationId as 'outreach' });
+    await sandbox.advance('10s');
+    const vesselApiUrl = `${base}/`; // was "https://api.vessel.land/"
+    const headers = { 'service-api-token': API_KEY, 'x-access-token': accessToken };
+    const data = sandbox.parts.registry.dataOf(sandbox.parts.registry.find(connectionId)!);
+
+    // get_user_by_email: every page of users, cursor from 1 to a falsy nextPageCursor.
+    const wanted = [...data.users.values()].at(-1)!;
+    let cursor: unknown = 1;
+    let user: any;
+    while (cursor) {
+      const response = await request('GET', `${vesselApiUrl}/engagement/users?accessToken=${accessToken}&cursor=${cursor}&limit=100`, { headers });
+      response.raiseForStatus();
+      for (const item of response.json().users as any[]) if (item.email === wanted.email) user = item;
+      cursor = response.json().nextPageCursor;
+    }
+    expect(user.id).toBe(wanted.id);
+
+    // create_contact: emails (which the document's EngContactCreate lacks) and Salesloft's custom-field container, on either platform.
+    const email = 'pam.beesly@dunder-mifflin.example';
+    const created = await request('POST', `${vesselApiUrl}/engagement/contact`, {
+      headers,
+      json: {
+        contact: {
+          firstName: 'Pam',
+          lastName: 'Beesly',
+          jobTitle: 'Office Administrator',
+          emails: [{ address: email }],
+          additional: { custom_fields: { region: 'AMER' } },
+        },
+        accessToken,
+      },
+    });
+    created.raiseForStatus();
+    const contactId = created.json().id as string;
+
+    // find_contact_by_email
+    const resp = (
+      await request('POST', `${vesselApiUrl}/engagement/contacts/search`, {
+        headers,
+        json: { accessToken, filters: { emails: { address: { equals: email } } } },
+      })
+    ).json();
+    expect(index(index(resp, 'contacts')[0], 'id')).toBe(contactId);
+
+    // update_contact_personalization: a custom field the simulated org does not define is ignored (and named), the write succeeds.
+    const patched = await request('PATCH', `${vesselApiUrl}/engagement/contact`, {
+      headers,
+      json: { accessToken, id: contactId, contact: { additional: { custom_fields: { SellScale_Personalization: 'Saw your art show' } } } },
+    });
+    patched.raiseForStatus();
+    expect(patched.json().id).toBe(contactId);
+
+    // get_mailboxes and get_sequences: every page, cursor from 1, nextPageCursor read on each.
+    const walk = async (list: 'mailboxes' | 'sequences') => {
+      const items: any[] = [];
+      let next: unknown = 1;
+      while (next) {
+        const response = await request('GET', `${vesselApiUrl}/engagement/${list}`, { headers, params: { accessToken, limit: 100, cursor: next } });
+        response.raiseForStatus();
+        items.push(...(response.json()[list] as any[]));
+        next = response.json().nextPageCursor;
+      }
+      return items;
+    };
+    const mailbox = (await walk('mailboxes')).find((item) => item.email === wanted.email) ?? (await walk('mailboxes'))[0];
+    const sequence = (await walk('sequences')).find((item) => item.name === 'Outbound - New Leads');
+    expect(sequence).toBeDefined();
+
+    // add_contact_to_sequence
+    const started = await request('POST', `${vesselApiUrl}/engagement/sequence/start`, {
+      headers,
+      json: { accessToken, id: sequence.id, fields: { mailboxId: mailbox.id, contactId } },
+    });
+    started.raiseForStatus();
+    expect(Object.keys(started.json())).toEqual(['id']);
+    // The platform holds the enrolment: an Outreach sequence state, a Salesloft cadence membership.
+    const prospect = data.crm.Contact.get(`v.contact.${contactId}`)!;
+    const nativeRead =
+      integrationId === 'outreach'
+        ? { method: 'GET', path: 'sequenceStates', query: { 'filter[prospect][id]': prospect.nativeId } }
+        : { method: 'GET', path: 'cadence_memberships', query: { person_id: prospect.nativeId } };
+    const enrolled = (await request('POST', `${vesselApiUrl}/crm/passthrough`, { headers, json: { accessToken, ...nativeRead } })).json() as any;
+    expect(enrolled.body.data).toHaveLength(1);
+
+    // get_emails_for_contact_in_sequence: none sent to the new contact yet; a seeded prospect's sent email, read back whole.
+    const sent = async (contact: string, sequenceId: string) =>
+      (
+        await request('POST', `${vesselApiUrl}/engagement/emails/search`, {
+          headers,
+          json: { accessToken, filters: { contactId: { equals: contact }, sequenceId: { equals: sequenceId } } },
+        })
+      ).json().emails as any[];
+    expect(await sent(contactId, sequence.id)).toEqual([]);
+    const seeded = [...data.engagementEmails.values()].find((item) => item.associations.sequenceId === sequence.id && item.associations.contactId !== null)!;
+    const emails = await sent(seeded.associations.contactId!.slice('v.contact.'.length), sequence.id);
+    expect(emails.map((item) => item.id)).toContain(seeded.id);
+    const read = await request('GET', `${vesselApiUrl}/engagement/email`, { headers, params: { accessToken, id: emails[0].id, allFields: 'true' } });
+    read.raiseForStatus();
+    const { email: one } = read.json() as any;
+    expect(one).toMatchObject({ id: emails[0].id, subject: expect.any(String), associations: { sequenceId: sequence.id } });
+    expect(typeof one.additional).toBe('object');
+  });
+});

@@ -121,6 +121,40 @@ describe('client-check, judged on a virtual clock', () => {
     ).toEqual(expect.arrayContaining(['client-check 429', 'client-check 503']));
   });
 
+  it('judges the paging of every unified engagement list: a walk from cursor=1 to the end passes, one stopped short fails; writes are no lists', async () => {
+    const sandbox = checked({ faults: false, pageSize: 10 });
+    const { linkToken } = (await call(sandbox, 'POST', '/link/token')).body;
+    const { publicToken } = (await call(sandbox, 'POST', '/sandbox/public-token', { linkToken, integrationId: 'outreach' })).body;
+    const { accessToken } = (await call(sandbox, 'POST', '/link/exchange', { publicToken })).body;
+    await sandbox.advance('5s');
+    // A real client's walk: cursor=1 first, then each nextPageCursor to a null one.
+    let cursor: string | null = '1';
+    let pages = 0;
+    while (cursor) {
+      const page: Answer = await call(sandbox, 'GET', `/engagement/sequences?accessToken=${accessToken}&limit=100&cursor=${cursor}`);
+      expect(page.body.sequences.length).toBeLessThanOrEqual(10);
+      cursor = page.body.nextPageCursor;
+      pages++;
+    }
+    expect(pages).toBe(1);
+    await walk(sandbox, 'contacts', accessToken, 100);
+    // A write to a contact is not paged: its body's limit-free request is no list.
+    expect((await call(sandbox, 'POST', '/engagement/contact', { accessToken, contact: { lastName: 'Lovelace' } })).status).toBe(200);
+    const walked = report(sandbox, false);
+    expect(rule(walked, 'pages-to-the-end').evidence.map((item) => item.detail)).toEqual([
+      expect.stringMatching(/^walked the contacts of connection \w{8}… to the end: 13 pages/),
+    ]);
+    // Calls: the first page, then the first page again (cursor=1), leaving the walk.
+    await call(sandbox, 'GET', `/engagement/calls?accessToken=${accessToken}`);
+    await call(sandbox, 'GET', `/engagement/calls?accessToken=${accessToken}&cursor=1`);
+    const result = report(sandbox);
+    expect(rule(result, 'pages-to-the-end').status).toBe('fail');
+    expect(rule(result, 'pages-to-the-end').evidence.map((item) => item.detail)).toEqual([
+      expect.stringMatching(/^read the first page again, leaving the calls of connection \w{8}… at page 1/),
+      expect.stringMatching(/^the calls of connection \w{8}… stopped at page 1/),
+    ]);
+  });
+
   it('caps pages at the page size, whatever limit asks; a bad limit is still refused', async () => {
     const sandbox = checked({ faults: false, pageSize: 7 });
     const { accessToken } = await link(sandbox);

@@ -1,6 +1,7 @@
 import type { SandboxRequest } from '../model/request.js';
 import { hash32 } from '../shared/random.js';
 import { UNIFIED_CRM_OBJECTS } from '../unified/crm-objects.js';
+import { UNIFIED_ENGAGEMENT_OBJECTS } from '../unified/engagement-objects.js';
 
 /** What a request to the service is, as far as the conduct rules care. */
 export type RequestKind = 'list' | 'passthrough' | 'exchange' | 'webhook' | 'connection-delete' | 'other' | 'preflight';
@@ -11,8 +12,8 @@ export interface RequestFacts {
   method: string;
   path: string;
   /**
-   * The list read, for kind `list`: an engagement list (`users`, `mailboxes`), a unified list
-   * (`/crm/contacts`) or search (`/crm/contacts/search`).
+   * The list read, for kind `list`: an engagement list (`users`, `mailboxes`, `contacts`…), a
+   * unified CRM list (`/crm/contacts`) or a search (`/crm/contacts/search`, `/engagement/contacts/search`).
    */
   list: string | undefined;
   /** What a walk of pages is of: the list, and for a search its filters too (another search is another walk). */
@@ -41,19 +42,30 @@ const SERVICE_PATHS = new Set([
   '/connection/connections',
   '/connection/connection',
   '/connection/webhook',
-  '/engagement/users',
-  '/engagement/mailboxes',
   '/crm/passthrough',
 ]);
 
-/** The unified objects' routes: their lists and searches, and their record routes (get, create, update, details, batch). */
+/** The engagement lists (`/engagement/users`, `/engagement/contacts`…), from the objects' descriptions: listed by their name, as before. */
+const ENGAGEMENT_LISTS = new Set(
+  UNIFIED_ENGAGEMENT_OBJECTS.filter((object) => object.operations.includes('list')).map((object) => `/engagement/${object.many}`),
+);
+
+/** The unified objects' routes: their lists and searches, and their record routes (get, create, update, details, batch, complete, start). */
 const UNIFIED_LISTS = new Set(UNIFIED_CRM_OBJECTS.map((object) => `/crm/${object.many}`));
-const UNIFIED_SEARCHES = new Set(UNIFIED_CRM_OBJECTS.map((object) => `/crm/${object.many}/search`));
-const UNIFIED_RECORD_PATHS = new Set(UNIFIED_CRM_OBJECTS.flatMap((object) => ['', '/details', '/batch'].map((tail) => `/crm/${object.one}${tail}`)));
+const UNIFIED_SEARCHES = new Set([
+  ...UNIFIED_CRM_OBJECTS.map((object) => `/crm/${object.many}/search`),
+  ...UNIFIED_ENGAGEMENT_OBJECTS.filter((object) => object.operations.includes('search')).map((object) => `/engagement/${object.many}/search`),
+]);
+const UNIFIED_RECORD_PATHS = new Set([
+  ...UNIFIED_CRM_OBJECTS.flatMap((object) => ['', '/details', '/batch'].map((tail) => `/crm/${object.one}${tail}`)),
+  ...UNIFIED_ENGAGEMENT_OBJECTS.flatMap((object) =>
+    object.one ? [`/engagement/${object.one}`, ...(['complete', 'start'] as const).filter((verb) => object.operations.includes(verb)).map((verb) => `/engagement/${object.one}/${verb}`)] : [],
+  ),
+]);
 
 /** Whether a path is one of the service's endpoints: the requests client-check judges. */
 export function isServicePath(path: string): boolean {
-  return SERVICE_PATHS.has(path) || UNIFIED_LISTS.has(path) || UNIFIED_SEARCHES.has(path) || UNIFIED_RECORD_PATHS.has(path);
+  return SERVICE_PATHS.has(path) || ENGAGEMENT_LISTS.has(path) || UNIFIED_LISTS.has(path) || UNIFIED_SEARCHES.has(path) || UNIFIED_RECORD_PATHS.has(path);
 }
 
 /**
@@ -86,7 +98,7 @@ export function requestFacts(request: SandboxRequest, method: string): RequestFa
   const kind: RequestKind =
     method === 'OPTIONS'
       ? 'preflight'
-      : path.startsWith('/engagement/') || unifiedList
+      : (method === 'GET' && ENGAGEMENT_LISTS.has(path)) || unifiedList
         ? 'list'
         : path === '/crm/passthrough'
           ? 'passthrough'
@@ -102,6 +114,7 @@ export function requestFacts(request: SandboxRequest, method: string): RequestFa
   // A search takes its cursor in the query or the body (the query's wins), as text or a number.
   const cursor = query.get('cursor') ?? (search ? textOf(body?.cursor) : undefined);
   const list = kind !== 'list' ? undefined : unifiedList ? path : path.slice('/engagement/'.length);
+  // (The engagement lists keep their short names, users and mailboxes as before; their searches go by path, as the CRM ones.)
   return {
     kind,
     method,

@@ -1,28 +1,49 @@
 import type { EngagementUser } from '../model/engagement.js';
-import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
+import {
+  type CallDisposition,
+  type EngagementAction,
+  type EngagementCall,
+  type EngagementEmail,
+  type EngagementSequence,
+  type EngagementTask,
+  SEQUENCE_STEP_KINDS,
+} from '../model/engagement-activity.js';
 import { hash32 } from '../shared/random.js';
 import type { ConnectionData } from '../store/connection-data.js';
-import type { Entry } from '../store/ordered-collection.js';
+import type { Entry, OrderedCollection } from '../store/ordered-collection.js';
 
 /**
  * Engagement tasks, actions and users as the engagement platforms number them: by insertion
  * sequence (Outreach, Salesloft), or by a 24-hex prefix of the id (Apollo), the same every time.
  */
 
-export type ActivityCollection = 'users' | 'tasks' | 'actions';
+export type ActivityCollection = 'users' | 'tasks' | 'actions' | 'sequences' | 'calls' | 'emails' | 'dispositions' | 'mailboxes';
 
-type Stored = EngagementUser | EngagementTask | EngagementAction;
+type Stored = EngagementUser | EngagementTask | EngagementAction | EngagementSequence | EngagementCall | EngagementEmail | CallDisposition;
 
-export function entriesOf(data: ConnectionData, collection: ActivityCollection): Entry<Stored>[] {
-  const source = collection === 'users' ? data.users : collection === 'tasks' ? data.engagementTasks : data.engagementActions;
-  return source.entries() as Entry<Stored>[];
+/** The store's collection of each kind of engagement record. */
+export function collectionOf(data: ConnectionData, collection: ActivityCollection) {
+  const sources = {
+    users: data.users,
+    tasks: data.engagementTasks,
+    actions: data.engagementActions,
+    sequences: data.sequences,
+    calls: data.calls,
+    emails: data.engagementEmails,
+    dispositions: data.callDispositions,
+    mailboxes: data.mailboxes,
+  };
+  return sources[collection] as unknown as OrderedCollection<Stored>;
 }
 
-/** The insertion number of an engagement user, task or action. */
+export function entriesOf(data: ConnectionData, collection: ActivityCollection): Entry<Stored>[] {
+  return collectionOf(data, collection).entries() as Entry<Stored>[];
+}
+
+/** The insertion number of an engagement record. */
 export function seqOf(data: ConnectionData, collection: ActivityCollection, id: string | null): number | null {
   if (id === null) return null;
-  const source = collection === 'users' ? data.users : collection === 'tasks' ? data.engagementTasks : data.engagementActions;
-  return source.entry(id)?.seq ?? null;
+  return collectionOf(data, collection).entry(id)?.seq ?? null;
 }
 
 /** The entry with an insertion number given as a path id. */
@@ -31,8 +52,8 @@ export function bySeq<T extends Stored>(data: ConnectionData, collection: Activi
   return entriesOf(data, collection).find((entry) => entry.seq === Number(id)) as Entry<T> | undefined;
 }
 
-/** The CRM Contact a task or action is about, if it still exists. */
-export function contactOf(data: ConnectionData, record: EngagementTask | EngagementAction) {
+/** The CRM Contact a task, action, call or email is about, if it still exists. */
+export function contactOf(data: ConnectionData, record: { associations: { contactId: string | null } }) {
   const id = record.associations.contactId;
   return id === null ? undefined : data.crm.Contact.get(id);
 }
@@ -58,12 +79,19 @@ export interface TaskWrite {
 
 /** A new 32-hex id, the same for the same store state and time (no random stream is shared). */
 function newTaskId(data: ConnectionData, now: number): string {
+  return newHexId(data, 'tasks', now);
+}
+
+/** A new 32-hex id of a record of `collection`, hashed from the store's state and the time ('task' keeps the ids tasks always had). */
+function newHexId(data: ConnectionData, collection: ActivityCollection, now: number): string {
+  const target = collectionOf(data, collection);
+  const label = collection === 'tasks' ? 'task' : collection;
   for (let round = 0; ; round++) {
     let hex = '';
     for (let part = 0; hex.length < 32; part++) {
-      hex += hash32(`${data.connectionId}:task:${data.engagementTasks.size}:${now}:${round}:${part}`).toString(16).padStart(8, '0');
+      hex += hash32(`${data.connectionId}:${label}:${target.size}:${now}:${round}:${part}`).toString(16).padStart(8, '0');
     }
-    if (!data.engagementTasks.has(hex)) return hex;
+    if (!target.has(hex)) return hex;
   }
 }
 
@@ -130,4 +158,150 @@ export function updateTask(data: ConnectionData, entry: Entry<EngagementTask>, w
 export function deleteTask(data: ConnectionData, entry: Entry<EngagementTask>): void {
   data.engagementTasks.delete(entry.record.id);
   relinkUser(data, entry.record.id, entry.record.associations.userId, null);
+}
+
+/** Why an engagement platform refuses a write, and the part of the request at fault, for each door to phrase: a sequence, a contact, a mailbox, a step. */
+export class EngagementRefusal extends Error {
+  constructor(
+    readonly part: 'sequence' | 'contact' | 'mailbox' | 'action' | 'disposition',
+    readonly reason: 'missing' | 'disabled' | 'active' | 'finished' | 'paused',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngagementRefusal';
+  }
+}
+
+/** Names an action in the owning user's `actionIds`. */
+function nameAction(data: ConnectionData, userId: string, actionId: string): void {
+  const user = data.users.get(userId);
+  if (user) data.users.replace({ ...user, associations: { ...user.associations, actionIds: [...user.associations.actionIds, actionId] } });
+}
+
+/** What starting a sequence takes: the sequence (by its entry), the CRM Contact, and the mailbox it sends from. */
+export interface SequenceStart {
+  sequence: Entry<EngagementSequence>;
+  contactId: string;
+  mailboxId: string;
+  /** The user it is for when the mailbox has no owner (the mailbox's owner otherwise). */
+  userId?: string;
+}
+
+/**
+ * Starts a contact on a sequence from a mailbox, as the platforms do (an Outreach sequence state,
+ * a Salesloft cadence membership, an Apollo contact campaign status): an active action at the
+ * first step, due now, owned by the mailbox's user and named in their `actionIds`. Refused, with
+ * the part at fault, for a disabled sequence, a contact or mailbox not in the store, or a contact
+ * already active or paused in the sequence. No event: it is no CRM record.
+ */
+export function startSequence(data: ConnectionData, start: SequenceStart, now: number): Entry<EngagementAction> {
+  const sequence = start.sequence.record;
+  if (!sequence.enabled) throw new EngagementRefusal('sequence', 'disabled', `sequence ${JSON.stringify(sequence.name)} is disabled: it takes no new contacts`);
+  if (!data.crm.Contact.has(start.contactId)) throw new EngagementRefusal('contact', 'missing', 'no such contact');
+  const mailbox = data.mailboxes.get(start.mailboxId);
+  if (!mailbox) throw new EngagementRefusal('mailbox', 'missing', 'no such mailbox');
+  for (const action of data.engagementActions.values()) {
+    if (action.sequence === start.sequence.seq && action.associations.contactId === start.contactId && action.state !== 'finished') {
+      throw new EngagementRefusal('contact', 'active', `the contact is already ${action.state} in sequence ${JSON.stringify(sequence.name)}`);
+    }
+  }
+  const userId = mailbox.associations.ownerUserId ?? start.userId ?? data.users.slice(0, 1)[0]?.record.id;
+  if (userId === undefined) throw new EngagementRefusal('mailbox', 'missing', 'the mailbox has no user to send as');
+  data.checkRoom();
+  const at = new Date(now).toISOString();
+  const action: EngagementAction = {
+    id: newHexId(data, 'actions', now),
+    kind: SEQUENCE_STEP_KINDS[0]!,
+    sequence: start.sequence.seq,
+    step: 1,
+    state: 'active',
+    dueAt: at,
+    createdTime: at,
+    modifiedTime: at,
+    associations: { userId, contactId: start.contactId },
+    mailboxId: mailbox.id,
+  };
+  const entry = data.engagementActions.insert(action);
+  nameAction(data, userId, action.id);
+  return entry;
+}
+
+/** How long after a step is done the next one falls due. */
+const STEP_INTERVAL_MS = 2 * 86_400_000;
+
+/**
+ * Completes an action's step, as the platforms move a prospect on: the next step falls due (its
+ * kind the sequence's), or after the last one the action is finished. A paused or finished
+ * action has no step to complete.
+ */
+export function advanceAction(data: ConnectionData, entry: Entry<EngagementAction>, now: number): EngagementAction {
+  const before = entry.record;
+  if (before.state === 'finished') throw new EngagementRefusal('action', 'finished', 'the action is finished: it has no step left to complete');
+  if (before.state === 'paused') throw new EngagementRefusal('action', 'paused', 'the action is paused: resume it before completing its step');
+  const sequence = data.sequences.entries().find((candidate) => candidate.seq === before.sequence)?.record;
+  const steps = sequence?.numSteps ?? SEQUENCE_STEP_KINDS.length;
+  const at = new Date(now).toISOString();
+  const last = before.step >= steps;
+  const action: EngagementAction = {
+    ...before,
+    ...(last
+      ? { state: 'finished', dueAt: null }
+      : { step: before.step + 1, kind: SEQUENCE_STEP_KINDS[before.step % SEQUENCE_STEP_KINDS.length]!, dueAt: new Date(now + STEP_INTERVAL_MS).toISOString() }),
+    modifiedTime: at,
+  };
+  data.engagementActions.replace(action);
+  return action;
+}
+
+/** A call as logged: by whom, to whom, for which task or action, and how it went. */
+export interface CallLog {
+  userId: string | null;
+  contactId: string | null;
+  taskId?: string | null;
+  actionId?: string | null;
+  direction?: EngagementCall['direction'];
+  phone?: string | null;
+  dispositionId?: string | null;
+  durationSeconds?: number | null;
+  note?: string | null;
+}
+
+/** Logs a call (completing a call task or step does): a new engagement call record, no event. */
+export function logCall(data: ConnectionData, log: CallLog, now: number): Entry<EngagementCall> {
+  data.checkRoom();
+  const at = new Date(now).toISOString();
+  const contact = log.contactId === null ? undefined : (data.crm.Contact.get(log.contactId) as { phone?: string | null } | undefined);
+  return data.calls.insert({
+    id: newHexId(data, 'calls', now),
+    direction: log.direction ?? 'outbound',
+    phone: log.phone ?? contact?.phone ?? null,
+    dispositionId: log.dispositionId ?? null,
+    durationSeconds: log.durationSeconds ?? null,
+    note: log.note ?? null,
+    createdTime: at,
+    modifiedTime: at,
+    associations: { userId: log.userId, contactId: log.contactId, taskId: log.taskId ?? null, actionId: log.actionId ?? null },
+  });
+}
+
+/** The disposition of a key (`answered_meeting_set`), or a refusal naming the disposition. */
+export function dispositionByKey(data: ConnectionData, key: string): CallDisposition {
+  for (const disposition of data.callDispositions.values()) if (disposition.key === key) return disposition;
+  throw new EngagementRefusal('disposition', 'missing', `no call disposition has the key ${JSON.stringify(key)}`);
+}
+
+/** The sequence an action's `sequence` number names. */
+export function sequenceOf(data: ConnectionData, action: EngagementAction): Entry<EngagementSequence> | undefined {
+  return data.sequences.entries().find((entry) => entry.seq === action.sequence);
+}
+
+/** Pauses, resumes or finishes an action (an Outreach sequence state's pause, resume and finish). */
+export function setActionState(data: ConnectionData, entry: Entry<EngagementAction>, state: EngagementAction['state'], now: number): EngagementAction {
+  const before = entry.record;
+  if (before.state === 'finished') throw new EngagementRefusal('action', 'finished', 'the action is finished');
+  if (state === 'active' && before.state !== 'paused') return before;
+  if (state === 'paused' && before.state === 'paused') return before;
+  const action: EngagementAction = { ...before, state, ...(state === 'finished' ? { dueAt: null } : {}), modifiedTime: new Date(now).toISOString() };
+  data.engagementActions.replace(action);
+  return action;
 }

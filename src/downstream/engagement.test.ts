@@ -139,7 +139,10 @@ describe('outreach engagement resources', () => {
       'Re-engage Closed Lost',
       'Event Follow-up',
       'Inbound Demo Request',
+      'Q3 Webinar Invite (archived)',
     ]);
+    // The fifth is archived: it takes no new prospects.
+    expect(sequences.map((sequence: any) => sequence.attributes.enabled)).toEqual([true, true, true, true, false]);
     const states = call('GET', 'sequenceStates', undefined, { 'filter[sequence][id]': '2', 'page[size]': '1000' }).body.data;
     expect(states.length).toBe([...data.engagementActions.values()].filter((action) => action.sequence === 2).length);
     for (const state of states) expect(state.relationships.sequence.data).toEqual({ type: 'sequence', id: 2 });
@@ -188,7 +191,8 @@ describe('salesloft engagement resources', () => {
     const actions = call('GET', 'actions', undefined, { per_page: '100', include_paging_counts: 'true' }).body;
     expect(actions.metadata.paging.total_count).toBe(data.engagementActions.size);
     expect(actions.data[0]).toMatchObject({ cadence: { id: expect.any(Number) }, status: expect.stringMatching(/^(pending|completed)$/) });
-    expect(call('GET', 'cadences').body.data).toHaveLength(4);
+    const cadences = call('GET', 'cadences').body.data;
+    expect(cadences.map((cadence: any) => cadence.archived_at === null)).toEqual([true, true, true, true, false]);
     // A note's user is a CRM user, still readable at users/{id}.
     const note = call('GET', 'notes', undefined, { per_page: '100' }).body.data.find((item: any) => item.user)!;
     expect(call('GET', `users/${note.user.id}`).body.data).toMatchObject({ id: note.user.id });

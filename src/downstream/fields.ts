@@ -169,6 +169,17 @@ export function stored(
   };
 }
 
+/** A native text field the unified model has no place for (an Outreach prospect's `addressCity`): a string or null, null until written. */
+export const storedText = (native: string): FieldMap =>
+  stored(
+    native,
+    () => null,
+    (value, name) => {
+      if (value === null || typeof value === 'string') return value;
+      throw typeError(name, 'a string', value);
+    },
+  );
+
 /** A field the system takes but the unified model has no place for (a Salesforce Note's Title): ignored on write. */
 export function ignoredOnWrite(native: string, read: (record: CrmRecord) => unknown): FieldMap {
   return { native, covers: [], read, write: () => ({}) };

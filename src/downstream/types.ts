@@ -2,6 +2,8 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
 import type { IntegrationId, NativeOrg } from '../model/integrations.js';
 import type { ConnectionData } from '../store/connection-data.js';
+import type { Entry } from '../store/ordered-collection.js';
+import type { ActivityCollection } from './engagement-activity.js';
 
 export const PASSTHROUGH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type PassthroughMethod = (typeof PASSTHROUGH_METHODS)[number];
@@ -54,4 +56,6 @@ export interface DownstreamSystem {
     extra: Record<string, unknown>,
     context: DownstreamContext,
   ): Record<string, unknown>;
+  /** An engagement platform's own record (task, action, sequence, call, email, disposition) in its native shape (`additional`); the CRMs have none. */
+  nativeActivity?(collection: Exclude<ActivityCollection, 'users' | 'mailboxes'>, entry: Entry<never>, context: DownstreamContext): Record<string, unknown>;
 }

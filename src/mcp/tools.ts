@@ -10,6 +10,7 @@ import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
 import { type SandboxApi, ToolError } from './api.js';
+import { ENGAGEMENT_TOOLS } from './engagement-tools.js';
 import { answerWith, defineTool, jsonOf, passOn, segment, type Tool } from './tool.js';
 import { createUnifiedRecord, getUnifiedRecord, listUnifiedRecords, updateUnifiedRecord } from './unified-tools.js';
 
@@ -480,6 +481,7 @@ export const TOOLS: readonly Tool[] = [
   getUnifiedRecord,
   createUnifiedRecord,
   updateUnifiedRecord,
+  ...ENGAGEMENT_TOOLS,
   passthrough,
   listDeliveries,
   getDelivery,

@@ -35,9 +35,77 @@ export type EngagementAction = {
   createdTime: string;
   modifiedTime: string;
   associations: { userId: string; contactId: string | null };
+  /** The mailbox a started sequence sends from (actions seeded before sequence starts have none). */
+  mailboxId?: string;
 };
 
 /** The org's sequences (Outreach) or cadences (Salesloft), by number. */
 export const ENGAGEMENT_SEQUENCES = ['Outbound - New Leads', 'Re-engage Closed Lost', 'Event Follow-up', 'Inbound Demo Request'] as const;
 /** Steps in every sequence. */
 export const SEQUENCE_STEPS = 5;
+
+/**
+ * The engagement platforms' other records, held per connection beside tasks and actions: the
+ * org's sequences (Outreach sequences, Salesloft cadences, Apollo emailer campaigns), the calls
+ * its users logged, the emails its sequences and users sent, and the call dispositions a call is
+ * logged with. A started sequence is an action (a sequence state, a cadence membership, an Apollo
+ * contact campaign status) that names the mailbox it sends from.
+ */
+export type EngagementSequence = {
+  /** 32 hex characters. Its insertion number is its native id and what an action's `sequence` names. */
+  id: string;
+  name: string;
+  /** A disabled (archived) sequence takes no new contacts. */
+  enabled: boolean;
+  tags: string[];
+  numSteps: number;
+  createdTime: string;
+  modifiedTime: string;
+};
+
+export const CALL_DIRECTIONS = ['inbound', 'outbound'] as const;
+
+export type EngagementCall = {
+  id: string;
+  direction: (typeof CALL_DIRECTIONS)[number];
+  /** The number dialled (or that dialled in). */
+  phone: string | null;
+  /** The call disposition's id. */
+  dispositionId: string | null;
+  durationSeconds: number | null;
+  note: string | null;
+  createdTime: string;
+  modifiedTime: string;
+  /** The engagement user who called, the CRM Contact called, and the task or action it completed. */
+  associations: { userId: string | null; contactId: string | null; taskId: string | null; actionId: string | null };
+};
+
+export type EngagementEmail = {
+  id: string;
+  to: string;
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  bodyText: string | null;
+  bodyHtml: string | null;
+  isBounced: boolean;
+  openCount: number;
+  clickCount: number;
+  replied: boolean;
+  createdTime: string;
+  modifiedTime: string;
+  /** Its sender (engagement user, mailbox), recipient (CRM Contact), and the sequence step (action) or task that sent it. */
+  associations: {
+    userId: string | null;
+    mailboxId: string | null;
+    contactId: string | null;
+    taskId: string | null;
+    actionId: string | null;
+    sequenceId: string | null;
+  };
+};
+
+export type CallDisposition = { id: string; name: string; key: string; createdTime: string; modifiedTime: string };
+
+/** The steps of a sequence, by number: what each asks of its user (a started contact is at step 1, an email). */
+export const SEQUENCE_STEP_KINDS: readonly EngagementAction['kind'][] = ['email', 'call', 'email', 'linkedin', 'other'];

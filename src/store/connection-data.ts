@@ -18,7 +18,7 @@ import {
   REQUIRED_FIELDS,
 } from '../model/crm.js';
 import { type EngagementUser, engagementUserSchema, type Mailbox, mailboxSchema } from '../model/engagement.js';
-import type { EngagementAction, EngagementTask } from '../model/engagement-activity.js';
+import type { CallDisposition, EngagementAction, EngagementCall, EngagementEmail, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { type Random, randomStateSchema } from '../shared/random.js';
@@ -81,6 +81,11 @@ export const connectionDataStateSchema = z
     users: collectionDeltaSchema(engagementUserSchema),
     engagementTasks: collectionDeltaSchema(activitySchema),
     engagementActions: collectionDeltaSchema(activitySchema),
+    // Sequences, calls, engagement emails and call dispositions came later: a data set saved by an earlier release has none (read: as seeded).
+    sequences: collectionDeltaSchema(activitySchema).optional(),
+    calls: collectionDeltaSchema(activitySchema).optional(),
+    engagementEmails: collectionDeltaSchema(activitySchema).optional(),
+    callDispositions: collectionDeltaSchema(activitySchema).optional(),
     archived: z.array(archivedRecordSchema),
   })
   .strict();
@@ -102,14 +107,22 @@ export const connectionDataStateV1Schema = z
   .strict();
 export type ConnectionDataStateV1 = z.infer<typeof connectionDataStateV1Schema>;
 
+/** The engagement collections added after snapshots of version 2 existed: a data set without them reads them as seeded. */
+export const LATER_ENGAGEMENT_COLLECTIONS = ['sequences', 'calls', 'engagementEmails', 'callDispositions'] as const;
+type LaterCollections<C> = { [K in (typeof LATER_ENGAGEMENT_COLLECTIONS)[number]]?: C };
+
 /** The collections of a store or of a saved data set, by the names a snapshot gives them (`crm.Contact`, `users`, …). */
-function byName<C>(set: { crm: Record<CrmObjectType, C>; mailboxes: C; users: C; engagementTasks: C; engagementActions: C }): Array<[string, C]> {
+function byName<C>(
+  set: { crm: Record<CrmObjectType, C>; mailboxes: C; users: C; engagementTasks: C; engagementActions: C } & LaterCollections<C>,
+): Array<[string, C]> {
   return [
     ...CRM_OBJECT_TYPES.map((type): [string, C] => [`crm.${type}`, set.crm[type]]),
     ['mailboxes', set.mailboxes],
     ['users', set.users],
     ['engagementTasks', set.engagementTasks],
     ['engagementActions', set.engagementActions],
+    // Absent in a data set saved before them (a store always has them).
+    ...LATER_ENGAGEMENT_COLLECTIONS.flatMap((name): Array<[string, C]> => (set[name] === undefined ? [] : [[name, set[name]]])),
   ];
 }
 
@@ -124,7 +137,8 @@ function collectionsV1(state: ConnectionDataStateV1): Array<[string, CollectionD
 
 /** What zod cannot see in a saved data set: each collection's sequences and ids (a 400 naming the field under `field`). */
 export function checkDataState(field: string, state: ConnectionDataState): void {
-  for (const [name, delta] of byName(state)) checkDelta(`${field}.${name}`, delta);
+  // A collection an earlier release did not save (crm.Email) is not there to check.
+  for (const [name, delta] of byName(state)) if (delta !== undefined) checkDelta(`${field}.${name}`, delta);
 }
 
 /** The same for version 1, as it was always checked: the CRM collections, mailboxes and users. */
@@ -167,6 +181,12 @@ export class ConnectionData {
   /** Engagement tasks and actions (Outreach, Salesloft, Apollo), named by their users' taskIds and actionIds. */
   readonly engagementTasks = new OrderedCollection<EngagementTask>();
   readonly engagementActions = new OrderedCollection<EngagementAction>();
+  /** The org's sequences (cadences), their insertion numbers what actions' `sequence` names. */
+  readonly sequences = new OrderedCollection<EngagementSequence>();
+  /** Calls, engagement emails and call dispositions of the engagement platforms. */
+  readonly calls = new OrderedCollection<EngagementCall>();
+  readonly engagementEmails = new OrderedCollection<EngagementEmail>();
+  readonly callDispositions = new OrderedCollection<CallDisposition>();
   /**
    * Deleted CRM records as they were, oldest first: plain data, for the downstream systems that
    * keep deleted records readable (HubSpot's `archived=true`).
@@ -208,6 +228,10 @@ export class ConnectionData {
       users: this.users.delta(),
       engagementTasks: this.engagementTasks.delta(),
       engagementActions: this.engagementActions.delta(),
+      sequences: this.sequences.delta(),
+      calls: this.calls.delta(),
+      engagementEmails: this.engagementEmails.delta(),
+      callDispositions: this.callDispositions.delta(),
       archived: this.archived.map((item) => ({ ...item })),
     };
   }
@@ -222,7 +246,7 @@ export class ConnectionData {
     const saved = new Map(byName<CollectionDelta<{ id: string }>>(state));
     for (const [name, collection] of this.collections()) {
       const base = bases.get(name)!;
-      // A collection the data set does not name (Email, saved by an earlier release) is as seeded.
+      // A collection the data set does not name (Email, sequences…, saved by an earlier release) is as seeded.
       collection.loadDelta(base, saved.get(name) ?? base.delta(), `${field}.${name}`);
     }
     if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
@@ -237,8 +261,9 @@ export class ConnectionData {
     for (const [name, collection] of this.collections()) {
       const base = bases.get(name)!;
       const dumped = saved.get(name);
-      // Emails came after version 1: as seeded. (Tasks and actions a version-1 file lacks were empty then.)
-      if (!dumped && name === 'crm.Email') collection.loadDelta(base, base.delta(), name);
+      // Emails and the later engagement collections came after version 1: as seeded. (Tasks and actions a version-1 file lacks were empty then.)
+      if (!dumped && (name === 'crm.Email' || (LATER_ENGAGEMENT_COLLECTIONS as readonly string[]).includes(name)))
+        collection.loadDelta(base, base.delta(), name);
       else collection.loadOverBase(base, dumped ?? { nextSeq: 1, entries: [] });
     }
     if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
@@ -292,6 +317,7 @@ export class ConnectionData {
   /** Changes whenever any collection or the archive changes: for answers that show more than one collection. */
   get version(): number {
     let versions = this.archived.length + this.mailboxes.version + this.users.version + this.engagementTasks.version + this.engagementActions.version;
+    versions += this.sequences.version + this.calls.version + this.engagementEmails.version + this.callDispositions.version;
     for (const type of CRM_OBJECT_TYPES) versions += this.crm[type].version;
     return versions;
   }
@@ -317,6 +343,7 @@ export class ConnectionData {
   /** How many records the connection holds, in every collection. */
   get recordCount(): number {
     let count = this.mailboxes.size + this.users.size + this.engagementTasks.size + this.engagementActions.size;
+    count += this.sequences.size + this.calls.size + this.engagementEmails.size + this.callDispositions.size;
     for (const type of CRM_OBJECT_TYPES) count += this.crm[type].size;
     return count;
   }

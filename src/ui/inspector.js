@@ -27,6 +27,20 @@
   };
   /** Fields every record has: not among a record type's columns when they are picked from its records. */
   var RECORD_BASE = ['id', 'nativeId', 'createdTime', 'modifiedTime', 'associations', 'additional'];
+  /**
+   * The unified engagement objects an engagement connection (Outreach, Salesloft, Apollo) also
+   * shows, read only, through GET /engagement/{list} with its accessToken: their list path, the
+   * key of their records in its answer, and their columns.
+   */
+  var ENGAGEMENT_VIEWS = {
+    'Engagement contacts': { list: 'contacts', columns: ['firstName', 'lastName', 'jobTitle'] },
+    'Engagement sequences': { list: 'sequences', columns: ['name', 'isEnabled', 'numSteps', 'scheduledCount'] },
+    'Engagement actions': { list: 'actions', columns: ['type', 'status', 'dueDate'] },
+    'Engagement tasks': { list: 'tasks', columns: ['type', 'status', 'body', 'dueDate'] },
+    'Engagement calls': { list: 'calls', columns: ['direction', 'disposition', 'durationSeconds'] },
+    'Engagement emails': { list: 'emails', columns: ['to', 'subject', 'isBounced'] },
+  };
+  var ENGAGEMENT_INTEGRATIONS = ['outreach', 'salesloft', 'apollo'];
   /** Fields the sandbox sets itself: left out of the edit form. */
   var READ_ONLY = ['id', 'nativeId', 'createdTime', 'modifiedTime', 'expectedRevenue', 'associations', 'additional'];
 
@@ -53,6 +67,8 @@
     unifiedType: null,
     unifiedPages: 1,
     unifiedOpen: {},
+    /** accessTokens of the connections whose engagement objects were read, by connectionId. */
+    accessTokens: {},
   };
   /** The JSON last drawn per section: a poll redraws a section only when its data changed. */
   var drawn = {};
@@ -236,7 +252,17 @@
           refresh();
         },
       },
-      OBJECT_TYPES.map((type) => el('option', { value: type, text: type, selected: type === state.recordType })),
+      OBJECT_TYPES.map((type) => el('option', { value: type, text: type, selected: type === state.recordType })).concat(
+        isEngagement()
+          ? [
+              el(
+                'optgroup',
+                { label: 'Engagement objects (read only)' },
+                Object.keys(ENGAGEMENT_VIEWS).map((type) => el('option', { value: type, text: type, selected: type === state.recordType })),
+              ),
+            ]
+          : [],
+      ),
     );
     var statusSelect = el(
       'select',
@@ -318,10 +344,7 @@
       var id = state.selectedId;
       var cursor = state.cursors[state.cursors.length - 1];
       var query = `?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      return Promise.all([
-        api('GET', `/sandbox/connections/${id}/records/${state.recordType}${query}`),
-        api('GET', `/sandbox/connections/${id}/deliveries`),
-      ]).then((answers) => {
+      return Promise.all([recordsPage(id, query), api('GET', `/sandbox/connections/${id}/deliveries`)]).then((answers) => {
         if (id !== state.selectedId) return undefined;
         state.page = answers[0];
         state.deliveries = answers[1].deliveries;
@@ -574,6 +597,8 @@
     state.unifiedObjects = null;
     state.unifiedPages = 1;
     state.unifiedOpen = {};
+    // Engagement objects are an engagement connection's only.
+    if (ENGAGEMENT_VIEWS[state.recordType] && !isEngagement()) state.recordType = 'Contact';
     drawn = {};
     layoutDetail();
   }
@@ -658,7 +683,8 @@
 
   function drawRecords(target, data) {
     var page = data.page;
-    var columns = COLUMNS[data.type];
+    var view = ENGAGEMENT_VIEWS[data.type];
+    var columns = view ? view.columns : COLUMNS[data.type];
     target.appendChild(
       el('table', { id: 'records-table' }, [
         el('caption', { class: 'visually-hidden', text: `${data.type} records, page ${data.at}` }),
@@ -680,30 +706,32 @@
                 columns.map((column) => el('td', { text: record[column] === null || record[column] === undefined ? '' : String(record[column]) })),
                 [
                   el('td', { class: 'mono time', text: time(record.modifiedTime) }),
-                  el('td', {}, [
-                    el('div', { class: 'row' }, [
-                      el('button', {
-                        type: 'button',
-                        id: `edit-${record.id}`,
-                        'aria-label': `Edit ${record.id}`,
-                        onclick: () => {
-                          edit(record);
-                        },
-                        text: 'Edit',
-                      }),
-                      el('button', {
-                        type: 'button',
-                        id: `delete-${record.id}`,
-                        class: 'danger',
-                        'aria-label': `Delete ${record.id}`,
-                        onclick: () => {
-                          if (!window.confirm(`Delete ${record.id}? This emits a DELETE event.`)) return;
-                          act(api('DELETE', `${recordsPath()}/${encodeURIComponent(record.id)}`), `Deleted ${record.id}`);
-                        },
-                        text: 'Delete',
-                      }),
-                    ]),
-                  ]),
+                  view
+                    ? el('td', { class: 'muted', text: 'read only' })
+                    : el('td', {}, [
+                        el('div', { class: 'row' }, [
+                          el('button', {
+                            type: 'button',
+                            id: `edit-${record.id}`,
+                            'aria-label': `Edit ${record.id}`,
+                            onclick: () => {
+                              edit(record);
+                            },
+                            text: 'Edit',
+                          }),
+                          el('button', {
+                            type: 'button',
+                            id: `delete-${record.id}`,
+                            class: 'danger',
+                            'aria-label': `Delete ${record.id}`,
+                            onclick: () => {
+                              if (!window.confirm(`Delete ${record.id}? This emits a DELETE event.`)) return;
+                              act(api('DELETE', `${recordsPath()}/${encodeURIComponent(record.id)}`), `Deleted ${record.id}`);
+                            },
+                            text: 'Delete',
+                          }),
+                        ]),
+                      ]),
                 ],
               ),
             ),
@@ -739,6 +767,27 @@
     );
   }
 
+  /** Whether the selected connection is an engagement platform's. */
+  function isEngagement() {
+    var connection = state.connections.filter((c) => c.connectionId === state.selectedId)[0];
+    return Boolean(connection) && ENGAGEMENT_INTEGRATIONS.indexOf(connection.integrationId) !== -1;
+  }
+
+  /** A page of the chosen type: CRM records from the control API, engagement objects from their unified list (with the connection's accessToken). */
+  function recordsPage(id, query) {
+    var view = ENGAGEMENT_VIEWS[state.recordType];
+    if (!view) return api('GET', `/sandbox/connections/${id}/records/${state.recordType}${query}`);
+    var token = state.accessTokens[id]
+      ? Promise.resolve(state.accessTokens[id])
+      : api('GET', `/sandbox/connections/${id}`).then((answer) => (state.accessTokens[id] = answer.connection.accessToken));
+    return token.then((accessToken) =>
+      api('GET', `/engagement/${view.list}${query}&accessToken=${encodeURIComponent(accessToken)}`).then((answer) => ({
+        records: answer[view.list],
+        nextPageCursor: answer.nextPageCursor,
+      })),
+    );
+  }
+
   function recordsPath() {
     return `/sandbox/connections/${state.selectedId}/records/${state.recordType}`;
   }
@@ -758,6 +807,15 @@
     var target = document.getElementById('editor');
     if (!target) return;
     target.textContent = '';
+    if (ENGAGEMENT_VIEWS[state.recordType]) {
+      target.appendChild(
+        el('p', {
+          class: 'muted',
+          text: `Read from GET /engagement/${ENGAGEMENT_VIEWS[state.recordType].list}. Write them through the unified engagement routes or the passthrough; contacts and accounts are also the CRM records above.`,
+        }),
+      );
+      return;
+    }
     var editing = state.editing;
     var area = el('textarea', { id: 'record-fields', rows: 6, spellcheck: 'false', 'aria-describedby': 'record-fields-help' });
     area.value = editing ? JSON.stringify(editing.fields, null, 2) : '{}';

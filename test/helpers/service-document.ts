@@ -26,6 +26,40 @@ export function serviceDocument(): any {
       delete schema.properties.required;
     }
   }
+  // Its Apollo users have no modifiedTime (decisions.md, [real]: a quirk of the service, kept), which its EngUser requires.
+  schemas.EngUser.required = schemas.EngUser.required.filter((key: string) => key !== 'modifiedTime');
+  // Its contacts/search body gives each `required` as a string, not a list: read as the one-name lists they mean.
+  const lists = (node: any): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (typeof node.required === 'string') node.required = [node.required];
+    for (const value of Object.values(node)) lists(value);
+  };
+  lists(document.paths['/engagement/contacts/search'].post.requestBody);
+  // Its EngContact's associations require `eventIds`, which they never define and its examples never show: read as its examples (accountId, actionIds, taskIds, ownerUserId).
+  schemas.EngContact.properties.associations.required = schemas.EngContact.properties.associations.required.filter((key: string) => key !== 'eventIds');
+  // Its CallDisposition requires `associations`, which it never defines and its examples never show.
+  schemas.CallDisposition.required = schemas.CallDisposition.required.filter((key: string) => key !== 'associations');
+  // Its engagement records require single associations typed as strings (a task's callId, a contact's accountId) that many records
+  // have none of: present and null then, as decision 0027 reads it (a client indexing them gets no KeyError).
+  for (const name of ['EngAccount', 'EngContact', 'EngTask', 'Action', 'Call', 'EngEmail']) {
+    for (const [key, schema] of Object.entries<any>(schemas[name].properties.associations.properties)) {
+      if (!key.endsWith('Ids')) schema.type = ['string', 'null'];
+    }
+  }
+  // POST /engagement/emails/search is not in the document (Feb 2023); a sales product used it in production, with EngEmail filters by field:
+  // read as the emails list answers, its body as /engagement/contacts/search's is, over the EngEmail fields and associations.
+  document.paths['/engagement/emails/search'] = {
+    post: {
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { accessToken: { type: 'string' }, filters: { type: 'object' } }, required: ['accessToken'] },
+          },
+        },
+      },
+      responses: structuredClone(document.paths['/engagement/emails'].get.responses),
+    },
+  };
   for (const item of Object.values<any>(document.paths)) {
     for (const operation of Object.values<any>(item)) {
       const cursor = operation?.responses?.['200']?.content?.['application/json']?.schema?.properties?.nextPageCursor;

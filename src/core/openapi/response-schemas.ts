@@ -6,6 +6,8 @@ import { engagementUserSchema, mailboxSchema } from '../../model/engagement.js';
 import { INTEGRATION_IDS } from '../../model/integrations.js';
 import { ErrorCode } from '../../shared/errors.js';
 import type { UnifiedObject } from '../../unified/crm-objects.js';
+import { type EngagementObject, UNIFIED_ENGAGEMENT_OBJECTS } from '../../unified/engagement-objects.js';
+import { engagementRecordSchema } from '../../unified/engagement-schemas.js';
 import { fieldDetailSchema, unifiedRecordSchema } from '../../unified/schemas.js';
 import { chaosSettingsSchema } from '../../webhooks/chaos.js';
 import { ATTEMPT_TRIGGERS, DELIVERY_STATES } from '../../webhooks/delivery.js';
@@ -194,6 +196,22 @@ export const pageSchema = (key: string, item: z.ZodType) =>
 
 /** A page of a unified list or search: `{ contacts: [Contact…], nextPageCursor }`. */
 export const unifiedPageSchema = (object: UnifiedObject) => pageSchema(object.listKey, recordSchemas[object.type]);
+/**
+ * One record schema per unified engagement object besides users and mailboxes (the spec's, above),
+ * named as the document names them (`EngContact`, `Action`…), made once so each is one `$ref`.
+ */
+export const engagementRecordSchemas: Record<string, ReturnType<typeof engagementRecordSchema>> = Object.fromEntries(
+  UNIFIED_ENGAGEMENT_OBJECTS.filter((object) => object.source !== 'users' && object.source !== 'mailboxes').map((object) => [
+    object.name,
+    engagementRecordSchema(object),
+  ]),
+);
+const engagementItem = (object: EngagementObject): z.ZodType =>
+  object.source === 'users' ? engagementUserItemSchema : object.source === 'mailboxes' ? mailboxItemSchema : engagementRecordSchemas[object.name]!;
+/** A page of a unified engagement list or search: `{ contacts: [EngContact…], nextPageCursor }`. */
+export const engagementPageSchema = (object: EngagementObject) => pageSchema(object.listKey, engagementItem(object));
+/** `{ contact: EngContact }`. */
+export const engagementOneSchema = (object: EngagementObject) => z.object({ [object.key]: engagementItem(object) });
 /** `{ contact: Contact }`. */
 export const unifiedOneSchema = (object: UnifiedObject) => z.object({ [object.key]: recordSchemas[object.type] });
 /** `{ contacts: [Contact…], invalidIds: [id…] }`. */
@@ -227,6 +245,12 @@ export const NAMED_RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   DeletedRecord: deletedRecordSchema,
   Mailbox: mailboxItemSchema,
   EngagementUser: engagementUserItemSchema,
+  ...Object.fromEntries(
+    UNIFIED_ENGAGEMENT_OBJECTS.filter((object) => engagementRecordSchemas[object.name]).map((object) => [
+      `Eng${object.name}`,
+      engagementRecordSchemas[object.name]!,
+    ]),
+  ),
   ExchangeResult: exchangeResultSchema,
   ConnectionSummary: connectionSummarySchema,
   Webhook: webhookSchema,

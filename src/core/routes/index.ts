@@ -5,7 +5,6 @@ import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
 import { documentRoutes } from './document.js';
 import { downstreamFaultRoutes } from './downstream-faults.js';
-import { engagementRoutes } from './engagement.js';
 import { faultRoutes } from './faults.js';
 import { inspectorRoutes } from './inspector.js';
 import { integrationRoutes } from './integrations.js';
@@ -16,6 +15,7 @@ import { passthroughRoutes } from './passthrough.js';
 import { scenarioRoutes } from './scenarios.js';
 import { stateRoutes } from './state.js';
 import { unifiedCrmRoutes } from './unified-crm.js';
+import { unifiedEngagementRoutes } from './unified-engagement.js';
 import { webhookRoutes } from './webhook.js';
 
 export type { Route, RouteContext, RouteDeps, RouteHandler } from './context.js';
@@ -27,7 +27,7 @@ export const ROUTES: Route[] = [
   ...connectionRoutes,
   ...integrationRoutes,
   ...unifiedCrmRoutes,
-  ...engagementRoutes,
+  ...unifiedEngagementRoutes,
   ...webhookRoutes,
   ...passthroughRoutes,
   ...controlRoutes,

@@ -1,11 +1,22 @@
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
+import type { Entry } from '../../store/ordered-collection.js';
 import { collectionHandlers } from '../collection-api.js';
 import { engagementHex24, isMailbox } from '../engagement-native.js';
 import { customOf, isPlainObject, renderFields } from '../rest-engine.js';
 import { dispatch, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
-import { accountSearch, engagementRoutes, peopleSearch, renderUser as renderEngagementUser } from './engagement.js';
-import { api, COLLECTIONS, customFields, errors, HEADERS } from './objects.js';
+import {
+  accountSearch,
+  engagementRoutes,
+  peopleSearch,
+  renderCampaign,
+  renderUser as renderEngagementUser,
+  renderMessage,
+  renderOutcome,
+  renderPhoneCall,
+  renderTask,
+} from './engagement.js';
+import { api, COLLECTIONS, customFields, errors, HEADERS, renderCampaignStatus } from './objects.js';
 
 /** The simulated Apollo: API v1 collections (`objects.ts`), searches and engagement resources (`engagement.ts`), email accounts. */
 
@@ -71,5 +82,23 @@ export const apollo: DownstreamSystem = {
     if (isMailbox(collection, record)) return renderMailbox(record, extra);
     // The same object as users/search lists.
     return renderEngagementUser(record as EngagementUser, extra);
+  },
+  // The same objects as tasks/search, emailer_campaigns/search, emailer_messages/search, phone_calls/search and a contact's campaign statuses show.
+  nativeActivity: (collection, entry, context) => {
+    const { record } = entry as Entry<never>;
+    switch (collection) {
+      case 'tasks':
+        return renderTask(record, context);
+      case 'actions':
+        return renderCampaignStatus(record, context);
+      case 'sequences':
+        return renderCampaign(entry as Entry<never>, context);
+      case 'calls':
+        return renderPhoneCall(record, context);
+      case 'emails':
+        return renderMessage(record, context);
+      case 'dispositions':
+        return renderOutcome(record);
+    }
   },
 };

@@ -1,11 +1,13 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
+import type { EngagementAction } from '../../model/engagement-activity.js';
 import { hash32 } from '../../shared/random.js';
 import type { CollectionApi } from '../collection-api.js';
 import { nestedCustom } from '../custom-fields.js';
-import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, time, timeFormat, to } from '../fields.js';
-import { displayName, FieldError, type FieldMap, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { CONTACT_ADDRESS_FIELDS, engagementHex24 } from '../engagement-native.js';
+import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, storedText, time, timeFormat, to } from '../fields.js';
+import { displayName, FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
-import type { DownstreamRequest } from '../types.js';
+import type { DownstreamContext, DownstreamRequest } from '../types.js';
 
 /**
  * Apollo API v1: create at `{collection}`, list through `{collection}/search` (paging in the
@@ -48,6 +50,30 @@ const phoneNumbers = computed('phone_numbers', (record) => {
   return numbers.map((item, position) => ({ ...item, sanitized_number: `+1${String(item.raw_number).replace(/\D/g, '').slice(-10)}`, position }));
 });
 
+/** Where a contact stands in each sequence it was added to: the engagement actions about it. */
+const campaignStatuses = computed('contact_campaign_statuses', (record, context) => {
+  const out: Flat[] = [];
+  for (const action of context.data.engagementActions.values()) {
+    if (action.associations.contactId === record.id) out.push(renderCampaignStatus(action, context));
+  }
+  return out;
+});
+
+/** An engagement action as the contact campaign status Apollo shows on a contact. */
+export function renderCampaignStatus(action: EngagementAction, context: DownstreamContext): Flat {
+  const sequence = context.data.sequences.entries().find((entry) => entry.seq === action.sequence)?.record;
+  return {
+    id: engagementHex24(action.id),
+    emailer_campaign_id: sequence ? engagementHex24(sequence.id) : null,
+    send_email_from_user_id: engagementHex24(action.associations.userId),
+    send_email_from_email_account_id: action.mailboxId === undefined ? null : engagementHex24(action.mailboxId),
+    status: action.state,
+    current_step_position: action.step,
+    added_at: action.createdTime,
+    finished_at: action.state === 'finished' ? action.modifiedTime : null,
+  };
+}
+
 const object = (type: CrmObjectType, singular: string, fields: FieldMap[], more: Partial<NativeObject> = {}): NativeObject => ({
   type,
   name: singular,
@@ -69,6 +95,8 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     field('direct_phone', 'phone'),
     field('mobile_phone', 'mobilePhone'),
     phoneNumbers,
+    ...Object.values(CONTACT_ADDRESS_FIELDS.apollo!).map(storedText),
+    campaignStatuses,
     readOnly('created_at', 'createdTime', iso),
     readOnly('updated_at', 'modifiedTime', iso),
   ]),

@@ -1,15 +1,27 @@
 import type { EngagementUser } from '../../model/engagement.js';
-import { ENGAGEMENT_SEQUENCES, type EngagementAction, type EngagementTask, SEQUENCE_STEPS } from '../../model/engagement-activity.js';
+import type {
+  CallDisposition,
+  EngagementAction,
+  EngagementCall,
+  EngagementEmail,
+  EngagementSequence,
+  EngagementTask,
+} from '../../model/engagement-activity.js';
+import type { Entry } from '../../store/ordered-collection.js';
 import { outreachCustom } from '../custom-fields.js';
 import {
   type ActivityCollection,
+  advanceAction,
   bySeq,
   completeTask,
   contactOf,
   createTask,
   deleteTask,
+  EngagementRefusal,
   entriesOf,
   seqOf,
+  setActionState,
+  startSequence,
   type TaskWrite,
   updateTask,
 } from '../engagement-activity.js';
@@ -55,9 +67,14 @@ const userRef = (context: DownstreamContext, userId: string): Ref => {
   const id = seqOf(context.data, 'users', userId);
   return id === null ? null : { type: 'user', id };
 };
-const prospectRef = (context: DownstreamContext, record: EngagementTask | EngagementAction): Ref => {
+const prospectRef = (context: DownstreamContext, record: { associations: { contactId: string | null } }): Ref => {
   const contact = contactOf(context.data, record);
   return contact ? { type: 'prospect', id: Number(contact.nativeId) } : null;
+};
+/** A reference to an engagement record by its insertion number. */
+const seqRef = (context: DownstreamContext, type: string, collection: ActivityCollection, id: string | null): Ref => {
+  const seq = seqOf(context.data, collection, id);
+  return seq === null ? null : { type, id: seq };
 };
 
 /** An engagement user as Outreach's users endpoint shows it (and `additional` too). */
@@ -82,7 +99,7 @@ export function renderUser(user: EngagementUser, seq: number, extra: Flat, conte
 
 const TASK_ACTION: Record<EngagementTask['kind'], string> = { call: 'call', email: 'email', action_item: 'action_item', linkedin: 'in_person' };
 
-function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): Flat {
+export function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): Flat {
   return resourceObject(
     'task',
     'tasks',
@@ -106,7 +123,9 @@ function renderTask(task: EngagementTask, seq: number, context: DownstreamContex
 
 const stepId = (sequence: number, step: number) => sequence * 100 + step;
 
-function renderSequenceState(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+export function renderSequenceState(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+  // The mailbox it sends from: a sequence state started since sequence starts are simulated names one.
+  const mailbox: Record<string, Ref> = action.mailboxId === undefined ? {} : { mailbox: seqRef(context, 'mailbox', 'mailboxes', action.mailboxId) };
   return resourceObject(
     'sequenceState',
     'sequenceStates',
@@ -126,26 +145,113 @@ function renderSequenceState(action: EngagementAction, seq: number, context: Dow
       prospect: prospectRef(context, action),
       sequence: { type: 'sequence', id: action.sequence },
       sequenceStep: { type: 'sequenceStep', id: stepId(action.sequence, action.step) },
+      ...mailbox,
     },
     context,
   );
 }
 
-function renderSequence(index: number, context: DownstreamContext): Flat {
-  const id = index + 1;
-  const states = context.data.engagementActions.entries().filter((entry) => entry.record.sequence === id);
+export function renderSequence(sequence: EngagementSequence, id: number, context: DownstreamContext): Flat {
+  let active = 0;
+  for (const action of context.data.engagementActions.values()) if (action.sequence === id && action.state === 'active') active++;
   return resourceObject(
     'sequence',
     'sequences',
     id,
     {
-      name: ENGAGEMENT_SEQUENCES[index],
-      enabled: true,
+      name: sequence.name,
+      enabled: sequence.enabled,
       sequenceType: 'interval',
-      sequenceStepCount: SEQUENCE_STEPS,
-      activeProspectsCount: states.filter((entry) => entry.record.state === 'active').length,
+      sequenceStepCount: sequence.numSteps,
+      activeProspectsCount: active,
     },
     {},
+    context,
+  );
+}
+
+/** A logged call: its outcome from its disposition, its duration between answer and completion. */
+export function renderCall(call: EngagementCall, seq: number, context: DownstreamContext): Flat {
+  const disposition = call.dispositionId === null ? undefined : context.data.callDispositions.get(call.dispositionId);
+  const started = Date.parse(call.createdTime);
+  const answered = disposition?.key.startsWith('answered') === true;
+  return resourceObject(
+    'call',
+    'calls',
+    seq,
+    {
+      direction: call.direction,
+      outcome: disposition === undefined ? null : answered ? 'Answered' : 'Not Answered',
+      note: call.note,
+      from: call.direction === 'inbound' ? call.phone : null,
+      to: call.direction === 'outbound' ? call.phone : null,
+      state: 'completed',
+      dialedAt: call.createdTime,
+      answeredAt: answered ? call.createdTime : null,
+      completedAt: new Date(started + (call.durationSeconds ?? 0) * 1000).toISOString(),
+      createdAt: call.createdTime,
+      updatedAt: call.modifiedTime,
+    },
+    {
+      callDisposition: seqRef(context, 'callDisposition', 'dispositions', call.dispositionId),
+      prospect: prospectRef(context, call),
+      user: seqRef(context, 'user', 'users', call.associations.userId),
+      task: seqRef(context, 'task', 'tasks', call.associations.taskId),
+      sequenceState: seqRef(context, 'sequenceState', 'actions', call.associations.actionId),
+    },
+    context,
+  );
+}
+
+export function renderCallDisposition(disposition: CallDisposition, seq: number, context: DownstreamContext): Flat {
+  return resourceObject(
+    'callDisposition',
+    'callDispositions',
+    seq,
+    {
+      name: disposition.name,
+      outcome: disposition.key.startsWith('answered') ? 'Answered' : 'Not Answered',
+      order: seq,
+      defaultForOutboundCalls: false,
+      createdAt: disposition.createdTime,
+      updatedAt: disposition.modifiedTime,
+    },
+    {},
+    context,
+  );
+}
+
+/** An email as Outreach's mailings show it: delivered or bounced, its opens, clicks and reply. */
+export function renderMailing(email: EngagementEmail, seq: number, context: DownstreamContext): Flat {
+  const mailbox = email.associations.mailboxId === null ? undefined : context.data.mailboxes.get(email.associations.mailboxId);
+  const sequence = email.associations.sequenceId === null ? null : seqRef(context, 'sequence', 'sequences', email.associations.sequenceId);
+  return resourceObject(
+    'mailing',
+    'mailings',
+    seq,
+    {
+      subject: email.subject,
+      bodyText: email.bodyText,
+      bodyHtml: email.bodyHtml,
+      mailboxAddress: mailbox?.email ?? null,
+      mailingType: sequence ? 'sequence' : 'single',
+      state: email.isBounced ? 'bounced' : 'delivered',
+      bouncedAt: email.isBounced ? email.createdTime : null,
+      deliveredAt: email.isBounced ? null : email.createdTime,
+      openCount: email.openCount,
+      clickCount: email.clickCount,
+      repliedAt: email.replied ? email.modifiedTime : null,
+      createdAt: email.createdTime,
+      updatedAt: email.modifiedTime,
+    },
+    {
+      mailbox: seqRef(context, 'mailbox', 'mailboxes', email.associations.mailboxId),
+      prospect: prospectRef(context, email),
+      sequence,
+      sequenceState: seqRef(context, 'sequenceState', 'actions', email.associations.actionId),
+      task: seqRef(context, 'task', 'tasks', email.associations.taskId),
+      user: seqRef(context, 'user', 'users', email.associations.userId),
+    },
     context,
   );
 }
@@ -175,14 +281,12 @@ const RESOURCES: Record<string, Resource> = {
   sequenceStates: stored('sequenceState', 'sequenceStates', 'actions', (action: EngagementAction, seq, _extra, context) =>
     renderSequenceState(action, seq, context),
   ),
-  sequences: {
-    type: 'sequence',
-    path: 'sequences',
-    count: () => ENGAGEMENT_SEQUENCES.length,
-    all: (context) => ENGAGEMENT_SEQUENCES.map((_name, index) => renderSequence(index, context)),
-    one: (id, context) =>
-      /^\d+$/.test(id) && Number(id) >= 1 && Number(id) <= ENGAGEMENT_SEQUENCES.length ? renderSequence(Number(id) - 1, context) : undefined,
-  },
+  sequences: stored('sequence', 'sequences', 'sequences', (sequence: EngagementSequence, seq, _extra, context) => renderSequence(sequence, seq, context)),
+  calls: stored('call', 'calls', 'calls', (call: EngagementCall, seq, _extra, context) => renderCall(call, seq, context)),
+  callDispositions: stored('callDisposition', 'callDispositions', 'dispositions', (disposition: CallDisposition, seq, _extra, context) =>
+    renderCallDisposition(disposition, seq, context),
+  ),
+  mailings: stored('mailing', 'mailings', 'emails', (email: EngagementEmail, seq, _extra, context) => renderMailing(email, seq, context)),
 };
 
 /** `filter[state]=…` tests an attribute, `filter[owner][id]=…` a relationship; an unknown one is a 400. */
@@ -349,6 +453,7 @@ export function engagementRoutes(fallback: Partial<Record<string, (id: string, c
       return reply(200, { data: renderTask(task, entry.seq, context) }, HEADERS);
     },
   });
+  routes.push(...sequenceStateRoutes());
   return routes;
 }
 
@@ -452,3 +557,86 @@ function taskWriteRoutes(): Route[] {
 
 /** Paths these routes own, so the CRM collections of the same names step aside. */
 export const ENGAGEMENT_PATHS = Object.keys(RESOURCES);
+
+/** `relationships.<name>.data.id` of a JSON:API write, as text; undefined when it is not there. */
+function relationshipId(relationships: Flat, name: string): string | undefined {
+  const value = relationships[name];
+  const data = isPlainObject(value) ? value.data : undefined;
+  return isPlainObject(data) && (typeof data.id === 'number' || typeof data.id === 'string') ? String(data.id) : undefined;
+}
+
+/** The 422 of a refused sequence start or state change, pointing at the relationship at fault. */
+function refused(error: EngagementRefusal): DownstreamResponse {
+  const pointer =
+    error.part === 'contact' ? '/data/relationships/prospect' : error.part === 'mailbox' ? '/data/relationships/mailbox' : '/data/relationships/sequence';
+  const detail =
+    error.reason === 'active'
+      ? 'Prospect is already active in this sequence.'
+      : error.reason === 'disabled'
+        ? 'Sequence is disabled and cannot accept new prospects.'
+        : error.reason === 'finished'
+          ? 'Sequence state is already finished.'
+          : error.reason === 'paused'
+            ? 'Sequence state is paused.'
+            : `${error.part} ${error.message}.`;
+  return invalid(detail, error.part === 'action' ? '/data' : pointer);
+}
+
+/**
+ * `POST sequenceStates` (a prospect, a sequence and a mailbox: the prospect starts the sequence),
+ * and the state's actions `advance` (its step done, the next falls due), `pause`, `resume` and
+ * `finish`. https://developers.outreach.io/api/reference/tag/Sequence-State/
+ */
+function sequenceStateRoutes(): Route[] {
+  const change = (verb: 'advance' | 'pause' | 'resume' | 'finish'): Route => ({
+    method: 'POST',
+    pattern: `sequenceStates/:id/actions/${verb}`,
+    run: (params, _request, context) => {
+      const entry = bySeq<EngagementAction>(context.data, 'actions', params.id!);
+      if (!entry) return missing(RESOURCES.sequenceStates!, params.id!);
+      try {
+        const action =
+          verb === 'advance'
+            ? advanceAction(context.data, entry, context.now)
+            : setActionState(context.data, entry, verb === 'pause' ? 'paused' : verb === 'resume' ? 'active' : 'finished', context.now);
+        return reply(200, { data: renderSequenceState(action, entry.seq, context) }, HEADERS);
+      } catch (error) {
+        if (error instanceof EngagementRefusal) return refused(error);
+        throw error;
+      }
+    },
+  });
+  return [
+    {
+      method: 'POST',
+      pattern: 'sequenceStates',
+      run: (_params, request, context) => {
+        const data = isPlainObject(request.body) ? request.body.data : undefined;
+        if (!isPlainObject(data)) return outreachError(400, 'badRequest', 'Bad Request', 'The request body must be a JSON:API document with a data object.');
+        if (data.type !== 'sequenceState')
+          return outreachError(409, 'typeMismatch', 'Type Mismatch', `Expected resource type "sequenceState", got ${JSON.stringify(data.type)}.`);
+        const relationships = isPlainObject(data.relationships) ? data.relationships : {};
+        const prospectId = relationshipId(relationships, 'prospect');
+        const sequenceId = relationshipId(relationships, 'sequence');
+        const mailboxId = relationshipId(relationships, 'mailbox');
+        const prospect = prospectId === undefined ? undefined : context.data.crm.Contact.getByNativeId(prospectId);
+        if (!prospect) return invalid(`prospect must name a prospect, got ${JSON.stringify(prospectId ?? null)}.`, '/data/relationships/prospect');
+        const sequence = sequenceId === undefined ? undefined : bySeq<EngagementSequence>(context.data, 'sequences', sequenceId);
+        if (!sequence) return invalid(`sequence must name a sequence, got ${JSON.stringify(sequenceId ?? null)}.`, '/data/relationships/sequence');
+        const mailbox = mailboxId === undefined ? undefined : (bySeq(context.data, 'mailboxes', mailboxId) as Entry<{ id: string }> | undefined);
+        if (!mailbox) return invalid(`mailbox must name a mailbox, got ${JSON.stringify(mailboxId ?? null)}.`, '/data/relationships/mailbox');
+        try {
+          const entry = startSequence(context.data, { sequence, contactId: prospect.record.id, mailboxId: mailbox.record.id }, context.now);
+          return reply(201, { data: renderSequenceState(entry.record, entry.seq, context) }, HEADERS);
+        } catch (error) {
+          if (error instanceof EngagementRefusal) return refused(error);
+          throw error;
+        }
+      },
+    },
+    change('advance'),
+    change('pause'),
+    change('resume'),
+    change('finish'),
+  ];
+}

@@ -1,12 +1,26 @@
 import type { CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
+import type { Entry } from '../../store/ordered-collection.js';
 import { type CollectionApi, collectionHandlers, collectionRoutes } from '../collection-api.js';
 import { outreachCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, type Flat, isPlainObject } from '../rest-engine.js';
 import { dispatch, type Params, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
-import { ENGAGEMENT_PATHS, engagementRoutes, list, type Resolver, type Resource, renderUser as renderEngagementUser } from './engagement.js';
+import {
+  ENGAGEMENT_PATHS,
+  engagementRoutes,
+  list,
+  type Resolver,
+  type Resource,
+  renderCall,
+  renderCallDisposition,
+  renderUser as renderEngagementUser,
+  renderMailing,
+  renderSequence,
+  renderSequenceState,
+  renderTask,
+} from './engagement.js';
 import { base, COLLECTIONS, errors, HEADERS, listBody, type OutreachObject, outreachError, pageWindow, renderResource } from './objects.js';
 
 /** The simulated Outreach: API v2 resources (`objects.ts`), engagement resources (`engagement.ts`), mailboxes. */
@@ -143,5 +157,23 @@ export const outreach: DownstreamSystem = {
   nativeEngagement: (collection, record, extra, context) => {
     if (isMailbox(collection, record)) return renderMailbox(record, extra, context);
     return renderEngagementUser(record as EngagementUser, engagementSeq('users', record.id, context.data) ?? 0, extra, context);
+  },
+  // The same resource objects as GET tasks/{id}, sequenceStates/{id}, sequences/{id}, calls/{id}, mailings/{id} and callDispositions/{id} answer.
+  nativeActivity: (collection, entry, context) => {
+    const { record, seq } = entry as Entry<never>;
+    switch (collection) {
+      case 'tasks':
+        return renderTask(record, seq, context);
+      case 'actions':
+        return renderSequenceState(record, seq, context);
+      case 'sequences':
+        return renderSequence(record, seq, context);
+      case 'calls':
+        return renderCall(record, seq, context);
+      case 'emails':
+        return renderMailing(record, seq, context);
+      case 'dispositions':
+        return renderCallDisposition(record, seq, context);
+    }
   },
 };

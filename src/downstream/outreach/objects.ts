@@ -2,6 +2,7 @@ import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import type { Window } from '../collection-api.js';
 import { outreachCustom } from '../custom-fields.js';
+import { CONTACT_ADDRESS_FIELDS } from '../engagement-native.js';
 import {
   computed,
   custom,
@@ -14,6 +15,7 @@ import {
   ref,
   STAGE_COVERS,
   stageWrites,
+  storedText,
   taskDone,
   time,
   timeFormat,
@@ -90,6 +92,7 @@ export const COLLECTIONS: Record<string, OutreachObject> = {
       field('title', 'jobTitle'),
       field('workPhones', 'phone', firstOfList),
       field('mobilePhones', 'mobilePhone', firstOfList),
+      ...Object.values(CONTACT_ADDRESS_FIELDS.outreach!).map(storedText),
     ],
     [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation)],
   ),

@@ -1,6 +1,26 @@
 import type { EngagementUser } from '../../model/engagement.js';
-import { ENGAGEMENT_SEQUENCES, type EngagementAction, type EngagementTask, SEQUENCE_STEPS } from '../../model/engagement-activity.js';
-import { type ActivityCollection, bySeq, contactOf, createTask, deleteTask, entriesOf, seqOf, type TaskWrite, updateTask } from '../engagement-activity.js';
+import type {
+  CallDisposition,
+  EngagementAction,
+  EngagementCall,
+  EngagementEmail,
+  EngagementSequence,
+  EngagementTask,
+} from '../../model/engagement-activity.js';
+import {
+  type ActivityCollection,
+  bySeq,
+  contactOf,
+  createTask,
+  deleteTask,
+  EngagementRefusal,
+  entriesOf,
+  seqOf,
+  sequenceOf,
+  startSequence,
+  type TaskWrite,
+  updateTask,
+} from '../engagement-activity.js';
 import { engagementTimes, fullName } from '../engagement-native.js';
 import { customOf, type Flat, isPlainObject } from '../rest-engine.js';
 import { intParam, isResponse, type Route, reply } from '../router.js';
@@ -16,8 +36,8 @@ import { base, customFields, HEADERS, notFound } from './objects.js';
 
 const hrefTo = (context: DownstreamContext, path: string, id: number | null) => (id === null ? null : { id, _href: `${base(context)}/${path}/${id}` });
 
-const userHref = (context: DownstreamContext, userId: string) => hrefTo(context, 'users', seqOf(context.data, 'users', userId));
-const personHref = (context: DownstreamContext, record: EngagementTask | EngagementAction) => {
+const userHref = (context: DownstreamContext, userId: string | null) => hrefTo(context, 'users', seqOf(context.data, 'users', userId));
+const personHref = (context: DownstreamContext, record: { associations: { contactId: string | null } }) => {
   const contact = contactOf(context.data, record);
   return contact ? hrefTo(context, 'people', Number(contact.nativeId)) : null;
 };
@@ -41,7 +61,7 @@ export function renderUser(user: EngagementUser, seq: number, extra: Flat): Flat
 
 const TASK_TYPE: Record<EngagementTask['kind'], string> = { call: 'call', email: 'email', action_item: 'general', linkedin: 'general' };
 
-function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): Flat {
+export function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): Flat {
   return {
     id: seq,
     subject: task.subject,
@@ -62,7 +82,7 @@ function renderTask(task: EngagementTask, seq: number, context: DownstreamContex
 
 const ACTION_TYPE: Record<EngagementAction['kind'], string> = { email: 'email', call: 'phone', linkedin: 'integration', other: 'other' };
 
-function renderAction(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+export function renderAction(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
   return {
     id: seq,
     due: action.dueAt !== null && Date.parse(action.dueAt) <= context.now,
@@ -79,24 +99,96 @@ function renderAction(action: EngagementAction, seq: number, context: Downstream
   };
 }
 
-function renderCadence(index: number, context: DownstreamContext): Flat {
-  const id = index + 1;
-  const people = new Set(
-    context.data.engagementActions
-      .entries()
-      .filter((entry) => entry.record.sequence === id)
-      .map((entry) => entry.record.associations.contactId),
-  );
+/** A cadence: a disabled sequence is an archived cadence. */
+export function renderCadence(sequence: EngagementSequence, id: number, context: DownstreamContext): Flat {
+  const people = new Set<string | null>();
+  for (const action of context.data.engagementActions.values()) if (action.sequence === id) people.add(action.associations.contactId);
   return {
     id,
-    name: ENGAGEMENT_SEQUENCES[index],
-    archived_at: null,
+    name: sequence.name,
+    archived_at: sequence.enabled ? null : sequence.modifiedTime,
     team_cadence: false,
     shared: true,
     draft: false,
     cadence_function: 'outbound',
     counts: { cadence_people: people.size, target_daily_people: 0, opportunities_created: 0, meetings_booked: 0 },
-    step_count: SEQUENCE_STEPS,
+    step_count: sequence.numSteps,
+  };
+}
+
+const MEMBERSHIP_STATE: Record<EngagementAction['state'], string> = { active: 'active', paused: 'paused', finished: 'finished' };
+
+/** A person's membership of a cadence: the action that holds their place in it. */
+export function renderMembership(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+  let calls = 0;
+  for (const call of context.data.calls.values()) if (call.associations.actionId === action.id) calls++;
+  const emails = context.data.engagementEmails.values();
+  const counts = { views: 0, clicks: 0, replies: 0, calls, sent_emails: 0, bounces: 0 };
+  for (const email of emails) {
+    if (email.associations.actionId !== action.id) continue;
+    counts.sent_emails++;
+    counts.views += email.openCount;
+    counts.clicks += email.clickCount;
+    if (email.replied) counts.replies++;
+    if (email.isBounced) counts.bounces++;
+  }
+  return {
+    id: seq,
+    added_at: action.createdTime,
+    created_at: action.createdTime,
+    updated_at: action.modifiedTime,
+    person_deleted: contactOf(context.data, action) === undefined,
+    currently_on_cadence: action.state !== 'finished',
+    current_state: MEMBERSHIP_STATE[action.state],
+    cadence: hrefTo(context, 'cadences', sequenceOf(context.data, action)?.seq ?? null),
+    person: personHref(context, action),
+    user: userHref(context, action.associations.userId),
+    latest_action: hrefTo(context, 'actions', seq),
+    counts,
+  };
+}
+
+/** A logged call, as Salesloft's call activities list it. */
+export function renderCall(call: EngagementCall, seq: number, context: DownstreamContext): Flat {
+  const disposition = call.dispositionId === null ? undefined : context.data.callDispositions.get(call.dispositionId);
+  return {
+    id: seq,
+    to: call.phone,
+    duration: call.durationSeconds,
+    sentiment: null,
+    disposition: disposition?.name ?? null,
+    note: call.note,
+    created_at: call.createdTime,
+    updated_at: call.modifiedTime,
+    user: userHref(context, call.associations.userId),
+    action: hrefTo(context, 'actions', seqOf(context.data, 'actions', call.associations.actionId)),
+    called_person: personHref(context, call),
+    task: hrefTo(context, 'tasks', seqOf(context.data, 'tasks', call.associations.taskId)),
+  };
+}
+
+export function renderCallDisposition(disposition: CallDisposition, seq: number): Flat {
+  return { id: seq, name: disposition.name, created_at: disposition.createdTime, updated_at: disposition.modifiedTime };
+}
+
+/** An email, as Salesloft's email activities list it. */
+export function renderEmail(email: EngagementEmail, seq: number, context: DownstreamContext): Flat {
+  const sequence = email.associations.sequenceId === null ? null : seqOf(context.data, 'sequences', email.associations.sequenceId);
+  return {
+    id: seq,
+    recipient_email_address: email.to,
+    status: email.isBounced ? 'bounced' : 'sent',
+    bounced: email.isBounced,
+    subject: email.subject,
+    sent_at: email.createdTime,
+    created_at: email.createdTime,
+    updated_at: email.modifiedTime,
+    counts: { clicks: email.clickCount, views: email.openCount, replies: email.replied ? 1 : 0, unique_devices: 0, unique_locations: 0, attachments: 0 },
+    recipient: personHref(context, email),
+    user: userHref(context, email.associations.userId),
+    action: hrefTo(context, 'actions', seqOf(context.data, 'actions', email.associations.actionId)),
+    cadence: hrefTo(context, 'cadences', sequence),
+    task: hrefTo(context, 'tasks', seqOf(context.data, 'tasks', email.associations.taskId)),
   };
 }
 
@@ -164,13 +256,41 @@ const RESOURCES: Record<string, Resource> = {
       type: item.type as string,
     }),
   ),
-  cadences: {
-    path: 'cadences',
-    filters: ['ids'],
-    all: (context) => ENGAGEMENT_SEQUENCES.map((_name, index) => ({ item: renderCadence(index, context), keys: { ids: String(index + 1) } })),
-    one: (id, context) =>
-      /^\d+$/.test(id) && Number(id) >= 1 && Number(id) <= ENGAGEMENT_SEQUENCES.length ? renderCadence(Number(id) - 1, context) : undefined,
-  },
+  cadences: stored<EngagementSequence>(
+    'cadences',
+    'sequences',
+    ['ids'],
+    (sequence, seq, _extra, context) => renderCadence(sequence, seq, context),
+    () => ({}),
+  ),
+  cadence_memberships: stored<EngagementAction>(
+    'cadence_memberships',
+    'actions',
+    ['ids', 'person_id', 'cadence_id', 'currently_on_cadence'],
+    (action, seq, _extra, context) => renderMembership(action, seq, context),
+    (item) => ({ person_id: idIn(item.person), cadence_id: idIn(item.cadence), currently_on_cadence: String(item.currently_on_cadence) }),
+  ),
+  'activities/calls': stored<EngagementCall>(
+    'activities/calls',
+    'calls',
+    ['ids', 'user_id', 'person_id'],
+    (call, seq, _extra, context) => renderCall(call, seq, context),
+    (item) => ({ user_id: idIn(item.user), person_id: idIn(item.called_person) }),
+  ),
+  call_dispositions: stored<CallDisposition>(
+    'call_dispositions',
+    'dispositions',
+    ['ids'],
+    (disposition, seq) => renderCallDisposition(disposition, seq),
+    () => ({}),
+  ),
+  'activities/emails': stored<EngagementEmail>(
+    'activities/emails',
+    'emails',
+    ['ids', 'user_id', 'person_id', 'cadence_id', 'bounced'],
+    (email, seq, _extra, context) => renderEmail(email, seq, context),
+    (item) => ({ user_id: idIn(item.user), person_id: idIn(item.recipient), cadence_id: idIn(item.cadence), bounced: String(item.bounced) }),
+  ),
 };
 
 /** A filter value as Salesloft takes it: `user_id=3`, `user_id[]=3`, comma lists. */
@@ -252,6 +372,53 @@ function taskWrite(body: unknown, context: DownstreamContext, creating: boolean)
   return write;
 }
 
+/**
+ * `POST cadence_memberships` (`person_id`, `cadence_id`, `user_id`): a person is added to a
+ * cadence, sending from the user's default mailbox. A 422 naming the parameter for a person,
+ * cadence or user that is not there, an archived cadence, a person already on it.
+ * https://developers.salesloft.com/docs/api/cadence-memberships-create/
+ */
+function membershipRoute(): Route {
+  return {
+    method: 'POST',
+    pattern: 'cadence_memberships',
+    run: (_params, request, context) => {
+      // Its parameters come in the query, as Salesloft's docs give them, or the body.
+      const params: Flat = { ...request.query, ...(isPlainObject(request.body) ? request.body : {}) };
+      for (const name of ['person_id', 'cadence_id']) {
+        if (params[name] === undefined || params[name] === null || params[name] === '') return unprocessable(name, "can't be blank");
+      }
+      const person = context.data.crm.Contact.getByNativeId(String(params.person_id));
+      if (!person) return unprocessable('person_id', 'must name a person');
+      const cadence = bySeq<EngagementSequence>(context.data, 'sequences', String(params.cadence_id));
+      if (!cadence) return unprocessable('cadence_id', 'must name a cadence');
+      const user = params.user_id === undefined ? undefined : bySeq<EngagementUser>(context.data, 'users', String(params.user_id));
+      if (params.user_id !== undefined && !user) return unprocessable('user_id', 'must name a user');
+      const userId = user?.record.id ?? context.data.users.slice(0, 1)[0]?.record.id;
+      let mailbox: string | undefined;
+      for (const candidate of context.data.mailboxes.values()) {
+        if (candidate.associations.ownerUserId !== userId) continue;
+        mailbox ??= candidate.id;
+        if (candidate.isDefault) mailbox = candidate.id;
+      }
+      if (mailbox === undefined) return unprocessable('user_id', 'has no mailbox to send from');
+      try {
+        const entry = startSequence(
+          context.data,
+          { sequence: cadence, contactId: person.record.id, mailboxId: mailbox, ...(userId ? { userId } : {}) },
+          context.now,
+        );
+        return reply(200, { data: renderMembership(entry.record, entry.seq, context) }, HEADERS);
+      } catch (error) {
+        if (!(error instanceof EngagementRefusal)) throw error;
+        if (error.reason === 'disabled') return unprocessable('cadence_id', 'is archived');
+        if (error.reason === 'active') return unprocessable('person_id', 'is already on this cadence');
+        return unprocessable(error.part === 'mailbox' ? 'user_id' : 'person_id', error.message);
+      }
+    },
+  };
+}
+
 function taskWriteRoutes(): Route[] {
   return [
     {
@@ -289,6 +456,7 @@ function taskWriteRoutes(): Route[] {
 export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
   return [
     ...taskWriteRoutes(),
+    membershipRoute(),
     ...Object.values(RESOURCES).flatMap((resource): Route[] => [
       { method: 'GET', pattern: resource.path, run: (_params, request, context) => list(resource, request, context) },
       {

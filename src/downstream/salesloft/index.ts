@@ -1,10 +1,21 @@
 import type { EngagementUser } from '../../model/engagement.js';
+import type { Entry } from '../../store/ordered-collection.js';
 import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, isPlainObject, renderFields } from '../rest-engine.js';
 import { dispatch, intParam, reply } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
-import { ENGAGEMENT_PATHS, engagementRoutes, renderUser as renderEngagementUser } from './engagement.js';
+import {
+  ENGAGEMENT_PATHS,
+  engagementRoutes,
+  renderAction,
+  renderCadence,
+  renderCall,
+  renderCallDisposition,
+  renderEmail,
+  renderUser as renderEngagementUser,
+  renderTask,
+} from './engagement.js';
 import { base, COLLECTIONS, customFields, errors, HEADERS, notFound } from './objects.js';
 
 /** The simulated Salesloft: API v2 collections (`objects.ts`) and engagement resources (`engagement.ts`). */
@@ -68,5 +79,23 @@ export const salesloft: DownstreamSystem = {
     }
     // The same object as GET users/{id} answers.
     return renderEngagementUser(record as EngagementUser, id ?? 0, extra);
+  },
+  // The same objects as GET tasks/{id}, actions/{id}, cadences/{id}, activities/calls/{id}, activities/emails/{id}, call_dispositions/{id} answer.
+  nativeActivity: (collection, entry, context) => {
+    const { record, seq } = entry as Entry<never>;
+    switch (collection) {
+      case 'tasks':
+        return renderTask(record, seq, context);
+      case 'actions':
+        return renderAction(record, seq, context);
+      case 'sequences':
+        return renderCadence(record, seq, context);
+      case 'calls':
+        return renderCall(record, seq, context);
+      case 'emails':
+        return renderEmail(record, seq, context);
+      case 'dispositions':
+        return renderCallDisposition(record, seq);
+    }
   },
 };

@@ -1,6 +1,7 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { nestedCustom } from '../custom-fields.js';
+import { CONTACT_ADDRESS_FIELDS } from '../engagement-native.js';
 import {
   asNumber,
   computed,
@@ -12,6 +13,7 @@ import {
   type RefStyle,
   readOnly,
   ref,
+  storedText,
   type Target,
   taskDone,
   time,
@@ -115,6 +117,7 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     field('title', 'jobTitle'),
     field('phone', 'phone'),
     field('mobile_phone', 'mobilePhone'),
+    ...Object.values(CONTACT_ADDRESS_FIELDS.salesloft!).map(storedText),
     ...link('account', to('Account', 'accountIds')),
     ...ownerLink('owner'),
   ]),

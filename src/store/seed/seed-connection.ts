@@ -9,6 +9,7 @@ import type { FixtureSet } from '../fixtures.js';
 import { type FakeContext, fakeCustomFields, fakeFields, pastTime } from './fake-fields.js';
 import { seedEmails } from './seed-emails.js';
 import { seedEngagementActivity } from './seed-engagement-activity.js';
+import { seedEngagementObjects } from './seed-engagement-objects.js';
 
 /** How many records a new connection starts with. */
 export interface DatasetSize {
@@ -79,6 +80,13 @@ export function seedConnection(ctx: SeedContext): void {
     fakerModule: ctx.fakerModule,
     count: ctx.size.crm.Email,
     fixtures: fixtures.flatMap((set) => set.crm.Email ?? []),
+  });
+  // Sequences, calls, engagement emails and dispositions came later still: their own stream too.
+  seedEngagementObjects(ctx.data, {
+    integrationId: ctx.integrationId,
+    random: ctx.random.fork('engagement-objects'),
+    now: ctx.now,
+    fakerModule: ctx.fakerModule,
   });
 }
 
