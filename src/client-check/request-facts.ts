@@ -59,7 +59,12 @@ const UNIFIED_SEARCHES = new Set([
 const UNIFIED_RECORD_PATHS = new Set([
   ...UNIFIED_CRM_OBJECTS.flatMap((object) => ['', '/details', '/batch'].map((tail) => `/crm/${object.one}${tail}`)),
   ...UNIFIED_ENGAGEMENT_OBJECTS.flatMap((object) =>
-    object.one ? [`/engagement/${object.one}`, ...(['complete', 'start'] as const).filter((verb) => object.operations.includes(verb)).map((verb) => `/engagement/${object.one}/${verb}`)] : [],
+    object.one
+      ? [
+          `/engagement/${object.one}`,
+          ...(['complete', 'start'] as const).filter((verb) => object.operations.includes(verb)).map((verb) => `/engagement/${object.one}/${verb}`),
+        ]
+      : [],
   ),
 ]);
 
