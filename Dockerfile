@@ -1,4 +1,4 @@
-# The crm-sandbox dev server in a container (README: "Run it in a container"; docs/deploy.md):
+# The crm-sandbox dev server in a container (docs/container.md; docs/deploy.md):
 #
 #   docker build -t crm-sandbox .
 #   docker run --rm -p 127.0.0.1:4010:4010 crm-sandbox

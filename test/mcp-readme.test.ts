@@ -1,19 +1,25 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { fencedBlocks } from './helpers/markdown.js';
+import { documentedFiles, fencedBlocks } from './helpers/markdown.js';
 import { type McpSession, startMcp } from './helpers/mcp-client.js';
 import { Receiver } from './helpers/receiver.js';
 
 /**
- * The README's section "For coding agents: crm-sandbox mcp", run: its MCP client configuration
- * starts the server (the built CLI instead of `npx crm-sandbox`, and port 4010 as 0, as
- * test/readme.test.ts moves fixed ports), and its conversation's tool calls are made in order,
- * each answer matched against the one shown (`…` stands for anything), with a receiver in the
- * place of "my app on port 3000" that answers 500 to the deal's event until the user says it is
- * fixed.
+ * The README's section "For coding agents: crm-sandbox mcp" and its page, docs/mcp.md, run: the
+ * README's MCP client configuration starts the server (the built CLI instead of `npx crm-sandbox`,
+ * and port 4010 as 0, as test/readme.test.ts moves fixed ports), and the page's conversation's
+ * tool calls are made in order, each answer matched against the one shown (`…` stands for
+ * anything), with a receiver in the place of "my app on port 3000" that answers 500 to the deal's
+ * event until the user says it is fixed.
  */
 const SECTION = 'For coding agents: crm-sandbox mcp';
-const blocks = fencedBlocks('README.md', readFileSync(new URL('../README.md', import.meta.url), 'utf8')).filter((block) => block.heading === SECTION);
+/** The blocks this test runs (marked `tested-by test/mcp-readme.test.ts`), in the README and its pages, in their order. */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const blocks = documentedFiles(ROOT)
+  .flatMap((file) => fencedBlocks(file, readFileSync(join(ROOT, file), 'utf8')))
+  .filter((block) => block.marker?.kind === 'tested-by' && block.marker.argument === 'test/mcp-readme.test.ts');
 
 let session: McpSession | undefined;
 let app: Receiver | undefined;
@@ -51,8 +57,8 @@ const pattern = (shown: string) =>
     's',
   );
 
-it(`runs the README's "${SECTION}": the client configuration, then the conversation's calls`, async () => {
-  expect(blocks.map((block) => block.lang)).toEqual(['json', '']);
+it(`runs "${SECTION}": the README's client configuration, then the conversation's calls in docs/mcp.md`, async () => {
+  expect(blocks.map((block) => `${block.file} ${block.lang} ${block.heading}`)).toEqual([`README.md json ${SECTION}`, `docs/mcp.md  ${SECTION}`]);
   const [config, conversation] = blocks;
   const server = JSON.parse(config!.body).mcpServers['crm-sandbox'] as { command: string; args: string[] };
   expect(server.command).toBe('npx');

@@ -21,7 +21,8 @@ import {
 } from './helpers/scratch-project.js';
 
 /**
- * The README and the pages in docs/ run as written, as a user with only them would run them.
+ * The README and the pages in docs/ run as written, as a user with only them would run them
+ * (and CONTRIBUTING.md's blocks are marked too).
  *
  * Every fenced block has a marker line before it, `<!-- readme-test: KIND ARGUMENT -->` (see
  * test/helpers/markdown.ts for the kinds), saying how this test runs it, or why it cannot be
@@ -139,7 +140,7 @@ describe('the README and docs/, block by block', () => {
   });
 
   it('every relative link and anchor in README.md and docs/ leads somewhere', () => {
-    const files = ['README.md', ...markdownFiles(ROOT, 'docs')];
+    const files = ['README.md', 'CONTRIBUTING.md', ...markdownFiles(ROOT, 'docs')];
     const links = files.flatMap((file) => relativeLinks(read(file)).map((target) => ({ file, target })));
     expect(links.length).toBeGreaterThan(50);
     expect(
@@ -152,6 +153,17 @@ describe('the README and docs/, block by block', () => {
     expect(brokenLink(ROOT, 'README.md', 'docs/reference/nothing.md')).toMatch(/no docs\/reference\/nothing\.md$/);
     expect(brokenLink(ROOT, 'README.md', '#no-such-heading')).toMatch(/README\.md has no heading #no-such-heading$/);
     expect(brokenLink(ROOT, 'docs/reference/state.md', '../../README.md#webhooks')).toBeUndefined();
+  });
+
+  it('the README is a path: at most 500 lines; its map of the docs lists every page, and each page starts with a link back', () => {
+    const readme = read('README.md');
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(500);
+    const map = readme.slice(readme.indexOf('\n## The docs\n'));
+    expect(map.length).toBeLessThan(readme.length);
+    const pages = documentedFiles(ROOT).filter((file) => file.startsWith('docs/'));
+    expect(pages.length).toBeGreaterThan(15);
+    expect(pages.filter((page) => !relativeLinks(map).includes(page))).toEqual([]);
+    expect(pages.filter((page) => !/^# .+\n\nPart of the \[crm-sandbox README\]\((\.\.\/)+README\.md\)/.test(read(page)))).toEqual([]);
   });
 
   it('a block run elsewhere is in the section its test reads', () => {

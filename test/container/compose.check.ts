@@ -10,7 +10,7 @@ import { Background, explain, freePort } from '../helpers/scratch-project.js';
 import { inspect, NODE_BASE, PYTHON_BASE, podman, podmanOk, run } from './podman.js';
 
 /**
- * examples/compose/compose.yaml, brought up as the README's "Run it in a container" says
+ * examples/compose/compose.yaml, brought up as docs/container.md ("Run it in a container") says
  * (`docker compose -f examples/compose/compose.yaml up --build`), and checked from the host and
  * from inside: the Python app links an account, verifies and de-duplicates its events, passes
  * receiver-check, and started only once the sandbox was healthy.
@@ -37,14 +37,14 @@ const compose = parseYaml(readFileSync(COMPOSE_FILE, 'utf8')) as {
   services: Record<string, { image: string; environment: Record<string, string>; depends_on?: Record<string, { condition: string }> }>;
 };
 const pythonImage = compose.services.app!.image;
-/** The README's compose commands (its block marked as run here), each as the arguments after `docker compose`. */
-const [readmeUp, readmeDown] = fencedBlocks('README.md', readFileSync(join(ROOT, 'README.md'), 'utf8'))
+/** The compose commands of docs/container.md (its block marked as run here), each as the arguments after `docker compose`. */
+const [readmeUp, readmeDown] = fencedBlocks('docs/container.md', readFileSync(join(ROOT, 'docs/container.md'), 'utf8'))
   .find((block) => block.marker?.kind === 'tested-by' && block.marker.argument === 'test/container/compose.check.ts')!
   .body.split('\n')
   .map((line) => line.replace(/#.*$/, '').trim())
   .filter(Boolean)
   .map((line) => {
-    if (!line.startsWith('docker compose ')) throw new Error(`README: not a docker compose command: ${line}`);
+    if (!line.startsWith('docker compose ')) throw new Error(`docs/container.md: not a docker compose command: ${line}`);
     return line.slice('docker compose '.length).split(/\s+/);
   }) as [string[], string[]];
 /** What podman (like Docker) makes of a short name: docker.io/library/NAME. */
@@ -57,7 +57,7 @@ describe('examples/compose: the sandbox and a Python app, with docker compose', 
   let ticker: NodeJS.Timeout | undefined;
   let sandboxUrl = '';
   let appUrl = '';
-  /** docker-compose v1 for `docker compose`, from the repository's root as the README says, under a project name of the test's. */
+  /** docker-compose v1 for `docker compose`, from the repository's root as docs/container.md says, under a project name of the test's. */
   const readmeCompose = (args: string[]) => run('docker-compose', ['-p', PROJECT, ...args], env, ROOT);
   const dockerCompose = (...args: string[]) => readmeCompose(['-f', COMPOSE_FILE, ...args]);
   const containerOf = async (name: string) => (await dockerCompose('ps', '-q', name)).stdout.trim();
@@ -71,7 +71,7 @@ describe('examples/compose: the sandbox and a Python app, with docker compose', 
     ticker = setInterval(() => void runHealthchecks(), 1000);
     env.SANDBOX_PORT = String(await freePort());
     env.APP_PORT = String(await freePort());
-    // The README's `up --build`, detached (-d) so that the test goes on while it runs.
+    // The page's `up --build`, detached (-d) so that the test goes on while it runs.
     expect(readmeUp).toEqual(['-f', 'examples/compose/compose.yaml', 'up', '--build']);
     const up = await readmeCompose([...readmeUp, '-d']);
     if (up.code !== 0) throw new Error(explain(up, `docker-compose ${readmeUp.join(' ')} -d`));

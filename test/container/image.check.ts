@@ -10,7 +10,7 @@ import { IMAGE, inspect, NODE_BASE, podman, podmanOk } from './podman.js';
 
 /**
  * The image built from the repository's Dockerfile (by .ci/container, on a base made here), run
- * with podman and checked from the host as the README's "Run it in a container" says to run it:
+ * with podman and checked from the host as docs/container.md ("Run it in a container") says to run it:
  * published on a loopback port, a named volume on /data, `serve`'s flags as environment variables.
  *
  * The webhook receivers run on the host, on 127.0.0.1: the container reaches the host's loopback
@@ -22,7 +22,7 @@ const RUN_ID = `${process.pid}`;
 const VOLUME = `crm-sandbox-check-${RUN_ID}`;
 const NAMES: string[] = [];
 
-/** Starts the image detached, as the README runs it; resolves with the host URL once it answers /sandbox/health. */
+/** Starts the image detached, as docs/container.md runs it; resolves with the host URL once it answers /sandbox/health. */
 async function startContainer(name: string, port: number): Promise<string> {
   NAMES.push(name);
   await podmanOk(

@@ -45,10 +45,13 @@ export interface Block {
 
 const MARKER = /^<!-- readme-test: ([a-z-]+)(?: (.*?))? -->$/;
 
-/** The Markdown files whose blocks are run: README.md and docs/ (not the decision records or the passthrough pages). */
+/**
+ * The Markdown files whose blocks are run, in this order: README.md, CONTRIBUTING.md and the pages of docs/
+ * (not the decision records or the passthrough pages), sorted by path.
+ */
 export function documentedFiles(root: string): string[] {
   const docs = markdownFiles(root, 'docs').filter((file) => !file.startsWith('docs/decisions/') && !file.startsWith('docs/passthrough/'));
-  return ['README.md', ...docs.sort()];
+  return ['README.md', 'CONTRIBUTING.md', ...docs.sort()];
 }
 
 /** Every Markdown file under `dir` (relative to `root`), for the link check. */
