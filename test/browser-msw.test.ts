@@ -132,10 +132,10 @@ describe('crm-sandbox, bundled for a browser, under setupWorker in Chromium', ()
   }, 60_000);
 });
 
-describe("the browser example of docs/testing.md", () => {
+describe('the browser example of docs/testing.md', () => {
   it('runs as written in Chromium (its URLs moved onto the test server), with the built package', async () => {
-    const page = readFileSync(new URL('../docs/testing.md', import.meta.url), 'utf8');
-    const section = page.slice(page.indexOf("## In the browser, with MSW's `setupWorker`"));
+    const doc = readFileSync(new URL('../docs/testing.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf("## In the browser, with MSW's `setupWorker`"));
     const example = /```ts\n([\s\S]*?)```/
       .exec(section)![1]!
       .replaceAll('https://api.service.test', `${origin}/readme-service`)
