@@ -3,7 +3,7 @@ import { SandboxConfigError } from '../shared/errors.js';
 /**
  * The conduct rules client-check judges a client by: what the service's interface asks of the
  * code that calls it. Each has an id (for `--rules`), a title, why the service needs it (the
- * README says the same), what exercises it, and a fix hint for a failure.
+ * docs/client-check.md says the same), what exercises it, and a fix hint for a failure.
  */
 export const RULE_IDS = [
   'waits-while-syncing',

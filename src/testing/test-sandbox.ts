@@ -258,7 +258,7 @@ export class TestSandbox {
 
   /**
    * Plays a scenario (a built-in's name, a file, or a definition) with its events going to the
-   * test receiver, and resolves with the report (see the README's Scenarios).
+   * test receiver, and resolves with the report (see docs/scenarios.md).
    *
    * @example
    * const report = await crm.runScenario('deal-won');

@@ -36,7 +36,7 @@ export interface UnifiedPageOptions {
   allFields?: boolean;
 }
 
-/** The filters of a search, per field an object of operators: `{ email: { endsWith: '@acme.example' } }` (see the README's unified objects). */
+/** The filters of a search, per field an object of operators: `{ email: { endsWith: '@acme.example' } }` (see docs/reference/unified-objects.md). */
 export type UnifiedFilters = Record<string, Record<string, unknown>>;
 
 /** The fields of a create or an update: the body's `contact`, `deal`… object, as the route takes it (fields and link ids such as `accountId`). */

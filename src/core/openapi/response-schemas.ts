@@ -166,7 +166,7 @@ const runConnectionSchema = z.object({
   webhookUrl: z.string().nullable(),
 });
 
-/** What a scenario run reports. Its transcript items are described loosely: see the README's scenario section. */
+/** What a scenario run reports. Its transcript items are described loosely: see docs/scenarios.md. */
 export const scenarioReportSchema = z.looseObject({
   scenario: z.string(),
   description: z.string(),
