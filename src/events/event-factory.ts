@@ -3,6 +3,7 @@ import type { ConnectionStatus } from '../model/connection.js';
 import type { CrmRecord, DeletedRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { Random, type RandomState, randomStateSchema } from '../shared/random.js';
+import type { Reservation } from '../shared/reservation.js';
 import type { RecordChange } from '../store/connection-data.js';
 
 /** An event as emitted: the body text is fixed here, so every attempt sends the same bytes. */
@@ -24,10 +25,12 @@ export class EventFactory {
   /** The stream of event ids. */
   private random: Random;
   private readonly clock: Clock;
+  private reservation: Reservation | undefined;
 
-  constructor(random: Random, clock: Clock) {
+  constructor(random: Random, clock: Clock, reservation?: Reservation) {
     this.random = random;
     this.clock = clock;
+    this.reserve(reservation);
   }
 
   exportState(): RandomState {
@@ -37,6 +40,18 @@ export class EventFactory {
   /** Goes on from a snapshot's position of the event-id stream. */
   importState(state: RandomState): void {
     this.random = Random.fromState(state);
+    this.random.reserve(this.reservation);
+  }
+
+  /** Counts the event-id stream's draws against a state file's reservation (docs/decisions/0030). */
+  reserve(reservation: Reservation | undefined): void {
+    this.reservation = reservation;
+    this.random.reserve(reservation);
+  }
+
+  /** After a crash: moves the event-id stream past what the lost run may have drawn from it. */
+  skip(draws: number): void {
+    this.random.skip(draws);
   }
 
   objectChange(connectionId: string, change: RecordChange): EmittedEvent {
