@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../index.js';
+import { applyJsonDiff, type Json, type JsonOp, jsonDiff } from '../shared/json-diff.js';
 import { Reservation } from '../shared/reservation.js';
 
 // Small data sets: the tests are about the streams that issue ids, not the seeded records.
@@ -98,6 +99,52 @@ describe('a sandbox whose state a store saves', () => {
       deleted.has(id),
     );
     expect(reused).toEqual([]);
+    sandbox.close();
+  });
+});
+
+describe("a journal's commits (jsonDiff between snapshots)", () => {
+  it('turn each snapshot into the next, byte for byte, through writes, deletes, deliveries, moves and removals', async () => {
+    const sandbox = createSandbox({ ...options, retrySchedule: ['1s', '2s'] });
+    let before: unknown = sandbox.snapshot();
+    const checks: string[] = [];
+    const step = (name: string) => {
+      const after = sandbox.snapshot();
+      const applied = applyJsonDiff(JSON.parse(JSON.stringify(before)) as Json, JSON.parse(JSON.stringify(jsonDiff(before, after))) as JsonOp[]);
+      checks.push(JSON.stringify(applied) === JSON.stringify(after) ? name : `${name}: differs`);
+      before = after;
+    };
+    const hubspot = sandbox.connect({ integrationId: 'hubspot' });
+    const outreach = sandbox.connect({ integrationId: 'outreach' });
+    step('connect');
+    await sandbox.advance('10s');
+    step('status moves');
+    const account = sandbox.createRecord(hubspot.connectionId, 'Account', { name: 'Acme' });
+    const contact = sandbox.createRecord(hubspot.connectionId, 'Contact', { firstName: 'Ada', associations: { accountIds: [account.id] } });
+    step('creates with links');
+    sandbox.updateRecord(hubspot.connectionId, 'Account', account.id, { name: 'Acme 2' });
+    const seeded = sandbox.listRecords(hubspot.connectionId, 'Contact')[0]!;
+    sandbox.updateRecord(hubspot.connectionId, 'Contact', seeded.id, { lastName: 'Seeded' });
+    step('updates, of a seeded record too');
+    sandbox.deleteRecord(hubspot.connectionId, 'Contact', contact.id);
+    sandbox.deleteRecord(hubspot.connectionId, 'Contact', sandbox.listRecords(hubspot.connectionId, 'Contact')[1]!.id);
+    step('deletes');
+    sandbox.createWebhook(hubspot.connectionId, 'http://127.0.0.1:9/webhooks');
+    sandbox.setChaos(hubspot.connectionId, { delay: '10ms-20ms' });
+    await sandbox.advance('100ms');
+    step('deliveries failing');
+    await sandbox.advance('5s');
+    step('retries');
+    sandbox.listRecords(outreach.connectionId, 'Contact');
+    step('a data set built');
+    sandbox.setStatus(outreach.connectionId, 'READY');
+    sandbox.removeConnection(sandbox.parts.registry.find(outreach.connectionId)!);
+    step('a connection removed');
+    sandbox.connect({ integrationId: 'salesforce' });
+    sandbox.recover(8);
+    step('a recovery');
+    expect(checks.filter((check) => check.includes('differs'))).toEqual([]);
+    expect(checks).toHaveLength(10);
     sandbox.close();
   });
 });
