@@ -62,6 +62,19 @@ function parseLine(line: string | undefined): unknown {
   }
 }
 
+/** Removes the journal beside the state file, if there is one. */
+export function removeJournal(path: string): void {
+  unlinkIfThere(journalPath(path));
+}
+
+function unlinkIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
 /**
  * Appends commits to the journal of the state file last written whole. {@link restart} after
  * each full save; {@link append} writes one commit and fsyncs it.
@@ -87,11 +100,7 @@ export class Journal {
     this.last = state;
     this.digest = stateDigest(text);
     this.commits = 0;
-    try {
-      unlinkSync(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+    unlinkIfThere(this.path);
   }
 
   /** Writes what changed from the last commit to `state`, and fsyncs it. */

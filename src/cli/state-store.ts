@@ -5,7 +5,7 @@ import { Reservation } from '../shared/reservation.js';
 import { flagName } from './flags.js';
 import { markPath, readRunningMark, removeRunningMark, writeRunningMark } from './running-mark.js';
 import { loadStateFile, ownerOnlyFile, removeTempFiles, writeFileAtomic } from './state-file.js';
-import { Journal, readJournal } from './state-journal.js';
+import { Journal, readJournal, removeJournal } from './state-journal.js';
 
 /*
  * `serve --state-file`: the store that keeps the sandbox's state in a file across restarts,
@@ -120,6 +120,8 @@ export class StateStore {
       this.savedRevision = this.durableRevision = this.sandbox.stateRevision;
       this.sandbox.saved();
     }
+    // Batched: a journal of an earlier `always` run is in the file now (laid over it and saved), or belonged to an earlier file.
+    if (!this.journal) removeJournal(this.path);
     writeRunningMark(this.path, { reserve: this.reserve });
     return { loaded, commits, recovered, removed };
   }
