@@ -87,8 +87,9 @@ export class Journal {
   private last: unknown;
   private digest = '';
   private fd: number | undefined;
-  /** Commits since the last full save. */
+  /** Commits since the last full save, and their bytes. */
   commits = 0;
+  bytes = 0;
 
   constructor(path: string) {
     this.path = journalPath(path);
@@ -100,6 +101,7 @@ export class Journal {
     this.last = state;
     this.digest = stateDigest(text);
     this.commits = 0;
+    this.bytes = 0;
     unlinkIfThere(this.path);
   }
 
@@ -117,6 +119,7 @@ export class Journal {
     }
     this.last = state;
     this.commits++;
+    this.bytes += line.length;
   }
 
   close(): void {

@@ -79,6 +79,8 @@ export class StateStore {
   private savedRevision = Number.NaN;
   /** The state revision the file and its journal hold. */
   private durableRevision = Number.NaN;
+  /** The length of the last whole save. */
+  private savedBytes = 0;
   /** Answers waiting for the next commit, and whether it is scheduled. */
   private waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   private scheduled = false;
@@ -181,10 +183,18 @@ export class StateStore {
     this.settleWaiters();
   }
 
+  /**
+   * Every `intervalMs`: batched, a whole save if anything changed. Always, a commit of what
+   * changed without a request (deliveries, status moves), and a whole save once the journal has
+   * grown past the file (or 1 MiB), so that a start never replays more than about the file again.
+   */
   private tick(): void {
-    if (this.sandbox.stateRevision === this.savedRevision && !this.journalBroken) return;
     try {
-      this.saveWhole();
+      if (this.journal && !this.journalBroken && this.journal.bytes <= Math.max(1 << 20, this.savedBytes)) {
+        if (this.sandbox.stateRevision !== this.durableRevision) this.append();
+        return;
+      }
+      if (this.sandbox.stateRevision !== this.savedRevision || this.journalBroken || (this.journal?.commits ?? 0) > 0) this.saveWhole();
     } catch (error) {
       this.onError(error);
     }
@@ -238,6 +248,7 @@ export class StateStore {
     const snapshot = this.sandbox.snapshot();
     const text = JSON.stringify(snapshot);
     writeFileAtomic(this.path, text);
+    this.savedBytes = text.length;
     this.journal?.restart(text, snapshot);
     this.journalBroken = false;
     this.savedRevision = this.durableRevision = revision;

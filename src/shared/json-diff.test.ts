@@ -63,6 +63,15 @@ describe('jsonDiff', () => {
         [{ token: 'a' }, { token: 'b' }],
         [{ token: 'b' }, { token: 'a' }],
       ],
+      // A key twice: matched as far as it goes, the rest written whole.
+      [
+        [{ seq: 1 }, { seq: 2 }],
+        [{ seq: 1 }, { seq: 1 }, { seq: 2 }],
+      ],
+      [
+        [{ seq: 1, v: 1 }, { seq: 2 }],
+        [{ seq: 2 }, { seq: 3 }, { seq: 1, v: 2 }],
+      ],
       [null, { a: 1 }],
       ['x', 'y'],
     ];
@@ -76,7 +85,7 @@ describe('jsonDiff', () => {
     const ops = jsonDiff(before, after);
     expect(ops).toEqual([
       ['s', ['time'], 2],
-      ['k', ['entries'], 'seq', [501], [[999, { seq: 1_001, record: { id: 'new', text: 'y' } }]]],
+      ['k', ['entries'], [500], [[999, { seq: 1_001, record: { id: 'new', text: 'y' } }]]],
     ]);
     expect(roundTrip(before, after)).toBe(JSON.stringify(after));
   });

@@ -16,10 +16,10 @@ export type JsonPath = Array<string | number>;
 
 /**
  * One change: set the value at a path (`s`), append items to the array there (`a`), or edit the
- * keyed array there (`k`: remove the items with the keys listed, then insert each new item at
- * its index). Later operations may address items by their index after an edit.
+ * array there (`k`: remove the items at the indexes listed, then insert each new item at its
+ * index in the result). Later operations may address items by their index after an edit.
  */
-export type JsonOp = ['s', JsonPath, Json] | ['a', JsonPath, Json[]] | ['k', JsonPath, string, Array<string | number>, Array<[number, Json]>];
+export type JsonOp = ['s', JsonPath, Json] | ['a', JsonPath, Json[]] | ['k', JsonPath, number[], Array<[number, Json]>];
 
 /** The fields that name an item of an array, tried in this order. */
 const KEY_FIELDS = ['seq', 'eventId', 'connectionId', 'token'] as const;
@@ -27,10 +27,17 @@ const KEY_FIELDS = ['seq', 'eventId', 'connectionId', 'token'] as const;
 type JsonObject = { [key: string]: Json };
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** An object's keys as JSON writes them: those whose value is not undefined. */
-function keysOf(object: JsonObject): string[] {
-  return Object.keys(object).filter((key) => object[key] !== undefined);
+/** Where the diff stands: built as a chain, and made a path only when an operation is written there (most places change nothing). */
+interface At {
+  up: At | undefined;
+  key: string | number;
 }
+const pathOf = (at: At | undefined): JsonPath => {
+  const path: JsonPath = [];
+  for (let step = at; step; step = step.up) path.push(step.key);
+  return path.reverse();
+};
+const down = (at: At | undefined, key: string | number): At => ({ up: at, key });
 
 /**
  * The operations that turn `before` into `after` (both JSON-serialisable; `undefined` members are
@@ -41,90 +48,105 @@ function keysOf(object: JsonObject): string[] {
  */
 export function jsonDiff(before: unknown, after: unknown): JsonOp[] {
   const ops: JsonOp[] = [];
-  diff(before, after, [], ops);
+  diff(before, after, undefined, ops);
   return ops;
 }
 
-function diff(before: unknown, after: unknown, path: JsonPath, ops: JsonOp[]): void {
+function diff(before: unknown, after: unknown, at: At | undefined, ops: JsonOp[]): void {
   if (before === after) return;
   if (Array.isArray(before) && Array.isArray(after)) {
-    diffArrays(before as Json[], after as Json[], path, ops);
+    diffArrays(before as Json[], after as Json[], at, ops);
     return;
   }
-  if (isObject(before) && isObject(after)) {
-    const keys = keysOf(before);
-    const next = keysOf(after);
-    if (keys.length === next.length && keys.every((key, i) => key === next[i])) {
-      for (const key of keys) diff(before[key], after[key], [...path, key], ops);
-      return;
-    }
+  if (isObject(before) && isObject(after) && sameKeys(before, after)) {
+    for (const key in after) if (after[key] !== undefined) diff(before[key], after[key], down(at, key), ops);
+    return;
   }
-  ops.push(['s', path, after as Json]);
+  ops.push(['s', pathOf(at), after as Json]);
 }
 
-function diffArrays(before: Json[], after: Json[], path: JsonPath, ops: JsonOp[]): void {
+/** Whether two objects have the same keys in the same order, as JSON writes them (undefined members left out). */
+function sameKeys(a: JsonObject, b: JsonObject): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < ka.length && a[ka[i]!] === undefined) i++;
+    while (j < kb.length && b[kb[j]!] === undefined) j++;
+    if (i === ka.length || j === kb.length) return i === ka.length && j === kb.length;
+    if (ka[i++] !== kb[j++]) return false;
+  }
+}
+
+function diffArrays(before: Json[], after: Json[], at: At | undefined, ops: JsonOp[]): void {
+  // Most arrays of a state only grow at their end: the items before are the very same ones.
+  let prefix = 0;
+  while (prefix < before.length && prefix < after.length && before[prefix] === after[prefix]) prefix++;
+  if (prefix === before.length) {
+    if (after.length > before.length) ops.push(['a', pathOf(at), after.slice(prefix)]);
+    return;
+  }
   const key = keyOf(before, after);
-  if (key !== undefined && diffKeyed(before as JsonObject[], after as JsonObject[], key, path, ops)) return;
+  if (key !== undefined && diffKeyed(before, after, prefix, key, at, ops)) return;
   if (after.length >= before.length && before.every((item, i) => same(item, after[i]))) {
-    if (after.length > before.length) ops.push(['a', path, after.slice(before.length)]);
+    if (after.length > before.length) ops.push(['a', pathOf(at), after.slice(before.length)]);
     return;
   }
   if (after.length === before.length) {
-    for (let i = 0; i < after.length; i++) diff(before[i], after[i], [...path, i], ops);
+    for (let i = 0; i < after.length; i++) diff(before[i], after[i], down(at, i), ops);
     return;
   }
-  ops.push(['s', path, after]);
+  ops.push(['s', pathOf(at), after]);
 }
 
-/** The field that names every item of both arrays, once each; undefined when none does. */
+/** The field that may name the items of both arrays (the first item's), to match them by. */
 function keyOf(before: Json[], after: Json[]): string | undefined {
   const sample = after[0] ?? before[0];
   if (!isObject(sample)) return undefined;
-  const field = KEY_FIELDS.find((name) => typeof sample[name] === 'string' || typeof sample[name] === 'number');
-  if (field === undefined) return undefined;
-  const unique = (items: Json[]) => {
-    const seen = new Set<unknown>();
-    for (const item of items) {
-      if (!isObject(item)) return false;
-      const value = item[field];
-      if ((typeof value !== 'string' && typeof value !== 'number') || seen.has(value)) return false;
-      seen.add(value);
-    }
-    return true;
-  };
-  return unique(before) && unique(after) ? field : undefined;
+  return KEY_FIELDS.find((name) => typeof sample[name] === 'string' || typeof sample[name] === 'number');
 }
 
+const keyIn = (item: unknown, field: string): string | number | undefined => {
+  const value = isObject(item) ? item[field] : undefined;
+  return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+};
+
 /**
- * A keyed array's change: the items gone, the new ones with their index, then the changes inside
- * the items kept. False (nothing written) when the items kept changed their order.
+ * An array whose items are matched by a key (past the `prefix` both share): the indexes of the
+ * items gone, the new items with their index, then the changes inside the items kept. False
+ * (nothing written) when an item has no key, a key is there twice, or the items kept changed
+ * their order.
  */
-function diffKeyed(before: JsonObject[], after: JsonObject[], field: string, path: JsonPath, ops: JsonOp[]): boolean {
-  /** Each item before, with its index, by key. */
-  const old = new Map<unknown, { item: JsonObject; at: number }>();
-  before.forEach((item, at) => {
-    old.set(item[field], { item, at });
-  });
-  const kept = new Set<unknown>();
+function diffKeyed(before: Json[], after: Json[], prefix: number, field: string, at: At | undefined, ops: JsonOp[]): boolean {
+  /** Where each key was before, past the prefix. */
+  const index = new Map<string | number, number>();
+  for (let i = prefix; i < before.length; i++) {
+    const key = keyIn(before[i], field);
+    if (key === undefined || index.has(key)) return false;
+    index.set(key, i);
+  }
   const added: Array<[number, Json]> = [];
-  const changed: Array<[number, JsonObject, JsonObject]> = [];
-  let lastKept = -1;
-  for (let i = 0; i < after.length; i++) {
-    const item = after[i]!;
-    const found = old.get(item[field]);
-    if (found === undefined) {
-      added.push([i, item]);
+  const changed: Array<[number, number]> = [];
+  const kept = new Set<number>();
+  let lastKept = prefix - 1;
+  for (let i = prefix; i < after.length; i++) {
+    const key = keyIn(after[i], field);
+    if (key === undefined) return false;
+    const was = index.get(key);
+    if (was === undefined) {
+      added.push([i, after[i]!]);
       continue;
     }
-    const { item: previous, at } = found;
-    if (at < lastKept) return false;
-    lastKept = at;
-    kept.add(item[field]);
-    if (previous !== item) changed.push([i, previous, item]);
+    if (was <= lastKept) return false; // kept items out of order, or a key twice
+    lastKept = was;
+    kept.add(was);
+    if (before[was] !== after[i]) changed.push([was, i]);
   }
-  const removed = before.flatMap((item) => (kept.has(item[field]) ? [] : [item[field] as string | number]));
-  if (removed.length > 0 || added.length > 0) ops.push(['k', path, field, removed, added]);
-  for (const [i, previous, item] of changed) diff(previous, item, [...path, i], ops);
+  const removed: number[] = [];
+  for (let i = prefix; i < before.length; i++) if (!kept.has(i)) removed.push(i);
+  if (removed.length > 0 || added.length > 0) ops.push(['k', pathOf(at), removed, added]);
+  for (const [was, i] of changed) diff(before[was], after[i], down(at, i), ops);
   return true;
 }
 
@@ -132,10 +154,9 @@ function diffKeyed(before: JsonObject[], after: JsonObject[], field: string, pat
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => same(item, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = keysOf(a);
-    const other = keysOf(b);
-    return keys.length === other.length && keys.every((key, i) => key === other[i] && same(a[key], b[key]));
+  if (isObject(a) && isObject(b) && sameKeys(a, b)) {
+    for (const key in b) if (b[key] !== undefined && !same(a[key], b[key])) return false;
+    return true;
   }
   return false;
 }
@@ -159,9 +180,9 @@ export function applyJsonDiff(value: Json, ops: readonly JsonOp[]): Json {
       for (const item of op[2]) target.push(item);
       continue;
     }
-    const [, , field, removed, added] = op;
-    const gone = new Set<unknown>(removed);
-    const items = target.filter((item) => !gone.has((item as JsonObject)[field]));
+    const [, , removed, added] = op;
+    const gone = new Set(removed);
+    const items = target.filter((_, i) => !gone.has(i));
     for (const [index, item] of added) items.splice(index, 0, item);
     target.length = items.length;
     for (let i = 0; i < items.length; i++) target[i] = items[i]!;
