@@ -2,7 +2,7 @@
 // bytes, plus delivery rate, cold start, in-process MSW, memory, snapshots and a bounded soak.
 // Prints every figure raw, its ratio and PASS/FAIL. Not part of `npm test`.
 // Options: --quick (short runs, small soak), --only=name[,name] (throughput, pages, deliveries,
-// cold-start, msw, memory, snapshots, scenarios, responsiveness, passthrough-queries, soak), --write (also write
+// cold-start, msw, memory, snapshots, durability, scenarios, responsiveness, passthrough-queries, soak), --write (also write
 // the table to bench/latest.md, a tracked file: only when asked).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { coldStart } from './cold-start.mjs';
 import { deliveries } from './deliveries.mjs';
+import { durability } from './durability.mjs';
 import { GENERATOR } from './lib/load.mjs';
 import { PINNING, startNode } from './lib/procs.mjs';
 import { fmt, row, table } from './lib/report.mjs';
@@ -264,6 +265,7 @@ async function rssAfterEvents(server, count) {
 }
 
 if (wants('snapshots')) await snapshots({ rounds: quick ? 1 : 3 });
+if (wants('durability')) await durability(quick ? { rounds: 1, count: 1_000, seconds: 2 } : {});
 
 if (wants('scenarios')) {
   // An instant bulk-import scenario: 10,000 creates, signed and delivered in order to a receiver in another process.

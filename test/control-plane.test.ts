@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -130,6 +130,33 @@ describe('serve --state-file', () => {
     const other = runCli(['serve', '--port', '0', '--state-file', seeded], spawned);
     expect(await other.exited).toBe(2);
     expect(other.errors()).toMatch(/seed is 5, but this sandbox runs with seed 1/);
+  });
+  it('--state-sync: batched or always, from the flag or CRM_SANDBOX_STATE_SYNC, and only with a state file', async () => {
+    const file = join(dir, 'sync.json');
+    const bad = runCli(['serve', '--port', '0', '--state-file', file, '--state-sync', 'sometimes'], spawned);
+    expect(await bad.exited).toBe(2);
+    expect(bad.errors()).toBe('crm-sandbox: --state-sync must be one of batched, always; got "sometimes"\n');
+    const fromEnv = runCli(['serve', '--port', '0', '--state-file', file], spawned, { CRM_SANDBOX_STATE_SYNC: 'Always' });
+    expect(await fromEnv.exited).toBe(2);
+    expect(fromEnv.errors()).toBe('crm-sandbox: CRM_SANDBOX_STATE_SYNC must be one of batched, always; got "Always"\n');
+    const alone = runCli(['serve', '--port', '0', '--state-sync', 'always'], spawned);
+    expect(await alone.exited).toBe(2);
+    expect(alone.errors()).toBe('crm-sandbox: --state-sync always needs --state-file: without it there is no file to save to\n');
+
+    const always = await serveCli(['--quiet', '--state-file', file], spawned, { CRM_SANDBOX_STATE_SYNC: 'always' });
+    expect(always.output()).toContain(`state file ${file} (new), each write saved before it is answered (--state-sync always)`);
+    const { connectionId } = await link(always.url);
+    const created = await callApi(always.url, KEY, 'POST', `/sandbox/connections/${connectionId}/records/Contact`, { firstName: 'Ada' });
+    expect(created.status).toBe(201);
+    // Answered: so already in the state file and its journal, before any timed save could run.
+    always.child.kill('SIGKILL');
+    await always.exited;
+    const again = await serveCli(['--quiet', '--state-file', file], spawned);
+    expect(again.output()).toMatch(/\(loaded\)( with \d+ commits? of its journal)?, saved on change, at most every 250 ms/);
+    expect(again.output()).toMatch(/the last run did not stop cleanly: what it did after its last save is lost, and ids move past the 8192 draws/);
+    expect((await callApi(again.url, KEY, 'GET', `/sandbox/connections/${connectionId}/records/Contact/${created.body.record.id}`)).status).toBe(200);
+    await stop(again);
+    expect(readdirSync(dir).filter((name) => name.startsWith('sync.json'))).toEqual(['sync.json']);
   });
 });
 

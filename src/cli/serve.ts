@@ -10,7 +10,8 @@ import { faultRuleFromFlags, readLatency, readRateLimit } from './fault-flags.js
 import { flagName, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText } from './flags.js';
 import { createLineWriter } from './line-writer.js';
 import { readCa } from './read-ca.js';
-import { checkStateFileWritable, loadStateFile, StateSaver } from './state-file.js';
+import { checkStateFileWritable } from './state-file.js';
+import { type OpenedState, STATE_SYNC_MODES, StateStore } from './state-store.js';
 
 /** Where the dev server listens and the names it answers to (`serve`'s, and `mcp --port`'s). */
 export const addressOptions = <T>(yargs: Argv<T>) =>
@@ -161,6 +162,13 @@ const builder = (yargs: Argv) =>
         type: 'string',
         describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown',
       })
+      .option('state-sync', {
+        requiresArg: true,
+        type: 'string',
+        choices: STATE_SYNC_MODES,
+        describe:
+          'How --state-file saves: batched (at most every 250 ms: a crash loses at most the last 250 ms, and nothing it loses was delivered as an event) or always (a write is saved before it is answered)',
+      })
       .option('client-check', {
         type: 'boolean',
         default: false,
@@ -183,17 +191,21 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   describe: 'Start the dev server',
   builder,
   handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
+    if (args.stateSync !== undefined && !args.stateFile) {
+      throw new SandboxConfigError(`${flagName('state-sync')} ${args.stateSync} needs ${flagName('state-file')}: without it there is no file to save to`);
+    }
     const sandbox = sandboxFromArgs(args);
     if (args.clientCheck) sandbox.startClientCheck();
     if (args.stateFile) checkStateFileWritable(args.stateFile);
-    const stateFile = args.stateFile ? { path: args.stateFile, loaded: loadStateFile(sandbox, args.stateFile) } : undefined;
-    const saver = stateFile && new StateSaver(sandbox, stateFile.path);
+    const store = args.stateFile ? new StateStore(sandbox, args.stateFile, { sync: args.stateSync ?? 'batched' }) : undefined;
+    const opened = store?.open();
     const log = args.quiet ? undefined : createLineWriter(process.stdout);
     const server = await startDevServer(sandbox, {
       port: args.port,
       host: args.host,
       ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}),
       ...(log ? { log } : {}),
+      ...(store?.sync === 'always' ? { beforeAnswer: (request, response) => store.durable(request.method, response) } : {}),
     });
     const { options } = sandbox;
     const keys = options.apiKeys;
@@ -208,26 +220,43 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
         `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
-        ...(stateFile ? [`state file ${stateFile.path} (${stateFile.loaded ? 'loaded' : 'new'}), saved on change`] : []),
+        ...(store && opened ? stateFileLines(store, opened) : []),
         ...(sandbox.clientCheck
           ? [`client-check: on; each API token's report at GET ${server.url}/sandbox/client-check (the inspector's Client check tab)`]
           : []),
         `Try: curl -X POST ${server.url}/link/token -H 'service-api-token: ${keys[0]}'`,
       ].join('\n'),
     );
-    saver?.start();
+    store?.start();
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log?.flush();
         console.log(`${signal}: stopping`);
-        saver?.flush();
-        void server.close().then(resolve);
+        // Requests and timers stop first, so the last save holds all the state answers told of; then the file is marked as cleanly stopped.
+        const closed = server.close();
+        store?.close();
+        void closed.then(resolve);
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
   },
 };
+
+/** The banner's lines about the state file: loaded or new, how it saves, and what a start after a crash did. */
+function stateFileLines(store: StateStore, opened: OpenedState): string[] {
+  const how = store.sync === 'always' ? 'each write saved before it is answered (--state-sync always)' : 'saved on change, at most every 250 ms';
+  const journal = opened.commits > 0 ? ` with ${opened.commits} commit${opened.commits === 1 ? '' : 's'} of its journal` : '';
+  return [
+    `state file ${store.path} (${opened.loaded ? 'loaded' : 'new'})${journal}, ${how}`,
+    ...(opened.recovered === undefined
+      ? []
+      : [
+          `the last run did not stop cleanly: what it did after its last save is lost, and ids move past the ${opened.recovered} draws it may have made, so none is issued twice`,
+        ]),
+    ...(opened.removed.length > 0 ? [`removed what interrupted saves left: ${opened.removed.join(', ')}`] : []),
+  ];
+}
 
 /**
  * The sandbox of the options of {@link sandboxOptions} and {@link faultOptions} (with `extra`

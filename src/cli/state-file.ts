@@ -1,22 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { jsonTooDeep, MAX_SNAPSHOT_DEPTH, tooDeepPhrase } from '../shared/json-depth.js';
+import { applyJsonDiff, type Json, type JsonOp } from '../shared/json-diff.js';
 import { flagName } from './flags.js';
 
+/** What loading a state file found: whether there was one, and how many commits of its journal were laid over it. */
+export interface LoadedState {
+  loaded: boolean;
+  /** Commits of the journal (`--state-sync always`) applied over the file. */
+  commits: number;
+}
+
 /**
- * Loads a state file into the sandbox. A missing file is a fresh start (false). A file that is
- * not JSON, not a crm-sandbox state or not valid throws a SandboxConfigError naming the file and
- * what is wrong; the file is left untouched.
+ * Loads a state file into the sandbox, with the commits of its journal (`--state-sync always`)
+ * laid over it. A missing file is a fresh start. A file that is not JSON, not a crm-sandbox
+ * state or not valid, or a journal that is broken, throws a SandboxConfigError naming the file
+ * and what is wrong; the files are left untouched.
  */
-export function loadStateFile(sandbox: Sandbox, path: string): boolean {
+export function loadStateFile(sandbox: Sandbox, path: string, readCommits: (text: string) => JsonOp[][] = () => []): LoadedState {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { loaded: false, commits: 0 };
     throw new SandboxConfigError(`${flagName('state-file')} ${path}: cannot read it: ${(error as Error).message}`);
   }
   const refuse = (why: string) => new SandboxConfigError(`${flagName('state-file')} ${path}: ${why}; the file was left as it is`);
@@ -31,13 +40,42 @@ export function loadStateFile(sandbox: Sandbox, path: string): boolean {
   if (typeof value !== 'object' || value === null || format !== 'crm-sandbox-state') {
     throw refuse(`not a crm-sandbox state file (its "format" is ${JSON.stringify(format)}, expected "crm-sandbox-state")`);
   }
+  const commits = readCommits(text);
+  commits.forEach((ops, i) => {
+    try {
+      value = applyJsonDiff(value as Json, ops);
+    } catch (error) {
+      throw refuse(`its journal's commit ${i + 1} does not fit it (${(error as Error).message})`);
+    }
+  });
   try {
     sandbox.restore(value);
   } catch (error) {
     if (error instanceof ApiError) throw refuse(error.message);
     throw error;
   }
-  return true;
+  return { loaded: true, commits: commits.length };
+}
+
+/**
+ * Removes what saves interrupted by a crash left beside the state file: its temporary files, and
+ * those of its mark and journal (`state.json.<16 hex>.tmp`). Returns their names.
+ */
+export function removeTempFiles(path: string): string[] {
+  const dir = dirname(path);
+  const base = basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const temporary = new RegExp(`^${base}(?:\\.running|\\.journal)?\\.[0-9a-f]{16}\\.tmp$`);
+  const removed: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!temporary.test(name)) continue;
+    try {
+      unlinkSync(join(dir, name));
+      removed.push(name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  return removed;
 }
 
 /** Refuses to start with a state file that could never be saved (its directory missing or read-only). */
@@ -86,56 +124,8 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
-/**
- * Saves the sandbox's state to a file when it changes: at most once per `intervalMs` (debounced
- * on the sandbox's state revision), and once more by `flush()` at shutdown.
- *
- * @example const saver = new StateSaver(sandbox, 'state.json'); saver.start(); … saver.flush();
- */
-export class StateSaver {
-  private readonly sandbox: Sandbox;
-  private readonly path: string;
-  private readonly intervalMs: number;
-  private saved: number;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly onError: (error: unknown) => void;
-
-  constructor(sandbox: Sandbox, path: string, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}) {
-    this.sandbox = sandbox;
-    this.path = path;
-    this.intervalMs = options.intervalMs ?? 250;
-    // A file others may read (older versions wrote 0644) or a symlink is saved again at the first tick: 0600, a file of its own.
-    this.saved = ownerOnlyFile(path) ? sandbox.stateRevision : Number.NaN;
-    this.onError = options.onError ?? ((error) => console.error(`crm-sandbox: cannot save ${path}: ${(error as Error).message}`));
-  }
-
-  start(): void {
-    // A real-time timer, not the sandbox clock: saving is about the process, not the simulation.
-    this.timer = setInterval(() => this.saveIfChanged(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  /** Saves now if anything changed since the last save, and stops the timer. */
-  flush(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    this.saveIfChanged();
-  }
-
-  private saveIfChanged(): void {
-    const revision = this.sandbox.stateRevision;
-    if (revision === this.saved) return;
-    try {
-      writeFileAtomic(this.path, JSON.stringify(this.sandbox.snapshot()));
-      this.saved = revision;
-    } catch (error) {
-      this.onError(error);
-    }
-  }
-}
-
 /** Whether `path` is a regular file only its owner may read or write (or no file yet: it will be one). */
-function ownerOnlyFile(path: string): boolean {
+export function ownerOnlyFile(path: string): boolean {
   try {
     const stats = lstatSync(path);
     return stats.isFile() && (stats.mode & 0o077) === 0;

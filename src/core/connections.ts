@@ -15,6 +15,7 @@ import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId, type NativeOrg, nati
 import { type FakerModule, type Platform, unguessableHex } from '../model/platform.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { Random, randomStateSchema } from '../shared/random.js';
+import { Allowance, type Reservation } from '../shared/reservation.js';
 import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
 import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
 import type { FixtureSet } from '../store/fixtures.js';
@@ -153,6 +154,8 @@ export interface ConnectionRegistryOptions {
   dataset: DatasetSize;
   fixtures: () => readonly FixtureSet[];
   onRecordChange: (connection: ConnectionState, change: RecordChange) => void;
+  /** A state file's reservation, which the streams that issue ids count their draws against (docs/decisions/0030). */
+  reservation?: Reservation | undefined;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -167,10 +170,42 @@ export class ConnectionRegistry {
   /** How many connections were ever created: the n-th gets the stream `connection:n`. */
   private created = 0;
   private readonly options: ConnectionRegistryOptions;
+  private reservation: Reservation | undefined;
+  /** Counts the connections made since the last save against the reservation (each takes a connection stream). */
+  private creations: Allowance | undefined;
 
   constructor(options: ConnectionRegistryOptions) {
     this.options = options;
     this.tokens = options.random.fork('tokens');
+    this.reserve(options.reservation);
+  }
+
+  /**
+   * Counts what the streams that issue ids draw (link and public tokens, connection streams,
+   * webhook ids, record ids) against a state file's reservation, from where they stand now.
+   */
+  reserve(reservation: Reservation | undefined): void {
+    this.reservation = reservation;
+    this.tokens.reserve(reservation);
+    this.creations = reservation && new Allowance(reservation);
+    for (const connection of this.byId.values()) {
+      connection.ids.reserve(reservation);
+      connection.data?.reserve(reservation);
+    }
+  }
+
+  /**
+   * After a crash: moves every stream that issues ids `draws` on (and the count of connections
+   * made as far), past anything the lost run may have drawn. A data set not built yet is built
+   * now, so that its record stream has a position to move from.
+   */
+  skip(draws: number): void {
+    this.tokens.skip(draws);
+    this.created += draws;
+    for (const connection of this.byId.values()) {
+      connection.ids.skip(draws);
+      this.dataOf(connection).retire(draws);
+    }
   }
 
   createLinkToken(apiKey: string): string {
@@ -281,6 +316,7 @@ export class ConnectionRegistry {
 
   /** A new connection from the next connection stream (`connection:n`). */
   private draw(apiKey: string, { integrationId, nativeOrgId, orgName: givenName, accessToken: fixedAccessToken }: PublicToken): ConnectionState {
+    this.creations?.take();
     const random = this.options.random.fork(`connection:${this.created++}`);
     const facts = INTEGRATIONS[integrationId];
     const drawn = orgFaker(this.fakerModule(), random);
@@ -313,8 +349,14 @@ export class ConnectionRegistry {
       lifecycle: [],
       data: undefined,
       downstreamFaults: [],
-      ids: random.fork('ids'),
+      ids: this.reserved(random.fork('ids')),
     };
+  }
+
+  /** A stream that issues ids, counted against the reservation if there is one. */
+  private reserved(random: Random): Random {
+    random.reserve(this.reservation);
+    return random;
   }
 
   /** Hex for a link or public token: the registry's seeded stream, or unguessable (which leaves the stream where it is). */
@@ -334,7 +376,7 @@ export class ConnectionRegistry {
 
   /** Takes over a snapshot's tokens and counters (on a fresh registry). */
   importState(state: RegistryState): void {
-    this.tokens = Random.fromState(state.tokens);
+    this.tokens = this.reserved(Random.fromState(state.tokens));
     this.created = state.created;
     this.addTokens(state);
   }
@@ -387,7 +429,7 @@ export class ConnectionRegistry {
       webhook: saved.webhook ?? undefined,
       lifecycle: [],
       data: undefined,
-      ids: Random.fromState(saved.ids),
+      ids: this.reserved(Random.fromState(saved.ids)),
       downstreamFaults: (saved.downstreamFaults ?? []).map((fault) => ({ ...fault })),
     };
   }
@@ -401,6 +443,7 @@ export class ConnectionRegistry {
     const seeded = this.seededData(connection);
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
     data.importState(seeded, state, field);
+    data.reserve(this.reservation);
     connection.data = data;
   }
 
@@ -409,6 +452,7 @@ export class ConnectionRegistry {
     const seeded = this.seededData(connection);
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
     data.importStateV1(seeded, state);
+    data.reserve(this.reservation);
     connection.data = data;
   }
 
@@ -495,6 +539,7 @@ export class ConnectionRegistry {
       fixtures: this.options.fixtures(),
     });
     data.markSeeded();
+    data.reserve(this.reservation);
     return data;
   }
 

@@ -3,6 +3,7 @@ import { type EmittedEvent, EventFactory } from '../events/event-factory.js';
 import { Lifecycle } from '../events/lifecycle.js';
 import type { Platform } from '../model/platform.js';
 import { Random } from '../shared/random.js';
+import type { Reservation } from '../shared/reservation.js';
 import { Dispatcher } from '../webhooks/dispatcher.js';
 import { ConnectionRegistry } from './connections.js';
 import type { ResolvedOptions } from './options.js';
@@ -22,9 +23,18 @@ export interface SandboxParts {
 }
 
 /**
+ * What a store that saves the state (`serve --state-file`) asks of the parts: the reservation
+ * the streams that issue ids count against (docs/decisions/0030), and an outbox (0031).
+ */
+export interface Persistence {
+  reservation: Reservation;
+}
+
+/**
  * Builds the parts of a fresh sandbox on `platform` (its webhook transport, randomness and
  * faker), its clock standing at `startTime` (virtual) or now (real). `emit` receives every
- * event, in order; `onAttempt` hears of every delivery attempt.
+ * event, in order; `onAttempt` hears of every delivery attempt; `persistence`, when the state is
+ * saved to a store.
  */
 export function buildParts(
   options: ResolvedOptions,
@@ -32,11 +42,13 @@ export function buildParts(
   startTime: number,
   emit: (parts: SandboxParts, emitted: EmittedEvent) => void,
   onAttempt?: () => void,
+  persistence?: Persistence,
 ): SandboxParts {
   const { onError } = options;
   const clock: Clock = options.clock === 'virtual' ? new VirtualClock(startTime, onError) : new RealClock(onError);
   const random = new Random(options.seed);
-  const events = new EventFactory(random.fork('events'), clock);
+  const reservation = persistence?.reservation;
+  const events = new EventFactory(random.fork('events'), clock, reservation);
   const registry = new ConnectionRegistry({
     clock,
     random,
@@ -47,6 +59,7 @@ export function buildParts(
     recordLimit: options.recordLimit,
     dataset: options.dataset,
     fixtures: options.fixtures,
+    reservation,
     onRecordChange: (connection, change) => {
       connection.lastActivity = clock.now();
       // Email is not among the spec's objectType values: its changes are events only when asked for.
@@ -70,6 +83,7 @@ export function buildParts(
     random: random.fork('chaos'),
     defaultChaos: options.deliveryChaos,
     ...(onAttempt ? { onAttempt } : {}),
+    outbox: persistence !== undefined,
   });
   const parts: SandboxParts = { clock, registry, lifecycle, dispatcher, pages: new PageCache(), passthroughAnswers: new PassthroughCache(), events };
   return parts;

@@ -15,6 +15,7 @@ import { type Duration, parseDuration } from '../shared/duration.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
 import { checkOptionNames } from '../shared/option-names.js';
 import { type PathMatch, PathMatcher } from '../shared/path-matcher.js';
+import type { Reservation } from '../shared/reservation.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { unifiedView } from '../unified/view.js';
 import { type ChaosSettings, parseChaos } from '../webhooks/chaos.js';
@@ -31,7 +32,7 @@ import { publicTokenBody } from './routes/link.js';
 import { openApiJson } from './routes/openapi.js';
 import { MAX_LIMIT } from './routes/pagination.js';
 import { addWebhook, removeWebhook } from './routes/webhook.js';
-import { buildParts, type SandboxParts } from './sandbox-parts.js';
+import { buildParts, type Persistence, type SandboxParts } from './sandbox-parts.js';
 import { loadScenarioEngine } from './scenario-engine.js';
 import {
   loadSnapshot,
@@ -90,6 +91,8 @@ export class Sandbox {
   private revision = 0;
   private readonly faults: FaultInjector;
   private checker: ClientCheck | undefined;
+  /** Set while a store saves the state ({@link persist}): every set of parts is built with it. */
+  private persistence: Persistence | undefined;
 
   /**
    * A sandbox on `platform`. Entries call this; your code calls `createSandbox(options)` of
@@ -122,6 +125,7 @@ export class Sandbox {
       startTime,
       (parts, emitted) => this.emit(parts, emitted),
       () => this.revision++,
+      this.persistence,
     );
   }
 
@@ -756,6 +760,41 @@ export class Sandbox {
     loadSnapshot(parts, parsed, this.options);
     this.install(parts);
     this.checker?.stateReplaced();
+  }
+
+  /**
+   * @internal A store saves this sandbox's state (`serve --state-file`): from now on the streams
+   * that issue ids (event ids, tokens, connection streams, webhook ids, record ids) count their
+   * draws against `reservation` (docs/decisions/0030), and no event is delivered before a save
+   * holding it has completed: the store calls {@link saved} after each (an outbox,
+   * docs/decisions/0031). For the store's own use, before it serves anything.
+   */
+  persist(reservation: Reservation): void {
+    this.persistence = { reservation };
+    this.parts.events.reserve(reservation);
+    this.parts.registry.reserve(reservation);
+    this.parts.dispatcher.useOutbox();
+  }
+
+  /**
+   * @internal The store has just saved the state as {@link snapshot} gave it: the events it
+   * holds may go out. Call it right after the save, before anything else runs.
+   */
+  saved(): void {
+    this.parts.dispatcher.saved();
+  }
+
+  /**
+   * @internal After a crash (the store's state was not saved at a clean stop): moves every
+   * stream that issues ids `draws` on, past whatever the lost run may have drawn beyond the
+   * saved state, so no id a client may have been told of is issued again (docs/decisions/0030).
+   * Builds the data sets of connections never read, so that their record streams have a
+   * position to move from.
+   */
+  recover(draws: number): void {
+    this.parts.events.skip(draws);
+    this.parts.registry.skip(draws);
+    this.revision++;
   }
 
   /**

@@ -4,6 +4,7 @@ import type { DeletedRecord, UnifiedRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import type { IntegrationId } from '../model/integrations.js';
 import { Random, type RandomState, randomStateSchema } from '../shared/random.js';
+import type { Reservation } from '../shared/reservation.js';
 import type { RecordChange } from '../store/connection-data.js';
 import { unifiedView } from '../unified/view.js';
 
@@ -26,10 +27,12 @@ export class EventFactory {
   /** The stream of event ids. */
   private random: Random;
   private readonly clock: Clock;
+  private reservation: Reservation | undefined;
 
-  constructor(random: Random, clock: Clock) {
+  constructor(random: Random, clock: Clock, reservation?: Reservation) {
     this.random = random;
     this.clock = clock;
+    this.reserve(reservation);
   }
 
   exportState(): RandomState {
@@ -39,6 +42,18 @@ export class EventFactory {
   /** Goes on from a snapshot's position of the event-id stream. */
   importState(state: RandomState): void {
     this.random = Random.fromState(state);
+    this.random.reserve(this.reservation);
+  }
+
+  /** Counts the event-id stream's draws against a state file's reservation (docs/decisions/0030). */
+  reserve(reservation: Reservation | undefined): void {
+    this.reservation = reservation;
+    this.random.reserve(reservation);
+  }
+
+  /** After a crash: moves the event-id stream past what the lost run may have drawn from it. */
+  skip(draws: number): void {
+    this.random.skip(draws);
   }
 
   /** An OBJECT_CHANGE: CREATE and UPDATE carry the record as the unified reads answer it (of the connection's integration). */

@@ -27,6 +27,12 @@ export interface DevServerOptions {
    * (a guard against DNS rebinding). `['*']` allows any host, and turns the guard off.
    */
   allowedHosts?: readonly string[];
+  /**
+   * Called with each request the sandbox answered, before its answer is written: a promise holds
+   * the answer back until it resolves, with the answer to send. `serve --state-sync always`
+   * waits there for the save that holds the request's changes.
+   */
+  beforeAnswer?: (request: SandboxRequest, response: SandboxResponse) => Promise<SandboxResponse> | undefined;
 }
 
 /** A running dev server: its address, the `node:http` server, and how to stop it. */
@@ -73,13 +79,13 @@ const NO_SNIFF = { 'x-content-type-options': 'nosniff' } as const;
  * @example
  * const server = http.createServer(createRequestListener(createSandbox()));
  */
-export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerOptions, 'log'> = {}): RequestListener {
-  const { log } = options;
+export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerOptions, 'log' | 'beforeAnswer'> = {}): RequestListener {
+  const { log, beforeAnswer } = options;
   // Answered before the core: the link widget's and the inspector's files.
   const serveAsset = staticAssets(options);
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const started = log ? performance.now() : 0;
-    serve(sandbox, req, res).then(
+    serve(sandbox, req, res, beforeAnswer).then(
       (status) => log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`),
       // The core never throws; this guards the socket side, so one bad connection never stops the server.
       (error: unknown) => {
@@ -194,7 +200,7 @@ function refuseWithoutHost(res: ServerResponse): void {
 }
 
 /** Answers one request; resolves with the status sent. */
-async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse): Promise<number> {
+async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse, beforeAnswer: DevServerOptions['beforeAnswer']): Promise<number> {
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
   const method = req.method ?? 'GET';
@@ -212,7 +218,9 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
     headers: flattenHeaders(req.headers),
     body,
   };
-  const response = await sandbox.handle(request);
+  const handled = await sandbox.handle(request);
+  const held = beforeAnswer?.(request, handled);
+  const response = held ? await held : handled;
   writeResponse(res, response);
   return response.status;
 }

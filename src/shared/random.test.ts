@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from './random.js';
+import { Reservation } from './reservation.js';
 
 describe('Random', () => {
   it('repeats itself for the same seed and differs for another', () => {
@@ -28,5 +29,31 @@ describe('Random', () => {
       expect(r.digits(6)).toMatch(/^[1-9]\d{5}$/);
       expect(r.chars(5, 'ab')).toMatch(/^[ab]{5}$/);
     }
+  });
+
+  it('skips as if it had drawn, and counts its draws against a reservation without changing them', () => {
+    const drawn = new Random(5);
+    const skipped = new Random(5);
+    for (let i = 0; i < 10; i++) drawn.uint32();
+    skipped.skip(10);
+    expect(skipped.hex(32)).toBe(drawn.hex(32));
+
+    const extended: number[] = [];
+    const reservation = new Reservation(8, (size) => {
+      extended.push(size + 8);
+      return size + 8;
+    });
+    const counted = new Random(5);
+    counted.reserve(reservation);
+    expect(counted.hex(32)).toBe(new Random(5).hex(32)); // 4 draws: within the reservation
+    counted.hex(32); // 8
+    expect(extended).toEqual([]);
+    counted.uint32(); // the 9th draw extends it first
+    expect(extended).toEqual([16]);
+    reservation.renew(8); // a save: counts start again
+    for (let i = 0; i < 8; i++) counted.uint32();
+    expect(extended).toEqual([16]);
+    counted.uint32();
+    expect(extended).toEqual([16, 16]);
   });
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Allowance, type Reservation } from './reservation.js';
 
 /**
  * Seeded randomness. Every id and every generated value in the sandbox comes from a `Random`
@@ -14,6 +15,8 @@ export class Random {
   private c: number;
   private d: number;
   readonly seed: number;
+  /** Counts draws against a state file's reservation (ids streams of a `serve --state-file`); none otherwise. */
+  private allowance: Allowance | undefined;
 
   constructor(seed: number) {
     this.seed = seed >>> 0;
@@ -30,7 +33,7 @@ export class Random {
     this.b = next();
     this.c = next();
     this.d = next();
-    for (let i = 0; i < 12; i++) this.uint32();
+    for (let i = 0; i < 12; i++) this.next();
   }
 
   /** Where the stream stands: its seed and position, enough to continue it exactly (snapshots). */
@@ -50,8 +53,26 @@ export class Random {
     return new Random(hash32(`${this.seed}:${label}`));
   }
 
+  /**
+   * Counts this stream's draws against `reservation` from its position now (none: stops
+   * counting). A stream that issues ids does, under a state file (docs/decisions/0030).
+   */
+  reserve(reservation: Reservation | undefined): void {
+    this.allowance = reservation && new Allowance(reservation);
+  }
+
+  /** Moves the stream `draws` values on, as if they had been drawn (not counted against a reservation). */
+  skip(draws: number): void {
+    for (let i = 0; i < draws; i++) this.next();
+  }
+
   /** A uniformly distributed unsigned 32-bit integer. */
   uint32(): number {
+    this.allowance?.take();
+    return this.next();
+  }
+
+  private next(): number {
     // sfc32 (Chris Doty-Humphrey's Small Fast Counting generator)
     const t = (((this.a + this.b) | 0) + this.d) | 0;
     this.d = (this.d + 1) | 0;

@@ -21,7 +21,9 @@ import { type EngagementUser, engagementUserSchema, type Mailbox, mailboxSchema 
 import type { CallDisposition, EngagementAction, EngagementCall, EngagementEmail, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import { type Random, randomStateSchema } from '../shared/random.js';
+import { hash32, Random, randomStateSchema } from '../shared/random.js';
+import type { Reservation } from '../shared/reservation.js';
+import { countSchema } from '../shared/state-schemas.js';
 import { type FieldIssue, invalidFromIssues, parseOrThrow } from '../shared/validation.js';
 import { derivedAssociationHint, type Edge, edgeKey, edgesOf, isManyField, linkOf, ONE_WAY_INTO } from './associations.js';
 import {
@@ -69,8 +71,16 @@ const crmCollectionsSchema = <C extends z.ZodType>(collection: (type: CrmObjectT
     .strict();
 
 /**
+ * A run of the record stream's draws that a crash may have lost (docs/decisions/0030): where it
+ * started and how long it was. No native id those draws could have made is issued again.
+ */
+export const retiredDrawsSchema = z.object({ from: randomStateSchema, draws: countSchema }).strict();
+export type RetiredDraws = z.infer<typeof retiredDrawsSchema>;
+
+/**
  * A data set as a snapshot keeps it: the write streams' positions, each collection's delta over
- * its seeded entries, and the records deleted (kept for native archived reads).
+ * its seeded entries, the records deleted (kept for native archived reads), and the runs of
+ * draws that crashes may have lost (only after one).
  */
 export const connectionDataStateSchema = z
   .object({
@@ -87,6 +97,7 @@ export const connectionDataStateSchema = z
     engagementEmails: collectionDeltaSchema(activitySchema).optional(),
     callDispositions: collectionDeltaSchema(activitySchema).optional(),
     archived: z.array(archivedRecordSchema),
+    retired: z.array(retiredDrawsSchema).optional(),
   })
   .strict();
 export type ConnectionDataState = z.infer<typeof connectionDataStateSchema>;
@@ -192,6 +203,12 @@ export class ConnectionData {
    * keep deleted records readable (HubSpot's `archived=true`).
    */
   readonly archived: ArchivedRecord[] = [];
+  /** Runs of the record stream that crashes may have lost (see {@link retire}), oldest first. */
+  private readonly retired: RetiredDraws[] = [];
+  /** Native ids no new record takes (see {@link retiredNativeId}), by `type:nativeId`; kept up to date from `archived` as it grows. */
+  private deletedNativeIds: { ids: Set<string>; seen: number } | undefined;
+  /** Hashes of the native ids the retired runs could have made, built on first need. */
+  private lostNativeIds: Set<number> | undefined;
   private readonly options: ConnectionDataOptions;
 
   constructor(options: ConnectionDataOptions) {
@@ -233,6 +250,7 @@ export class ConnectionData {
       engagementEmails: this.engagementEmails.delta(),
       callDispositions: this.callDispositions.delta(),
       archived: this.archived.map((item) => ({ ...item })),
+      ...(this.retired.length > 0 ? { retired: this.retired.map((run) => ({ ...run })) } : {}),
     };
   }
 
@@ -252,6 +270,24 @@ export class ConnectionData {
     if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
     this.giveOwnersToOwnerless();
     this.archived.push(...(state.archived as ArchivedRecord[]));
+    this.retired.push(...(state.retired ?? []));
+  }
+
+  /** Counts the record stream's draws (ids and native ids) against a state file's reservation (docs/decisions/0030). */
+  reserve(reservation: Reservation | undefined): void {
+    this.options.random.reserve(reservation);
+  }
+
+  /**
+   * After a crash: the next `draws` of the record stream may have made ids a client was told of
+   * and the state lost. The stream moves past them, and no native id they could have made is
+   * issued again (short ones, such as Pipedrive's six digits, could otherwise come back from
+   * later draws); the run is kept in the data set's state.
+   */
+  retire(draws: number): void {
+    this.retired.push({ from: this.options.random.state(), draws });
+    this.options.random.skip(draws);
+    this.lostNativeIds = undefined;
   }
 
   /** The same for a version-1 data set: each saved collection compared with the seeded one, so the next snapshot is a small version 2. */
@@ -378,12 +414,46 @@ export class ConnectionData {
     }
   }
 
-  /** A new downstream id in the integration's own format. */
+  /** A new downstream id in the integration's own format, never one a record of the type had. */
   newNativeId(type: CrmObjectType): string {
     for (;;) {
       const nativeId = INTEGRATIONS[this.integrationId].newNativeId(type, this.options.random);
-      if (!this.crm[type].getByNativeId(nativeId)) return nativeId;
+      if (!this.crm[type].getByNativeId(nativeId) && !this.retiredNativeId(type, nativeId)) return nativeId;
     }
+  }
+
+  /** Whether a deleted record of the type had the native id, or a run that a crash lost may have issued it. */
+  private retiredNativeId(type: CrmObjectType, nativeId: string): boolean {
+    if (this.archived.length === 0 && this.retired.length === 0) return false;
+    const key = `${type}:${nativeId}`;
+    const deleted = (this.deletedNativeIds ??= { ids: new Set(), seen: 0 });
+    for (; deleted.seen < this.archived.length; deleted.seen++) {
+      const { type: deletedType, record } = this.archived[deleted.seen]!;
+      deleted.ids.add(`${deletedType}:${record.nativeId}`);
+    }
+    if (deleted.ids.has(key)) return true;
+    return this.retired.length > 0 && this.lostIds().has(hash32(key));
+  }
+
+  /**
+   * What the retired runs could have made, hashed: a native id of every type from every draw
+   * of each run (the lost run's records started wherever its creates fell). A hash that only
+   * collides costs one more draw.
+   */
+  private lostIds(): Set<number> {
+    if (this.lostNativeIds) return this.lostNativeIds;
+    const ids = new Set<number>();
+    const facts = INTEGRATIONS[this.integrationId];
+    for (const { from, draws } of this.retired) {
+      const stream = Random.fromState(from);
+      for (let i = 0; i < draws; i++) {
+        const at = stream.state();
+        for (const type of CRM_OBJECT_TYPES) ids.add(hash32(`${type}:${facts.newNativeId(type, Random.fromState(at))}`));
+        stream.skip(1);
+      }
+    }
+    this.lostNativeIds = ids;
+    return ids;
   }
 
   /**

@@ -83,7 +83,19 @@ export function checkDelta(field: string, delta: CollectionDelta<{ id: string }>
 
 /** An entry's record and extras as JSON text, to tell whether a version-1 entry is the seeded one. */
 const entryJson = (entry: { record: unknown; extra: Record<string, unknown> }): string => `${JSON.stringify(entry.record)}\n${JSON.stringify(entry.extra)}`;
-const plain = <T>({ seq, record, extra }: Entry<T>): DumpedEntry<T> => ({ seq, record, extra });
+/**
+ * Each entry's last dumped form, frozen, kept while the entry holds the same record and extras:
+ * successive snapshots share it, so what compares them (a journal, docs/decisions/0031) passes
+ * an unchanged entry at once.
+ */
+const dumped = new WeakMap<object, DumpedEntry<unknown>>();
+const plain = <T>(entry: Entry<T>): DumpedEntry<T> => {
+  const last = dumped.get(entry) as DumpedEntry<T> | undefined;
+  if (last && last.record === entry.record && last.extra === entry.extra && last.seq === entry.seq) return last;
+  const made: DumpedEntry<T> = Object.freeze({ seq: entry.seq, record: entry.record, extra: entry.extra });
+  dumped.set(entry, made);
+  return made;
+};
 
 /**
  * Records by id, kept in insertion order with an index that cuts any page in O(log n + limit):

@@ -86,6 +86,9 @@ export interface DeliveryLogOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Each entry's last snapshot record (see {@link DeliveryLog.exportState}). */
+const exported = new WeakMap<DeliveryEntry, DeliveryRecord>();
+
 /** The delivery log: every event with its state and attempts, oldest first, each tenant's part kept within the limit. */
 export class DeliveryLog {
   private readonly options: DeliveryLogOptions;
@@ -164,21 +167,44 @@ export class DeliveryLog {
     return view(entry);
   }
 
-  /** The whole log in order, for a snapshot; `queued` says which entries are still in their connection's queue. */
+  /**
+   * The whole log in order, for a snapshot; `queued` says which entries are still in their
+   * connection's queue. An entry's record is made again only when it changed since the last
+   * snapshot (attempts are only ever added): successive snapshots share the others, frozen, so
+   * what compares them (a journal, docs/decisions/0031) passes those at once.
+   */
   exportState(queued: ReadonlySet<DeliveryEntry>): DeliveryRecord[] {
-    return [...this.entries.values()].map((entry) => ({
-      eventId: entry.emitted.eventId,
-      connectionId: entry.emitted.connectionId,
-      createdAt: entry.emitted.createdAt,
-      body: entry.emitted.body,
-      state: entry.state,
-      attempts: entry.attempts.map((attempt) => ({ ...attempt })),
-      scheduledAttempts: entry.scheduledAttempts,
-      nextAttemptAt: entry.nextAttemptAt,
-      failureReason: entry.failureReason,
-      queued: queued.has(entry),
-      ...(entry.nextChaos ? { nextChaos: entry.nextChaos } : {}),
-    }));
+    return [...this.entries.values()].map((entry) => {
+      const inQueue = queued.has(entry);
+      const last = exported.get(entry);
+      if (
+        last &&
+        last.state === entry.state &&
+        last.attempts.length === entry.attempts.length &&
+        last.scheduledAttempts === entry.scheduledAttempts &&
+        last.nextAttemptAt === entry.nextAttemptAt &&
+        last.failureReason === entry.failureReason &&
+        last.queued === inQueue &&
+        last.nextChaos === entry.nextChaos
+      ) {
+        return last;
+      }
+      const record: DeliveryRecord = Object.freeze({
+        eventId: entry.emitted.eventId,
+        connectionId: entry.emitted.connectionId,
+        createdAt: entry.emitted.createdAt,
+        body: entry.emitted.body,
+        state: entry.state,
+        attempts: entry.attempts.map((attempt) => ({ ...attempt })),
+        scheduledAttempts: entry.scheduledAttempts,
+        nextAttemptAt: entry.nextAttemptAt,
+        failureReason: entry.failureReason,
+        queued: inQueue,
+        ...(entry.nextChaos ? { nextChaos: entry.nextChaos } : {}),
+      });
+      exported.set(entry, record);
+      return record;
+    });
   }
 
   /** An entry rebuilt from a snapshot's record, not logged yet (see {@link add}): the state machine decides first how it goes on. */

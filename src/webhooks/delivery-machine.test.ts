@@ -391,3 +391,69 @@ describe('the delivery engine in a snapshot', () => {
     expect(interrupted.posts).toEqual([]);
   });
 });
+
+describe('the outbox (a state file: docs/decisions/0031)', () => {
+  /** A dispatcher with an outbox, on a virtual clock, whose receiver accepts everything but event-0 before 1 s. */
+  function outbox() {
+    const clock = new VirtualClock(START, (error) => {
+      throw error;
+    });
+    const posts: string[] = [];
+    const dispatcher = new Dispatcher({
+      clock,
+      transport: async (_url, _headers, body) => {
+        const { eventId } = JSON.parse(body) as ServiceEvent;
+        posts.push(`${eventId}@${clock.now() - START}`);
+        return { status: eventId === 'event-0' && clock.now() - START < 1_000 ? 503 : 200 };
+      },
+      retryScheduleMs: [1_000],
+      attemptTimeoutMs: 1_000,
+      signingNow: () => clock.now(),
+      logLimit: 100,
+      target: (connectionId) => ({
+        accessToken: `access_${'0'.repeat(40)}`,
+        webhook: { webhookId: 'w', connectionId, webhookUrl: WEBHOOK_URL, createdTime: '' },
+      }),
+      random: new Random(3),
+      outbox: true,
+    });
+    return { clock, dispatcher, posts };
+  }
+
+  it('attempts no event before a save holding it has completed, then each in order; events after the save wait for the next', async () => {
+    const { clock, dispatcher, posts } = outbox();
+    dispatcher.enqueue(event('event-0', A, START));
+    dispatcher.enqueue(event('event-1', B, START));
+    await clock.advance(5_000);
+    expect(posts).toEqual([]);
+    expect(dispatcher.list().map((delivery) => delivery.state)).toEqual(['pending', 'pending']);
+    dispatcher.saved();
+    await clock.settle();
+    expect(posts).toEqual(['event-0@5000', 'event-1@5000']);
+    dispatcher.enqueue(event('event-2', B, clock.now()));
+    await clock.advance(1_000);
+    expect(posts).toEqual(['event-0@5000', 'event-1@5000']);
+    dispatcher.saved();
+    await clock.settle();
+    expect(posts).toEqual(['event-0@5000', 'event-1@5000', 'event-2@6000']);
+  });
+
+  it('holds what a restore brings in, a retry included, until the next save: the store does not hold it yet', async () => {
+    const first = outbox();
+    first.dispatcher.enqueue(event('event-0', A, START));
+    first.dispatcher.saved();
+    await first.clock.advance(100);
+    expect(first.dispatcher.get('event-0')).toMatchObject({ state: 'retrying', nextAttemptTime: '2025-01-01T00:00:01.000Z' });
+    const saved = first.dispatcher.exportState();
+
+    const second = outbox();
+    second.dispatcher.importState(saved);
+    await second.clock.advance(2_000);
+    expect(second.posts).toEqual([]);
+    second.dispatcher.saved();
+    await second.clock.settle();
+    // Its time passed meanwhile: it goes at once.
+    expect(second.posts).toEqual(['event-0@2000']);
+    expect(second.dispatcher.get('event-0')!.state).toBe('succeeded');
+  });
+});

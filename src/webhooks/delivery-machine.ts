@@ -33,6 +33,11 @@ export interface DeliveryMachineOptions {
   retries: RetryPolicy;
   /** Called after each attempt is recorded (state persistence watches it). */
   onAttempt?: (() => void) | undefined;
+  /**
+   * An outbox (`serve --state-file`, docs/decisions/0031): no event is attempted before a save
+   * of the state holding it has completed ({@link DeliveryMachine.saved}). Default: off.
+   */
+  outbox?: boolean | undefined;
 }
 
 interface Queue {
@@ -60,15 +65,24 @@ export class DeliveryMachine {
   private readonly queues = new Map<string, Queue>();
   /** Aborts the attempts in flight when the sandbox closes. */
   private readonly closing = new AbortController();
+  /** With an outbox: the entries no completed save holds yet, which wait (undefined: no outbox). */
+  private unsaved: Set<DeliveryEntry> | undefined;
 
   constructor(options: DeliveryMachineOptions) {
     this.options = options;
+    if (options.outbox) this.useOutbox();
+  }
+
+  /** Turns the outbox on: events queued from now on wait for {@link saved}. */
+  useOutbox(): void {
+    this.unsaved ??= new Set();
   }
 
   /** Queues a new (logged) event behind its connection's earlier ones, and sends what can go. */
   enqueue(entry: DeliveryEntry): void {
     const { connectionId } = entry.emitted;
     const queue = this.queueOf(connectionId);
+    this.unsaved?.add(entry);
     queue.items.push(entry);
     if (queue.items.length > this.options.pendingLimit) this.dropOldest(queue);
     this.pump(connectionId);
@@ -178,14 +192,36 @@ export class DeliveryMachine {
     this.options.log.add(entry);
     if (!queued) return;
     this.queueOf(entry.emitted.connectionId).items.push(entry);
-    if (entry.state === 'retrying') {
-      const { clock } = this.options;
-      const at = entry.nextAttemptAt ?? clock.now();
-      entry.timer = clock.setTimer(at - clock.now(), () => {
-        entry.timer = undefined;
-        return this.scheduled(entry, 'schedule', entry.nextChaos);
-      });
+    // With an outbox, what a restore brought in waits for a save too (the state file holds the state from before it).
+    if (this.unsaved) this.unsaved.add(entry);
+    else if (entry.state === 'retrying') this.retryAtItsTime(entry);
+  }
+
+  /** A resumed retry, at its scheduled time (at once if it has passed). */
+  private retryAtItsTime(entry: DeliveryEntry): void {
+    const { clock } = this.options;
+    const at = entry.nextAttemptAt ?? clock.now();
+    entry.timer = clock.setTimer(at - clock.now(), () => {
+      entry.timer = undefined;
+      return this.scheduled(entry, 'schedule', entry.nextChaos);
+    });
+  }
+
+  /**
+   * With an outbox: a save holding every event queued so far has completed, so they may go
+   * (a resumed retry at its time). Call it right after the save, before anything else runs.
+   */
+  saved(): void {
+    if (!this.unsaved || this.unsaved.size === 0) return;
+    const connections = new Set<string>();
+    for (const entry of this.unsaved) {
+      // Dropped, or its connection or webhook gone meanwhile: nothing to send.
+      if (!this.options.log.holds(entry) || isFinished(entry.state)) continue;
+      if (entry.state === 'retrying' && !entry.timer) this.retryAtItsTime(entry);
+      connections.add(entry.emitted.connectionId);
     }
+    this.unsaved.clear();
+    for (const connectionId of connections) this.pump(connectionId);
   }
 
   /** Sends what can go in every queue (after a restore). */
@@ -200,12 +236,13 @@ export class DeliveryMachine {
   pump(connectionId: string): void {
     const queue = this.queues.get(connectionId);
     if (!queue || !this.targetOf(connectionId)) return;
+    const { unsaved } = this;
     if (this.options.chaos.reorders(connectionId)) {
-      for (const entry of queue.items) if (entry.state === 'pending' && !entry.timer) this.start(entry, true);
+      for (const entry of queue.items) if (entry.state === 'pending' && !entry.timer && !unsaved?.has(entry)) this.start(entry, true);
       return;
     }
     const head = queue.items[0];
-    if (!head || queue.inFlight || head.state !== 'pending' || head.timer) return;
+    if (!head || queue.inFlight || head.state !== 'pending' || head.timer || unsaved?.has(head)) return;
     this.start(head, false);
   }
 

@@ -58,6 +58,8 @@ export interface DispatcherOptions {
   defaultChaos?: ChaosSettings | undefined;
   /** Called after each attempt is recorded (state persistence watches it). */
   onAttempt?: () => void;
+  /** An outbox: no event is attempted before a save holding it has completed ({@link Dispatcher.saved}). Default: off. */
+  outbox?: boolean;
 }
 
 /**
@@ -86,7 +88,18 @@ export class Dispatcher {
       chaos: this.chaos,
       retries: new RetryPolicy(options.retryScheduleMs),
       onAttempt: options.onAttempt,
+      outbox: options.outbox,
     });
+  }
+
+  /** Turns the outbox on (as the `outbox` option does): events from now on wait for {@link saved}. */
+  useOutbox(): void {
+    this.machine.useOutbox();
+  }
+
+  /** With an outbox: a save holding every event so far has completed; they may go out (docs/decisions/0031). */
+  saved(): void {
+    this.machine.saved();
   }
 
   /** Logs an event and sends it when its connection's earlier events are done. */
