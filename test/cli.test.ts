@@ -261,6 +261,22 @@ describe('crm-sandbox serve', () => {
     expect((await api(cli.url, 'from-env', 'GET', '/connection/connections')).status).toBe(200);
   });
 
+  it('keeps the state in memory only when the state file is given empty (the image sets CRM_SANDBOX_STATE_FILE; -e CRM_SANDBOX_STATE_FILE= unsets it)', async () => {
+    for (const [args, env] of [
+      [['--state-file', ''], {}],
+      [[], { CRM_SANDBOX_STATE_FILE: '' }],
+    ] as const) {
+      const cli = await serve([...args], { ...env });
+      expect(cli.output()).not.toContain('state file');
+      expect((await api(cli.url, 'sandbox-api-key', 'GET', '/connection/connections')).status).toBe(200);
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+    }
+    const sync = run(['serve', '--port', '0', '--state-file', '', '--state-sync', 'always']);
+    expect(await sync.exited).toBe(2);
+    expect(sync.errors()).toBe('crm-sandbox: --state-sync always needs --state-file: without it there is no file to save to\n');
+  });
+
   it('explains bad options and exits non-zero', async () => {
     const badDuration = run(['serve', '--port', '0', '--ready-delay', 'soon']);
     expect(await badDuration.exited).toBe(2);
