@@ -18,12 +18,67 @@
 // Each folder gets THIRD-PARTY-LICENSES.txt: the licence of every package whose code esbuild put
 // in its files (the MCP SDK and ajv are in no package a user installs: their notices ship here).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
 // No source maps, like the rest of dist/ (tsconfig.build.json): the package does not ship src/.
 const common = { bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning', sourcemap: false };
+
+/**
+ * Node's built-ins through `require`, not `import`: an ES import of a built-in builds its ESM
+ * facade, which reads every export, getters included, and some load what they stand for:
+ * node:http's WebSocket, CloseEvent and MessageEvent load undici (~40 ms and ~15 MiB of RSS at
+ * start on Node 26, for a server that never uses them), node:fs's ReadStream and promises, and
+ * node:crypto's webcrypto. `require` reads an export only when the code uses it (undici loads
+ * when fetch is first used: a webhook delivery).
+ */
+const builtinsThroughRequire = {
+  name: 'builtins-through-require',
+  setup(build) {
+    const names = builtinModules.filter((name) => !name.startsWith('_')).map((name) => name.replace(/[/]/g, '\\/'));
+    build.onResolve({ filter: new RegExp(`^(node:)?(${names.join('|')})$`) }, (args) => {
+      const path = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
+      return args.namespace === 'builtin' ? { path, external: true } : { path, namespace: 'builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+/**
+ * string-width (yargs's, for help text) builds an Intl.Segmenter and Unicode property regexps
+ * (\p{RGI_Emoji}, …) as it loads: ~35 ms and ~5 MiB at every start, for help that `serve` never
+ * prints. Its body is built on the first call instead (the same code, run later).
+ */
+const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/](?:.+[\\/])?string-width[\\/]index\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const lines = source.split('\n');
+      const imports = lines.filter((line) => line.startsWith('import '));
+      const body = lines.filter((line) => !line.startsWith('import ')).join('\n');
+      const head = 'export default function stringWidth(';
+      if (body.split(head).length !== 2 || /^export /m.test(body.replace(head, ''))) {
+        throw new Error(`bundle: ${args.path} is no longer one default export stringWidth: see lazyStringWidth in scripts/bundle.mjs`);
+      }
+      const contents = [
+        ...imports,
+        'let built;',
+        'export default function stringWidth(...args) {',
+        '  built ??= build();',
+        '  return built(...args);',
+        '}',
+        'function build() {',
+        body.replace(head, 'function stringWidth('),
+        '  return stringWidth;',
+        '}',
+      ].join('\n');
+      return { contents, loader: 'js' };
+    });
+  },
+};
 
 rmSync(dist('cli-bundle'), { recursive: true, force: true });
 const cli = await build({
@@ -35,6 +90,7 @@ const cli = await build({
   // Not bundled: msw (an optional peer); faker, loaded on demand from dist/vendor. express (an
   // optional peer, for createApp) is no part of the CLI: `serve` runs on plain node:http.
   external: ['@faker-js/faker', 'msw'],
+  plugins: [builtinsThroughRequire, lazyStringWidth],
   // CommonJS packages inside (yaml) require node built-ins: give the ESM chunks a `require`.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });

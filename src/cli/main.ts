@@ -2,25 +2,53 @@ import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SandboxConfigError } from '../shared/errors.js';
-import { clientCheckCommand } from './client-check.js';
 import { camelName, ENV_PREFIX, emptyValue, onCommandLine, readBoolean, readChoice, setCommandLine } from './flags.js';
-import { mcpCommand } from './mcp.js';
-import { openApiCommand } from './openapi.js';
-import { scenarioCommand } from './scenario.js';
+import { lazyCommand } from './lazy-command.js';
 import { serveCommand } from './serve.js';
 import { type CommandKnown, usageError } from './usage-error.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
+/** Every command but `serve`, imported when it runs (see lazy-command.ts and docs/decisions/0035). */
+export const LAZY_COMMANDS = [
+  lazyCommand(
+    'scenario <command>',
+    'List, check and play scenarios: scripted stories of webhook events',
+    async () => (await import('./scenario.js')).scenarioCommand,
+  ),
+  lazyCommand(
+    'openapi',
+    'Print the OpenAPI 3.1 document of the endpoints, the control API and the webhook events',
+    async () => (await import('./openapi.js')).openApiCommand,
+  ),
+  lazyCommand(
+    'client-check',
+    "Run your client (a test suite, a sync script) against a sandbox that puts the service's hard cases in its way, and judge its conduct",
+    async () => (await import('./client-check.js')).clientCheckCommand,
+  ),
+  lazyCommand('mcp', 'Serve the sandbox to coding agents: an MCP server over stdio', async () => (await import('./mcp.js')).mcpCommand),
+];
+
 /** The `crm-sandbox` command. Options can also come from CRM_SANDBOX_* environment variables. */
 export async function main(argv: string[] = process.argv): Promise<void> {
+  const args = hideBin(argv);
+  // What the command being parsed knows, kept by a middleware for a usage error found after it.
+  let known: CommandKnown | undefined;
+  const fail = (message: string, error: Error | undefined): never => {
+    // A value an option's own check refused (yargs wraps it in a YError): printed as it is, exit 2.
+    if (error?.name === 'YError' && !/^Not enough arguments following: /.test(error.message)) {
+      console.error(`crm-sandbox: ${error.message}`);
+      process.exit(2);
+    }
+    if (error && error.name !== 'YError') throw error;
+    // yargs's own usage errors: one line naming the mistake and what was likely meant, no help dump (exit 2).
+    console.error(`crm-sandbox: ${usageError(error?.message ?? message, args, known ?? { path: topCommand(args), options: [], commands: [] })}`);
+    process.exit(2);
+  };
   try {
-    const args = hideBin(argv);
     setCommandLine(args, process.env);
     const cli = yargs(args);
     skipHelpCache(cli);
-    // What the command being parsed knows, kept by a middleware for a usage error found after it.
-    let known: CommandKnown | undefined;
     await cli
       .scriptName('crm-sandbox')
       // Usage errors are matched in English (usage-error.ts), and every other message is English too.
@@ -29,10 +57,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .parserConfiguration({ 'parse-numbers': false })
       .usage('$0 <command> [options]')
       .command(serveCommand)
-      .command(scenarioCommand)
-      .command(openApiCommand)
-      .command(clientCheckCommand)
-      .command(mcpCommand)
+      .command(LAZY_COMMANDS)
       .demandCommand(1, 'Name a command: serve, scenario, openapi, client-check or mcp')
       .env(ENV_PREFIX)
       .middleware(
@@ -52,19 +77,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       .epilogue(
         "Every option can also be set as an environment variable: --ready-delay is CRM_SANDBOX_READY_DELAY (a command reads only its own options' variables).",
       )
-      .fail((message, error) => {
-        // A value an option's own check refused (yargs wraps it in a YError): printed as it is, exit 2.
-        if (error?.name === 'YError' && !/^Not enough arguments following: /.test(error.message)) {
-          console.error(`crm-sandbox: ${error.message}`);
-          process.exit(2);
-        }
-        if (error && error.name !== 'YError') throw error;
-        // yargs's own usage errors: one line naming the mistake and what was likely meant, no help dump (exit 2).
-        console.error(`crm-sandbox: ${usageError(error?.message ?? message, args, known ?? { path: topCommand(args), options: [], commands: [] })}`);
-        process.exit(2);
-      })
+      .fail(fail)
       .parseAsync();
   } catch (error) {
+    // A lazily loaded command's builder is async: a check of its options that fails rejects the parse instead of calling fail.
+    if ((error as Error)?.name === 'YError') fail('', error as Error);
     // A ScenarioError is matched by name: its module is loaded only when a scenario command runs.
     if (error instanceof SandboxConfigError || (error as Error)?.name === 'ScenarioError') {
       console.error(`crm-sandbox: ${(error as Error).message}`);

@@ -35,8 +35,6 @@ export type FixtureFile = Omit<FixtureSet, 'source' | 'crm' | 'engagement'> & {
   engagement?: Partial<FixtureSet['engagement']>;
 };
 
-const isoTime = z.iso.datetime();
-
 function fixtureRecordSchema(type: CrmObjectType) {
   return crmWriteSchema(type)
     .extend({
@@ -44,30 +42,35 @@ function fixtureRecordSchema(type: CrmObjectType) {
         .string()
         .regex(crmIdPattern(type), `must look like v.${type === 'EventAttendee' ? 'attendee' : type.toLowerCase()}.<32 lowercase hex>`)
         .optional(),
-      createdTime: isoTime.optional(),
-      modifiedTime: isoTime.optional(),
+      createdTime: z.iso.datetime().optional(),
+      modifiedTime: z.iso.datetime().optional(),
     })
     .strict();
 }
 
-const fixtureFileSchema = z
-  .object({
-    $schema: z.string().optional(),
-    description: z.string().optional(),
-    integrations: z.array(z.enum(INTEGRATION_IDS)).min(1).optional(),
-    crm: z
-      .object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, z.array(fixtureRecordSchema(type)).optional()])))
-      .strict()
-      .optional(),
-    engagement: z
-      .object({
-        users: z.array(engagementUserSchema.partial().strict()).optional(),
-        mailboxes: z.array(mailboxSchema.partial().strict()).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+/** Built on the first fixture checked, not at import: `serve` checks none before its first answer (the bundled ones when a data set first needs them). */
+let fileSchema: ReturnType<typeof buildFixtureFileSchema> | undefined;
+const fixtureFileSchema = () => (fileSchema ??= buildFixtureFileSchema());
+
+const buildFixtureFileSchema = () =>
+  z
+    .object({
+      $schema: z.string().optional(),
+      description: z.string().optional(),
+      integrations: z.array(z.enum(INTEGRATION_IDS)).min(1).optional(),
+      crm: z
+        .object(Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, z.array(fixtureRecordSchema(type)).optional()])))
+        .strict()
+        .optional(),
+      engagement: z
+        .object({
+          users: z.array(engagementUserSchema.partial().strict()).optional(),
+          mailboxes: z.array(mailboxSchema.partial().strict()).optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict();
 
 /**
  * Validates fixtures: objects already in memory, or paths that `readPath` (the Node entry's file
@@ -109,7 +112,7 @@ export function validateFixture(input: unknown, source: string): FixtureSet {
       });
     }
   }
-  const result = fixtureFileSchema.safeParse(input, { reportInput: true });
+  const result = fixtureFileSchema().safeParse(input, { reportInput: true });
   if (!result.success) fail(describeIssues(result.error));
   const file = result.data!;
   const set: FixtureSet = {
