@@ -374,17 +374,21 @@ export class DeliveryMachine {
       : await this.options.transport(target.webhook.webhookUrl, headers, body, this.options.attemptTimeoutMs, this.closing.signal);
     // The connection was deleted meanwhile: its log and queue are gone, and so is this attempt.
     if (!log.holds(entry)) return;
-    entry.attempts.push({
-      attempt: entry.attempts.length + 1,
-      time: iso(startedAt),
-      webhookUrl: target.webhook.webhookUrl,
-      timestamp,
-      status: outcome.status ?? null,
-      error: outcome.error ?? null,
-      durationMs: Math.round(performance.now() - started),
-      trigger,
-      ...(Object.keys(chaos).length > 0 ? { chaos } : {}),
-    });
+    // A new array of the exact length (concat makes one), not a push: a push onto [] makes room for 17 (184 bytes against
+    // 56 for one attempt, measured), nearly every delivery makes one attempt, and a full log keeps 10,000 of them.
+    entry.attempts = entry.attempts.concat([
+      {
+        attempt: entry.attempts.length + 1,
+        time: iso(startedAt),
+        webhookUrl: target.webhook.webhookUrl,
+        timestamp,
+        status: outcome.status ?? null,
+        error: outcome.error ?? null,
+        durationMs: Math.round(performance.now() - started),
+        trigger,
+        ...(Object.keys(chaos).length > 0 ? { chaos } : {}),
+      },
+    ]);
     const next = settle(accepted(outcome));
     if (next) await next;
   }
