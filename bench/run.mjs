@@ -196,7 +196,7 @@ if (wants('pages')) {
 }
 
 if (wants('cold-start')) await coldStart({ rounds: quick ? 3 : 5 });
-if (wants('deliveries')) await deliveries({ rounds: quick ? 1 : 3 });
+if (wants('deliveries')) await deliveries({ rounds: quick ? 3 : 5 });
 
 if (wants('msw')) {
   const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./msw-child.mjs', import.meta.url))]);
