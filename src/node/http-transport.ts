@@ -18,7 +18,9 @@ export function createHttpTransport(options: { ca?: string | undefined } = {}): 
   const keepAlive: KeepAlive = { agent: new http.Agent({ keepAlive: true }), inFlight: new Set(), targets: new Map() };
   const deadlines = new Deadlines();
   let closing: AbortSignal | undefined;
-  return async (url, headers, body, timeoutMs, signal) => {
+  // Not an async function: one returning another's promise adds microtask turns to every delivery, which the
+  // next delivery of the connection waits through.
+  return (url, headers, body, timeoutMs, signal) => {
     // One listener on the sandbox's closing signal (not one per request): it aborts the keep-alive
     // requests in flight and lets go of the idle sockets.
     if (signal && closing !== signal) {
@@ -27,12 +29,12 @@ export function createHttpTransport(options: { ca?: string | undefined } = {}): 
     }
     if (options.ca !== undefined && url.startsWith('https:')) return postWithNode(deadlines, url, headers, body, timeoutMs, signal, options.ca);
     if (url.startsWith('http:') && globalThis.fetch === startupFetch) {
-      if (signal?.aborted) return { error: describeFailure(abortError(), timeoutMs) };
+      if (signal?.aborted) return Promise.resolve({ error: describeFailure(abortError(), timeoutMs) });
       return postKeepAlive(keepAlive, deadlines, url, headers, body, timeoutMs);
     }
-    const outcome = await postWithFetch(url, headers, body, timeoutMs, signal);
-    if (outcome.error === 'bad port') return postWithNode(deadlines, url, headers, body, timeoutMs, signal, options.ca);
-    return outcome;
+    return postWithFetch(url, headers, body, timeoutMs, signal).then((outcome) =>
+      outcome.error === 'bad port' ? postWithNode(deadlines, url, headers, body, timeoutMs, signal, options.ca) : outcome,
+    );
   };
 }
 
