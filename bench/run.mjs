@@ -195,7 +195,23 @@ if (wants('pages')) {
   });
 }
 
-if (wants('cold-start')) await coldStart({ rounds: quick ? 3 : 5 });
+if (wants('cold-start')) {
+  await coldStart({ rounds: quick ? 3 : 5 });
+  // What `serve` loads before its first answer (issue 30, item 1; no goal there): scripts/serve-loads.mjs measures it.
+  const loads = await import('./../scripts/serve-loads.mjs').catch((error) => {
+    if (error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('serve-loads.mjs')) return undefined;
+    throw error;
+  });
+  if (loads) {
+    const { bytes, files, lazyBytes } = await loads.serveLoads();
+    row({
+      workload: 'what `serve` loads of dist/ before its first answer',
+      sandbox: `${fmt(bytes / 1000)} kB in ${files.length} files`,
+      baseline: `${fmt(lazyBytes / 1000)} kB of the CLI bundle left for first use`,
+      target: '',
+    });
+  } else console.log('  (no scripts/serve-loads.mjs in this tree: the bytes `serve` loads before its first answer are not measured)');
+}
 if (wants('deliveries')) await deliveries({ rounds: quick ? 3 : 5 });
 
 if (wants('msw')) {
