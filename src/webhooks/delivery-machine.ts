@@ -50,7 +50,9 @@ interface Queue {
 /** What a simulated outage answers in place of the receiver. */
 const OUTAGE: PostOutcome = { error: 'chaos: simulated outage' };
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** The ISO text of a time, the last one kept: several attempts start in the same millisecond, and a Date and its text cost about 3 µs each. */
+let lastIso = { ms: Number.NaN, text: '' };
+const iso = (ms: number) => (ms === lastIso.ms ? lastIso.text : (lastIso = { ms, text: new Date(ms).toISOString() }).text);
 const accepted = (outcome: PostOutcome) => outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
 
 /**
