@@ -32,6 +32,9 @@ export async function deliveries({ rounds = 3 } = {}) {
     for (let i = 0; i < rounds; i++) {
       loop.push(await child(fast.url, 1, 2000, true));
       sandbox.push(await child(fast.url, 1, 2000));
+      // Each round on the console (not in the table): how far the machine moved the figures.
+      const [l, sb] = [loop.at(-1), sandbox.at(-1)];
+      console.log(`    round ${i + 1}: loop ${fmt(l.rate)} /s, ${fmt(l.cpuUs)} µs CPU each; sandbox ${fmt(sb.rate)} /s, ${fmt(sb.cpuUs)} µs CPU each`);
     }
   } finally {
     await fast.stop();
@@ -43,8 +46,8 @@ export async function deliveries({ rounds = 3 } = {}) {
     sandbox: `${fmt(rate)} /s`,
     baseline: `${fmt(loopRate)} /s (sequential keep-alive POST loop)`,
     ratio: rate / loopRate,
-    target: '>= 0.5x',
-    pass: (r) => r >= 0.5,
+    target: '>= 0.9x',
+    pass: (r) => r >= 0.9,
   });
   // CPU per delivery is steadier than a rate on a shared machine: it shows what each one costs.
   const cpu = median(sandbox.map((r) => r.cpuUs));

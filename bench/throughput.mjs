@@ -27,7 +27,8 @@ export async function capture(url, { method = 'GET', headers = {}, body } = {}) 
 }
 
 /**
- * Measures one workload. Returns { sandbox: {rps,p99Ms}, ceiling: {rps,p99Ms}, warmup: {sandbox, ceiling}, bytes }.
+ * Measures one workload. Returns { sandbox: {rps,p99Ms}, ceiling: {rps,p99Ms}, warmup: {sandbox, ceiling}, bytes, refused }
+ * (refused: why the generator cannot judge its ratio, or undefined).
  * `request`: { path, method, headers, body }; `options`: { rounds, seconds, warmupSeconds, connections, target }.
  */
 export async function compare(name, server, request, { rounds = 5, seconds = 2, warmupSeconds = 4, connections = 50, target = 0.4 } = {}) {
@@ -72,6 +73,12 @@ export async function compare(name, server, request, { rounds = 5, seconds = 2, 
   // The generator must be able to drive 3x the sandbox's rate, or the sandbox's figure may be the generator's.
   const ratio = result.sandbox.rps / result.ceiling.rps;
   const errors = result.sandbox.errors + result.ceiling.errors;
+  result.refused =
+    capacity < 3 * result.sandbox.rps
+      ? `generator capacity ${fmt(capacity / result.sandbox.rps, 1)}x the sandbox (< 3x: the generator may be the limit)`
+      : errors > 0
+        ? `${errors} failed requests`
+        : undefined;
   row({
     workload: `${name} (${fmt(result.bytes / 1024, 1)} kB)`,
     sandbox: `${fmt(result.sandbox.rps)} req/s`,
@@ -79,12 +86,7 @@ export async function compare(name, server, request, { rounds = 5, seconds = 2, 
     ratio,
     target: target == null ? '' : `>= ${target}x`,
     pass: target == null ? undefined : (r) => r >= target && errors === 0,
-    refused:
-      capacity < 3 * result.sandbox.rps
-        ? `generator capacity ${fmt(capacity / result.sandbox.rps, 1)}x the sandbox (< 3x: the generator may be the limit)`
-        : errors > 0
-          ? `${errors} failed requests`
-          : undefined,
+    refused: result.refused,
   });
   return result;
 }

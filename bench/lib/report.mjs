@@ -18,6 +18,12 @@ export function row({ workload, sandbox, baseline, ratio, target, pass, refused 
   console.log(`  ${workload}: ${sandbox} | ${baseline} | ${shown} | ${target ?? ''} | ${verdict}`);
 }
 
+/** How many rows passed, failed and were refused so far. */
+export function summary() {
+  const count = (verdict) => rows.filter((r) => r.verdict === verdict).length;
+  return { passed: count('PASS'), failed: count('FAIL'), refused: count('REFUSED') };
+}
+
 export function table() {
   const lines = ['| workload | sandbox | baseline / ceiling | ratio | target | verdict |', '| --- | --- | --- | --- | --- | --- |'];
   for (const r of rows) lines.push(`| ${r.workload} | ${r.sandbox} | ${r.baseline} | ${r.ratio} | ${r.target} | ${r.verdict} |`);

@@ -59,6 +59,16 @@ describe('http transport (plain http)', () => {
     expect(await post('http://127.0.0.1:1/x', {}, '{}', 5_000)).toEqual({ error: 'ECONNREFUSED' });
   });
 
+  it('ends each attempt at its own time bound, on one timer: a shorter bound set after a longer one still ends first', async () => {
+    const { url } = await receiver((res) => hanging.push(res));
+    const post = createHttpTransport();
+    const ended: string[] = [];
+    const long = post(url, {}, '{}', 400).then((outcome) => ended.push(`long: ${outcome.error}`));
+    const short = post(url, {}, '{}', 60).then((outcome) => ended.push(`short: ${outcome.error}`));
+    await Promise.all([long, short]);
+    expect(ended).toEqual(['short: timeout after 60ms', 'long: timeout after 400ms']);
+  });
+
   it('aborts the attempts in flight when the sandbox closes, and refuses new ones after', async () => {
     const { url } = await receiver((res) => hanging.push(res));
     const post = createHttpTransport();

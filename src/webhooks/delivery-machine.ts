@@ -50,7 +50,9 @@ interface Queue {
 /** What a simulated outage answers in place of the receiver. */
 const OUTAGE: PostOutcome = { error: 'chaos: simulated outage' };
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** The ISO text of a time, the last one kept: several attempts start in the same millisecond, and a Date and its text cost about 3 µs each. */
+let lastIso = { ms: Number.NaN, text: '' };
+const iso = (ms: number) => (ms === lastIso.ms ? lastIso.text : (lastIso = { ms, text: new Date(ms).toISOString() }).text);
 const accepted = (outcome: PostOutcome) => outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
 
 /**
@@ -374,17 +376,21 @@ export class DeliveryMachine {
       : await this.options.transport(target.webhook.webhookUrl, headers, body, this.options.attemptTimeoutMs, this.closing.signal);
     // The connection was deleted meanwhile: its log and queue are gone, and so is this attempt.
     if (!log.holds(entry)) return;
-    entry.attempts.push({
-      attempt: entry.attempts.length + 1,
-      time: iso(startedAt),
-      webhookUrl: target.webhook.webhookUrl,
-      timestamp,
-      status: outcome.status ?? null,
-      error: outcome.error ?? null,
-      durationMs: Math.round(performance.now() - started),
-      trigger,
-      ...(Object.keys(chaos).length > 0 ? { chaos } : {}),
-    });
+    // A new array of the exact length (concat makes one), not a push: a push onto [] makes room for 17 (184 bytes against
+    // 56 for one attempt, measured), nearly every delivery makes one attempt, and a full log keeps 10,000 of them.
+    entry.attempts = entry.attempts.concat([
+      {
+        attempt: entry.attempts.length + 1,
+        time: iso(startedAt),
+        webhookUrl: target.webhook.webhookUrl,
+        timestamp,
+        status: outcome.status ?? null,
+        error: outcome.error ?? null,
+        durationMs: Math.round(performance.now() - started),
+        trigger,
+        ...(Object.keys(chaos).length > 0 ? { chaos } : {}),
+      },
+    ]);
     const next = settle(accepted(outcome));
     if (next) await next;
   }

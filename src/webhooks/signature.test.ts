@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { signPayload, verifySignature } from './signature.js';
 
@@ -22,6 +24,13 @@ describe('signatures', () => {
     const withBom = `\uFEFF${text}`;
     const bomSignature = createHash('sha256').update(`${accessToken}${withBom}${timestamp}`, 'utf8').digest('hex');
     expect(verifySignature({ accessToken, body: new TextEncoder().encode(withBom), timestamp, signature: bomSignature })).toBe(true);
+  });
+
+  it('are the same from node:crypto as from the JavaScript SHA-256 a browser uses, lone surrogates included', () => {
+    for (const text of [body, '{"name":"Zoë 日本 🚀"}', '{"broken":"\uD83D"}', '{"low":"\uDC00x"}', '']) {
+      const javascript = bytesToHex(sha256(new TextEncoder().encode(`${accessToken}${text}${timestamp}`)));
+      expect(signPayload(accessToken, text, timestamp)).toBe(javascript);
+    }
   });
 
   it('verify when everything matches, and fail when anything differs', () => {

@@ -1,4 +1,4 @@
-// A synchronous, audited SHA-256 that runs in browsers, Node, Deno and Bun alike (no node:crypto).
+// A synchronous SHA-256 that runs in browsers, Node, Deno and Bun alike: node:crypto's where the runtime has it, else an audited JavaScript one.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { constantTimeEqual } from '../shared/constant-time.js';
@@ -8,13 +8,23 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
+ * Node's native SHA-256 where there is one (the same hex, about a tenth of the JavaScript one's
+ * CPU per delivery, which the delivery rate felt); the audited JavaScript one everywhere else.
+ * Looked up through `process.getBuiltinModule`, so no import of node:crypto reaches a browser.
+ */
+const nodeHash = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => { hash?: (algorithm: string, data: string, encoding: 'hex') => string } | undefined } }
+).process?.getBuiltinModule?.('node:crypto')?.hash;
+
+/**
  * The service's signature: lowercase hex SHA-256 of the connection's accessToken, the exact
  * JSON text of the body, and the `x-service-timestamp` value, concatenated without separators.
  *
  * @example signPayload('access_…', '{"eventId":"…"}', '1735689600')
  */
 export function signPayload(accessToken: string, body: string, timestamp: string): string {
-  return bytesToHex(sha256(utf8.encode(accessToken + body + timestamp)));
+  const text = accessToken + body + timestamp;
+  return nodeHash ? nodeHash('sha256', text, 'hex') : bytesToHex(sha256(utf8.encode(text)));
 }
 
 export interface VerifySignatureInput {
