@@ -14,7 +14,7 @@ import { coldStart } from './cold-start.mjs';
 import { deliveries } from './deliveries.mjs';
 import { durability } from './durability.mjs';
 import { drive, GENERATOR } from './lib/load.mjs';
-import { PINNING, startNode } from './lib/procs.mjs';
+import { PINNING, startNode, startServe } from './lib/procs.mjs';
 import { fmt, row, rows, summary, table } from './lib/report.mjs';
 import { bulkImport } from './scenario-bulk-import.mjs';
 import { responsiveness } from './scenario-responsiveness.mjs';
@@ -228,20 +228,24 @@ if (wants('msw')) {
 }
 
 if (wants('memory')) {
-  // The issue's three RSS figures, on one server of their own (as `serve` runs, default data set, one READY HubSpot
-  // connection, its data set seeded): idle, then right after a read load, then right after 2,000 events delivered.
-  const server = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot'] })]);
+  // The issue's three RSS figures, from `crm-sandbox serve` as a user starts it (the built CLI, default data set):
+  // idle as started, then right after a read load on a linked HubSpot connection, then right after 2,000 events.
+  const server = await startServe();
   try {
-    const [{ accessToken }] = server.connections;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const idle = server.rssMiB();
-    rssRow('RSS idle (default data set seeded, nothing asked yet)', idle, GOAL.idleMiB);
+    rssRow('RSS idle (crm-sandbox serve as started, default data set, nothing asked yet)', server.rssMiB(), GOAL.idleMiB);
+    const { accessToken, connectionId } = await server.link();
+    server.connections = [{ accessToken, connectionId }];
     // The load: the users page and the passthrough, as the throughput rows drive them (50 connections).
     const seconds = quick ? 4 : 10;
     await drive(`${server.url}/engagement/users?accessToken=${accessToken}&limit=100`, { headers: KEY, seconds, connections: 50 });
     const passthrough = JSON.stringify({ accessToken, method: 'GET', path: 'crm/v3/objects/contacts', query: { limit: 20 } });
     await drive(`${server.url}/crm/passthrough`, { method: 'POST', headers: JSON_POST, body: passthrough, seconds, connections: 50 });
-    rssRow(`RSS right after the load (${seconds} s of GET users, then ${seconds} s of POST passthrough, 50 connections)`, server.rssMiB(), GOAL.afterLoadMiB);
+    rssRow(
+      `RSS right after the load (a HubSpot connection linked and seeded; ${seconds} s of GET users, then ${seconds} s of POST passthrough, 50 connections)`,
+      server.rssMiB(),
+      GOAL.afterLoadMiB,
+    );
     const { rss, delivered } = await rssAfterEvents(server, 2_000);
     rssRow(
       `RSS right after 2,000 more events (contacts created) delivered (${fmt(delivered)} reached the receiver)`,

@@ -63,3 +63,46 @@ export function rssMiB(pid) {
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kib / 1024;
 }
+
+/**
+ * Starts `crm-sandbox serve` as a user runs it (the built CLI, `--port 0 --quiet`, the default data set; lifecycle
+ * delays off so a link is READY at once), on the server's core. Resolves with its `url`, `pid`, `rssMiB()`,
+ * `link()` (a HubSpot connection through the link flow, its data set seeded: { connectionId, accessToken }) and
+ * `stop()`.
+ */
+export async function startServe() {
+  const cli = new URL('../../bin/crm-sandbox.js', import.meta.url).pathname;
+  const args = ['serve', '--port', '0', '--quiet', '--initial-sync-delay', '0ms', '--ready-delay', '0ms'];
+  const [command, ...rest] = pinned('server', [process.execPath, cli, ...args]);
+  const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`crm-sandbox serve exited with ${code} before it listened`)));
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (http:\/\/[\d.:]+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+  });
+  const headers = { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' };
+  const post = async (path, body) => (await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
+  return {
+    url,
+    pid: child.pid,
+    rssMiB: () => rssMiB(child.pid),
+    link: async () => {
+      const { publicToken } = await post('/sandbox/public-token', { integrationId: 'hubspot' });
+      const { connectionId, accessToken } = await post('/link/exchange', { publicToken });
+      const seeded = await fetch(`${url}/crm/contacts?accessToken=${accessToken}`, { headers });
+      await seeded.arrayBuffer();
+      if (seeded.status !== 200) throw new Error(`GET /crm/contacts answered ${seeded.status} on a linked connection`);
+      return { connectionId, accessToken };
+    },
+    stop: () =>
+      new Promise((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
