@@ -12,7 +12,7 @@ import type { Delivery } from '../../webhooks/delivery.js';
 import type { Dispatcher } from '../../webhooks/dispatcher.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
 import type { FaultRule } from '../faults.js';
-import { parseJsonBody, queryParam, type Reply, type SandboxRequest } from '../http.js';
+import { parseJsonBody, queryParam, type Reply, type SandboxRequest, sharedJsonBody } from '../http.js';
 import type { JournalEntry, JournalFilter } from '../journal.js';
 import type * as ResponseSchemas from '../openapi/response-schemas.js';
 import type { PageCache } from '../page-cache.js';
@@ -102,6 +102,12 @@ export interface RouteContext {
   readonly query: URLSearchParams;
   /** The JSON body as an object; 415/400 if it is not one. Parsed once, on first call. */
   body(): Record<string, unknown>;
+  /**
+   * The same body, read only (deeply frozen), shared with every request that sent the same text:
+   * for routes that only read their body (a search, the passthrough), it is parsed once per text,
+   * not once per request. `body()` answers the same object afterwards in this request.
+   */
+  sharedBody(): Readonly<Record<string, unknown>>;
   /** The caller's connection `connectionId` (default: the path's): another tenant's is a 404, as a missing one. */
   connection(connectionId?: string): ConnectionState;
   /** The connection of an access token the caller may reach (else a 401); counts as activity on it, and is the request's connection in the journal. */
@@ -181,6 +187,10 @@ export class RequestContext implements RouteContext {
 
   body(): Record<string, unknown> {
     return (this.parsed ??= parseJsonBody(this.request));
+  }
+
+  sharedBody(): Readonly<Record<string, unknown>> {
+    return (this.parsed ??= sharedJsonBody(this.request));
   }
 
   connection(connectionId: string = this.params.connectionId!): ConnectionState {
