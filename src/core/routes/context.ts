@@ -99,6 +99,7 @@ export interface RouteContext {
   readonly admin: boolean;
   /** An admin key is configured (`--admin-key`): what a 403 for `?all=true` says. */
   readonly adminKeyConfigured: boolean;
+  /** The parsed query, shared by the requests that send the same text: read it, never change it (copy it first). */
   readonly query: URLSearchParams;
   /** The JSON body as an object; 415/400 if it is not one. Parsed once, on first call. */
   body(): Record<string, unknown>;
@@ -182,7 +183,7 @@ export class RequestContext implements RouteContext {
     readonly admin: boolean,
     readonly note: RequestNote,
   ) {
-    this.query = new URLSearchParams(request.query);
+    this.query = queryOf(request.query);
   }
 
   body(): Record<string, unknown> {
@@ -203,6 +204,27 @@ export class RequestContext implements RouteContext {
     this.note.connectionId = connection.connectionId;
     return connection;
   }
+}
+
+/** Longest query text {@link queryOf} keeps, and how many it keeps (then it starts again). */
+const SHARED_QUERY_CHARS = 1024;
+const SHARED_QUERIES = 256;
+const sharedQueries = new Map<string, URLSearchParams>();
+
+/**
+ * The parsed query of a request, shared by the requests that send the same text (a client reads
+ * the same page again and again): the handlers only read `ctx.query` (one that needs another
+ * query makes a copy, as the inspector's does).
+ */
+function queryOf(text: string): URLSearchParams {
+  if (text.length > SHARED_QUERY_CHARS) return new URLSearchParams(text);
+  let query = sharedQueries.get(text);
+  if (query === undefined) {
+    query = new URLSearchParams(text);
+    if (sharedQueries.size >= SHARED_QUERIES) sharedQueries.clear();
+    sharedQueries.set(text, query);
+  }
+  return query;
 }
 
 // --- Helpers of the handlers -----------------------------------------------------------------
