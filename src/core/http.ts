@@ -36,12 +36,10 @@ export type Reply = { status?: number; body: unknown; headers?: Record<string, s
 
 export function respond(reply: Reply): SandboxResponse {
   if ('json' in reply) {
-    return {
-      status: reply.status ?? 200,
-      headers: { 'content-type': JSON_CONTENT_TYPE },
-      body: reply.json,
-      ...(reply.encoded ? { encoded: reply.encoded } : {}),
-    };
+    // Built in place (no spread of a throw-away object): most answers are kept pages.
+    const response: SandboxResponse = { status: reply.status ?? 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: reply.json };
+    if (reply.encoded) response.encoded = reply.encoded;
+    return response;
   }
   const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...reply.headers } : { 'content-type': JSON_CONTENT_TYPE };
   return { status: reply.status ?? 200, headers, body: JSON.stringify(reply.body) };
