@@ -141,7 +141,8 @@ const EMPTY_MEANS_NONE = new Set(['state-file']);
 /** A text option given empty (`--access-token "$TOKEN"` with TOKEN unset) is refused, saying so; the checked options say it in readText. */
 function checkEmpty(argv: Record<string, unknown>, cli: CommandInContext): void {
   for (const option of new Set(cli.getOptions().string)) {
-    if (!/[A-Z]/.test(option) && !EMPTY_MEANS_NONE.has(option) && typeof argv[option] === 'string' && (argv[option] as string).trim() === '') throw emptyValue(option);
+    if (!/[A-Z]/.test(option) && !EMPTY_MEANS_NONE.has(option) && typeof argv[option] === 'string' && (argv[option] as string).trim() === '')
+      throw emptyValue(option);
   }
 }
 
