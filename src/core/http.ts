@@ -36,12 +36,10 @@ export type Reply = { status?: number; body: unknown; headers?: Record<string, s
 
 export function respond(reply: Reply): SandboxResponse {
   if ('json' in reply) {
-    return {
-      status: reply.status ?? 200,
-      headers: { 'content-type': JSON_CONTENT_TYPE },
-      body: reply.json,
-      ...(reply.encoded ? { encoded: reply.encoded } : {}),
-    };
+    // Built in place (no spread of a throw-away object): most answers are kept pages.
+    const response: SandboxResponse = { status: reply.status ?? 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: reply.json };
+    if (reply.encoded) response.encoded = reply.encoded;
+    return response;
   }
   const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...reply.headers } : { 'content-type': JSON_CONTENT_TYPE };
   return { status: reply.status ?? 200, headers, body: JSON.stringify(reply.body) };
@@ -66,7 +64,7 @@ export function queryParam(params: URLSearchParams, name: string): string | unde
 export function parseJsonBody(request: SandboxRequest): Record<string, unknown> {
   const text = request.body;
   if (text === undefined || text === '') return {};
-  const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = mediaType(request);
   if (contentType !== 'application/json' && !contentType.endsWith('+json')) {
     throw new ApiError(
       415,
@@ -86,6 +84,51 @@ export function parseJsonBody(request: SandboxRequest): Record<string, unknown> 
     throw ApiError.invalidField('', 'request body must be a JSON object');
   }
   return value as Record<string, unknown>;
+}
+
+/** The request's media type (`application/json`), lower case, without parameters. */
+function mediaType(request: SandboxRequest): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Longest body text {@link sharedJsonBody} keeps: a search or a passthrough call, not a bulk write. */
+const SHARED_BODY_CHARS = 4096;
+/** How many distinct body texts {@link sharedJsonBody} keeps (then it starts again): at most about 2 MiB of text. */
+const SHARED_BODIES = 256;
+const sharedBodies = new Map<string, Record<string, unknown>>();
+
+/**
+ * The JSON body as {@link parseJsonBody} reads it, deeply frozen and shared by every request that
+ * sends the same text (up to 4 kB) with a JSON content type: a client repeats a search or a
+ * passthrough call again and again, and parsing is a pure function of the text. Only for routes
+ * that read their body and never change it (a change would throw). The same errors as
+ * parseJsonBody, since a text is kept only once it parsed.
+ *
+ * @example const body = sharedJsonBody(request); // the same object for the same text
+ */
+export function sharedJsonBody(request: SandboxRequest): Record<string, unknown> {
+  const text = request.body;
+  if (text === undefined || text === '' || text.length > SHARED_BODY_CHARS || depthLimit(request.method, request.path) !== MAX_JSON_DEPTH) {
+    return parseJsonBody(request);
+  }
+  const kept = sharedBodies.get(text);
+  if (kept !== undefined) {
+    const contentType = mediaType(request);
+    if (contentType === 'application/json' || contentType.endsWith('+json')) return kept;
+  }
+  const parsed = deepFreeze(parseJsonBody(request));
+  if (sharedBodies.size >= SHARED_BODIES) sharedBodies.clear();
+  sharedBodies.set(text, parsed);
+  return parsed;
+}
+
+/** Freezes parsed JSON in place, every object and array in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
 }
 
 /**

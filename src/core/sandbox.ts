@@ -23,7 +23,7 @@ import type { Delivery } from '../webhooks/delivery.js';
 import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
 import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from './faults.js';
 import { toFetchResponse, toSandboxRequest } from './fetch.js';
-import { bodyLimit, isOverBytes, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
+import { bodyLimit, isOverBytes, payloadTooLarge, type Reply, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { checkJournalFilter, JOURNAL_FILTER_NAMES, type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
 import { type ResolvedOptions, resolveOptions, type SandboxOptions } from './options.js';
 import { RequestContext, type RequestNote } from './routes/context.js';
@@ -292,7 +292,7 @@ export class Sandbox {
    * Runs an admitted request's route for its caller: '' on a public route, {@link ADMIN} for the
    * admin key (only routes marked `admin` take it), else the caller's API key.
    */
-  private async answer(match: FoundRoute, apiKey: string | typeof ADMIN, request: SandboxRequest, note: RequestNote): Promise<SandboxResponse> {
+  private answer(match: FoundRoute, apiKey: string | typeof ADMIN, request: SandboxRequest, note: RequestNote): SandboxResponse | Promise<SandboxResponse> {
     try {
       note.connectionId = match.params.connectionId;
       const ctx = new RequestContext(
@@ -304,7 +304,22 @@ export class Sandbox {
         apiKey === ADMIN,
         note,
       );
-      return respond(await match.value.handler(ctx, this.deps));
+      const reply = match.value.handler(ctx, this.deps);
+      // A route that answers at once (a kept page) is answered without a promise of its own.
+      if (!(reply instanceof Promise)) return respond(reply);
+      return reply.then(
+        (value) => this.responded(value),
+        (error: unknown) => this.failure(error),
+      );
+    } catch (error) {
+      return this.failure(error);
+    }
+  }
+
+  /** A route's reply as an answer; a reply that cannot be serialised is a failure like any other. */
+  private responded(reply: Reply): SandboxResponse {
+    try {
+      return respond(reply);
     } catch (error) {
       return this.failure(error);
     }

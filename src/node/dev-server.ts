@@ -206,7 +206,9 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
   const method = req.method ?? 'GET';
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
   const limit = bodyLimit(method, path);
-  const body = await readBody(req, limit);
+  // A request without content-length or transfer-encoding has no body (RFC 9112 §6.3): nothing to wait a turn for.
+  const { 'content-length': declared, 'transfer-encoding': chunked } = req.headers;
+  const body = declared === undefined && chunked === undefined ? undefined : await readBody(req, limit);
   if (body === TOO_LARGE) {
     answerTooLarge(req, res, limit);
     return 413;

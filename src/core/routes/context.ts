@@ -12,7 +12,7 @@ import type { Delivery } from '../../webhooks/delivery.js';
 import type { Dispatcher } from '../../webhooks/dispatcher.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
 import type { FaultRule } from '../faults.js';
-import { parseJsonBody, queryParam, type Reply, type SandboxRequest } from '../http.js';
+import { parseJsonBody, queryParam, type Reply, type SandboxRequest, sharedJsonBody } from '../http.js';
 import type { JournalEntry, JournalFilter } from '../journal.js';
 import type * as ResponseSchemas from '../openapi/response-schemas.js';
 import type { PageCache } from '../page-cache.js';
@@ -99,9 +99,16 @@ export interface RouteContext {
   readonly admin: boolean;
   /** An admin key is configured (`--admin-key`): what a 403 for `?all=true` says. */
   readonly adminKeyConfigured: boolean;
+  /** The parsed query, shared by the requests that send the same text: read it, never change it (copy it first). */
   readonly query: URLSearchParams;
   /** The JSON body as an object; 415/400 if it is not one. Parsed once, on first call. */
   body(): Record<string, unknown>;
+  /**
+   * The same body, read only (deeply frozen), shared with every request that sent the same text:
+   * for routes that only read their body (a search, the passthrough), it is parsed once per text,
+   * not once per request. `body()` answers the same object afterwards in this request.
+   */
+  sharedBody(): Readonly<Record<string, unknown>>;
   /** The caller's connection `connectionId` (default: the path's): another tenant's is a 404, as a missing one. */
   connection(connectionId?: string): ConnectionState;
   /** The connection of an access token the caller may reach (else a 401); counts as activity on it, and is the request's connection in the journal. */
@@ -176,11 +183,15 @@ export class RequestContext implements RouteContext {
     readonly admin: boolean,
     readonly note: RequestNote,
   ) {
-    this.query = new URLSearchParams(request.query);
+    this.query = queryOf(request.query);
   }
 
   body(): Record<string, unknown> {
     return (this.parsed ??= parseJsonBody(this.request));
+  }
+
+  sharedBody(): Readonly<Record<string, unknown>> {
+    return (this.parsed ??= sharedJsonBody(this.request));
   }
 
   connection(connectionId: string = this.params.connectionId!): ConnectionState {
@@ -193,6 +204,27 @@ export class RequestContext implements RouteContext {
     this.note.connectionId = connection.connectionId;
     return connection;
   }
+}
+
+/** Longest query text {@link queryOf} keeps, and how many it keeps (then it starts again). */
+const SHARED_QUERY_CHARS = 1024;
+const SHARED_QUERIES = 256;
+const sharedQueries = new Map<string, URLSearchParams>();
+
+/**
+ * The parsed query of a request, shared by the requests that send the same text (a client reads
+ * the same page again and again): the handlers only read `ctx.query` (one that needs another
+ * query makes a copy, as the inspector's does).
+ */
+function queryOf(text: string): URLSearchParams {
+  if (text.length > SHARED_QUERY_CHARS) return new URLSearchParams(text);
+  let query = sharedQueries.get(text);
+  if (query === undefined) {
+    query = new URLSearchParams(text);
+    if (sharedQueries.size >= SHARED_QUERIES) sharedQueries.clear();
+    sharedQueries.set(text, query);
+  }
+  return query;
 }
 
 // --- Helpers of the handlers -----------------------------------------------------------------

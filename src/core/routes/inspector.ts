@@ -59,6 +59,7 @@ function asUnifiedList(ctx: RouteContext, connection: ConnectionState): RouteCon
     note: ctx.note,
     query,
     body: () => ctx.body(),
+    sharedBody: () => ctx.sharedBody(),
     connection: (connectionId) => ctx.connection(connectionId),
     connectionByToken: () => connection,
   };

@@ -7,9 +7,14 @@ import type { QueryParameter, RouteContext } from './context.js';
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 200;
 
+/** Every limit as a client writes it ('1' … '200'), looked up on every page request instead of a pattern's test. */
+const LIMITS = new Map(Array.from({ length: MAX_LIMIT }, (_, i) => [String(i + 1), i + 1]));
+
 /** `limit`: an integer from 1 to 200, default 100; anything else is a 400. */
 export function parseLimit(text: string | undefined): number {
   if (text === undefined) return DEFAULT_LIMIT;
+  const known = LIMITS.get(text);
+  if (known !== undefined) return known;
   const limit = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!(limit >= 1 && limit <= MAX_LIMIT)) {
     throw ApiError.invalidField('limit', `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(text)}`);

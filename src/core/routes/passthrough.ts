@@ -1,13 +1,14 @@
 import * as z from 'zod';
-import { loadDownstream } from '../../downstream/load.js';
-import { type DownstreamResponse, PASSTHROUGH_METHODS } from '../../downstream/types.js';
+import { loadDownstream, loadedDownstream } from '../../downstream/load.js';
+import { type DownstreamRequest, type DownstreamResponse, PASSTHROUGH_METHODS } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { nativeBodySchema, nativeQuerySchema } from '../../model/passthrough.js';
 import { ApiError } from '../../shared/errors.js';
 import { parseOrThrow } from '../../shared/validation.js';
+import type { ConnectionState } from '../connections.js';
 import { answerWithFaults } from '../downstream-faults.js';
 import type { Reply } from '../http.js';
-import type { Route } from './context.js';
+import type { Route, RouteContext, RouteDeps } from './context.js';
 
 export const passthroughBody = z.object({
   accessToken: z.string().min(1),
@@ -62,38 +63,82 @@ export const passthroughRoutes: Route<'registry' | 'clock' | 'passthroughAnswers
         }),
       description: "The downstream system's answer (its errors too: statusCode says)",
     },
-    handler: async (ctx, deps) => {
+    handler: (ctx, deps) => {
       // The simulated systems load with the first passthrough call; first, so the rest runs as one step.
-      const { downstreamFor } = await loadDownstream();
-      const body = parseOrThrow(passthroughBody, ctx.body());
-      const connection = ctx.connectionByToken(body.accessToken);
-      const { path, query } = normalizePassthroughPath(body.path);
-      for (const [name, value] of Object.entries(body.query ?? {})) {
-        for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
-      }
-      const { registry, clock } = deps;
-      const data = registry.dataOf(connection);
-      const search = query.toString();
-      const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${path}${search ? `?${search}` : ''}`;
-      const request = { method: body.method, path, query: Object.fromEntries(query), search: query, body: body.body };
-      const system = downstreamFor(connection.integrationId);
-      const reply = (answer: DownstreamResponse) => ({ headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body });
-      // What the system's answer can depend on besides the data: the method, the path and query as sent, the body.
-      const key = `${request.method} ${path}?${search} ${body.body === undefined ? '' : JSON.stringify(body.body)}`;
-      return answerWithFaults<Reply>(
-        connection,
-        request,
-        clock,
-        () =>
-          deps.passthroughAnswers.get(
-            data,
-            connection.org,
-            key,
-            () => clock.now(),
-            (context) => reply(system.handle(request, context)),
-          ),
-        (faultAnswer) => ({ body: reply(faultAnswer) }),
-      );
+      const downstream = loadedDownstream();
+      if (!downstream) return loadDownstream().then(() => passthrough(ctx, deps));
+      return passthrough(ctx, deps);
     },
   },
 ];
+
+/** A passthrough body worked out: what a call needs of it besides the connection. */
+interface Call {
+  accessToken: string;
+  method: z.infer<typeof passthroughBody>['method'];
+  path: string;
+  /** The query as sent, then the body's `query` (kept as is: each call gets a copy). */
+  query: URLSearchParams;
+  search: string;
+  nativeBody: unknown;
+  /** What the system's answer can depend on besides the data: the method, the path and query as sent, the body. */
+  key: string;
+}
+
+/**
+ * Calls worked out, by the (frozen, shared) body they came from: checking a body and reading its
+ * path depend on its text alone, and a client sends the same call again and again. An entry
+ * goes when its body leaves the shared bodies.
+ */
+const calls = new WeakMap<object, Call>();
+
+/** The call a body asks for: checked (400 naming the field), the path normalised; the connection found in between, as always. */
+function callOf(ctx: RouteContext): { call: Call; connection: ConnectionState } {
+  const shared = ctx.sharedBody();
+  const known = calls.get(shared);
+  if (known) return { call: known, connection: ctx.connectionByToken(known.accessToken) };
+  const body = parseOrThrow(passthroughBody, shared);
+  const connection = ctx.connectionByToken(body.accessToken);
+  const { path, query } = normalizePassthroughPath(body.path);
+  for (const [name, value] of Object.entries(body.query ?? {})) {
+    for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
+  }
+  const search = query.toString();
+  const key = `${body.method} ${path}?${search} ${body.body === undefined ? '' : JSON.stringify(body.body)}`;
+  const call: Call = { accessToken: body.accessToken, method: body.method, path, query, search, nativeBody: body.body, key };
+  calls.set(shared, call);
+  return { call, connection };
+}
+
+/** The request a system gets: its own copies, so nothing it does reaches the kept call. */
+function requestOf(call: Call): DownstreamRequest {
+  const search = new URLSearchParams(call.query);
+  return {
+    method: call.method,
+    path: call.path,
+    query: Object.fromEntries(search),
+    search,
+    body: call.nativeBody === undefined ? undefined : structuredClone(call.nativeBody),
+  };
+}
+
+function passthrough(ctx: RouteContext, deps: Pick<RouteDeps, 'registry' | 'clock' | 'passthroughAnswers'>): Reply | Promise<Reply> {
+  const { downstreamFor } = loadedDownstream()!;
+  const { call, connection } = callOf(ctx);
+  const { registry, clock } = deps;
+  const data = registry.dataOf(connection);
+  const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${call.path}${call.search ? `?${call.search}` : ''}`;
+  const system = downstreamFor(connection.integrationId);
+  const reply = (answer: DownstreamResponse) => ({ headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body });
+  const answer = () =>
+    deps.passthroughAnswers.get(
+      data,
+      connection.org,
+      call.key,
+      () => clock.now(),
+      (context) => reply(system.handle(requestOf(call), context)),
+    );
+  // Most calls meet no downstream fault: answered now, without the fault path's promise.
+  if (connection.downstreamFaults.length === 0) return answer();
+  return answerWithFaults<Reply>(connection, requestOf(call), clock, answer, (faultAnswer) => ({ body: reply(faultAnswer) }));
+}

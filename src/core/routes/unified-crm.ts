@@ -137,7 +137,8 @@ function search(object: UnifiedObject): Route<Uses> {
     ok: { status: 200, schema: (out) => out.unifiedPageSchema(object), description: `A page of matching ${object.listKey}` },
     errors: [409],
     handler: (ctx, deps) => {
-      const body = ctx.body();
+      // Read only: parsed once per distinct body text, and its filters' key made once per body.
+      const body = ctx.sharedBody();
       const accessToken = bodyToken(ctx, true);
       const allFields = parseBoolean(queryParam(ctx.query, 'allFields') ?? asText(body.allFields, 'allFields'), 'allFields');
       const connection = crmConnection(ctx, accessToken, object);
@@ -150,7 +151,7 @@ function search(object: UnifiedObject): Route<Uses> {
       );
       const data = deps.registry.dataOf(connection);
       const collection = data.crm[object.type];
-      const key = `search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}`;
+      const key = `search:${filtersKey(body)}:${page.afterSeq}:${page.limit}`;
       return withSystems(allFields, (downstreamFor) =>
         // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
         cached(deps, data, collection, key, allFields, object.type, () => {
@@ -165,6 +166,14 @@ function search(object: UnifiedObject): Route<Uses> {
       );
     },
   };
+}
+
+/** The filters of a (shared, frozen) search body as JSON, by body: written once per body, not once per request. */
+const filterKeys = new WeakMap<object, string>();
+function filtersKey(body: Readonly<Record<string, unknown>>): string {
+  let key = filterKeys.get(body);
+  if (key === undefined) filterKeys.set(body, (key = JSON.stringify(body.filters ?? null)));
+  return key;
 }
 
 /** A page of the entries that pass, after the page's cursor; `lastSeq` set when more pass after it. */
