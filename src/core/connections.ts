@@ -199,11 +199,11 @@ export class ConnectionRegistry {
    * made as far), past anything the lost run may have drawn. A data set not built yet is built
    * now, so that its record stream has a position to move from.
    */
-  skip(draws: number): void {
-    this.tokens.skip(draws);
+  skipDraws(draws: number): void {
+    this.tokens.skipDraws(draws);
     this.created += draws;
     for (const connection of this.byId.values()) {
-      connection.ids.skip(draws);
+      connection.ids.skipDraws(draws);
       this.dataOf(connection).retire(draws);
     }
   }

@@ -807,8 +807,8 @@ export class Sandbox {
    * position to move from.
    */
   recover(draws: number): void {
-    this.parts.events.skip(draws);
-    this.parts.registry.skip(draws);
+    this.parts.events.skipDraws(draws);
+    this.parts.registry.skipDraws(draws);
     this.revision++;
   }
 

@@ -52,8 +52,8 @@ export class EventFactory {
   }
 
   /** After a crash: moves the event-id stream past what the lost run may have drawn from it. */
-  skip(draws: number): void {
-    this.random.skip(draws);
+  skipDraws(draws: number): void {
+    this.random.skipDraws(draws);
   }
 
   /** An OBJECT_CHANGE: CREATE and UPDATE carry the record as the unified reads answer it (of the connection's integration). */

@@ -35,7 +35,7 @@ describe('Random', () => {
     const drawn = new Random(5);
     const skipped = new Random(5);
     for (let i = 0; i < 10; i++) drawn.uint32();
-    skipped.skip(10);
+    skipped.skipDraws(10);
     expect(skipped.hex(32)).toBe(drawn.hex(32));
 
     const extended: number[] = [];

@@ -62,7 +62,7 @@ export class Random {
   }
 
   /** Moves the stream `draws` values on, as if they had been drawn (not counted against a reservation). */
-  skip(draws: number): void {
+  skipDraws(draws: number): void {
     for (let i = 0; i < draws; i++) this.next();
   }
 

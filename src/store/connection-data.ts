@@ -286,7 +286,7 @@ export class ConnectionData {
    */
   retire(draws: number): void {
     this.retired.push({ from: this.options.random.state(), draws });
-    this.options.random.skip(draws);
+    this.options.random.skipDraws(draws);
     this.lostNativeIds = undefined;
   }
 
@@ -449,7 +449,7 @@ export class ConnectionData {
       for (let i = 0; i < draws; i++) {
         const at = stream.state();
         for (const type of CRM_OBJECT_TYPES) ids.add(hash32(`${type}:${facts.newNativeId(type, Random.fromState(at))}`));
-        stream.skip(1);
+        stream.skipDraws(1);
       }
     }
     this.lostNativeIds = ids;
