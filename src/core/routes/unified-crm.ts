@@ -14,7 +14,8 @@ import type { ConnectionState } from '../connections.js';
 import { encodeCursor } from '../cursor.js';
 import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
-import { MAX_LIMIT, type PageRequest, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
+import { MAX_LIMIT, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
+import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified CRM objects, ten families of seven operations each (users are read
@@ -28,8 +29,8 @@ type Deps = Pick<RouteDeps, Uses>;
 
 /** Most ids one batch read takes. */
 export const MAX_BATCH_IDS = MAX_LIMIT;
-/** Fields a write named that were not written, each with why: a header, since the service ignored them silently. */
-export const IGNORED_FIELDS_HEADER = 'x-sandbox-ignored-fields';
+/** Fields a write named that were not written (now in ./unified-shared.ts; the MCP tools read it from here too). */
+export { IGNORED_FIELDS_HEADER } from './unified-shared.js';
 
 const allFieldsQuery: QueryParameter = {
   name: 'allFields',
@@ -54,14 +55,6 @@ function crmConnection(ctx: RouteContext, accessToken: string, object: UnifiedOb
   }
   checkSynced(connection);
   return connection;
-}
-
-/** The accessToken of a POST or PATCH: in the JSON body (a search takes it in the query too). */
-function bodyToken(ctx: RouteContext, inQuery: boolean): string {
-  const fromQuery = inQuery ? queryParam(ctx.query, 'accessToken') : undefined;
-  const value = fromQuery || ctx.body().accessToken;
-  if (typeof value !== 'string' || value === '') throw ApiError.invalidField('accessToken', 'accessToken is required (a string: the connection’s accessToken)');
-  return value;
 }
 
 /** Renders records of a connection as the unified reads answer them, with `additional` when the systems are given. */
@@ -91,11 +84,6 @@ function cached(
 ): Reply {
   const page = allFields ? deps.pages.get(data, `${type}:${key}`, render) : deps.pages.get(collection, key, render);
   return { json: page.json, encoded: page.encoded };
-}
-
-/** Loads the systems first when `additional` is asked for. */
-function withSystems<T>(allFields: boolean, answer: (downstreamFor: typeof DownstreamFor | undefined) => T): T | Promise<T> {
-  return allFields ? loadDownstream().then(({ downstreamFor }) => answer(downstreamFor)) : answer(undefined);
 }
 
 function list(object: UnifiedObject): Route<Uses> {
@@ -140,15 +128,10 @@ function search(object: UnifiedObject): Route<Uses> {
       // Read only: parsed once per distinct body text, and its filters' key made once per body.
       const body = ctx.sharedBody();
       const accessToken = bodyToken(ctx, true);
-      const allFields = parseBoolean(queryParam(ctx.query, 'allFields') ?? asText(body.allFields, 'allFields'), 'allFields');
+      const allFields = searchAllFields(ctx, body);
       const connection = crmConnection(ctx, accessToken, object);
       const list = `${object.many}/search`;
-      const page = readPage(
-        queryParam(ctx.query, 'limit') ?? asText(body.limit, 'limit'),
-        queryParam(ctx.query, 'cursor') ?? asText(body.cursor, 'cursor'),
-        list,
-        connection.connectionId,
-      );
+      const page = searchPage(ctx, body, list, connection.connectionId);
       const data = deps.registry.dataOf(connection);
       const collection = data.crm[object.type];
       const key = `search:${filtersKey(body)}:${page.afterSeq}:${page.limit}`;
@@ -174,28 +157,6 @@ function filtersKey(body: Readonly<Record<string, unknown>>): string {
   let key = filterKeys.get(body);
   if (key === undefined) filterKeys.set(body, (key = JSON.stringify(body.filters ?? null)));
   return key;
-}
-
-/** A page of the entries that pass, after the page's cursor; `lastSeq` set when more pass after it. */
-function matching(collection: OrderedCollection<CrmRecord>, page: PageRequest, passes: (entry: Entry<CrmRecord>) => boolean) {
-  const entries: Entry<CrmRecord>[] = [];
-  for (const entry of collection.entriesAfter(page.afterSeq)) {
-    if (!passes(entry)) continue;
-    if (entries.length === page.limit) return { entries, lastSeq: entries[entries.length - 1]!.seq };
-    entries.push(entry);
-  }
-  return { entries, lastSeq: undefined };
-}
-
-/** A search body's `limit`, `cursor` or `allFields`, as the query would have it (text). */
-function asText(value: unknown, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw ApiError.invalidField(
-    name,
-    `${name} must be a ${name === 'cursor' ? 'string' : name === 'limit' ? 'number' : 'boolean'}, got ${Array.isArray(value) ? 'array' : typeof value}`,
-  );
 }
 
 function get(object: UnifiedObject): Route<Uses> {
@@ -337,12 +298,6 @@ function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
         ...(current ? { current } : {}),
         ...(native ? { native: { ...native, context: { org: connection.org, data, now } } } : {}),
       });
-      const ignored = [
-        ...Object.keys(body)
-          .filter((key) => !['accessToken', 'id', object.key].includes(key))
-          .map((key) => `${key} (not a field of this request)`),
-        ...plan.ignored,
-      ];
       const written = atField(object.key, () => {
         if (!current) return data.create(object.type, plan.input, plan.extra ?? { custom: {} });
         const entry = data.crm[object.type].entry(current.id)!;
@@ -355,7 +310,7 @@ function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
           : undefined;
         return data.update(object.type, current.id, plan.input, extra);
       });
-      return { body: { id: written.id }, ...(ignored.length > 0 ? { headers: { [IGNORED_FIELDS_HEADER]: ignored.join(', ') } } : {}) };
+      return writeAnswer(written.id, [...extraKeys(body, ['accessToken', 'id', object.key]), ...plan.ignored]);
     },
   };
 }

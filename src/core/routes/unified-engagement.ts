@@ -1,5 +1,4 @@
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
-import { loadDownstream } from '../../downstream/load.js';
 import type { CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
@@ -16,8 +15,8 @@ import { encodeCursor } from '../cursor.js';
 import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { engagementRoutes } from './engagement.js';
-import { type PageRequest, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
-import { IGNORED_FIELDS_HEADER } from './unified-crm.js';
+import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
+import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified engagement objects: users, accounts, contacts, tasks, actions, calls,
@@ -55,14 +54,6 @@ function engagementConnection(ctx: RouteContext, accessToken: string, object: En
   }
   checkSynced(connection);
   return connection;
-}
-
-/** The accessToken of a POST or PATCH: in the JSON body (a search takes it in the query too). */
-function bodyToken(ctx: RouteContext, inQuery: boolean): string {
-  const fromQuery = inQuery ? queryParam(ctx.query, 'accessToken') : undefined;
-  const value = fromQuery || ctx.body().accessToken;
-  if (typeof value !== 'string' || value === '') throw ApiError.invalidField('accessToken', 'accessToken is required (a string: the connection’s accessToken)');
-  return value;
 }
 
 /** The store collection an object's records are in. */
@@ -127,11 +118,6 @@ function renderer(connection: ConnectionState, data: ConnectionData, object: Eng
     }
     return { ...view(entry, context), additional };
   };
-}
-
-/** Loads the systems first when `additional` is asked for. */
-function withSystems<T>(allFields: boolean, answer: (downstreamFor: typeof DownstreamFor | undefined) => T): T | Promise<T> {
-  return allFields ? loadDownstream().then(({ downstreamFor }) => answer(downstreamFor)) : answer(undefined);
 }
 
 /** A cached answer: the views show other collections (a contact its tasks), so an answer lives while nothing in the connection changed. */
@@ -246,15 +232,10 @@ function search(object: EngagementObject): Route<Uses> {
     handler: (ctx, deps) => {
       const body = ctx.body();
       const accessToken = bodyToken(ctx, true);
-      const allFields = parseBoolean(queryParam(ctx.query, 'allFields') ?? asText(body.allFields, 'allFields'), 'allFields');
+      const allFields = searchAllFields(ctx, body);
       const connection = engagementConnection(ctx, accessToken, object);
       const listName = `${object.many}/search`;
-      const page = readPage(
-        queryParam(ctx.query, 'limit') ?? asText(body.limit, 'limit'),
-        queryParam(ctx.query, 'cursor') ?? asText(body.cursor, 'cursor'),
-        listName,
-        connection.connectionId,
-      );
+      const page = searchPage(ctx, body, listName, connection.connectionId);
       const data = deps.registry.dataOf(connection);
       const collection = collectionOf(data, object);
       const key = `engagement:${object.name}:search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}:${allFields}`;
@@ -274,28 +255,6 @@ function search(object: EngagementObject): Route<Uses> {
       );
     },
   };
-}
-
-/** A page of the entries that pass, after the page's cursor; `lastSeq` set when more pass after it. */
-function matching(collection: OrderedCollection<{ id: string }>, page: PageRequest, passes: (entry: Entry<unknown>) => boolean) {
-  const entries: Entry<unknown>[] = [];
-  for (const entry of collection.entriesAfter(page.afterSeq)) {
-    if (!passes(entry)) continue;
-    if (entries.length === page.limit) return { entries, lastSeq: entries[entries.length - 1]!.seq };
-    entries.push(entry);
-  }
-  return { entries, lastSeq: undefined };
-}
-
-/** A search body's `limit`, `cursor` or `allFields`, as the query would have it (text). */
-function asText(value: unknown, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw ApiError.invalidField(
-    name,
-    `${name} must be a ${name === 'cursor' ? 'string' : name === 'limit' ? 'number' : 'boolean'}, got ${Array.isArray(value) ? 'array' : typeof value}`,
-  );
 }
 
 function write(object: EngagementObject, mode: 'create' | 'update'): Route<Uses> {
@@ -330,21 +289,10 @@ function write(object: EngagementObject, mode: 'create' | 'update'): Route<Uses>
         now: deps.clock.now(),
         ...(found ? { current: found.entry } : {}),
       });
-      return answer(result.id, [...extraKeys(body, ['accessToken', 'id', object.key]), ...result.ignored]);
+      return writeAnswer(result.id, [...extraKeys(body, ['accessToken', 'id', object.key]), ...result.ignored]);
     },
   };
 }
-
-/** Keys at the top of a body the request does not take: ignored, as the service ignored them, and named. */
-const extraKeys = (body: Record<string, unknown>, known: string[]) =>
-  Object.keys(body)
-    .filter((key) => !known.includes(key))
-    .map((key) => `${key} (not a field of this request)`);
-
-const answer = (id: string, ignored: string[]): Reply => ({
-  body: { id },
-  ...(ignored.length > 0 ? { headers: { [IGNORED_FIELDS_HEADER]: ignored.join(', ') } } : {}),
-});
 
 /** POST /engagement/task/complete, /engagement/action/complete and /engagement/sequence/start: `{ accessToken, id, fields }`. */
 function act(object: EngagementObject, verb: 'complete' | 'start'): Route<Uses> {
@@ -379,7 +327,7 @@ function act(object: EngagementObject, verb: 'complete' | 'start'): Route<Uses> 
       if (!found) throw ApiError.notFound(object.name, id, 'id');
       const { actEngagement } = await loadEngagementWrites();
       const result = actEngagement({ object, verb, entry: found.entry, fields: body.fields, connection, data, now: deps.clock.now() });
-      return answer(result.id, [...extraKeys(body, ['accessToken', 'id', 'fields']), ...result.ignored]);
+      return writeAnswer(result.id, [...extraKeys(body, ['accessToken', 'id', 'fields']), ...result.ignored]);
     },
   };
 }
