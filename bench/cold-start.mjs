@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { pinned, rssMiB } from './lib/procs.mjs';
+import { listeningUrl, pinned, rssMiB } from './lib/procs.mjs';
 import { fmt, median, row } from './lib/report.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/crm-sandbox.js', import.meta.url));
@@ -19,15 +19,7 @@ export async function firstOk(argv, path, { reach = (url) => url } = {}) {
   const [command, ...rest] = pinned('server', argv);
   const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const url = await new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk) => {
-        out += chunk;
-        const match = /listening on (http:\/\/[\d.:]+)/.exec(out);
-        if (match) resolve(match[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
-    });
+    const url = await listeningUrl(child);
     // node:http, not fetch: the first fetch of a process pays for loading undici, which is not the server's time.
     while ((await status(reach(url) + path)) !== 200);
     const ms = performance.now() - started;
@@ -67,12 +59,12 @@ export async function coldStart({ rounds = 5 } = {}) {
   const idle = median(sandbox.map((r) => r.rssMiB));
   const bareIdle = median(bare.map((r) => r.rssMiB));
   row({
-    workload: 'RSS of `serve` just started (no connection yet)',
+    // Beside bare node's, for scale; the memory section's idle row judges the goal (counted once).
+    workload: 'RSS of `serve` just started (no connection yet; its goal is the memory section’s)',
     sandbox: `${fmt(idle)} MiB`,
     baseline: `${fmt(bareIdle)} MiB`,
     ratio: idle / bareIdle,
-    target: '<= 60 MiB',
-    pass: () => idle <= 60,
+    target: '',
   });
   return { ms, bareMs, idleMiB: idle };
 }

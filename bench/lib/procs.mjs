@@ -75,15 +75,7 @@ export async function startServe() {
   const args = ['serve', '--port', '0', '--quiet', '--initial-sync-delay', '0ms', '--ready-delay', '0ms'];
   const [command, ...rest] = pinned('server', [process.execPath, cli, ...args]);
   const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`crm-sandbox serve exited with ${code} before it listened`)));
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/[\d.:]+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-  });
+  const url = await listeningUrl(child);
   const headers = { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' };
   const post = async (path, body) => (await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
   return {
@@ -105,4 +97,17 @@ export async function startServe() {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The address a spawned server prints (`listening on http://127.0.0.1:PORT`, as `serve` does); rejects if it exits first. */
+export function listeningUrl(child) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (http:\/\/[\d.:]+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before it listened: ${out}`)));
+  });
 }
