@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { ENGAGEMENT_ADDRESS_PARTS } from '../downstream/engagement-native.js';
-import type { FilterKind } from './crm-objects.js';
 import type { EngagementInput, EngagementKind, EngagementObject } from './engagement-objects.js';
-import { OPERATORS } from './filters.js';
+import { filterSchemas } from './schemas.js';
 
 /**
  * Zod schemas of the unified engagement objects' answers and bodies, for the OpenAPI document
@@ -81,26 +80,6 @@ export function engagementWriteBodySchema(object: EngagementObject, mode: 'creat
 /** The body of complete (`{ accessToken, id, fields }`) and start. */
 export function engagementActionBodySchema(object: EngagementObject) {
   return z.object({ accessToken: z.string(), id: z.string(), fields: engagementInputSchema(object.action ?? [], false) });
-}
-
-const filterSchemas: Record<FilterKind, () => z.ZodType> = {
-  string: () => operatorsOf('string', z.string(), z.array(z.string())),
-  number: () => operatorsOf('number', z.number(), z.array(z.number())),
-  date: () => operatorsOf('date', z.string(), z.array(z.string())),
-  boolean: () => z.object({ equals: z.boolean().optional(), not: z.boolean().optional() }).strict(),
-  stringList: () =>
-    z
-      .object({
-        has: z.string().optional(),
-        hasEvery: z.array(z.string()).optional(),
-        hasSome: z.array(z.string()).optional(),
-        isEmpty: z.boolean().optional(),
-      })
-      .strict(),
-};
-
-function operatorsOf(kind: FilterKind, one: z.ZodType, many: z.ZodType) {
-  return z.object(Object.fromEntries(OPERATORS[kind].map((op) => [op, (op === 'in' || op === 'notIn' ? many : one).optional()]))).strict();
 }
 
 /** A search's body: filters per field (a list's by its items' fields: `emails: { address: { equals } }`). */

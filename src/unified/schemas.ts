@@ -87,7 +87,8 @@ export function writeBodySchema(object: UnifiedObject, mode: 'create' | 'update'
   });
 }
 
-const filterSchemas: Record<FilterKind, () => z.ZodType> = {
+/** The schema of one field's filter, by the field's kind (the engagement searches use them too). */
+export const filterSchemas: Record<FilterKind, () => z.ZodType> = {
   string: () => operatorsOf('string', z.string(), z.array(z.string())),
   number: () => operatorsOf('number', z.number(), z.array(z.number())),
   date: () => operatorsOf('date', z.string(), z.array(z.string())),
