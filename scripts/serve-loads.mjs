@@ -62,7 +62,7 @@ export async function serveLoads({ args = [], afterFirst } = {}) {
     const lazyBytes =
       all.reduce((sum, name) => sum + statSync(join(bundle, name)).size, 0) -
       first.filter(({ file }) => file.startsWith('dist/cli-bundle/')).reduce((sum, { bytes }) => sum + bytes, 0);
-    return { files: first, bytes, lazyBytes, after };
+    return { files: first, bytes, lazyBytes, after, builtins: builtinsAtFirstRequest(log) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', done)));
@@ -83,6 +83,14 @@ function loadedFiles(log) {
     files.push({ file, bytes: statSync(path).size, sources: chunkSources(path) });
   }
   return files;
+}
+
+/** The built-in modules (`crypto`, `http`, `internal/…`) loaded when the first request arrived. */
+function builtinsAtFirstRequest(log) {
+  const line = readFileSync(log, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('builtins: '));
+  return line ? line.slice('builtins: '.length).split(',') : [];
 }
 
 function status(url) {

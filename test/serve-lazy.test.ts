@@ -36,9 +36,9 @@ function getStatus(url: string): Promise<number> {
 }
 
 describe('serve loads only what its first answer needs', () => {
-  it('answers GET /sandbox/health before loading the scenario engine, MCP, the OpenAPI document, the other commands or faker; the document loads on its first request', async () => {
+  it('answers GET /sandbox/health before loading the scenario engine, MCP, the OpenAPI document, the other commands, faker or node:crypto; the document loads on its first request', async () => {
     let documentStatus = 0;
-    const { files, bytes, after }: { files: LoadedFile[]; bytes: number; after: LoadedFile[] } = await serveLoads({
+    const { files, bytes, after, builtins }: { files: LoadedFile[]; bytes: number; after: LoadedFile[]; builtins: string[] } = await serveLoads({
       afterFirst: async (url: string) => {
         documentStatus = await getStatus(`${url}/openapi.json`);
       },
@@ -50,6 +50,9 @@ describe('serve loads only what its first answer needs', () => {
     expect(bytes).toBeGreaterThan(0);
     expect(lazyIn(sources)).toEqual([]);
     expect(files.map((file) => file.file)).not.toContain('dist/vendor/faker-en.js');
+    // node:crypto (about 6 ms) loads with the first signature, token or state file; not for a health check.
+    expect(builtins).toContain('http');
+    expect(builtins).not.toContain('crypto');
     // Used, the document's chunk loads, and it answers.
     expect(documentStatus).toBe(200);
     expect(lazyIn(sourcesOf(after))).toContain('dist/core/openapi/document.js');

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
@@ -98,7 +97,8 @@ export function checkStateFileWritable(path: string): void {
  * the directory fsynced.
  */
 export function writeFileAtomic(path: string, text: string): void {
-  const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`;
+  // node:crypto on first use, not at import: `serve` without a state file never loads it (docs/decisions/0035).
+  const temporary = `${path}.${process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex')}.tmp`;
   const fd = openSync(temporary, 'wx', 0o600);
   try {
     try {

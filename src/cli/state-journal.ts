@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { SandboxConfigError } from '../shared/errors.js';
 import { type JsonOp, jsonDiff } from '../shared/json-diff.js';
@@ -20,7 +19,8 @@ const FORMAT = 'crm-sandbox-journal';
 export const journalPath = (path: string): string => `${path}.journal`;
 
 /** The digest that ties a journal to the state file text it goes on from. */
-export const stateDigest = (text: string): string => createHash('sha256').update(text).digest('hex');
+// node:crypto on first use, not at import: `serve` without a state file never loads it (docs/decisions/0035).
+export const stateDigest = (text: string): string => process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
 
 /**
  * The commits of the journal that goes on from the state file's `text`, in order; none when

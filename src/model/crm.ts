@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
+import { lazyRecord } from '../shared/lazy-record.js';
 
 /**
  * The CRM object types, spelled as in OBJECT_CHANGE events and the control API: the spec's nine,
@@ -61,149 +62,164 @@ const idList = z.array(z.string());
 const addressList = z.array(z.string());
 const ownerId = z.string().nullable();
 
-/** Fields of each type beyond id, nativeId, times and associations, in output order. */
-export const CRM_FIELDS = {
-  User: z.object({
-    firstName: text,
-    lastName: text,
-    email: text,
-  }),
-  Contact: z.object({
-    email: text,
-    firstName: text,
-    lastName: text,
-    jobTitle: text,
-    phone: text,
-    mobilePhone: text,
-  }),
-  Account: z.object({
-    name: text,
-    description: text,
-    industry: text,
-    annualRevenue: z.number().nullable(),
-    numberOfEmployees: z.number().int().nonnegative().nullable(),
-    website: text,
-    phone: text,
-    address: address.strict().nullable(),
-  }),
-  Deal: z.object({
-    name: text,
-    stage: text,
-    amount: z.number().nullable(),
-    closeDate: isoTime.nullable(),
-    // A string, e.g. "0.4": a quirk of the original service.
-    probability: z
-      .string()
-      .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a decimal string between "0" and "1", e.g. "0.4"')
-      .nullable(),
-    // Derived: amount × probability. Read-only in writes.
-    expectedRevenue: z.number().nullable(),
-    isWon: z.boolean(),
-    isClosed: z.boolean(),
-  }),
-  Lead: z.object({
-    firstName: text,
-    lastName: text,
-    jobTitle: text,
-    email: text,
-    account: text,
-    phone: text,
-    mobilePhone: text,
-  }),
-  Note: z.object({
-    content: text,
-  }),
-  Task: z.object({
-    subject: text,
-    body: text,
-    isDone: z.boolean(),
-    dueDate: isoTime.nullable(),
-    status: text,
-    priority: text,
-  }),
-  Event: z.object({
-    subject: text,
-    description: text,
-    type: text,
-    location: text,
-    startDateTime: isoTime.nullable(),
-    endDateTime: isoTime.nullable(),
-    isAllDayEvent: z.boolean(),
-  }),
-  EventAttendee: z.object({
-    status: z.enum(['Confirmed', 'Declined', 'Tentative', 'NeedsAction']),
-    associatedObjectType: z.enum(['Contact', 'Lead', 'User', 'Other']),
-    email: text,
-  }),
-  Email: z.object({
-    from: text,
-    to: addressList,
-    cc: addressList,
-    bcc: addressList,
-    subject: text,
-    body: text,
-    bodyHtml: text,
-    messageDate: isoTime.nullable(),
-    isIncoming: z.boolean(),
-    isBounced: z.boolean(),
-    hasAttachment: z.boolean(),
-    // CRM-specific, as the document says: the seed uses SENT and BOUNCED.
-    status: text,
-  }),
-} satisfies Record<CrmObjectType, z.ZodObject>;
+/** Fields of each type beyond id, nativeId, times and associations, in output order (each type's schema built when first read). */
+export const CRM_FIELDS = lazyRecord({
+  User: () =>
+    z.object({
+      firstName: text,
+      lastName: text,
+      email: text,
+    }),
+  Contact: () =>
+    z.object({
+      email: text,
+      firstName: text,
+      lastName: text,
+      jobTitle: text,
+      phone: text,
+      mobilePhone: text,
+    }),
+  Account: () =>
+    z.object({
+      name: text,
+      description: text,
+      industry: text,
+      annualRevenue: z.number().nullable(),
+      numberOfEmployees: z.number().int().nonnegative().nullable(),
+      website: text,
+      phone: text,
+      address: address.strict().nullable(),
+    }),
+  Deal: () =>
+    z.object({
+      name: text,
+      stage: text,
+      amount: z.number().nullable(),
+      closeDate: isoTime.nullable(),
+      // A string, e.g. "0.4": a quirk of the original service.
+      probability: z
+        .string()
+        .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a decimal string between "0" and "1", e.g. "0.4"')
+        .nullable(),
+      // Derived: amount × probability. Read-only in writes.
+      expectedRevenue: z.number().nullable(),
+      isWon: z.boolean(),
+      isClosed: z.boolean(),
+    }),
+  Lead: () =>
+    z.object({
+      firstName: text,
+      lastName: text,
+      jobTitle: text,
+      email: text,
+      account: text,
+      phone: text,
+      mobilePhone: text,
+    }),
+  Note: () =>
+    z.object({
+      content: text,
+    }),
+  Task: () =>
+    z.object({
+      subject: text,
+      body: text,
+      isDone: z.boolean(),
+      dueDate: isoTime.nullable(),
+      status: text,
+      priority: text,
+    }),
+  Event: () =>
+    z.object({
+      subject: text,
+      description: text,
+      type: text,
+      location: text,
+      startDateTime: isoTime.nullable(),
+      endDateTime: isoTime.nullable(),
+      isAllDayEvent: z.boolean(),
+    }),
+  EventAttendee: () =>
+    z.object({
+      status: z.enum(['Confirmed', 'Declined', 'Tentative', 'NeedsAction']),
+      associatedObjectType: z.enum(['Contact', 'Lead', 'User', 'Other']),
+      email: text,
+    }),
+  Email: () =>
+    z.object({
+      from: text,
+      to: addressList,
+      cc: addressList,
+      bcc: addressList,
+      subject: text,
+      body: text,
+      bodyHtml: text,
+      messageDate: isoTime.nullable(),
+      isIncoming: z.boolean(),
+      isBounced: z.boolean(),
+      hasAttachment: z.boolean(),
+      // CRM-specific, as the document says: the seed uses SENT and BOUNCED.
+      status: text,
+    }),
+}) satisfies Record<CrmObjectType, z.ZodObject>;
 
 /** Association fields of each type, in output order. Arrays of ids, or one id (or null). */
-export const CRM_ASSOCIATIONS = {
-  User: z.object({ taskIds: idList, noteIds: idList, eventIds: idList, dealIds: idList, accountIds: idList }),
-  Contact: z.object({
-    accountIds: idList,
-    dealIds: idList,
-    leadIds: idList,
-    noteIds: idList,
-    taskIds: idList,
-    eventIds: idList,
-    eventAttendeeIds: idList,
-    ownerUserId: ownerId,
-  }),
-  Account: z.object({
-    dealIds: idList,
-    contactIds: idList,
-    noteIds: idList,
-    taskIds: idList,
-    leadIds: idList,
-    eventIds: idList,
-    ownerUserId: ownerId,
-  }),
-  Deal: z.object({
-    contactIds: idList,
-    accountIds: idList,
-    noteIds: idList,
-    taskIds: idList,
-    eventIds: idList,
-    ownerUserId: ownerId,
-  }),
-  Lead: z.object({
-    contactIds: idList,
-    accountIds: idList,
-    noteIds: idList,
-    taskIds: idList,
-    eventIds: idList,
-    eventAttendeeIds: idList,
-  }),
-  Note: z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
-  Task: z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
-  Event: z.object({
-    accountIds: idList,
-    leadIds: idList,
-    contactIds: idList,
-    dealIds: idList,
-    eventAttendeeIds: idList,
-    ownerUserId: ownerId,
-  }),
-  EventAttendee: z.object({ eventId: z.string().nullable(), associationId: z.string().nullable() }),
+export const CRM_ASSOCIATIONS = lazyRecord({
+  User: () => z.object({ taskIds: idList, noteIds: idList, eventIds: idList, dealIds: idList, accountIds: idList }),
+  Contact: () =>
+    z.object({
+      accountIds: idList,
+      dealIds: idList,
+      leadIds: idList,
+      noteIds: idList,
+      taskIds: idList,
+      eventIds: idList,
+      eventAttendeeIds: idList,
+      ownerUserId: ownerId,
+    }),
+  Account: () =>
+    z.object({
+      dealIds: idList,
+      contactIds: idList,
+      noteIds: idList,
+      taskIds: idList,
+      leadIds: idList,
+      eventIds: idList,
+      ownerUserId: ownerId,
+    }),
+  Deal: () =>
+    z.object({
+      contactIds: idList,
+      accountIds: idList,
+      noteIds: idList,
+      taskIds: idList,
+      eventIds: idList,
+      ownerUserId: ownerId,
+    }),
+  Lead: () =>
+    z.object({
+      contactIds: idList,
+      accountIds: idList,
+      noteIds: idList,
+      taskIds: idList,
+      eventIds: idList,
+      eventAttendeeIds: idList,
+    }),
+  Note: () => z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
+  Task: () => z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
+  Event: () =>
+    z.object({
+      accountIds: idList,
+      leadIds: idList,
+      contactIds: idList,
+      dealIds: idList,
+      eventAttendeeIds: idList,
+      ownerUserId: ownerId,
+    }),
+  EventAttendee: () => z.object({ eventId: z.string().nullable(), associationId: z.string().nullable() }),
   // One-way links: the other records keep no emailIds (the document's record schemas have none).
-  Email: z.object({ accountIds: idList, leadIds: idList, contactIds: idList, dealIds: idList, ownerUserId: ownerId }),
-} satisfies Record<CrmObjectType, z.ZodObject>;
+  Email: () => z.object({ accountIds: idList, leadIds: idList, contactIds: idList, dealIds: idList, ownerUserId: ownerId }),
+}) satisfies Record<CrmObjectType, z.ZodObject>;
 
 /** Fields every CRM record has, in output order before the type's own fields. */
 const recordBase = {
