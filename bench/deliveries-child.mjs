@@ -1,10 +1,12 @@
 // Runs in its own process (on the server core): queues events on CONNECTIONS connections with no
 // webhook, then creates their webhooks and times until every event is delivered to the receiver.
-// With --baseline it instead POSTs the same signed bodies in a plain sequential keep-alive loop.
+// With --baseline it instead POSTs the same signed bodies, with the very headers the sandbox sends
+// (signed beforehand), in a plain sequential keep-alive loop.
 // Prints { events, seconds, cpuMs } (cpuMs: CPU this process spent in the timed part).
 // Usage: node bench/deliveries-child.mjs RECEIVER_URL CONNECTIONS EVENTS_PER_CONNECTION [--baseline]
 import http from 'node:http';
 import { createSandbox } from '../dist/index.js';
+import { signedHeaders } from '../dist/webhooks/signed-headers.js';
 
 const [receiverUrl, connectionCount, perConnection, mode] = process.argv.slice(2);
 const sandbox = createSandbox({ dataset: { engagement: { users: 1, mailboxes: 1 }, crm: {} }, fixtures: false });
@@ -18,13 +20,19 @@ for (let i = 0; i < Number(connectionCount); i++) {
 const events = sandbox.deliveries().length;
 
 if (mode === '--baseline') {
-  // The same bodies, already signed, one after another on one keep-alive socket.
+  // The same bodies, already signed, one after another on one keep-alive socket; the same headers as the sandbox's
+  // requests (the spec's four and content-length), so both put the same bytes on the wire.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const bodies = sandbox.deliveries().map((d) => JSON.stringify(d.event));
+  const tokens = new Map(connections.map(({ connectionId, accessToken }) => [connectionId, accessToken]));
+  const requests = sandbox.deliveries().map((d) => {
+    const body = JSON.stringify(d.event);
+    const headers = signedHeaders(tokens.get(d.connectionId), d.connectionId, body, '1735689600');
+    return { body, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } };
+  });
   const target = new URL(receiverUrl);
   const cpu = process.cpuUsage();
   const started = performance.now();
-  for (const body of bodies) {
+  for (const { body, headers } of requests) {
     await new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -33,7 +41,7 @@ if (mode === '--baseline') {
           path: target.pathname,
           method: 'POST',
           agent,
-          headers: { 'content-type': 'application/json', 'x-service-signature': 'x'.repeat(64), 'x-service-timestamp': '1735689600' },
+          headers,
         },
         (res) => {
           res.resume();
