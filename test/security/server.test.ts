@@ -17,11 +17,6 @@ vi.mock('../../src/shared/constant-time.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/shared/constant-time.js')>();
   return { constantTimeEqual: vi.fn(original.constantTimeEqual) };
 });
-// The state file's temp name, fixed on demand, to plant a symlink where it will be.
-vi.mock('node:crypto', async (importOriginal) => {
-  const original = await importOriginal<typeof import('node:crypto')>();
-  return { ...original, randomBytes: vi.fn(original.randomBytes) };
-});
 
 const KEY = 'sandbox-api-key';
 const servers: DevServer[] = [];
@@ -237,12 +232,13 @@ describe('the state file', () => {
   });
 
   it('creates its temp file exclusively: a symlink planted at that name makes the save fail, and nothing is written through it', async () => {
-    const crypto = await import('node:crypto');
+    // The temp name, fixed once, to plant a symlink where it will be (the state file finds node:crypto on first use).
+    const randomBytes = vi.spyOn(process.getBuiltinModule('node:crypto'), 'randomBytes');
     const file = join(dir, 'exclusive.json');
     const victim = join(dir, 'victim-2.txt');
     writeFileSync(victim, 'not yours');
     writeFileAtomic(file, '{"v":1}');
-    vi.mocked(crypto.randomBytes).mockReturnValueOnce(Buffer.from('0011223344556677', 'hex') as never);
+    randomBytes.mockReturnValueOnce(Buffer.from('0011223344556677', 'hex') as never);
     symlinkSync(victim, `${file}.0011223344556677.tmp`);
     expect(() => writeFileAtomic(file, '{"v":2}')).toThrow(/EEXIST/);
     expect(readFileSync(victim, 'utf8')).toBe('not yours');
@@ -250,6 +246,8 @@ describe('the state file', () => {
     // The next save draws another name and goes through.
     writeFileAtomic(file, '{"v":3}');
     expect([readFileSync(file, 'utf8'), mode(file)]).toEqual(['{"v":3}', 0o600]);
+    expect(randomBytes).toHaveBeenCalledTimes(3);
+    randomBytes.mockRestore();
   });
 });
 
