@@ -102,24 +102,5 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * Gives the event loop back once the caller has held it for `sliceMs` of real time, so that a long
- * run in a server process lets other requests (and Ctrl+C) through within milliseconds. Where it
- * yields changes nothing a run does or reports; only when other work gets its turn.
- *
- * @example const breather = new Breather(); for (const item of many) { await breather.breathe(); work(item); }
- */
-export class Breather {
-  private since = performance.now();
-  constructor(private readonly sliceMs = BREATH_SLICE_MS) {}
-
-  /** Resolves at once while the slice lasts; after it, on the next turn of the event loop. */
-  async breathe(): Promise<void> {
-    if (performance.now() - this.since < this.sliceMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.since = performance.now();
-  }
-}
-
-/** How long a scenario run holds the event loop at most between two turns (with the usual pauses of the collector on top). */
-export const BREATH_SLICE_MS = 5;
+// Moved to shared/ (the core seeds a data set in pieces with it too); said here for the scenario engine's modules.
+export { BREATH_SLICE_MS, Breather } from '../shared/pieces.js';

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { createSandbox } from '../index.js';
+import type { ConnectionData } from '../store/connection-data.js';
+import type { Sandbox } from './sandbox.js';
+
+const KEY = { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' };
+
+/** Every record of every collection of a data set, in order, as text. */
+const contents = (data: ConnectionData) => JSON.stringify(data.collections().map(([name, collection]) => [name, [...collection.values()]]));
+
+function listing(sandbox: Sandbox, connectionId: string) {
+  return sandbox.handle({ method: 'GET', path: `/sandbox/connections/${connectionId}/records/Contact`, query: 'limit=5', headers: KEY });
+}
+
+describe('a data set seeded in pieces (a route on a real clock)', () => {
+  it('is the one seeded at once, record for record, and the request that seeds it waits for it', async () => {
+    const sandbox = createSandbox({ seed: 7 });
+    const { connectionId } = sandbox.connect({ integrationId: 'salesforce' });
+    const { registry } = sandbox.parts;
+    const connection = registry.find(connectionId)!;
+    const answer = listing(sandbox, connectionId);
+    // Not seeded in the request's first turn: the rest of the event loop gets turns first.
+    expect(connection.data).toBeUndefined();
+    const response = await answer;
+    expect(response.status).toBe(200);
+    expect(connection.data).toBeDefined();
+    expect(contents(connection.data!)).toBe(contents(registry.seededData(connection)));
+    expect(JSON.parse(response.body).records).toEqual(sandbox.listRecords(connectionId, 'Contact').slice(0, 5));
+    sandbox.close();
+  });
+
+  it('is finished at once by a caller that cannot wait (the code API), with the same records, and the waiting request answers after it', async () => {
+    const sandbox = createSandbox({ seed: 7 });
+    const { connectionId } = sandbox.connect({ integrationId: 'hubspot' });
+    const { registry } = sandbox.parts;
+    const connection = registry.find(connectionId)!;
+    const created = sandbox.handle({
+      method: 'POST',
+      path: `/sandbox/connections/${connectionId}/records/Contact`,
+      query: '',
+      headers: KEY,
+      body: JSON.stringify({ lastName: 'Waited' }),
+    });
+    expect(connection.data).toBeUndefined();
+    const deals = sandbox.listRecords(connectionId, 'Deal');
+    expect(deals.length).toBeGreaterThan(0);
+    const seeded = contents(connection.data!);
+    expect(seeded).toBe(contents(registry.seededData(connection)));
+    const response = await created;
+    expect(response.status).toBe(201);
+    // The create came after the seeding that the code API finished: the data set is the seeded one plus that record.
+    expect(sandbox.listRecords(connectionId, 'Contact').at(-1)).toMatchObject({ lastName: 'Waited' });
+    expect(connection.data!.crm.Contact.size).toBe(registry.seededData(connection).crm.Contact.size + 1);
+    sandbox.close();
+  });
+
+  it('is not started by a request refused before it would read the data set (the snapshot still holds no data set)', async () => {
+    const sandbox = createSandbox({ seed: 7 });
+    const { connectionId } = sandbox.connect({ integrationId: 'hubspot' });
+    const response = await sandbox.handle({ method: 'POST', path: `/sandbox/connections/${connectionId}/records/Nope`, query: '', headers: KEY, body: '{}' });
+    expect(response.status).toBe(400);
+    expect(sandbox.parts.registry.find(connectionId)!.data).toBeUndefined();
+    expect(sandbox.snapshot().connections[0]!.data).toBeNull();
+    sandbox.close();
+  });
+
+  it('on a virtual clock is seeded at once, in the request’s first turn, as always', async () => {
+    const sandbox = createSandbox({ seed: 7, clock: 'virtual' });
+    const { connectionId } = sandbox.connect({ integrationId: 'hubspot' });
+    const answer = listing(sandbox, connectionId);
+    expect(sandbox.parts.registry.find(connectionId)!.data).toBeDefined();
+    expect((await answer).status).toBe(200);
+    sandbox.close();
+  });
+});
