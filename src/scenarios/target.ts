@@ -17,7 +17,12 @@ export interface ScenarioSandbox {
   readonly platform: Pick<Platform, 'createTransport'>;
   readonly parts: {
     readonly clock: Clock;
-    readonly dispatcher: { unfinished(connectionId: string): string[]; get(eventId: string): Delivery | undefined; list(connectionId?: string): Delivery[] };
+    readonly dispatcher: {
+      unfinished(connectionId: string): string[];
+      get(eventId: string): Delivery | undefined;
+      list(connectionId?: string): Delivery[];
+      listInPieces(connectionId?: string): Generator<void, Delivery[], void>;
+    };
   };
   handle(request: SandboxRequest): Promise<SandboxResponse>;
   deliveries(connectionId?: string): Delivery[];
@@ -73,8 +78,11 @@ export interface ScenarioTarget {
   pass(ms: number): Promise<void>;
   /** Runs what is due now and waits for deliveries in flight. */
   settle(): Promise<void>;
-  /** The delivery log of a connection, oldest first. */
-  deliveries(connectionId: string): Promise<Delivery[]>;
+  /**
+   * The delivery log of a connection, oldest first. `inTurns`: read with turns of the event loop
+   * between deliveries (in process, for the report of a long run; each is read as it stands then).
+   */
+  deliveries(connectionId: string, options?: { inTurns?: boolean }): Promise<Delivery[]>;
   /** The eventIds of a connection's deliveries not yet succeeded or failed, oldest first. */
   unfinished(connectionId: string): Promise<string[]>;
   /** One delivery of the log, if it is still there. */

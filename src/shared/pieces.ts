@@ -33,6 +33,24 @@ function nextTurn(): Promise<void> {
 }
 
 /**
+ * Runs work given in pieces to its end, giving the event loop a turn whenever it has held it for
+ * `sliceMs` (no turn, and no promise between pieces, before that); its result.
+ *
+ * @example const deliveries = await runInTurns(log.listInPieces(connectionId));
+ */
+export async function runInTurns<T>(pieces: Iterator<void, T, void>, sliceMs = BREATH_SLICE_MS): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = pieces.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) {
+      await nextTurn();
+      since = performance.now();
+    }
+  }
+}
+
+/**
  * Runs work given in pieces to its end, at once; its result.
  *
  * @example const data = runToEnd(seedInPieces(ctx));

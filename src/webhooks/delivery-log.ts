@@ -157,6 +157,24 @@ export class DeliveryLog {
     return out;
   }
 
+  /**
+   * {@link list} in pieces: the entries as they stand now, each read (copied) after a stop, so a
+   * caller that can wait (the end of a scenario run: 10,000 deliveries take 10-20 ms to copy)
+   * gives the event loop turns between them. An entry is read as it stands when its turn comes.
+   */
+  *listInPieces(connectionId?: string): Generator<void, Delivery[], void> {
+    const entries: DeliveryEntry[] = [];
+    for (const entry of this.entries.values()) {
+      if (connectionId === undefined || entry.emitted.connectionId === connectionId) entries.push(entry);
+    }
+    const out: Delivery[] = [];
+    for (const entry of entries) {
+      yield;
+      out.push(view(entry));
+    }
+    return out;
+  }
+
   get(eventId: string): Delivery | undefined {
     const entry = this.entries.get(eventId);
     return entry && view(entry);

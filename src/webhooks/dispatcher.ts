@@ -146,6 +146,11 @@ export class Dispatcher {
     return this.log.list(connectionId);
   }
 
+  /** {@link list} in pieces (see DeliveryLog.listInPieces). */
+  listInPieces(connectionId?: string): Generator<void, Delivery[], void> {
+    return this.log.listInPieces(connectionId);
+  }
+
   /**
    * The eventIds of a connection's deliveries still to finish (queued, retrying or in flight),
    * oldest first: cheap to ask often, unlike `list()`, which copies every delivery.
