@@ -41,6 +41,7 @@ class ApiTarget implements ScenarioTarget {
     private readonly log?: {
       list(connectionId: string): Delivery[];
       listInTurns(connectionId: string): Promise<Delivery[]>;
+      eventJson(eventId: string): string | undefined;
       unfinished(connectionId: string): string[];
       get(eventId: string): Delivery | undefined;
     },
@@ -141,6 +142,10 @@ class ApiTarget implements ScenarioTarget {
     return ids;
   }
 
+  eventJson(eventId: string): string | undefined {
+    return this.log?.eventJson(eventId);
+  }
+
   async delivery(eventId: string): Promise<Delivery | undefined> {
     if (this.log) return this.log.get(eventId);
     const answer = await this.call('GET', `/sandbox/deliveries/${encodeURIComponent(eventId)}`);
@@ -198,6 +203,7 @@ export function sandboxTarget(
   return new ApiTarget('in-process', call, time, {
     list: (connectionId) => sandbox.parts.dispatcher.list(connectionId),
     listInTurns: (connectionId) => runInTurns(sandbox.parts.dispatcher.listInPieces(connectionId)),
+    eventJson: (eventId) => sandbox.parts.dispatcher.eventJson(eventId),
     // The parts are read at each call: a reset or restore replaces them.
     unfinished: (connectionId) => sandbox.parts.dispatcher.unfinished(connectionId),
     get: (eventId) => sandbox.parts.dispatcher.get(eventId),

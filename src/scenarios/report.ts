@@ -88,9 +88,11 @@ export function summarize(event: ServiceEvent): string {
   return event.type === 'STATUS_CHANGE' ? `STATUS_CHANGE ${event.data.status}` : `${event.data.objectType} ${event.data.eventType}`;
 }
 
-/** A delivery log entry as a transcript event, signatures recomputed from the connection's token. */
-export function transcriptEvent(delivery: Delivery, accessToken: string): TranscriptEvent {
-  const body = JSON.stringify(delivery.event);
+/**
+ * A delivery log entry as a transcript event, signatures recomputed from the connection's token.
+ * `body` is `JSON.stringify(delivery.event)`, given when the caller has it already (the log's text).
+ */
+export function transcriptEvent(delivery: Delivery, accessToken: string, body = JSON.stringify(delivery.event)): TranscriptEvent {
   return {
     eventId: delivery.eventId,
     connectionId: delivery.connectionId,

@@ -543,7 +543,8 @@ class Run {
       }
       for (const delivery of deliveries) {
         await this.breather.breathe();
-        events.push(transcriptEvent(delivery, connection.accessToken));
+        // The log's text of the event where the target has it: no event parsed and written again (10 MB for 10,000).
+        events.push(transcriptEvent(delivery, connection.accessToken, this.target.eventJson?.(delivery.eventId)));
         if (connection.webhookUrl === null || this.excused.has(delivery.eventId) || delivery.state === 'succeeded') continue;
         const last = delivery.attempts.at(-1);
         const answer = last ? (last.status ?? last.error) : 'no attempt';

@@ -22,6 +22,7 @@ export interface ScenarioSandbox {
       get(eventId: string): Delivery | undefined;
       list(connectionId?: string): Delivery[];
       listInPieces(connectionId?: string): Generator<void, Delivery[], void>;
+      eventJson(eventId: string): string | undefined;
     };
   };
   handle(request: SandboxRequest): Promise<SandboxResponse>;
@@ -85,6 +86,11 @@ export interface ScenarioTarget {
   deliveries(connectionId: string, options?: { inTurns?: boolean }): Promise<Delivery[]>;
   /** The eventIds of a connection's deliveries not yet succeeded or failed, oldest first. */
   unfinished(connectionId: string): Promise<string[]>;
+  /**
+   * `JSON.stringify(delivery.event)` of a delivery, when the target has it without parsing and
+   * writing the event again (in process): a transcript of 10,000 events then writes none anew.
+   */
+  eventJson?(eventId: string): string | undefined;
   /** One delivery of the log, if it is still there. */
   delivery(eventId: string): Promise<Delivery | undefined>;
   /**

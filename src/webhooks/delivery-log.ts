@@ -86,6 +86,9 @@ export interface DeliveryLogOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Entries rebuilt from a snapshot: their body is the snapshot's text, which need not be JSON.stringify's of its event. */
+const restored = new WeakSet<DeliveryEntry>();
+
 /** Each entry's last snapshot record (see {@link DeliveryLog.exportState}). */
 const exported = new WeakMap<DeliveryEntry, DeliveryRecord>();
 
@@ -180,6 +183,16 @@ export class DeliveryLog {
     return entry && view(entry);
   }
 
+  /**
+   * `JSON.stringify(delivery.event)` of an event still in the log, without parsing and writing it
+   * again: the body sent, when it was written so (an event emitted here; a snapshot's is its own
+   * text, so undefined for those).
+   */
+  eventJson(eventId: string): string | undefined {
+    const entry = this.entries.get(eventId);
+    return entry && !restored.has(entry) ? entry.emitted.body : undefined;
+  }
+
   /** An entry as read (even one that has just left the log). */
   view(entry: DeliveryEntry): Delivery {
     return view(entry);
@@ -227,7 +240,7 @@ export class DeliveryLog {
 
   /** An entry rebuilt from a snapshot's record, not logged yet (see {@link add}): the state machine decides first how it goes on. */
   fromRecord(record: DeliveryRecord): DeliveryEntry {
-    return {
+    const entry: DeliveryEntry = {
       emitted: {
         eventId: record.eventId,
         connectionId: record.connectionId,
@@ -244,6 +257,8 @@ export class DeliveryLog {
       nextChaos: record.nextChaos,
       shard: this.shardOf(record.connectionId),
     };
+    restored.add(entry);
+    return entry;
   }
 
   add(entry: DeliveryEntry): void {
