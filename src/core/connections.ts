@@ -529,7 +529,7 @@ export class ConnectionRegistry {
    *
    * @example return registry.whenSeeded(connection, () => ({ body: page(registry.dataOf(connection)) }));
    */
-  whenSeeded<T>(connection: ConnectionState, then: () => T): T | Promise<T> {
+  whenSeeded<T>(connection: ConnectionState, then: () => T | Promise<T>): T | Promise<T> {
     if (connection.data !== undefined || this.options.clock.kind !== 'real') return then();
     return this.seedInTurns(connection).then(then);
   }

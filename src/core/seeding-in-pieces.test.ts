@@ -64,6 +64,37 @@ describe('a data set seeded in pieces (a route on a real clock)', () => {
     sandbox.close();
   });
 
+  it("is how the service API's engagement pages and the passthrough seed a connection on its first read too", async () => {
+    const sandbox = createSandbox({ seed: 7 });
+    // The simulated systems loaded first (by another connection's call): what is left to wait for is the seeding.
+    const warm = sandbox.connect({ integrationId: 'hubspot' });
+    sandbox.setStatus(warm.connectionId, 'READY');
+    const passthrough = { accessToken: warm.accessToken, method: 'GET', path: 'crm/v3/objects/contacts' };
+    await sandbox.handle({ method: 'POST', path: '/crm/passthrough', query: '', headers: KEY, body: JSON.stringify(passthrough) });
+    for (const request of [
+      (accessToken: string) => ({ method: 'GET', path: '/engagement/users', query: `accessToken=${accessToken}&limit=3`, headers: KEY }),
+      (accessToken: string) => ({
+        method: 'POST',
+        path: '/crm/passthrough',
+        query: '',
+        headers: KEY,
+        body: JSON.stringify({ accessToken, method: 'GET', path: 'crm/v3/objects/contacts', query: { limit: 3 } }),
+      }),
+    ]) {
+      const { connectionId, accessToken } = sandbox.connect({ integrationId: 'hubspot' });
+      sandbox.setStatus(connectionId, 'READY');
+      const connection = sandbox.parts.registry.find(connectionId)!;
+      const answer = sandbox.handle(request(accessToken));
+      expect(connection.data).toBeUndefined();
+      const response = await answer;
+      expect(response.status).toBe(200);
+      expect(contents(connection.data!)).toBe(contents(sandbox.parts.registry.seededData(connection)));
+      // The same request again, on the seeded data set: the same answer.
+      expect((await sandbox.handle(request(accessToken))).body).toBe(response.body);
+    }
+    sandbox.close();
+  });
+
   it('on a virtual clock is seeded at once, in the request’s first turn, as always', async () => {
     const sandbox = createSandbox({ seed: 7, clock: 'virtual' });
     const { connectionId } = sandbox.connect({ integrationId: 'hubspot' });
