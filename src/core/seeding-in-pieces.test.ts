@@ -64,7 +64,7 @@ describe('a data set seeded in pieces (a route on a real clock)', () => {
     sandbox.close();
   });
 
-  it("is how the service API's engagement pages and the passthrough seed a connection on its first read too", async () => {
+  it("is how the service API's engagement pages, unified objects and passthrough seed a connection on its first call too", async () => {
     const sandbox = createSandbox({ seed: 7 });
     // The simulated systems loaded first (by another connection's call): what is left to wait for is the seeding.
     const warm = sandbox.connect({ integrationId: 'hubspot' });
@@ -73,6 +73,7 @@ describe('a data set seeded in pieces (a route on a real clock)', () => {
     await sandbox.handle({ method: 'POST', path: '/crm/passthrough', query: '', headers: KEY, body: JSON.stringify(passthrough) });
     for (const request of [
       (accessToken: string) => ({ method: 'GET', path: '/engagement/users', query: `accessToken=${accessToken}&limit=3`, headers: KEY }),
+      (accessToken: string) => ({ method: 'GET', path: '/crm/contacts', query: `accessToken=${accessToken}&limit=3`, headers: KEY }),
       (accessToken: string) => ({
         method: 'POST',
         path: '/crm/passthrough',
@@ -92,6 +93,16 @@ describe('a data set seeded in pieces (a route on a real clock)', () => {
       // The same request again, on the seeded data set: the same answer.
       expect((await sandbox.handle(request(accessToken))).body).toBe(response.body);
     }
+    // A unified write (an async route) waits for the seeding too, then writes after the seeded records.
+    const { connectionId, accessToken } = sandbox.connect({ integrationId: 'hubspot' });
+    sandbox.setStatus(connectionId, 'READY');
+    const connection = sandbox.parts.registry.find(connectionId)!;
+    const body = JSON.stringify({ accessToken, contact: { lastName: 'Pieces' } });
+    const written = sandbox.handle({ method: 'POST', path: '/crm/contact', query: '', headers: KEY, body });
+    expect(connection.data).toBeUndefined();
+    expect((await written).status).toBe(200);
+    expect(connection.data!.crm.Contact.size).toBe(sandbox.parts.registry.seededData(connection).crm.Contact.size + 1);
+    expect(sandbox.listRecords(connectionId, 'Contact').at(-1)).toMatchObject({ lastName: 'Pieces' });
     sandbox.close();
   });
 
