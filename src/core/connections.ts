@@ -14,13 +14,14 @@ import {
 import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId, type NativeOrg, nativeOrgSchema } from '../model/integrations.js';
 import { type FakerModule, type Platform, unguessableHex } from '../model/platform.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { Breather, runToEnd } from '../shared/pieces.js';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { Allowance, type Reservation } from '../shared/reservation.js';
 import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
 import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
-import { type DatasetSize, seedConnection } from '../store/seed/seed-connection.js';
+import { type DatasetSize, seedConnectionInPieces } from '../store/seed/seed-connection.js';
 import { orgFaker, restoreFaker, seededFaker } from '../store/seed/seeded-faker.js';
 
 /** Everything the sandbox knows about one connection. */
@@ -171,6 +172,8 @@ export class ConnectionRegistry {
   private created = 0;
   private readonly options: ConnectionRegistryOptions;
   private reservation: Reservation | undefined;
+  /** Data sets being seeded in pieces (whenSeeded), by connection. */
+  private readonly seeding = new Map<ConnectionState, { pieces: Generator<void, ConnectionData, void>; done: Promise<void> }>();
   /** Counts the connections made since the last save against the reservation (each takes a connection stream). */
   private creations: Allowance | undefined;
 
@@ -511,10 +514,58 @@ export class ConnectionRegistry {
     return [...this.byId.values()].filter((connection) => connection.apiKey === apiKey);
   }
 
-  /** The connection's records, seeded on first use. */
+  /** The connection's records, seeded on first use (one being seeded in pieces is finished at once). */
   dataOf(connection: ConnectionState): ConnectionData {
-    connection.data ??= this.seededData(connection);
+    connection.data ??= this.finishSeeding(connection) ?? this.seededData(connection);
     return connection.data;
+  }
+
+  /**
+   * Calls `then` once the connection's data set is there: at once when it is, else after seeding
+   * it in pieces with turns of the event loop between (for a route, whose caller can wait: the
+   * default data set takes 15-40 ms in one piece, which every other request would wait behind).
+   * On a virtual clock it is seeded at once, as `dataOf` does: calls made together then interleave
+   * as they always did, whatever the machine's speed. The data set is the same either way.
+   *
+   * @example return registry.whenSeeded(connection, () => ({ body: page(registry.dataOf(connection)) }));
+   */
+  whenSeeded<T>(connection: ConnectionState, then: () => T | Promise<T>): T | Promise<T> {
+    if (connection.data !== undefined || this.options.clock.kind !== 'real') return then();
+    return this.seedInTurns(connection).then(then);
+  }
+
+  /** Seeds the connection's data set a piece at a time, with turns of the event loop between (one seeding per connection, however many wait). */
+  private seedInTurns(connection: ConnectionState): Promise<void> {
+    const running = this.seeding.get(connection);
+    if (running) return running.done;
+    const seeding = { pieces: this.seedingPieces(connection), done: Promise.resolve() };
+    this.seeding.set(connection, seeding);
+    seeding.done = (async () => {
+      const breather = new Breather();
+      try {
+        for (;;) {
+          await breather.breathe();
+          // Finished at once meanwhile (dataOf, for a caller that cannot wait): nothing left to do.
+          if (this.seeding.get(connection) !== seeding) return;
+          const piece = seeding.pieces.next();
+          if (piece.done) {
+            connection.data ??= piece.value;
+            return;
+          }
+        }
+      } finally {
+        if (this.seeding.get(connection) === seeding) this.seeding.delete(connection);
+      }
+    })();
+    return seeding.done;
+  }
+
+  /** The rest of a seeding in pieces, done at once; undefined when none is under way. */
+  private finishSeeding(connection: ConnectionState): ConnectionData | undefined {
+    const seeding = this.seeding.get(connection);
+    if (!seeding) return undefined;
+    this.seeding.delete(connection);
+    return runToEnd(seeding.pieces);
   }
 
   /**
@@ -523,10 +574,15 @@ export class ConnectionRegistry {
    * slug, and of the sandbox's dataset sizes and fixtures (a snapshot rebuilds it from those).
    */
   seededData(connection: ConnectionState): ConnectionData {
+    return runToEnd(this.seedingPieces(connection));
+  }
+
+  /** {@link seededData} in pieces of about a record each (see seedConnectionInPieces). */
+  private *seedingPieces(connection: ConnectionState): Generator<void, ConnectionData, void> {
     const { random } = connection;
     const fakerModule = this.fakerModule();
     const data = this.emptyData(connection, random.fork('writes'), seededFaker(fakerModule, random.fork('write-values').uint32()));
-    seedConnection({
+    yield* seedConnectionInPieces({
       data,
       integrationId: connection.integrationId,
       // The same Faker, at the same point, as the one that drew the org at creation.

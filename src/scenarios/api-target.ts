@@ -4,6 +4,7 @@ import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import type { SandboxRequest } from '../model/request.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { runInTurns } from '../shared/pieces.js';
 import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
 import { type PassthroughAnswer, type PassthroughCall, type RunConnection, type ScenarioSandbox, type ScenarioTarget, sleep } from './target.js';
@@ -39,6 +40,8 @@ class ApiTarget implements ScenarioTarget {
     /** Reads the delivery log without serialising it (in process, where a 10,000-event log is read several times). */
     private readonly log?: {
       list(connectionId: string): Delivery[];
+      listInTurns(connectionId: string): Promise<Delivery[]>;
+      eventJson(eventId: string): string | undefined;
       unfinished(connectionId: string): string[];
       get(eventId: string): Delivery | undefined;
     },
@@ -123,8 +126,8 @@ class ApiTarget implements ScenarioTarget {
     await this.ok('PUT', `/sandbox/connections/${connection.connectionId}/chaos`, settings);
   }
 
-  async deliveries(connectionId: string): Promise<Delivery[]> {
-    if (this.log) return this.log.list(connectionId);
+  async deliveries(connectionId: string, options: { inTurns?: boolean } = {}): Promise<Delivery[]> {
+    if (this.log) return options.inTurns ? this.log.listInTurns(connectionId) : this.log.list(connectionId);
     return (await this.ok('GET', `/sandbox/connections/${connectionId}/deliveries`)).deliveries;
   }
 
@@ -137,6 +140,10 @@ class ApiTarget implements ScenarioTarget {
       for (const delivery of deliveries as Delivery[]) ids.push(delivery.eventId);
     }
     return ids;
+  }
+
+  eventJson(eventId: string): string | undefined {
+    return this.log?.eventJson(eventId);
   }
 
   async delivery(eventId: string): Promise<Delivery | undefined> {
@@ -195,6 +202,8 @@ export function sandboxTarget(
         );
   return new ApiTarget('in-process', call, time, {
     list: (connectionId) => sandbox.parts.dispatcher.list(connectionId),
+    listInTurns: (connectionId) => runInTurns(sandbox.parts.dispatcher.listInPieces(connectionId)),
+    eventJson: (eventId) => sandbox.parts.dispatcher.eventJson(eventId),
     // The parts are read at each call: a reset or restore replaces them.
     unfinished: (connectionId) => sandbox.parts.dispatcher.unfinished(connectionId),
     get: (eventId) => sandbox.parts.dispatcher.get(eventId),

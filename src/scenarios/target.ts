@@ -17,7 +17,13 @@ export interface ScenarioSandbox {
   readonly platform: Pick<Platform, 'createTransport'>;
   readonly parts: {
     readonly clock: Clock;
-    readonly dispatcher: { unfinished(connectionId: string): string[]; get(eventId: string): Delivery | undefined; list(connectionId?: string): Delivery[] };
+    readonly dispatcher: {
+      unfinished(connectionId: string): string[];
+      get(eventId: string): Delivery | undefined;
+      list(connectionId?: string): Delivery[];
+      listInPieces(connectionId?: string): Generator<void, Delivery[], void>;
+      eventJson(eventId: string): string | undefined;
+    };
   };
   handle(request: SandboxRequest): Promise<SandboxResponse>;
   deliveries(connectionId?: string): Delivery[];
@@ -73,10 +79,18 @@ export interface ScenarioTarget {
   pass(ms: number): Promise<void>;
   /** Runs what is due now and waits for deliveries in flight. */
   settle(): Promise<void>;
-  /** The delivery log of a connection, oldest first. */
-  deliveries(connectionId: string): Promise<Delivery[]>;
+  /**
+   * The delivery log of a connection, oldest first. `inTurns`: read with turns of the event loop
+   * between deliveries (in process, for the report of a long run; each is read as it stands then).
+   */
+  deliveries(connectionId: string, options?: { inTurns?: boolean }): Promise<Delivery[]>;
   /** The eventIds of a connection's deliveries not yet succeeded or failed, oldest first. */
   unfinished(connectionId: string): Promise<string[]>;
+  /**
+   * `JSON.stringify(delivery.event)` of a delivery, when the target has it without parsing and
+   * writing the event again (in process): a transcript of 10,000 events then writes none anew.
+   */
+  eventJson?(eventId: string): string | undefined;
   /** One delivery of the log, if it is still there. */
   delivery(eventId: string): Promise<Delivery | undefined>;
   /**
@@ -102,24 +116,5 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * Gives the event loop back once the caller has held it for `sliceMs` of real time, so that a long
- * run in a server process lets other requests (and Ctrl+C) through within milliseconds. Where it
- * yields changes nothing a run does or reports; only when other work gets its turn.
- *
- * @example const breather = new Breather(); for (const item of many) { await breather.breathe(); work(item); }
- */
-export class Breather {
-  private since = performance.now();
-  constructor(private readonly sliceMs = BREATH_SLICE_MS) {}
-
-  /** Resolves at once while the slice lasts; after it, on the next turn of the event loop. */
-  async breathe(): Promise<void> {
-    if (performance.now() - this.since < this.sliceMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.since = performance.now();
-  }
-}
-
-/** How long a scenario run holds the event loop at most between two turns (with the usual pauses of the collector on top). */
-export const BREATH_SLICE_MS = 5;
+// Moved to shared/ (the core seeds a data set in pieces with it too); said here for the scenario engine's modules.
+export { BREATH_SLICE_MS, Breather } from '../shared/pieces.js';

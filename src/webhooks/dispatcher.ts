@@ -146,6 +146,16 @@ export class Dispatcher {
     return this.log.list(connectionId);
   }
 
+  /** `JSON.stringify(delivery.event)` without parsing the event, where the log has it (see DeliveryLog.eventJson). */
+  eventJson(eventId: string): string | undefined {
+    return this.log.eventJson(eventId);
+  }
+
+  /** {@link list} in pieces (see DeliveryLog.listInPieces). */
+  listInPieces(connectionId?: string): Generator<void, Delivery[], void> {
+    return this.log.listInPieces(connectionId);
+  }
+
   /**
    * The eventIds of a connection's deliveries still to finish (queued, retrying or in flight),
    * oldest first: cheap to ask often, unlike `list()`, which copies every delivery.

@@ -56,9 +56,11 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
       const objectType = objectTypeOf(ctx);
       const list = `records.${objectType}`;
       const page = pageRequest(ctx, list, connection.connectionId);
-      const collection = registry.dataOf(connection).crm[objectType];
-      const view = (entry: Entry<CrmRecord>) => unifiedView(connection.integrationId, objectType, entry.record);
-      return { body: pageBody(collection, page, { key: 'records', list, connectionId: connection.connectionId }, view) };
+      return registry.whenSeeded(connection, () => {
+        const collection = registry.dataOf(connection).crm[objectType];
+        const view = (entry: Entry<CrmRecord>) => unifiedView(connection.integrationId, objectType, entry.record);
+        return { body: pageBody(collection, page, { key: 'records', list, connectionId: connection.connectionId }, view) };
+      });
     },
   },
   {
@@ -69,10 +71,12 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     tag: 'Sandbox control',
     body: recordWrite,
     ok: { status: 201, schema: (out) => out.recordBodySchema, description: 'The record' },
-    handler: (ctx, { records }) => {
+    // Checked as before; a connection's first write seeds its data set in pieces (whenSeeded), then writes.
+    handler: (ctx, { records, registry }) => {
       const connection = ctx.connection();
-      const record = records.createRecord(connection.connectionId, objectTypeOf(ctx), ctx.body());
-      return { status: 201, body: { record } };
+      const objectType = objectTypeOf(ctx);
+      const fields = ctx.body();
+      return registry.whenSeeded(connection, () => ({ status: 201, body: { record: records.createRecord(connection.connectionId, objectType, fields) } }));
     },
   },
   {
@@ -82,9 +86,10 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     summary: 'One record',
     tag: 'Sandbox control',
     ok: { status: 200, schema: (out) => out.recordBodySchema, description: 'The record' },
-    handler: (ctx, { records }) => {
+    handler: (ctx, { records, registry }) => {
       const connection = ctx.connection();
-      return { body: { record: records.getRecord(connection.connectionId, objectTypeOf(ctx), ctx.params.id!) } };
+      const objectType = objectTypeOf(ctx);
+      return registry.whenSeeded(connection, () => ({ body: { record: records.getRecord(connection.connectionId, objectType, ctx.params.id!) } }));
     },
   },
   {
@@ -95,10 +100,11 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     tag: 'Sandbox control',
     body: recordWrite,
     ok: { status: 200, schema: (out) => out.recordBodySchema, description: 'The record' },
-    handler: (ctx, { records }) => {
+    handler: (ctx, { records, registry }) => {
       const connection = ctx.connection();
       const objectType = objectTypeOf(ctx);
-      return { body: { record: records.updateRecord(connection.connectionId, objectType, ctx.params.id!, ctx.body()) } };
+      const fields = ctx.body();
+      return registry.whenSeeded(connection, () => ({ body: { record: records.updateRecord(connection.connectionId, objectType, ctx.params.id!, fields) } }));
     },
   },
   {
@@ -108,10 +114,13 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     summary: 'Delete a record (emits OBJECT_CHANGE DELETE)',
     tag: 'Sandbox control',
     ok: { status: 200, schema: (out) => out.emptySchema, description: 'Deleted' },
-    handler: (ctx, { records }) => {
+    handler: (ctx, { records, registry }) => {
       const connection = ctx.connection();
-      records.deleteRecord(connection.connectionId, objectTypeOf(ctx), ctx.params.id!);
-      return { body: {} };
+      const objectType = objectTypeOf(ctx);
+      return registry.whenSeeded(connection, () => {
+        records.deleteRecord(connection.connectionId, objectType, ctx.params.id!);
+        return { body: {} };
+      });
     },
   },
   {

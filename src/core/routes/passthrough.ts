@@ -125,6 +125,17 @@ function requestOf(call: Call): DownstreamRequest {
 function passthrough(ctx: RouteContext, deps: Pick<RouteDeps, 'registry' | 'clock' | 'passthroughAnswers'>): Reply | Promise<Reply> {
   const { downstreamFor } = loadedDownstream()!;
   const { call, connection } = callOf(ctx);
+  // A connection's first call seeds its data set in pieces (decision 0038), then answers; the others, no closure.
+  if (connection.data === undefined) return deps.registry.whenSeeded(connection, () => answerCall(call, connection, downstreamFor, deps));
+  return answerCall(call, connection, downstreamFor, deps);
+}
+
+function answerCall(
+  call: Call,
+  connection: ConnectionState,
+  downstreamFor: NonNullable<ReturnType<typeof loadedDownstream>>['downstreamFor'],
+  deps: Pick<RouteDeps, 'registry' | 'clock' | 'passthroughAnswers'>,
+): Reply | Promise<Reply> {
   const { registry, clock } = deps;
   const data = registry.dataOf(connection);
   const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${call.path}${call.search ? `?${call.search}` : ''}`;

@@ -15,7 +15,7 @@ import { encodeCursor } from '../cursor.js';
 import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { MAX_LIMIT, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
-import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withSystems, writeAnswer } from './unified-shared.js';
+import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified CRM objects, ten families of seven operations each (users are read
@@ -101,14 +101,16 @@ function list(object: UnifiedObject): Route<Uses> {
       const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
       const connection = crmConnection(ctx, accessToken, object);
       const page = pageRequest(ctx, object.many, connection.connectionId);
-      const data = deps.registry.dataOf(connection);
-      const collection = data.crm[object.type];
-      const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
-      return withSystems(allFields, (downstreamFor) =>
-        cached(deps, data, collection, `${page.afterSeq}:${page.limit}`, allFields, object.type, () =>
-          JSON.stringify(pageBody(collection, page, names, renderer(connection, data, object, deps.clock.now(), downstreamFor))),
-        ),
-      );
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      return withData(deps.registry, connection, (data) => {
+        const collection = data.crm[object.type];
+        const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
+        return withSystems(allFields, (downstreamFor) =>
+          cached(deps, data, collection, `${page.afterSeq}:${page.limit}`, allFields, object.type, () =>
+            JSON.stringify(pageBody(collection, page, names, renderer(connection, data, object, deps.clock.now(), downstreamFor))),
+          ),
+        );
+      });
     },
   };
 }
@@ -132,21 +134,23 @@ function search(object: UnifiedObject): Route<Uses> {
       const connection = crmConnection(ctx, accessToken, object);
       const list = `${object.many}/search`;
       const page = searchPage(ctx, body, list, connection.connectionId);
-      const data = deps.registry.dataOf(connection);
-      const collection = data.crm[object.type];
-      const key = `search:${filtersKey(body)}:${page.afterSeq}:${page.limit}`;
-      return withSystems(allFields, (downstreamFor) =>
-        // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
-        cached(deps, data, collection, key, allFields, object.type, () => {
-          const filter = compileFilters(body.filters, object.filters);
-          const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
-          const found = matching(collection, page, (entry) => filter(unifiedView(connection.integrationId, object.type, entry.record)));
-          return JSON.stringify({
-            [object.listKey]: found.entries.map(render),
-            nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
-          });
-        }),
-      );
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      return withData(deps.registry, connection, (data) => {
+        const collection = data.crm[object.type];
+        const key = `search:${filtersKey(body)}:${page.afterSeq}:${page.limit}`;
+        return withSystems(allFields, (downstreamFor) =>
+          // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
+          cached(deps, data, collection, key, allFields, object.type, () => {
+            const filter = compileFilters(body.filters, object.filters);
+            const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
+            const found = matching(collection, page, (entry) => filter(unifiedView(connection.integrationId, object.type, entry.record)));
+            return JSON.stringify({
+              [object.listKey]: found.entries.map(render),
+              nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
+            });
+          }),
+        );
+      });
     },
   };
 }
@@ -182,12 +186,14 @@ function get(object: UnifiedObject): Route<Uses> {
       const lookup = lookups.find((key) => queryParam(ctx.query, key));
       if (!id && !lookup) throw ApiError.invalidField('id', `id${lookups.map((key) => ` or ${key}`).join('')} is required`);
       const connection = crmConnection(ctx, accessToken, object);
-      const data = deps.registry.dataOf(connection);
-      const entry = id ? data.crm[object.type].entry(id) : findBy(connection, data, object, lookup!, queryParam(ctx.query, lookup!)!);
-      if (!entry) throw ApiError.notFound(object.type, id || queryParam(ctx.query, lookup!)!, id ? 'id' : lookup);
-      return withSystems(allFields, (downstreamFor) => ({
-        body: { [object.key]: renderer(connection, data, object, deps.clock.now(), downstreamFor)(entry) },
-      }));
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      return withData(deps.registry, connection, (data) => {
+        const entry = id ? data.crm[object.type].entry(id) : findBy(connection, data, object, lookup!, queryParam(ctx.query, lookup!)!);
+        if (!entry) throw ApiError.notFound(object.type, id || queryParam(ctx.query, lookup!)!, id ? 'id' : lookup);
+        return withSystems(allFields, (downstreamFor) => ({
+          body: { [object.key]: renderer(connection, data, object, deps.clock.now(), downstreamFor)(entry) },
+        }));
+      });
     },
   };
 }
@@ -229,15 +235,17 @@ function batch(object: UnifiedObject): Route<Uses> {
       if (ids.length > MAX_BATCH_IDS)
         throw ApiError.invalidField('ids', `ids may name at most ${MAX_BATCH_IDS} ids, got ${ids.length}`, { limit: MAX_BATCH_IDS });
       const connection = crmConnection(ctx, accessToken, object);
-      const data = deps.registry.dataOf(connection);
-      const collection = data.crm[object.type];
-      return withSystems(allFields, (downstreamFor) => {
-        const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
-        const found = ids.flatMap((id) => {
-          const entry = collection.entry(id);
-          return entry ? [render(entry)] : [];
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      return withData(deps.registry, connection, (data) => {
+        const collection = data.crm[object.type];
+        return withSystems(allFields, (downstreamFor) => {
+          const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
+          const found = ids.flatMap((id) => {
+            const entry = collection.entry(id);
+            return entry ? [render(entry)] : [];
+          });
+          return { body: { [object.listKey]: found, invalidIds: ids.filter((id) => !collection.has(id)) } };
         });
-        return { body: { [object.listKey]: found, invalidIds: ids.filter((id) => !collection.has(id)) } };
       });
     },
   };
@@ -282,6 +290,8 @@ function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
       if (mode === 'update' && (typeof id !== 'string' || id === '')) throw ApiError.invalidField('id', `id is required: the ${object.type} to update`);
       if (body[object.key] === undefined) throw ApiError.invalidField(object.key, `${object.key} is required: the ${object.type}'s fields`);
       const connection = crmConnection(ctx, accessToken, object);
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      if (connection.data === undefined) await deps.registry.whenSeeded(connection, () => undefined);
       const data = deps.registry.dataOf(connection);
       const current = mode === 'update' ? data.get(object.type, id as string) : undefined;
       const [{ planWrite }, { nativeObjectOf }] = await Promise.all([loadUnifiedWrites(), loadDownstream()]);

@@ -16,7 +16,7 @@ import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { engagementRoutes } from './engagement.js';
 import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
-import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withSystems, writeAnswer } from './unified-shared.js';
+import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified engagement objects: users, accounts, contacts, tasks, actions, calls,
@@ -144,14 +144,16 @@ function list(object: EngagementObject): Route<Uses> {
       const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
       const connection = engagementConnection(ctx, accessToken, object);
       const page = pageRequest(ctx, object.many, connection.connectionId);
-      const data = deps.registry.dataOf(connection);
-      const collection = collectionOf(data, object);
-      const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
-      return withSystems(allFields, (downstreamFor) =>
-        cached(deps, data, `engagement:${object.name}:${page.afterSeq}:${page.limit}:${allFields}`, () =>
-          JSON.stringify(pageBody(collection, page, names, renderer(connection, data, object, deps.clock.now(), downstreamFor))),
-        ),
-      );
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      return withData(deps.registry, connection, (data) => {
+        const collection = collectionOf(data, object);
+        const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
+        return withSystems(allFields, (downstreamFor) =>
+          cached(deps, data, `engagement:${object.name}:${page.afterSeq}:${page.limit}:${allFields}`, () =>
+            JSON.stringify(pageBody(collection, page, names, renderer(connection, data, object, deps.clock.now(), downstreamFor))),
+          ),
+        );
+      });
     },
   };
 }
@@ -175,25 +177,27 @@ function get(object: EngagementObject): Route<Uses> {
       const allFields = parseBoolean(queryParam(ctx.query, 'allFields'), 'allFields');
       const id = requiredQuery(ctx, 'id');
       const connection = engagementConnection(ctx, accessToken, object);
-      const data = deps.registry.dataOf(connection);
-      const found = entryOf(data, object, id);
-      if (!found) throw ApiError.notFound(object.name, id, 'id');
-      if (found.crmUser) {
-        // A CRM user owns contacts and accounts: found as the native users/{id} finds it.
-        return withSystems(allFields, (downstreamFor) => {
-          const view = crmUserView(found.entry.record as CrmRecord);
-          if (!downstreamFor) return { body: { [object.key]: view } };
-          const native = downstreamFor(connection.integrationId).nativeRecord('User', found.entry.record as CrmRecord, found.entry.extra, {
-            org: connection.org,
-            data,
-            now: deps.clock.now(),
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      return withData(deps.registry, connection, (data) => {
+        const found = entryOf(data, object, id);
+        if (!found) throw ApiError.notFound(object.name, id, 'id');
+        if (found.crmUser) {
+          // A CRM user owns contacts and accounts: found as the native users/{id} finds it.
+          return withSystems(allFields, (downstreamFor) => {
+            const view = crmUserView(found.entry.record as CrmRecord);
+            if (!downstreamFor) return { body: { [object.key]: view } };
+            const native = downstreamFor(connection.integrationId).nativeRecord('User', found.entry.record as CrmRecord, found.entry.extra, {
+              org: connection.org,
+              data,
+              now: deps.clock.now(),
+            });
+            return { body: { [object.key]: { ...view, additional: native } } };
           });
-          return { body: { [object.key]: { ...view, additional: native } } };
-        });
-      }
-      return withSystems(allFields, (downstreamFor) => ({
-        body: { [object.key]: renderer(connection, data, object, deps.clock.now(), downstreamFor)(found.entry) },
-      }));
+        }
+        return withSystems(allFields, (downstreamFor) => ({
+          body: { [object.key]: renderer(connection, data, object, deps.clock.now(), downstreamFor)(found.entry) },
+        }));
+      });
     },
   };
 }
@@ -236,23 +240,25 @@ function search(object: EngagementObject): Route<Uses> {
       const connection = engagementConnection(ctx, accessToken, object);
       const listName = `${object.many}/search`;
       const page = searchPage(ctx, body, listName, connection.connectionId);
-      const data = deps.registry.dataOf(connection);
-      const collection = collectionOf(data, object);
-      const key = `engagement:${object.name}:search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}:${allFields}`;
-      return withSystems(allFields, (downstreamFor) =>
-        // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
-        cached(deps, data, key, () => {
-          const filter = compileSearch(body.filters, object);
-          const view = engagementView(object);
-          const context: ViewContext = { integrationId: connection.integrationId, data, index: engagementIndex(data) };
-          const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
-          const found = matching(collection, page, (entry) => filter(view(entry, context)));
-          return JSON.stringify({
-            [object.listKey]: found.entries.map(render),
-            nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(listName, connection.connectionId, found.lastSeq),
-          });
-        }),
-      );
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      return withData(deps.registry, connection, (data) => {
+        const collection = collectionOf(data, object);
+        const key = `engagement:${object.name}:search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}:${allFields}`;
+        return withSystems(allFields, (downstreamFor) =>
+          // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
+          cached(deps, data, key, () => {
+            const filter = compileSearch(body.filters, object);
+            const view = engagementView(object);
+            const context: ViewContext = { integrationId: connection.integrationId, data, index: engagementIndex(data) };
+            const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
+            const found = matching(collection, page, (entry) => filter(view(entry, context)));
+            return JSON.stringify({
+              [object.listKey]: found.entries.map(render),
+              nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(listName, connection.connectionId, found.lastSeq),
+            });
+          }),
+        );
+      });
     },
   };
 }
@@ -276,6 +282,8 @@ function write(object: EngagementObject, mode: 'create' | 'update'): Route<Uses>
       if (mode === 'update' && (typeof id !== 'string' || id === '')) throw ApiError.invalidField('id', `id is required: the ${object.name} to update`);
       if (body[object.key] === undefined) throw ApiError.invalidField(object.key, `${object.key} is required: the ${object.name}'s fields`);
       const connection = engagementConnection(ctx, accessToken, object);
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      if (connection.data === undefined) await deps.registry.whenSeeded(connection, () => undefined);
       const data = deps.registry.dataOf(connection);
       const found = mode === 'update' ? entryOf(data, object, id as string) : undefined;
       if (mode === 'update' && !found) throw ApiError.notFound(object.name, id as string, 'id');
@@ -322,6 +330,8 @@ function act(object: EngagementObject, verb: 'complete' | 'start'): Route<Uses> 
       if (typeof id !== 'string' || id === '') throw ApiError.invalidField('id', `id is required: the ${object.name} to ${verb}`);
       if (body.fields === undefined) throw ApiError.invalidField('fields', `fields is required: ${(object.action ?? []).map((item) => item.key).join(', ')}`);
       const connection = engagementConnection(ctx, accessToken, object);
+      // A connection's first call seeds its data set in pieces (decision 0038).
+      if (connection.data === undefined) await deps.registry.whenSeeded(connection, () => undefined);
       const data = deps.registry.dataOf(connection);
       const found = entryOf(data, object, id);
       if (!found) throw ApiError.notFound(object.name, id, 'id');

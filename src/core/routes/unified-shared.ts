@@ -1,7 +1,9 @@
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import { loadDownstream } from '../../downstream/load.js';
 import { ApiError } from '../../shared/errors.js';
+import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
+import type { ConnectionRegistry, ConnectionState } from '../connections.js';
 import { queryParam, type Reply } from '../http.js';
 import type { RouteContext } from './context.js';
 import { type PageRequest, parseBoolean, readPage } from './pagination.js';
@@ -77,3 +79,14 @@ export const writeAnswer = (id: string, ignored: string[]): Reply => ({
   body: { id },
   ...(ignored.length > 0 ? { headers: { [IGNORED_FIELDS_HEADER]: ignored.join(', ') } } : {}),
 });
+
+/**
+ * `answer(data)` with the connection's data set: at once when it is seeded, else once it is,
+ * seeded in pieces with turns of the event loop between (a connection's first read; decision 0038).
+ *
+ * @example return withData(deps.registry, connection, (data) => ({ body: page(data) }));
+ */
+export function withData<T>(registry: ConnectionRegistry, connection: ConnectionState, answer: (data: ConnectionData) => T | Promise<T>): T | Promise<T> {
+  if (connection.data !== undefined) return answer(connection.data);
+  return registry.whenSeeded(connection, () => answer(registry.dataOf(connection)));
+}

@@ -3,11 +3,12 @@ import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord } from '../../mode
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { IntegrationId } from '../../model/integrations.js';
 import type { FakerModule } from '../../model/platform.js';
+import { runToEnd } from '../../shared/pieces.js';
 import type { Random } from '../../shared/random.js';
 import { assemble, type ConnectionData, mergeFields } from '../connection-data.js';
 import type { FixtureSet } from '../fixtures.js';
 import { type FakeContext, fakeCustomFields, fakeFields, pastTime } from './fake-fields.js';
-import { seedEmails } from './seed-emails.js';
+import { seedEmailsInPieces } from './seed-emails.js';
 import { seedEngagementActivity } from './seed-engagement-activity.js';
 import { seedEngagementObjects } from './seed-engagement-objects.js';
 
@@ -59,21 +60,35 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * seeded streams, so the same seed gives the same data set.
  */
 export function seedConnection(ctx: SeedContext): void {
+  runToEnd(seedConnectionInPieces(ctx));
+}
+
+/**
+ * {@link seedConnection} in pieces of about a record each (a generated record, an email, the batch
+ * insert, the engagement objects): it stops after each, and gives the same data set, draw for draw,
+ * however it is resumed. A caller that can wait gives the event loop turns between pieces (the
+ * default data set takes 15-40 ms in one piece).
+ */
+export function* seedConnectionInPieces(ctx: SeedContext): Generator<void, void, void> {
   const fixtures = ctx.fixtures.filter((set) => !set.integrations || set.integrations.includes(ctx.integrationId));
   const items: Item[] = [];
   for (const set of fixtures) items.push(...fixtureItems(ctx, set));
-  items.push(...generatedItems(ctx));
+  items.push(...(yield* generatedItems(ctx)));
+  yield;
   ctx.data.insertBatch(items);
+  yield;
 
   for (const set of fixtures) {
     for (const user of set.engagement.users) ctx.data.users.insert(engagementUser(ctx, user), customExtra(ctx));
     for (const mailbox of set.engagement.mailboxes) ctx.data.mailboxes.insert(mailboxRecord(ctx, mailbox), customExtra(ctx));
   }
   seedEngagement(ctx);
+  yield;
   // Its own stream: the records above stay as they were before engagement tasks and actions.
   seedEngagementActivity(ctx.data, ctx.integrationId, ctx.random.fork('engagement-activity'), ctx.now, ctx.fakerModule);
+  yield;
   // Emails came later: their own stream, so every record seeded before them stays as it was.
-  seedEmails(ctx.data, {
+  yield* seedEmailsInPieces(ctx.data, {
     integrationId: ctx.integrationId,
     random: ctx.random.fork('emails'),
     now: ctx.now,
@@ -81,6 +96,7 @@ export function seedConnection(ctx: SeedContext): void {
     count: ctx.size.crm.Email,
     fixtures: fixtures.flatMap((set) => set.crm.Email ?? []),
   });
+  yield;
   // Sequences, calls, engagement emails and dispositions came later still: their own stream too.
   seedEngagementObjects(ctx.data, {
     integrationId: ctx.integrationId,
@@ -126,8 +142,8 @@ function customExtra(ctx: SeedContext): Record<string, unknown> {
   return { custom: fakeCustomFields(ctx.faker) };
 }
 
-/** Generated CRM records, linked the way a real org's data is. */
-function generatedItems(ctx: SeedContext): Item[] {
+/** Generated CRM records, linked the way a real org's data is; it stops after each. */
+function* generatedItems(ctx: SeedContext): Generator<void, Item[], void> {
   const { faker, size, data } = ctx;
   const fake: FakeContext = { faker, now: ctx.now };
   const items: Item[] = [];
@@ -157,11 +173,13 @@ function generatedItems(ctx: SeedContext): Item[] {
     const fields = fakeFields.User(fake);
     fields.email = `${fields.firstName}.${fields.lastName}@${ctx.orgDomain}`.toLowerCase().replace(/[^a-z0-9.@-]/g, '');
     add('User', fields, {});
+    yield;
   }
   const accountContacts = new Map<string, string[]>();
   for (let i = 0; i < size.crm.Account; i++) {
     const account = add('Account', fakeFields.Account(fake), { ownerUserId: owner() });
     accountContacts.set(account.id, []);
+    yield;
   }
   for (let i = 0; i < size.crm.Contact; i++) {
     const fields = fakeFields.Contact(fake);
@@ -172,6 +190,7 @@ function generatedItems(ctx: SeedContext): Item[] {
     }
     const contact = add('Contact', fields, { accountIds: accountId ? [accountId] : [], ownerUserId: owner() });
     if (accountId) accountContacts.get(accountId)!.push(contact.id);
+    yield;
   }
   for (let i = 0; i < size.crm.Lead; i++) {
     const fields = fakeFields.Lead(fake);
@@ -179,12 +198,14 @@ function generatedItems(ctx: SeedContext): Item[] {
     if (accountId) fields.account = (byId.get(accountId) as CrmRecord<'Account'>).name;
     const converted = faker.datatype.boolean(0.15) ? pick('Contact') : null;
     add('Lead', fields, { accountIds: accountId ? [accountId] : [], contactIds: converted ? [converted] : [] });
+    yield;
   }
   for (let i = 0; i < size.crm.Deal; i++) {
     const accountId = pick('Account');
     const people = accountId ? accountContacts.get(accountId)! : [];
     const contactIds = people.length > 0 ? faker.helpers.arrayElements(people, { min: 1, max: Math.min(3, people.length) }) : [];
     add('Deal', fakeFields.Deal(fake), { accountIds: accountId ? [accountId] : [], contactIds, ownerUserId: owner() });
+    yield;
   }
   // Notes and tasks hang off one record each, as they mostly do in a CRM.
   for (const type of ['Note', 'Task'] as const) {
@@ -192,6 +213,7 @@ function generatedItems(ctx: SeedContext): Item[] {
       const on = faker.helpers.arrayElement(['dealIds', 'contactIds', 'accountIds', 'leadIds'] as const);
       const parent = pick(({ dealIds: 'Deal', contactIds: 'Contact', accountIds: 'Account', leadIds: 'Lead' } as const)[on]);
       add(type, fakeFields[type](fake), { [on]: parent ? [parent] : [], ownerUserId: owner() });
+      yield;
     }
   }
   const events: CrmRecord<'Event'>[] = [];
@@ -208,6 +230,7 @@ function generatedItems(ctx: SeedContext): Item[] {
       ownerUserId: owner(),
     });
     events.push(event as CrmRecord<'Event'>);
+    yield;
   }
   // Attendees: the owner first, then the event's contacts, then outside guests by email.
   for (let i = 0; i < size.crm.EventAttendee && events.length > 0; i++) {
@@ -224,6 +247,7 @@ function generatedItems(ctx: SeedContext): Item[] {
       associations = { eventId: event.id, associationId: contactId };
     }
     add('EventAttendee', fields, associations);
+    yield;
   }
   return items;
 }

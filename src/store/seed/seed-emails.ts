@@ -1,6 +1,7 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
 import type { FakerModule } from '../../model/platform.js';
+import { runToEnd } from '../../shared/pieces.js';
 import type { Random } from '../../shared/random.js';
 import { assemble, type ConnectionData, mergeFields } from '../connection-data.js';
 import type { FixtureCrmRecord } from '../fixtures.js';
@@ -18,10 +19,21 @@ type Links = Record<string, string[] | string | null>;
  *
  * @example seedEmails(data, { integrationId: 'hubspot', random: random.fork('emails'), now, fakerModule, count: 60, fixtures: [] });
  */
-export function seedEmails(
-  data: ConnectionData,
-  options: { integrationId: IntegrationId; random: Random; now: number; fakerModule: FakerModule; count: number; fixtures: readonly FixtureCrmRecord[] },
-): void {
+export function seedEmails(data: ConnectionData, options: SeedEmailsOptions): void {
+  runToEnd(seedEmailsInPieces(data, options));
+}
+
+export interface SeedEmailsOptions {
+  integrationId: IntegrationId;
+  random: Random;
+  now: number;
+  fakerModule: FakerModule;
+  count: number;
+  fixtures: readonly FixtureCrmRecord[];
+}
+
+/** {@link seedEmails} one email at a time: it stops after each (the same draws, in the same order, however it is resumed). */
+export function* seedEmailsInPieces(data: ConnectionData, options: SeedEmailsOptions): Generator<void, void, void> {
   const { random, now } = options;
   const faker = seededFaker(options.fakerModule, random.uint32());
   const fake: FakeContext = { faker, now };
@@ -62,6 +74,7 @@ export function seedEmails(
       ...(createdTime ? { createdTime } : {}),
       ...(modifiedTime ? { modifiedTime } : {}),
     });
+    yield;
   }
 
   const contacts = [...data.crm.Contact.values()] as CrmRecord<'Contact'>[];
@@ -88,5 +101,6 @@ export function seedEmails(
       dealIds: dealId ? [dealId] : [],
       ownerUserId: ownerId,
     });
+    yield;
   }
 }

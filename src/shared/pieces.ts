@@ -1,0 +1,63 @@
+/**
+ * Work done in pieces: a generator that stops (`yield`) after each piece, run to its end at once
+ * ({@link runToEnd}) by a caller that cannot wait, or with turns of the event loop between pieces
+ * ({@link runInPieces}) by one that can. The pieces are the same either way, in the same order:
+ * only when other work gets its turn changes.
+ */
+
+/**
+ * Gives the event loop back once the caller has held it for `sliceMs` of real time, so that a long
+ * piece of work in a server process lets other requests (and Ctrl+C) through within milliseconds.
+ * Where it yields changes nothing the work does; only when other work gets its turn.
+ *
+ * @example const breather = new Breather(); for (const item of many) { await breather.breathe(); work(item); }
+ */
+export class Breather {
+  private since = performance.now();
+  constructor(private readonly sliceMs = BREATH_SLICE_MS) {}
+
+  /** Resolves at once while the slice lasts; after it, on the next turn of the event loop. */
+  async breathe(): Promise<void> {
+    if (performance.now() - this.since < this.sliceMs) return;
+    await nextTurn();
+    this.since = performance.now();
+  }
+}
+
+/** How long a piece of work holds the event loop at most between two turns (with the usual pauses of the collector on top). */
+export const BREATH_SLICE_MS = 5;
+
+/** The next turn of the event loop: after the I/O already waiting (Node's setImmediate; a timer where there is none, as in a browser). */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+}
+
+/**
+ * Runs work given in pieces to its end, giving the event loop a turn whenever it has held it for
+ * `sliceMs` (no turn, and no promise between pieces, before that); its result.
+ *
+ * @example const deliveries = await runInTurns(log.listInPieces(connectionId));
+ */
+export async function runInTurns<T>(pieces: Iterator<void, T, void>, sliceMs = BREATH_SLICE_MS): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = pieces.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) {
+      await nextTurn();
+      since = performance.now();
+    }
+  }
+}
+
+/**
+ * Runs work given in pieces to its end, at once; its result.
+ *
+ * @example const data = runToEnd(seedInPieces(ctx));
+ */
+export function runToEnd<T>(pieces: Iterator<void, T, void>): T {
+  for (;;) {
+    const step = pieces.next();
+    if (step.done) return step.value;
+  }
+}
