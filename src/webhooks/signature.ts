@@ -16,10 +16,11 @@ type NodeHash = (algorithm: string, data: string, encoding: 'hex') => string;
  * on the first signature, not at import: loading node:crypto costs about 6 ms of a `serve` start
  * that signs nothing before its first event (docs/decisions/0035).
  */
-let nodeHash: NodeHash | null | undefined;
-function lookUpNodeHash(): NodeHash | null {
+let nodeHash: NodeHash | false | undefined;
+/** Node's hash, or false where the runtime has none (false, not null: `??=` looks up once either way). */
+function lookUpNodeHash(): NodeHash | false {
   const runtime = globalThis as { process?: { getBuiltinModule?: (id: string) => { hash?: NodeHash } | undefined } };
-  return runtime.process?.getBuiltinModule?.('node:crypto')?.hash ?? null;
+  return runtime.process?.getBuiltinModule?.('node:crypto')?.hash ?? false;
 }
 
 /**
