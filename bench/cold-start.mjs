@@ -1,9 +1,9 @@
 // Cold start: spawn → first 200, of `crm-sandbox serve --port 0 --quiet` against a bare node:http
 // server started the same way; pinned to the server core; alternating; the median counts.
 import { spawn } from 'node:child_process';
-import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { listeningUrl, pinned, rssMiB } from './lib/procs.mjs';
+import { httpStatus, listeningUrl } from './lib/http.mjs';
+import { pinned, rssMiB } from './lib/procs.mjs';
 import { fmt, median, row } from './lib/report.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/crm-sandbox.js', import.meta.url));
@@ -21,22 +21,13 @@ export async function firstOk(argv, path, { reach = (url) => url } = {}) {
   try {
     const url = await listeningUrl(child);
     // node:http, not fetch: the first fetch of a process pays for loading undici, which is not the server's time.
-    while ((await status(reach(url) + path)) !== 200);
+    while ((await httpStatus(reach(url) + path)) !== 200);
     const ms = performance.now() - started;
     return { ms, rssMiB: rssMiB(child.pid) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((done) => (child.exitCode !== null ? done() : child.once('exit', done)));
   }
-}
-
-function status(url) {
-  return new Promise((resolve) => {
-    get(url, { agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    }).on('error', () => resolve(0));
-  });
 }
 
 export async function coldStart({ rounds = 5 } = {}) {

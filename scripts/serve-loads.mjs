@@ -9,10 +9,10 @@
 // The bench can call serveLoads() (bench/run.mjs belongs to the budget's owner).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { httpStatus, listeningUrl } from '../bench/lib/http.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = join(root, 'dist/cli-bundle');
@@ -44,16 +44,8 @@ export async function serveLoads({ args = [], afterFirst } = {}) {
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CRM_SANDBOX_RECORD_LOADS: log, NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' } },
   );
   try {
-    const url = await new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk) => {
-        out += chunk;
-        const match = /listening on (http:\/\/[\d.:]+)/.exec(out);
-        if (match) resolve(match[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-    });
-    while ((await status(`${url}/sandbox/health`)) !== 200);
+    const url = await listeningUrl(child);
+    while ((await httpStatus(`${url}/sandbox/health`)) !== 200);
     const first = loadedFiles(log);
     await afterFirst?.(url);
     const after = afterFirst ? loadedFiles(log) : first;
@@ -91,15 +83,6 @@ function builtinsAtFirstRequest(log) {
     .split('\n')
     .find((entry) => entry.startsWith('builtins: '));
   return line ? line.slice('builtins: '.length).split(',') : [];
-}
-
-function status(url) {
-  return new Promise((resolve) => {
-    get(url, { agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    }).on('error', () => resolve(0));
-  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -4,6 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
+import { listeningUrl } from './http.mjs';
 
 /** Core 0 for servers, core 1 for the load generator; no pinning on a one-core machine or without taskset. */
 export const PINNING = (() => {
@@ -46,12 +47,7 @@ export function startNode(script, args = [], { nodeArgs = [], core = 'server' } 
         child,
         /** Resident set of the server process, in MiB. */
         rssMiB: () => rssMiB(child.pid),
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+        stop: () => stopChild(child),
       });
     });
   });
@@ -90,24 +86,15 @@ export async function startServe() {
       if (seeded.status !== 200) throw new Error(`GET /crm/contacts answered ${seeded.status} on a linked connection`);
       return { connectionId, accessToken };
     },
-    stop: () =>
-      new Promise((done) => {
-        if (child.exitCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
 }
 
-/** The address a spawned server prints (`listening on http://127.0.0.1:PORT`, as `serve` does); rejects if it exits first. */
-export function listeningUrl(child) {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/[\d.:]+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before it listened: ${out}`)));
+/** Stops a child with SIGTERM and resolves once it has exited (at once if it already has). */
+function stopChild(child) {
+  return new Promise((done) => {
+    if (child.exitCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
   });
 }
