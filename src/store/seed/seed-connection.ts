@@ -117,7 +117,7 @@ function fixtureItems(ctx: SeedContext, set: FixtureSet): Item[] {
   const fake: FakeContext = { faker: ctx.faker, now: ctx.now };
   const items: Item[] = [];
   for (const type of CRM_OBJECT_TYPES) {
-    // Emails are seeded from a stream of their own (seedEmails), after everything else.
+    // Emails are seeded from a stream of their own (seedEmailsInPieces), after everything else.
     if (type === 'Email') continue;
     for (const written of set.crm[type] ?? []) {
       const { id, nativeId, createdTime, modifiedTime, associations, ...fields } = written;

@@ -1,7 +1,6 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
 import type { FakerModule } from '../../model/platform.js';
-import { runToEnd } from '../../shared/pieces.js';
 import type { Random } from '../../shared/random.js';
 import { assemble, type ConnectionData, mergeFields } from '../connection-data.js';
 import type { FixtureCrmRecord } from '../fixtures.js';
@@ -10,18 +9,6 @@ import { seededFaker } from './seeded-faker.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 type Links = Record<string, string[] | string | null>;
-
-/**
- * Seeds a connection's emails: the fixtures' first, then `count` generated ones, each between a
- * contact (or a lead) and its owner, on the contact's account and one of its deals. Everything
- * comes from its own fork of the seed stream (ids, native ids and faker), so the records seeded
- * before emails existed stay what they were.
- *
- * @example seedEmails(data, { integrationId: 'hubspot', random: random.fork('emails'), now, fakerModule, count: 60, fixtures: [] });
- */
-export function seedEmails(data: ConnectionData, options: SeedEmailsOptions): void {
-  runToEnd(seedEmailsInPieces(data, options));
-}
 
 export interface SeedEmailsOptions {
   integrationId: IntegrationId;
@@ -32,7 +19,15 @@ export interface SeedEmailsOptions {
   fixtures: readonly FixtureCrmRecord[];
 }
 
-/** {@link seedEmails} one email at a time: it stops after each (the same draws, in the same order, however it is resumed). */
+/**
+ * Seeds a connection's emails: the fixtures' first, then `count` generated ones, each between a
+ * contact (or a lead) and its owner, on the contact's account and one of its deals. Everything
+ * comes from its own fork of the seed stream (ids, native ids and faker), so the records seeded
+ * before emails existed stay what they were. It stops after each email (the same draws, in the
+ * same order, however it is resumed: seedConnectionInPieces runs it).
+ *
+ * @example runToEnd(seedEmailsInPieces(data, { integrationId: 'hubspot', random: random.fork('emails'), now, fakerModule, count: 60, fixtures: [] }));
+ */
 export function* seedEmailsInPieces(data: ConnectionData, options: SeedEmailsOptions): Generator<void, void, void> {
   const { random, now } = options;
   const faker = seededFaker(options.fakerModule, random.uint32());
