@@ -3,7 +3,8 @@
 // dist/cli-bundle/: the compiled CLI (dist/cli/main.js), which bin/crm-sandbox.js runs. One file
 // and a few shared chunks load far faster than the ~250 separate ES modules it is made of (zod
 // alone is ~95 files, most of them locales `serve` never uses): most of a cold start. What a
-// command loads on demand (the scenario engine, the OpenAPI document) stays in lazy chunks.
+// command loads on demand (the scenario engine, the OpenAPI document, yargs when the command line
+// is not a plain `serve`: src/cli/plain-args.ts) stays in lazy chunks.
 // dist/cli-bundle sits as deep as dist/cli, so the paths the code finds from its own URL
 // (../../package.json, ../../fixtures/, ../../scenarios/, ../ui/, ../vendor/) are the same.
 // The MCP SDK (a devDependency) is bundled in too, for `crm-sandbox mcp` only: its stdio server,

@@ -2,14 +2,17 @@ import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain script, without types
 import { serveLoads } from '../scripts/serve-loads.mjs';
-import { LAZY_COMMANDS } from '../src/cli/main.js';
+import { LAZY_COMMANDS } from '../src/cli/yargs-cli.js';
 
 // What `serve` loads before its first answer (docs/decisions/0035): the features it does not run
 // at start stay in chunks it imports when first used. The loads are recorded by a loader hook in
 // the spawned CLI (scripts/record-loads.mjs), as the built bundle ships; no timings here.
 
-/** Sources that only a feature's first use may load: the scenario engine and YAML, MCP, the OpenAPI document, the other commands, faker. */
+/** Sources that only a feature's first use may load: the scenario engine and YAML, MCP, the OpenAPI document, the other commands, yargs, faker. */
 const LAZY_SOURCES = [
+  // A plain `serve --port 0 --quiet` is read without yargs (src/cli/plain-args.ts).
+  /^node_modules\/(yargs|yargs-parser|cliui|y18n)$/,
+  /^dist\/cli\/yargs-cli\.js$/,
   /^dist\/scenarios\//,
   /^node_modules\/yaml$/,
   /^dist\/mcp\//,
@@ -36,7 +39,7 @@ function getStatus(url: string): Promise<number> {
 }
 
 describe('serve loads only what its first answer needs', () => {
-  it('answers GET /sandbox/health before loading the scenario engine, MCP, the OpenAPI document, the other commands, faker or node:crypto; the document loads on its first request', async () => {
+  it('answers GET /sandbox/health before loading the scenario engine, MCP, the OpenAPI document, the other commands, yargs, faker or node:crypto; the document loads on its first request', async () => {
     let documentStatus = 0;
     const { files, bytes, after, builtins }: { files: LoadedFile[]; bytes: number; after: LoadedFile[]; builtins: string[] } = await serveLoads({
       afterFirst: async (url: string) => {

@@ -1,4 +1,4 @@
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
 import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
 import { parseAllowedHost } from '../node/allowed-hosts.js';
 import { startDevServer } from '../node/dev-server.js';
@@ -13,129 +13,141 @@ import { readCa } from './read-ca.js';
 import { checkStateFileWritable } from './state-file.js';
 import { type OpenedState, STATE_SYNC_MODES, StateStore } from './state-store.js';
 
+/**
+ * A command's options as data: yargs reads them (`.options(table)`, in this order, which is
+ * --help's), and so does the plain reading of `serve`'s arguments (plain-args.ts), with the same
+ * defaults and checks.
+ */
+type OptionTable = Record<string, Options>;
+
 /** Where the dev server listens and the names it answers to (`serve`'s, and `mcp --port`'s). */
-export const addressOptions = <T>(yargs: Argv<T>) =>
-  yargs.option('host', { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' }).option('allowed-host', {
+export const ADDRESS_OPTIONS = {
+  host: { requiresArg: true, type: 'string', default: '127.0.0.1', describe: 'Address to bind' },
+  'allowed-host': {
     type: 'string',
     array: true,
     describe:
       'A host name clients reach the server by, besides localhost, *.localhost, 127.0.0.1, [::1] and --host (repeat, or separate with commas); others get a 421. In a container: the name other containers use (crm-sandbox). * allows any host: no guard against DNS rebinding',
-    coerce: (value) => readList('allowed-host', value).map((name) => parseAllowedHost(name, flagName('allowed-host'))),
-  });
+    coerce: (value: unknown) => readList('allowed-host', value).map((name) => parseAllowedHost(name, flagName('allowed-host'))),
+  },
+} as const satisfies OptionTable;
+export const addressOptions = <T>(yargs: Argv<T>) => yargs.options(ADDRESS_OPTIONS);
 
 /** The sandbox's own options (seed, keys, delays, fixtures, caps, chaos, tokens): `serve`'s, and `mcp`'s in-process. */
-export const sandboxOptions = <T>(yargs: Argv<T>) =>
-  yargs
-    .option('seed', {
-      requiresArg: true,
-      default: DEFAULT_SEED,
-      describe: 'Seed of all ids and generated data',
-      coerce: (value) => readInteger('seed', value, { min: 0 }),
-    })
-    .option('api-key', {
-      type: 'string',
-      array: true,
-      describe: `Accepted service-api-token value (repeat, or separate with commas, for several) [default: ${DEFAULT_API_KEY}]`,
-      coerce: (value) => readList('api-key', value),
-    })
-    .option('admin-key', {
-      requiresArg: true,
-      type: 'string',
-      describe:
-        'Key of the operations over every tenant (GET/PUT /sandbox/snapshot?all=true, POST /sandbox/reset?all=true, PUT /sandbox/faults?all=true), sent as service-api-token; not a tenant [default: none, those are off]',
-      coerce: (value) => readAdminKey(value),
-    })
-    .option('initial-sync-delay', {
-      requiresArg: true,
-      default: '3s',
-      describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)',
-      coerce: (value) => readDuration('initial-sync-delay', value),
-    })
-    .option('ready-delay', { requiresArg: true, default: '10s', describe: 'Exchange to READY', coerce: (value) => readDuration('ready-delay', value) })
-    .option('retry-schedule', {
-      requiresArg: true,
-      default: DEFAULT_RETRY_SCHEDULE.join(','),
-      describe: 'Delays before each webhook retry, comma-separated ("" for none)',
-      coerce: (value) => readDurationList('retry-schedule', value),
-    })
-    .option('attempt-timeout', {
-      requiresArg: true,
-      default: '10s',
-      describe: 'Timeout of one webhook delivery attempt',
-      coerce: (value) => readDuration('attempt-timeout', value, { min: 1 }),
-    })
-    .option('webhook-ca', { requiresArg: true, type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' })
-    .option('fixtures', {
-      type: 'string',
-      array: true,
-      describe: 'Fixture directory or file (repeatable); --no-fixtures for none [default: the bundled fixtures]',
-    })
-    .option('connection-limit', {
-      requiresArg: true,
-      default: DEFAULT_LIMITS.connectionLimit,
-      describe: 'Most connections per API token, or none (the original capped development tokens at 5)',
-      coerce: (value) => readLimit('connection-limit', value),
-    })
-    .option('record-limit', {
-      requiresArg: true,
-      default: DEFAULT_LIMITS.recordLimit,
-      describe: 'Most records one connection holds, seeded ones included, or none',
-      coerce: (value) => readLimit('record-limit', value),
-    })
-    .option('pending-delivery-limit', {
-      requiresArg: true,
-      default: DEFAULT_LIMITS.pendingDeliveryLimit,
-      describe: 'Most deliveries one connection keeps waiting, or none; over it the oldest is dropped (failed)',
-      coerce: (value) => readLimit('pending-delivery-limit', value),
-    })
-    .option('scenario-repeat-limit', {
-      requiresArg: true,
-      default: DEFAULT_LIMITS.scenarioRepeatLimit,
-      describe: 'Most records one scenario run through the control API creates, or none',
-      coerce: (value) => readLimit('scenario-repeat-limit', value),
-    })
-    .option('scenario-field-bytes-limit', {
-      requiresArg: true,
-      default: DEFAULT_LIMITS.scenarioFieldBytesLimit,
-      describe: 'Most bytes of record fields (as JSON) one scenario run through the control API writes, or none',
-      coerce: (value) => readLimit('scenario-field-bytes-limit', value),
-    })
-    .option('delivery-log-limit', {
-      requiresArg: true,
-      default: 10_000,
-      describe: 'Most finished deliveries kept in the log, per API token',
-      coerce: (value) => readInteger('delivery-log-limit', value, { min: 1 }),
-    })
-    .option('delivery-chaos', {
-      requiresArg: true,
-      describe: 'Delivery chaos for every connection: duplicate=0.2,delay=100ms-2s,reorder,outage=5m (per connection: PUT /sandbox/connections/{id}/chaos)',
-      coerce: (value) => parseChaosFlag(readText('delivery-chaos', value), flagName('delivery-chaos')),
-    })
-    .option('seeded-tokens', {
-      type: 'boolean',
-      default: false,
-      describe: 'Draw link, public and access tokens from --seed, to reproduce a server run exactly; by default they are random, so no one can guess them',
-    })
-    .option('email-events', {
-      type: 'boolean',
-      default: false,
-      describe: "Emit OBJECT_CHANGE events for Email records too (objectType Email; off: the spec's objectType values are the nine others)",
-    });
+export const SANDBOX_OPTIONS = {
+  seed: {
+    requiresArg: true,
+    default: DEFAULT_SEED,
+    describe: 'Seed of all ids and generated data',
+    coerce: (value: unknown) => readInteger('seed', value, { min: 0 }),
+  },
+  'api-key': {
+    type: 'string',
+    array: true,
+    describe: `Accepted service-api-token value (repeat, or separate with commas, for several) [default: ${DEFAULT_API_KEY}]`,
+    coerce: (value: unknown) => readList('api-key', value),
+  },
+  'admin-key': {
+    requiresArg: true,
+    type: 'string',
+    describe:
+      'Key of the operations over every tenant (GET/PUT /sandbox/snapshot?all=true, POST /sandbox/reset?all=true, PUT /sandbox/faults?all=true), sent as service-api-token; not a tenant [default: none, those are off]',
+    coerce: (value: unknown) => readAdminKey(value),
+  },
+  'initial-sync-delay': {
+    requiresArg: true,
+    default: '3s',
+    describe: 'Exchange to INITIAL_SYNCED (500ms, 3s, 2m…)',
+    coerce: (value: unknown) => readDuration('initial-sync-delay', value),
+  },
+  'ready-delay': { requiresArg: true, default: '10s', describe: 'Exchange to READY', coerce: (value: unknown) => readDuration('ready-delay', value) },
+  'retry-schedule': {
+    requiresArg: true,
+    default: DEFAULT_RETRY_SCHEDULE.join(','),
+    describe: 'Delays before each webhook retry, comma-separated ("" for none)',
+    coerce: (value: unknown) => readDurationList('retry-schedule', value),
+  },
+  'attempt-timeout': {
+    requiresArg: true,
+    default: '10s',
+    describe: 'Timeout of one webhook delivery attempt',
+    coerce: (value: unknown) => readDuration('attempt-timeout', value, { min: 1 }),
+  },
+  'webhook-ca': { requiresArg: true, type: 'string', describe: 'PEM file of a CA to trust for https webhook URLs' },
+  fixtures: {
+    type: 'string',
+    array: true,
+    describe: 'Fixture directory or file (repeatable); --no-fixtures for none [default: the bundled fixtures]',
+  },
+  'connection-limit': {
+    requiresArg: true,
+    default: DEFAULT_LIMITS.connectionLimit,
+    describe: 'Most connections per API token, or none (the original capped development tokens at 5)',
+    coerce: (value: unknown) => readLimit('connection-limit', value),
+  },
+  'record-limit': {
+    requiresArg: true,
+    default: DEFAULT_LIMITS.recordLimit,
+    describe: 'Most records one connection holds, seeded ones included, or none',
+    coerce: (value: unknown) => readLimit('record-limit', value),
+  },
+  'pending-delivery-limit': {
+    requiresArg: true,
+    default: DEFAULT_LIMITS.pendingDeliveryLimit,
+    describe: 'Most deliveries one connection keeps waiting, or none; over it the oldest is dropped (failed)',
+    coerce: (value: unknown) => readLimit('pending-delivery-limit', value),
+  },
+  'scenario-repeat-limit': {
+    requiresArg: true,
+    default: DEFAULT_LIMITS.scenarioRepeatLimit,
+    describe: 'Most records one scenario run through the control API creates, or none',
+    coerce: (value: unknown) => readLimit('scenario-repeat-limit', value),
+  },
+  'scenario-field-bytes-limit': {
+    requiresArg: true,
+    default: DEFAULT_LIMITS.scenarioFieldBytesLimit,
+    describe: 'Most bytes of record fields (as JSON) one scenario run through the control API writes, or none',
+    coerce: (value: unknown) => readLimit('scenario-field-bytes-limit', value),
+  },
+  'delivery-log-limit': {
+    requiresArg: true,
+    default: 10_000,
+    describe: 'Most finished deliveries kept in the log, per API token',
+    coerce: (value: unknown) => readInteger('delivery-log-limit', value, { min: 1 }),
+  },
+  'delivery-chaos': {
+    requiresArg: true,
+    describe: 'Delivery chaos for every connection: duplicate=0.2,delay=100ms-2s,reorder,outage=5m (per connection: PUT /sandbox/connections/{id}/chaos)',
+    coerce: (value: unknown) => parseChaosFlag(readText('delivery-chaos', value), flagName('delivery-chaos')),
+  },
+  'seeded-tokens': {
+    type: 'boolean',
+    default: false,
+    describe: 'Draw link, public and access tokens from --seed, to reproduce a server run exactly; by default they are random, so no one can guess them',
+  },
+  'email-events': {
+    type: 'boolean',
+    default: false,
+    describe: "Emit OBJECT_CHANGE events for Email records too (objectType Email; off: the spec's objectType values are the nine others)",
+  },
+} as const satisfies OptionTable;
+export const sandboxOptions = <T>(yargs: Argv<T>) => yargs.options(SANDBOX_OPTIONS);
 
 /** The standing faults of the service's endpoints: part of the sandbox's options too (`serve`'s and `mcp`'s). */
-export const faultOptions = <T>(yargs: Argv<T>) =>
-  yargs
-    .option('latency', { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency })
-    .option('error-rate', {
-      requiresArg: true,
-      describe: "Share of the service's requests answered 503, 0 to 1 (seeded)",
-      coerce: (value) => readNumber('error-rate', value, { min: 0, max: 1 }),
-    })
-    .option('rate-limit', {
-      requiresArg: true,
-      describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After',
-      coerce: readRateLimit,
-    });
+export const FAULT_OPTIONS = {
+  latency: { requiresArg: true, describe: "Added latency of the service's endpoints: 200ms, or a seeded range 50ms-400ms", coerce: readLatency },
+  'error-rate': {
+    requiresArg: true,
+    describe: "Share of the service's requests answered 503, 0 to 1 (seeded)",
+    coerce: (value: unknown) => readNumber('error-rate', value, { min: 0, max: 1 }),
+  },
+  'rate-limit': {
+    requiresArg: true,
+    describe: 'Requests per API token: 100/min (also /s, /h); over it a 429 with Retry-After',
+    coerce: readRateLimit,
+  },
+} as const satisfies OptionTable;
+export const faultOptions = <T>(yargs: Argv<T>) => yargs.options(FAULT_OPTIONS);
 
 const sandboxAndFaultOptions = <T>(yargs: Argv<T>) => faultOptions(sandboxOptions(yargs));
 /** The options of {@link sandboxOptions} and {@link faultOptions}, as a handler gets them. */
@@ -144,38 +156,41 @@ export type SandboxArgs = ArgumentsCamelCase<ReturnType<typeof sandboxAndFaultOp
 /** The dev server's request log (`serve`'s, and `mcp --port`'s). */
 export const quietOption = { type: 'boolean', default: false, describe: 'Do not log requests' } as const;
 
+/** `serve`'s options, in --help's order. */
+export const SERVE_OPTIONS = {
+  port: {
+    requiresArg: true,
+    default: 4010,
+    describe: 'Port to listen on (0 picks a free one)',
+    coerce: (value: unknown) => readInteger('port', value, { min: 0, max: 65535 }),
+  },
+  ...ADDRESS_OPTIONS,
+  ...SANDBOX_OPTIONS,
+  quiet: quietOption,
+  'state-file': {
+    requiresArg: true,
+    type: 'string',
+    describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown',
+  },
+  'state-sync': {
+    requiresArg: true,
+    type: 'string',
+    choices: STATE_SYNC_MODES,
+    describe:
+      'How --state-file saves: batched (at most every 250 ms: a crash loses at most the last 250 ms, and nothing it loses was delivered as an event) or always (a write is saved before it is answered)',
+  },
+  'client-check': {
+    type: 'boolean',
+    default: false,
+    describe:
+      "Judge each tenant's client against the conduct rules, putting the service's hard cases in its way (429s, 503s, pages of 10; seeded by --seed): GET /sandbox/client-check answers the report (see crm-sandbox client-check)",
+  },
+  ...FAULT_OPTIONS,
+} as const satisfies OptionTable;
+
 const builder = (yargs: Argv) =>
-  faultOptions(
-    sandboxOptions(
-      addressOptions(
-        yargs.option('port', {
-          requiresArg: true,
-          default: 4010,
-          describe: 'Port to listen on (0 picks a free one)',
-          coerce: (value) => readInteger('port', value, { min: 0, max: 65535 }),
-        }),
-      ),
-    )
-      .option('quiet', quietOption)
-      .option('state-file', {
-        requiresArg: true,
-        type: 'string',
-        describe: 'Load the state from this file at start (if it exists) and save it there on change and at shutdown',
-      })
-      .option('state-sync', {
-        requiresArg: true,
-        type: 'string',
-        choices: STATE_SYNC_MODES,
-        describe:
-          'How --state-file saves: batched (at most every 250 ms: a crash loses at most the last 250 ms, and nothing it loses was delivered as an event) or always (a write is saved before it is answered)',
-      })
-      .option('client-check', {
-        type: 'boolean',
-        default: false,
-        describe:
-          "Judge each tenant's client against the conduct rules, putting the service's hard cases in its way (429s, 503s, pages of 10; seeded by --seed): GET /sandbox/client-check answers the report (see crm-sandbox client-check)",
-      }),
-  )
+  yargs
+    .options(SERVE_OPTIONS)
     .example('$0 serve', 'Start on http://127.0.0.1:4010 with the default API key')
     .example('$0 serve --port 0 --api-key k1 --api-key k2', 'Pick a free port; accept two API keys')
     .example('$0 serve --initial-sync-delay 500ms --ready-delay 1s --retry-schedule 1s,2s', 'Fast lifecycle and retries')
@@ -184,7 +199,7 @@ const builder = (yargs: Argv) =>
     .example('$0 serve --host 0.0.0.0 --allowed-host crm-sandbox', 'In a container that others reach as http://crm-sandbox:4010')
     .epilogue('The server also serves the inspector at /sandbox/ui and the link widget at /link/init.js (see the README).');
 
-type ServeArgs = ReturnType<typeof builder> extends Argv<infer T> ? T : never;
+export type ServeArgs = ReturnType<typeof builder> extends Argv<infer T> ? T : never;
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
   command: 'serve',
