@@ -3,6 +3,13 @@
  * (`crm-sandbox/browser`); each adds its own `createSandbox`, which passes its platform.
  */
 
+import * as clientCheckCode from './client-check/code.js';
+import { provideClientCheckCode } from './core/client-check-slot.js';
+
+// client-check's code, for sandbox.startClientCheck() (synchronous): the core does not import it,
+// so that `crm-sandbox serve` loads it only with --client-check (src/core/client-check-slot.ts).
+provideClientCheckCode(clientCheckCode);
+
 export { FAULT_HEADERS, type FaultRule } from './core/faults.js';
 export type { SandboxRequest, SandboxResponse } from './core/http.js';
 export type { JournalEntry, JournalFilter, JournalOptions } from './core/journal.js';

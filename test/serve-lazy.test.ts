@@ -1,4 +1,6 @@
-import { get } from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { get, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain script, without types
 import { serveLoads } from '../scripts/serve-loads.mjs';
@@ -8,11 +10,12 @@ import { LAZY_COMMANDS } from '../src/cli/yargs-cli.js';
 // at start stay in chunks it imports when first used. The loads are recorded by a loader hook in
 // the spawned CLI (scripts/record-loads.mjs), as the built bundle ships; no timings here.
 
-/** Sources that only a feature's first use may load: the scenario engine and YAML, MCP, the OpenAPI document, the other commands, yargs, faker. */
+/** Sources that only a feature's first use may load: the scenario engine and YAML, MCP, the OpenAPI document, the other commands, yargs, client-check, faker. */
 const LAZY_SOURCES = [
   // A plain `serve --port 0 --quiet` is read without yargs (src/cli/plain-args.ts).
   /^node_modules\/(yargs|yargs-parser|cliui|y18n)$/,
   /^dist\/cli\/yargs-cli\.js$/,
+  /^dist\/client-check\//,
   /^dist\/scenarios\//,
   /^node_modules\/yaml$/,
   /^dist\/mcp\//,
@@ -29,12 +32,28 @@ interface LoadedFile {
 const sourcesOf = (files: LoadedFile[]) => files.flatMap((file) => file.sources);
 const lazyIn = (sources: string[]) => sources.filter((source) => LAZY_SOURCES.some((pattern) => pattern.test(source)));
 
+/** client-check's own sources among `sources`, as their file names. */
+const clientCheckIn = (sources: string[]) => sources.filter((source) => source.startsWith('dist/client-check/')).map((source) => source.split('/').pop());
+
 function getStatus(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
     get(url, { agent: false }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     }).on('error', reject);
+  });
+}
+
+/** A request with the default API key: its status and body text. */
+function call(method: string, url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, agent: false, headers: { 'service-api-token': 'sandbox-api-key' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject).end();
   });
 }
 
@@ -59,6 +78,67 @@ describe('serve loads only what its first answer needs', () => {
     // Used, the document's chunk loads, and it answers.
     expect(documentStatus).toBe(200);
     expect(lazyIn(sourcesOf(after))).toContain('dist/core/openapi/document.js');
+  });
+
+  it("loads none of client-check's code without --client-check, on the request path either: its requests are not observed, GET /sandbox/client-check is a 404", async () => {
+    const answers: Array<{ status: number; body: string }> = [];
+    const { files, after }: { files: LoadedFile[]; after: LoadedFile[] } = await serveLoads({
+      afterFirst: async (url: string) => {
+        // Requests client-check would observe and judge were it on, and its route, off.
+        answers.push(await call('POST', `${url}/link/token`));
+        answers.push(await call('GET', `${url}/crm/contacts`));
+        answers.push(await call('GET', `${url}/sandbox/client-check`));
+      },
+    });
+    expect(clientCheckIn(sourcesOf(files))).toEqual([]);
+    // The core's side: the slot it finds client-check's code in, and the route answering that it is off.
+    expect(sourcesOf(files)).toEqual(expect.arrayContaining(['dist/core/client-check-slot.js', 'dist/core/routes/client-check.js']));
+    expect(answers.map(({ status }) => status)).toEqual([200, 400, 404]);
+    expect(JSON.parse(answers[2]!.body)).toMatchObject({ errorCode: 'ROUTE_NOT_FOUND', message: expect.stringContaining('serve --client-check') });
+    expect(clientCheckIn(sourcesOf(after))).toEqual([]);
+  });
+
+  it("with --client-check, loads client-check's code before the first answer and GET /sandbox/client-check answers the report", async () => {
+    let report: { status: number; body: string } | undefined;
+    let badRules: { status: number; body: string } | undefined;
+    const { files }: { files: LoadedFile[] } = await serveLoads({
+      args: ['--client-check'],
+      afterFirst: async (url: string) => {
+        await call('POST', `${url}/link/token`);
+        report = await call('GET', `${url}/sandbox/client-check?final=true`);
+        badRules = await call('GET', `${url}/sandbox/client-check?rules=nope`);
+      },
+    });
+    expect(clientCheckIn(sourcesOf(files))).toEqual(expect.arrayContaining(['client-check.js', 'conduct.js', 'request-facts.js', 'rules.js']));
+    expect(report?.status).toBe(200);
+    const body = JSON.parse(report!.body);
+    expect(body).toMatchObject({ ok: true, final: true, requests: 1, settings: { pageSize: 10, retryAfter: '1s-2s' } });
+    expect(body.rules.find((rule: { rule: string }) => rule.rule === 'api-token-off-browsers')).toMatchObject({ status: 'pass', exercised: 1 });
+    // The rules' reader comes with the check: an unknown rule is still a 400 naming the field and listing them.
+    expect(badRules?.status).toBe(400);
+    expect(JSON.parse(badRules!.body)).toMatchObject({
+      errorCode: 'INVALID_FIELD_VALUE',
+      metadata: { field: 'rules' },
+      message: expect.stringContaining('pages-to-the-end'),
+    });
+  });
+
+  it("the package's entries hand client-check's code to the core, so startClientCheck() works at once; the core alone says what is missing", () => {
+    const dist = (path: string) => JSON.stringify(fileURLToPath(new URL(`../dist/${path}`, import.meta.url)));
+    const run = (script: string) => {
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      expect(result.stderr).toBe('');
+      return result.stdout.trim();
+    };
+    const report = 'console.log(JSON.stringify(sandbox.startClientCheck({ pageSize: 5 }).report("sandbox-api-key").settings.pageSize))';
+    // Node's entry, the browser's (the same API on fetch) and crm-sandbox/testing's sandbox.
+    expect(run(`const { createSandbox } = await import(${dist('index.js')}); const sandbox = createSandbox(); ${report}`)).toBe('5');
+    expect(run(`const { createSandbox } = await import(${dist('browser.js')}); const sandbox = createSandbox(); ${report}`)).toBe('5');
+    expect(run(`const { createTestSandbox } = await import(${dist('testing/index.js')}); const { sandbox } = createTestSandbox(); ${report}`)).toBe('5');
+    // The core without an entry (what the CLI's path to createSandbox is): a clear Error, until the CLI loads the code.
+    const core = `const { createSandbox } = await import(${dist('node/sandbox.js')}); const sandbox = createSandbox();`;
+    expect(run(`${core} try { sandbox.startClientCheck(); } catch (error) { console.log(error.message); }`)).toMatch(/^client-check's code is not loaded: /);
+    expect(run(`${core} await (await import(${dist('core/client-check-slot.js')})).loadClientCheckCode(); ${report}`)).toBe('5');
   });
 
   it('names each lazily loaded command as its module does, so --help lists what runs', async () => {

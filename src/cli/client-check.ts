@@ -3,6 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY_AFTER, parseRetryAfter } from '../client-check/client-check.js';
 import { formatReport } from '../client-check/report.js';
 import { parseRuleList, RULE_IDS } from '../client-check/rules.js';
+import { loadClientCheckCode } from '../core/client-check-slot.js';
 import { DEFAULT_API_KEY, DEFAULT_SEED } from '../core/options.js';
 import { MAX_LIMIT } from '../core/routes/pagination.js';
 import { startDevServer } from '../node/dev-server.js';
@@ -117,6 +118,7 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
     initialSyncDelay: formatDuration(args.initialSyncDelay),
     readyDelay: formatDuration(args.readyDelay),
   });
+  await loadClientCheckCode(); // the core does not import client-check's code (decision 0035)
   const check = sandbox.startClientCheck({
     pageSize: args.pageSize,
     retryAfter: args.retryAfter,

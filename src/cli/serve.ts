@@ -1,4 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
+import { loadClientCheckCode } from '../core/client-check-slot.js';
 import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
 import { parseAllowedHost } from '../node/allowed-hosts.js';
 import { startDevServer } from '../node/dev-server.js';
@@ -210,7 +211,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       throw new SandboxConfigError(`${flagName('state-sync')} ${args.stateSync} needs ${flagName('state-file')}: without it there is no file to save to`);
     }
     const sandbox = sandboxFromArgs(args);
-    if (args.clientCheck) sandbox.startClientCheck();
+    // client-check's code loads only when asked for (decision 0035): the core does not import it.
+    if (args.clientCheck) {
+      await loadClientCheckCode();
+      sandbox.startClientCheck();
+    }
     if (args.stateFile) checkStateFileWritable(args.stateFile);
     const store = args.stateFile ? new StateStore(sandbox, args.stateFile, { sync: args.stateSync ?? 'batched' }) : undefined;
     const opened = store?.open();

@@ -1,4 +1,4 @@
-import { ClientCheck, type ClientCheckOptions, type PreparedRequest } from '../client-check/client-check.js';
+import type { ClientCheck, ClientCheckOptions, PreparedRequest } from '../client-check/client-check.js';
 import { type DownstreamFault, type DownstreamFaultInput, downstreamFaultsBody, toFault } from '../downstream/faults.js';
 import type { EmittedEvent } from '../events/event-factory.js';
 import { type ConnectionStatus, type ConnectionSummary, connectionStatusSchema, type ExchangeResult, type Webhook } from '../model/connection.js';
@@ -20,6 +20,7 @@ import { parseOrThrow } from '../shared/validation.js';
 import { unifiedView } from '../unified/view.js';
 import { type ChaosSettings, parseChaos } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
+import { clientCheckCode } from './client-check-slot.js';
 import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
 import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from './faults.js';
 import { toFetchResponse, toSandboxRequest } from './fetch.js';
@@ -385,7 +386,8 @@ export class Sandbox {
    * const { ok, rules } = check.report('sandbox-api-key', { final: true });
    */
   startClientCheck(options: ClientCheckOptions = {}): ClientCheck {
-    const check = new ClientCheck(options, {
+    // Its code is not imported by the core (serve without --client-check never loads it): the package's entries provide it.
+    const check = new (clientCheckCode().ClientCheck)(options, {
       seed: this.options.seed,
       apiKeys: this.options.apiKeys,
       maxLimit: MAX_LIMIT,

@@ -8,6 +8,12 @@
  * await crm.expectEvents([{ status: 'NEW_CONNECTION' }, { status: 'READY' }], { connectionId });
  */
 
+import * as clientCheckCode from '../client-check/code.js';
+import { provideClientCheckCode } from '../core/client-check-slot.js';
+
+// client-check's code, for testSandbox.sandbox.startClientCheck() (src/core/client-check-slot.ts).
+provideClientCheckCode(clientCheckCode);
+
 export type { EventMatch } from './event-match.js';
 export { type CapturedEvent, EventReceiver, type RejectedDelivery } from './receiver.js';
 export {

@@ -79,7 +79,7 @@ function parameters(op: Route): JsonSchema[] {
     name: param.name,
     in: 'query',
     required: param.required ?? false,
-    description: param.description,
+    description: typeof param.description === 'function' ? param.description(responseSchemas) : param.description,
     schema: param.schema,
   }));
   return [...path, ...query];

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { RULE_IDS } from '../../client-check/rules.js';
 import { DOWNSTREAM_FAULT_KINDS } from '../../downstream/faults.js';
 import { CONNECTION_STATUSES } from '../../model/connection.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType } from '../../model/crm.js';
@@ -17,6 +18,10 @@ import { ATTEMPT_TRIGGERS, DELIVERY_STATES } from '../../webhooks/delivery.js';
  * items come from src/model (the schemas the store checks); the rest is written here from the
  * types the routes answer, since nothing else validates them.
  */
+
+/** client-check's report and rule ids, for `GET /sandbox/client-check` (its route module imports none of client-check's code). */
+export { clientCheckReportSchema } from '../../client-check/report-schema.js';
+export const CLIENT_CHECK_RULE_IDS = RULE_IDS;
 
 const isoTime = z.iso.datetime();
 const integrationId = z.enum(INTEGRATION_IDS);

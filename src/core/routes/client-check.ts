@@ -1,7 +1,6 @@
 import type { ClientCheck } from '../../client-check/client-check.js';
-import { clientCheckReportSchema } from '../../client-check/report-schema.js';
-import { parseRuleList, RULE_IDS } from '../../client-check/rules.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../../shared/errors.js';
+import { clientCheckCode } from '../client-check-slot.js';
 import { queryParam } from '../http.js';
 import type { Route, RouteContext } from './context.js';
 import { parseBoolean } from './pagination.js';
@@ -17,19 +16,23 @@ function on(check: ClientCheck | undefined): ClientCheck {
   return check;
 }
 
-/** `rules=a,b`: a 400 naming the field and listing the rules when one is unknown. */
+/** `rules=a,b`: a 400 naming the field and listing the rules when one is unknown. Only read while client-check is on (its code is loaded). */
 function rulesOf(ctx: RouteContext) {
   const text = queryParam(ctx.query, 'rules');
   if (text === undefined) return undefined;
   try {
-    return parseRuleList(text, 'rules');
+    return clientCheckCode().parseRuleList(text, 'rules');
   } catch (error) {
     if (error instanceof SandboxConfigError) throw ApiError.invalidField('rules', error.message);
     throw error;
   }
 }
 
-/** `GET /sandbox/client-check`: the caller's conduct report; `DELETE` starts its check over. */
+/**
+ * `GET /sandbox/client-check`: the caller's conduct report; `DELETE` starts its check over. Nothing
+ * of client-check's code is imported here (a server without it never loads it): the rule list and
+ * the report's schema come with the document's schemas, the rules' reader with the check.
+ */
 export const clientCheckRoutes: Route<'clientCheck'>[] = [
   {
     method: 'GET',
@@ -44,9 +47,9 @@ export const clientCheckRoutes: Route<'clientCheck'>[] = [
         schema: { type: 'boolean', default: false },
       },
       { name: 'strict', description: 'A rule never exercised makes ok false too', schema: { type: 'boolean', default: false } },
-      { name: 'rules', description: `Only these rules, comma-separated: ${RULE_IDS.join(', ')}`, schema: { type: 'string' } },
+      { name: 'rules', description: (schemas) => `Only these rules, comma-separated: ${schemas.CLIENT_CHECK_RULE_IDS.join(', ')}`, schema: { type: 'string' } },
     ],
-    ok: { status: 200, schema: () => clientCheckReportSchema, description: 'The report' },
+    ok: { status: 200, schema: (schemas) => schemas.clientCheckReportSchema, description: 'The report' },
     errors: [404],
     handler: (ctx, { clientCheck }) => {
       const check = on(clientCheck);

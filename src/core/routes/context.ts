@@ -132,7 +132,8 @@ export type JsonSchema = Record<string, unknown>;
 export interface QueryParameter {
   name: string;
   required?: boolean;
-  description: string;
+  /** Its text, or one made when the document is built from what the document's schemas module holds (as `ok.schema`). */
+  description: string | ((schemas: typeof ResponseSchemas) => string);
   schema: JsonSchema;
 }
 
