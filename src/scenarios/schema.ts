@@ -109,7 +109,7 @@ export const STEP_SCHEMAS = {
       connection: connection.optional(),
     })
     .describe('A native call through POST /crm/passthrough; a write emits its OBJECT_CHANGE event'),
-  chaos: chaosSettingsSchema
+  chaos: chaosSettingsSchema()
     .extend({ connection: connection.optional() })
     .describe('Sets delivery chaos for the connection: duplicates, delays, reordering, an outage; {} for none'),
   expect: z

@@ -88,8 +88,8 @@ export const connectionDataStateSchema = z.lazy(() =>
       random: randomStateSchema,
       faker: fakerStateSchema,
       crm: crmCollectionsSchema((type): z.ZodType<CollectionDelta<CrmRecord>> => collectionDeltaSchema(crmRecordSchema(type))),
-      mailboxes: collectionDeltaSchema(mailboxSchema),
-      users: collectionDeltaSchema(engagementUserSchema),
+      mailboxes: collectionDeltaSchema(mailboxSchema()),
+      users: collectionDeltaSchema(engagementUserSchema()),
       engagementTasks: collectionDeltaSchema(activitySchema),
       engagementActions: collectionDeltaSchema(activitySchema),
       // Sequences, calls, engagement emails and call dispositions came later: a data set saved by an earlier release has none (read: as seeded).
@@ -111,8 +111,8 @@ export const connectionDataStateV1Schema = z.lazy(() =>
       random: randomStateSchema,
       faker: fakerStateSchema,
       crm: crmCollectionsSchema((type): z.ZodType<CollectionDump<CrmRecord>> => collectionDumpSchema(crmRecordSchema(type))),
-      mailboxes: collectionDumpSchema(mailboxSchema),
-      users: collectionDumpSchema(engagementUserSchema),
+      mailboxes: collectionDumpSchema(mailboxSchema()),
+      users: collectionDumpSchema(engagementUserSchema()),
       // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
       engagementTasks: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
       engagementActions: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
