@@ -62,7 +62,7 @@ export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
       .object({
         token: z.string().min(1),
         ...owner,
-        expiresAt: timeMsSchema,
+        expiresAt: timeMsSchema(),
         /** Set once the link widget made a public token with it: a widget session links one account. */
         used: z.boolean(),
       })
@@ -73,7 +73,7 @@ export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
       .object({
         token: z.string().min(1),
         ...owner,
-        expiresAt: timeMsSchema,
+        expiresAt: timeMsSchema(),
         integrationId: z.enum(INTEGRATION_IDS),
         nativeOrgId: z.string().optional(),
         orgName: z.string().optional(),
@@ -87,7 +87,7 @@ export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
 
 /** The registry's state beyond its connections: its token stream, how many connections it made, and its tokens. */
 export const registryStateSchema = <O extends z.ZodRawShape>(owner: O) =>
-  z.object({ tokens: randomStateSchema, created: countSchema, ...tokenListsShape(owner) }).strict();
+  z.object({ tokens: randomStateSchema(), created: countSchema(), ...tokenListsShape(owner) }).strict();
 export type RegistryState = z.infer<ReturnType<typeof registryStateSchema<ReturnType<typeof OWNED_BY_API_KEY>>>>;
 type LinkToken = Omit<RegistryState['linkTokens'][number], 'token'>;
 type PublicToken = Omit<RegistryState['publicTokens'][number], 'token'>;
@@ -116,16 +116,16 @@ export const connectionStateShapes = once(() => ({
   keys: { connectionId: z.string().min(1), accessToken: z.string().min(1) },
   profile: {
     integrationId: z.enum(INTEGRATION_IDS),
-    org: nativeOrgSchema,
+    org: nativeOrgSchema(),
     nativeOrgURL: z.string(),
     orgName: z.string(),
-    createdTime: timeMsSchema,
-    status: connectionStatusSchema,
-    lastActivity: timeMsSchema,
-    webhook: webhookSchema.nullable(),
+    createdTime: timeMsSchema(),
+    status: connectionStatusSchema(),
+    lastActivity: timeMsSchema(),
+    webhook: webhookSchema().nullable(),
   },
   faults: { downstreamFaults: z.array(downstreamFaultStateSchema()).optional() },
-  streams: { random: randomStateSchema, ids: randomStateSchema },
+  streams: { random: randomStateSchema(), ids: randomStateSchema() },
 }));
 type Shapes = ReturnType<typeof connectionStateShapes>;
 /** A connection's own state (without its tenant, lifecycle or data set), as {@link ConnectionRegistry.exportConnection} gives it. */

@@ -534,7 +534,7 @@ export class Sandbox {
   /** Forces a status move; it is always reported as a STATUS_CHANGE event and stops the automatic moves. */
   setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary {
     const connection = this.connection(connectionId);
-    this.parts.lifecycle.force(connection, parseOrThrow(connectionStatusSchema, status, 'status'));
+    this.parts.lifecycle.force(connection, parseOrThrow(connectionStatusSchema(), status, 'status'));
     return connectionSummary(connection);
   }
 

@@ -94,7 +94,7 @@ type Owner = ReturnType<typeof OWNED_BY_API_KEY> | ReturnType<typeof BY_DIGEST> 
 /** A connection: its own state (the registry's) around its tenant, with its lifecycle's pending moves and its data set. */
 const connectionSchema = <D extends z.ZodType, O extends Owner>(data: D, owner: O) => {
   const { keys, profile, faults, streams } = connectionStateShapes();
-  return z.object({ ...keys, ...owner, ...profile, pendingMoves: z.array(pendingMoveSchema), ...faults, ...streams, data: data.nullable() }).strict();
+  return z.object({ ...keys, ...owner, ...profile, pendingMoves: z.array(pendingMoveSchema()), ...faults, ...streams, data: data.nullable() }).strict();
 };
 
 /** What a data set's seeded base depends on besides the seed and the connection: the sandbox's dataset sizes and fixtures. */
@@ -103,19 +103,19 @@ const seedingSchema = once(() =>
     .object({
       dataset: z
         .object({
-          engagement: z.object({ users: countSchema, mailboxes: countSchema }).strict(),
+          engagement: z.object({ users: countSchema(), mailboxes: countSchema() }).strict(),
           // Email came later: a snapshot of an earlier release has no size for it (its data sets are seeded with today's).
           crm: z
             .object(
-              Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, type === 'Email' ? countSchema.optional() : countSchema])) as Record<
+              Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, type === 'Email' ? countSchema().optional() : countSchema()])) as Record<
                 CrmObjectType,
-                typeof countSchema
+                ReturnType<typeof countSchema>
               >,
             )
             .strict(),
         })
         .strict(),
-      fixtures: z.object({ digest: digestSchema, sources: z.array(z.string()) }).strict(),
+      fixtures: z.object({ digest: digestSchema(), sources: z.array(z.string()) }).strict(),
     })
     .strict(),
 );
@@ -130,10 +130,10 @@ export const serverSnapshotSchema = once(() =>
       format: z.literal(SNAPSHOT_FORMAT),
       version: z.literal(SNAPSHOT_VERSION),
       scope: z.literal('server'),
-      seed: randomStateSchema.shape.seed,
-      time: timeMsSchema,
+      seed: randomStateSchema().shape.seed,
+      time: timeMsSchema(),
       seeding: seedingSchema(),
-      random: z.object({ events: eventFactoryStateSchema }).strict(),
+      random: z.object({ events: eventFactoryStateSchema() }).strict(),
       registry: registryStateSchema(BY_DIGEST()),
       connections: z.array(connectionSchema(connectionDataStateSchema, BY_DIGEST())),
       ...dispatcherStateSchema().shape,
@@ -152,8 +152,8 @@ export const tenantSnapshotSchema = once(() =>
       format: z.literal(SNAPSHOT_FORMAT),
       version: z.literal(SNAPSHOT_VERSION),
       scope: z.literal('tenant'),
-      seed: randomStateSchema.shape.seed,
-      time: timeMsSchema,
+      seed: randomStateSchema().shape.seed,
+      time: timeMsSchema(),
       seeding: seedingSchema(),
       registry: z.object(tokenListsShape(UNNAMED)).strict(),
       connections: z.array(connectionSchema(connectionDataStateSchema, UNNAMED)),
@@ -171,9 +171,9 @@ const snapshotV1Schema = once(() =>
     .object({
       format: z.literal(SNAPSHOT_FORMAT),
       version: z.literal(1),
-      seed: randomStateSchema.shape.seed,
-      time: timeMsSchema,
-      random: z.object({ events: eventFactoryStateSchema }).strict(),
+      seed: randomStateSchema().shape.seed,
+      time: timeMsSchema(),
+      random: z.object({ events: eventFactoryStateSchema() }).strict(),
       registry: registryStateSchema(OWNED_BY_API_KEY()),
       connections: z.array(connectionSchema(connectionDataStateV1Schema, OWNED_BY_API_KEY())),
       ...dispatcherStateSchema().shape,

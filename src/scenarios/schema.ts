@@ -102,8 +102,8 @@ export const STEP_SCHEMAS = {
     .strictObject({
       method: z.enum(PASSTHROUGH_METHODS),
       path: z.string().min(1),
-      body: nativeBodySchema.optional(),
-      query: nativeQuerySchema.optional(),
+      body: nativeBodySchema().optional(),
+      query: nativeQuerySchema().optional(),
       as: name.optional(),
       expectStatus: z.number().int().min(100).max(599).optional().describe('The downstream statusCode the call must get'),
       connection: connection.optional(),

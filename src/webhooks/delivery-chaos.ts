@@ -7,7 +7,12 @@ import { type Chaos, type ChaosSettings, chaosSettingsSchema, resolveChaos } fro
 /** A connection's chaos as a snapshot keeps it: its settings, when its outage ends, and where its stream stands. */
 export const chaosRecordSchema = once(() =>
   z
-    .object({ connectionId: z.string().min(1), settings: chaosSettingsSchema(), outageUntil: timeMsSchema.nullable(), stream: randomStateSchema.nullable() })
+    .object({
+      connectionId: z.string().min(1),
+      settings: chaosSettingsSchema(),
+      outageUntil: timeMsSchema().nullable(),
+      stream: randomStateSchema().nullable(),
+    })
     .strict(),
 );
 export type ChaosRecord = z.infer<ReturnType<typeof chaosRecordSchema>>;

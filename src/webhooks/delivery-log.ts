@@ -13,14 +13,14 @@ export const deliveryRecordSchema = once(() =>
     .object({
       eventId: z.string().min(1),
       connectionId: z.string().min(1),
-      createdAt: timeMsSchema,
+      createdAt: timeMsSchema(),
       /** The exact JSON text sent and signed. */
       body: z.string().refine(isJsonObject, 'must be the JSON text of an event'),
       state: z.enum(DELIVERY_STATES),
       attempts: z.array(deliveryAttemptSchema()),
       /** Automatic attempts made so far: the retry schedule is counted on these. */
       scheduledAttempts: z.number().int().nonnegative(),
-      nextAttemptAt: timeMsSchema.nullable(),
+      nextAttemptAt: timeMsSchema().nullable(),
       failureReason: z.string().nullable(),
       /** Still in its connection's queue (not yet succeeded or failed). */
       queued: z.boolean(),

@@ -18,7 +18,7 @@ import { pageBody, pageQuery, pageRequest } from './pagination.js';
  * read the delivery log, redeliver. Same `service-api-token` auth as the service's endpoints.
  */
 const RECORDS = '/sandbox/connections/:connectionId/records/:objectType';
-export const statusBody = once(() => z.object({ status: connectionStatusSchema }));
+export const statusBody = once(() => z.object({ status: connectionStatusSchema() }));
 /**
  * A record's fields, as the document shows them (the routes check them per type): made on first
  * use, as building every type's write schema would slow every sandbox's start.

@@ -16,8 +16,8 @@ export const passthroughBody = once(() =>
     accessToken: z.string().min(1),
     method: z.enum(PASSTHROUGH_METHODS),
     path: z.string().min(1),
-    body: nativeBodySchema.optional(),
-    query: nativeQuerySchema.optional(),
+    body: nativeBodySchema().optional(),
+    query: nativeQuerySchema().optional(),
   }),
 );
 
