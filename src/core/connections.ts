@@ -14,6 +14,7 @@ import {
 import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId, type NativeOrg, nativeOrgSchema } from '../model/integrations.js';
 import { type FakerModule, type Platform, unguessableHex } from '../model/platform.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { once } from '../shared/once.js';
 import { Breather, runToEnd } from '../shared/pieces.js';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { Allowance, type Reservation } from '../shared/reservation.js';
@@ -52,7 +53,7 @@ export interface ConnectionState {
 }
 
 /** How the registry names the tenant of a connection or a token: by its API key (a snapshot may name it otherwise). */
-export const OWNED_BY_API_KEY = { apiKey: z.string().min(1) };
+export const OWNED_BY_API_KEY = once(() => ({ apiKey: z.string().min(1) }));
 
 /** Link and public tokens as a snapshot keeps them, each naming its tenant as `owner` says. */
 export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
@@ -61,7 +62,7 @@ export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
       .object({
         token: z.string().min(1),
         ...owner,
-        expiresAt: timeMsSchema,
+        expiresAt: timeMsSchema(),
         /** Set once the link widget made a public token with it: a widget session links one account. */
         used: z.boolean(),
       })
@@ -72,7 +73,7 @@ export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
       .object({
         token: z.string().min(1),
         ...owner,
-        expiresAt: timeMsSchema,
+        expiresAt: timeMsSchema(),
         integrationId: z.enum(INTEGRATION_IDS),
         nativeOrgId: z.string().optional(),
         orgName: z.string().optional(),
@@ -86,8 +87,8 @@ export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
 
 /** The registry's state beyond its connections: its token stream, how many connections it made, and its tokens. */
 export const registryStateSchema = <O extends z.ZodRawShape>(owner: O) =>
-  z.object({ tokens: randomStateSchema, created: countSchema, ...tokenListsShape(owner) }).strict();
-export type RegistryState = z.infer<ReturnType<typeof registryStateSchema<typeof OWNED_BY_API_KEY>>>;
+  z.object({ tokens: randomStateSchema(), created: countSchema(), ...tokenListsShape(owner) }).strict();
+export type RegistryState = z.infer<ReturnType<typeof registryStateSchema<ReturnType<typeof OWNED_BY_API_KEY>>>>;
 type LinkToken = Omit<RegistryState['linkTokens'][number], 'token'>;
 type PublicToken = Omit<RegistryState['publicTokens'][number], 'token'>;
 
@@ -95,37 +96,38 @@ type PublicToken = Omit<RegistryState['publicTokens'][number], 'token'>;
  * A pending downstream fault as a snapshot keeps it. (The connection holds them; the type is
  * src/downstream/faults.ts's, which this schema is checked against.)
  */
-const downstreamFaultStateSchema = z
-  .object({
-    kind: z.enum(DOWNSTREAM_FAULT_KINDS),
-    remaining: z.number().int().positive(),
-    status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
-    delayMs: z.number().int().nonnegative(),
-    retryAfterSeconds: z.number().int().nonnegative(),
-  })
-  .strict() satisfies z.ZodType<DownstreamFault>;
+const downstreamFaultStateSchema = () =>
+  z
+    .object({
+      kind: z.enum(DOWNSTREAM_FAULT_KINDS),
+      remaining: z.number().int().positive(),
+      status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+      delayMs: z.number().int().nonnegative(),
+      retryAfterSeconds: z.number().int().nonnegative(),
+    })
+    .strict() satisfies z.ZodType<DownstreamFault>;
 
 /**
  * A connection's own state as a snapshot keeps it, in the groups a snapshot lays out around the
  * tenant it names and the state other parts keep of the connection (its lifecycle's moves, its
  * data set): its keys, its profile, its pending downstream faults, its random streams.
  */
-export const connectionStateShapes = {
+export const connectionStateShapes = once(() => ({
   keys: { connectionId: z.string().min(1), accessToken: z.string().min(1) },
   profile: {
     integrationId: z.enum(INTEGRATION_IDS),
-    org: nativeOrgSchema,
+    org: nativeOrgSchema(),
     nativeOrgURL: z.string(),
     orgName: z.string(),
-    createdTime: timeMsSchema,
-    status: connectionStatusSchema,
-    lastActivity: timeMsSchema,
-    webhook: webhookSchema.nullable(),
+    createdTime: timeMsSchema(),
+    status: connectionStatusSchema(),
+    lastActivity: timeMsSchema(),
+    webhook: webhookSchema().nullable(),
   },
-  faults: { downstreamFaults: z.array(downstreamFaultStateSchema).optional() },
-  streams: { random: randomStateSchema, ids: randomStateSchema },
-};
-type Shapes = typeof connectionStateShapes;
+  faults: { downstreamFaults: z.array(downstreamFaultStateSchema()).optional() },
+  streams: { random: randomStateSchema(), ids: randomStateSchema() },
+}));
+type Shapes = ReturnType<typeof connectionStateShapes>;
 /** A connection's own state (without its tenant, lifecycle or data set), as {@link ConnectionRegistry.exportConnection} gives it. */
 export type ConnectionRecord = z.infer<z.ZodObject<Shapes['keys'] & Shapes['profile'] & Shapes['faults'] & Shapes['streams']>>;
 

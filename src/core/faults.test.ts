@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
 import { createSandbox, type Sandbox } from '../index.js';
+import { parseFaultRules } from './faults.js';
 
 const call = callSandbox;
 
@@ -11,6 +12,15 @@ async function statuses(sandbox: Sandbox, n: number): Promise<number[]> {
 }
 
 describe('faults', () => {
+  it('no rules ([] or {}) parse to none without zod, as the parse would; anything else is still parsed', () => {
+    expect(parseFaultRules([])).toEqual([]);
+    expect(parseFaultRules({})).toEqual([]);
+    expect(parseFaultRules({ rules: [] })).toEqual([]);
+    expect(parseFaultRules([{}])).toEqual([{}]);
+    expect(() => parseFaultRules({ errorRate: 2 })).toThrow('errorRate too big: expected number to be <=1');
+    expect(() => parseFaultRules(null)).toThrow();
+  });
+
   it('an error rate is seeded: the same run fails the same requests, and the journal says which', async () => {
     const run = async () => {
       const sandbox = createSandbox({ clock: 'virtual', apiKeys: ['a'], faults: { errorRate: 0.3 } });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseDuration, requireUnit } from '../shared/duration.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { once } from '../shared/once.js';
 import { Random } from '../shared/random.js';
 import { parseOrThrow } from '../shared/validation.js';
 import type { SandboxRequest } from './http.js';
@@ -29,21 +30,23 @@ export interface FaultRule {
 /** The override headers a single request may carry (like Prism's `Prefer`). */
 export const FAULT_HEADERS = { forceStatus: 'x-sandbox-force-status', latency: 'x-sandbox-latency' } as const;
 
-const errorStatus = z.number().int().min(400).max(599);
-export const ruleSchema = z
-  .object({
-    route: z
-      .string()
-      .regex(/^(?:(GET|HEAD|POST|PUT|PATCH|DELETE) )?\//, 'must be a path prefix such as /engagement, optionally after a method: POST /crm/passthrough')
-      .optional(),
-    connectionId: z.string().min(1).optional(),
-    latency: z.union([z.string(), z.number().nonnegative()]).optional(),
-    errorRate: z.number().min(0).max(1).optional(),
-    errorStatus: errorStatus.optional(),
-    rateLimit: z.string().optional(),
-  })
-  .strict();
-export const rulesSchema = z.object({ rules: z.array(ruleSchema) }).strict();
+/** One rule's schema, built on first use, not at import (docs/decisions/0035). */
+export const ruleSchema = once(() =>
+  z
+    .object({
+      route: z
+        .string()
+        .regex(/^(?:(GET|HEAD|POST|PUT|PATCH|DELETE) )?\//, 'must be a path prefix such as /engagement, optionally after a method: POST /crm/passthrough')
+        .optional(),
+      connectionId: z.string().min(1).optional(),
+      latency: z.union([z.string(), z.number().nonnegative()]).optional(),
+      errorRate: z.number().min(0).max(1).optional(),
+      errorStatus: z.number().int().min(400).max(599).optional(),
+      rateLimit: z.string().optional(),
+    })
+    .strict(),
+);
+export const rulesSchema = once(() => z.object({ rules: z.array(ruleSchema()) }).strict());
 
 interface ParsedRule {
   rule: FaultRule;
@@ -119,16 +122,24 @@ export function parseLatency(value: string | number, field: string): [number, nu
  * field (`rules[1].errorRate`).
  */
 export function parseFaultRules(value: unknown): FaultRule[] {
+  // No rules (a sandbox's standing ones are most often none): what the parse below answers, without building its schemas.
+  if (noRules(value)) return [];
   const body = Array.isArray(value) ? { rules: value } : value;
   const listed = typeof body === 'object' && body !== null && 'rules' in body;
   // Two shapes, checked apart: a union would report its issues without the field's path.
-  const rules = listed ? parseOrThrow(rulesSchema, body).rules : [parseOrThrow(ruleSchema, body)].filter((rule) => Object.keys(rule).length > 0);
+  const rules = listed ? parseOrThrow(rulesSchema(), body).rules : [parseOrThrow(ruleSchema(), body)].filter((rule) => Object.keys(rule).length > 0);
   const prefix = (i: number) => (listed ? `rules[${i}].` : '');
   rules.forEach((rule, i) => {
     if (rule.latency !== undefined) parseLatency(rule.latency, `${prefix(i)}latency`);
     if (rule.rateLimit !== undefined) parseRateLimit(rule.rateLimit, `${prefix(i)}rateLimit`);
   });
   return rules as FaultRule[];
+}
+
+/** `[]`, or a plain object with no key (`{}`, one rule with no knob): both parse to no rule. */
+function noRules(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0;
 }
 
 function compile(rule: FaultRule): ParsedRule {

@@ -308,7 +308,7 @@ function resolveDataset(given: SandboxOptions['dataset']): DatasetSize {
 
 function checkChaos(settings: ChaosSettings | undefined): ChaosSettings | undefined {
   if (settings === undefined) return undefined;
-  const parsed = chaosSettingsSchema.safeParse(settings);
+  const parsed = chaosSettingsSchema().safeParse(settings);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new SandboxConfigError(`deliveryChaos.${issue.path.join('.')}: ${issue.message}`);

@@ -502,7 +502,7 @@ export class Sandbox {
     // Checked as POST /sandbox/public-token checks its body, with the same messages.
     const { apiKey: key, ...link } = checkOptionNames(options, ['apiKey', 'integrationId', 'nativeOrgId', 'accessToken'], 'connect()');
     const apiKey = this.tenant(key ?? this.options.apiKeys[0]!);
-    const { integrationId, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody, link);
+    const { integrationId, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody(), link);
     const { registry } = this.parts;
     const linkToken = registry.createLinkToken(apiKey);
     const publicToken = registry.createPublicToken(apiKey, {
@@ -536,7 +536,7 @@ export class Sandbox {
   /** Forces a status move; it is always reported as a STATUS_CHANGE event and stops the automatic moves. */
   setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary {
     const connection = this.connection(connectionId);
-    this.parts.lifecycle.force(connection, parseOrThrow(connectionStatusSchema, status, 'status'));
+    this.parts.lifecycle.force(connection, parseOrThrow(connectionStatusSchema(), status, 'status'));
     return connectionSummary(connection);
   }
 
@@ -622,7 +622,7 @@ export class Sandbox {
    * @example sandbox.setDownstreamFaults(connectionId, [{ kind: 'rate-limit', count: 2 }, { kind: 'server-error', status: 503 }]);
    */
   setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[] {
-    const { faults: parsed } = parseOrThrow(downstreamFaultsBody, { faults });
+    const { faults: parsed } = parseOrThrow(downstreamFaultsBody(), { faults });
     const connection = this.connection(connectionId);
     connection.downstreamFaults = parsed.map(toFault);
     return this.downstreamFaults(connectionId);

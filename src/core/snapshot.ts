@@ -3,6 +3,7 @@ import { eventFactoryStateSchema } from '../events/event-factory.js';
 import { type PendingMove, pendingMoveSchema } from '../events/lifecycle.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType } from '../model/crm.js';
 import { ApiError } from '../shared/errors.js';
+import { once } from '../shared/once.js';
 import { randomStateSchema } from '../shared/random.js';
 import { countSchema, digestSchema, timeMsSchema } from '../shared/state-schemas.js';
 import { describeIssues, invalidFromIssues } from '../shared/validation.js';
@@ -73,106 +74,120 @@ export const SNAPSHOT_VERSION = 2;
  * format, version, scope, seed, time, seeding, and how each tenant is named.
  */
 
-/** The start of the SHA-256 of a tenant's API key: how a whole-server snapshot names the tenant. */
-const tenant = z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters: the start of the SHA-256 of the tenant's API key");
+/*
+ * Each schema here is built on its first use (`once`), not as the module loads: `serve` loads it
+ * before its first answer, and only a snapshot, a restore or the OpenAPI document reads them
+ * (docs/decisions/0035).
+ */
 
 /**
  * How a layout names the tenant of a connection or a token: version 1 by its API key (as the
- * registry does), a whole-server version 2 by the key's digest, a tenant's version 2 not at all.
+ * registry does), a whole-server version 2 by the key's digest (the start of the SHA-256 of the
+ * tenant's API key), a tenant's version 2 not at all.
  */
-const BY_DIGEST = { tenant };
+const BY_DIGEST = once(() => ({
+  tenant: z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters: the start of the SHA-256 of the tenant's API key"),
+}));
 const UNNAMED = {};
-type Owner = typeof OWNED_BY_API_KEY | typeof BY_DIGEST | typeof UNNAMED;
+type Owner = ReturnType<typeof OWNED_BY_API_KEY> | ReturnType<typeof BY_DIGEST> | typeof UNNAMED;
 
 /** A connection: its own state (the registry's) around its tenant, with its lifecycle's pending moves and its data set. */
 const connectionSchema = <D extends z.ZodType, O extends Owner>(data: D, owner: O) => {
-  const { keys, profile, faults, streams } = connectionStateShapes;
-  return z.object({ ...keys, ...owner, ...profile, pendingMoves: z.array(pendingMoveSchema), ...faults, ...streams, data: data.nullable() }).strict();
+  const { keys, profile, faults, streams } = connectionStateShapes();
+  return z.object({ ...keys, ...owner, ...profile, pendingMoves: z.array(pendingMoveSchema()), ...faults, ...streams, data: data.nullable() }).strict();
 };
 
 /** What a data set's seeded base depends on besides the seed and the connection: the sandbox's dataset sizes and fixtures. */
-const seedingSchema = z
-  .object({
-    dataset: z
-      .object({
-        engagement: z.object({ users: countSchema, mailboxes: countSchema }).strict(),
-        // Email came later: a snapshot of an earlier release has no size for it (its data sets are seeded with today's).
-        crm: z
-          .object(
-            Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, type === 'Email' ? countSchema.optional() : countSchema])) as Record<
-              CrmObjectType,
-              typeof countSchema
-            >,
-          )
-          .strict(),
-      })
-      .strict(),
-    fixtures: z.object({ digest: digestSchema, sources: z.array(z.string()) }).strict(),
-  })
-  .strict();
+const seedingSchema = once(() =>
+  z
+    .object({
+      dataset: z
+        .object({
+          engagement: z.object({ users: countSchema(), mailboxes: countSchema() }).strict(),
+          // Email came later: a snapshot of an earlier release has no size for it (its data sets are seeded with today's).
+          crm: z
+            .object(
+              Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, type === 'Email' ? countSchema().optional() : countSchema()])) as Record<
+                CrmObjectType,
+                ReturnType<typeof countSchema>
+              >,
+            )
+            .strict(),
+        })
+        .strict(),
+      fixtures: z.object({ digest: digestSchema(), sources: z.array(z.string()) }).strict(),
+    })
+    .strict(),
+);
 
 /**
  * A whole-server snapshot: every tenant's state (each named by its key's digest) and the
  * server's streams. Every field is checked, so a bad one is named before anything changes.
  */
-export const serverSnapshotSchema = z
-  .object({
-    format: z.literal(SNAPSHOT_FORMAT),
-    version: z.literal(SNAPSHOT_VERSION),
-    scope: z.literal('server'),
-    seed: randomStateSchema.shape.seed,
-    time: timeMsSchema,
-    seeding: seedingSchema,
-    random: z.object({ events: eventFactoryStateSchema }).strict(),
-    registry: registryStateSchema(BY_DIGEST),
-    connections: z.array(connectionSchema(connectionDataStateSchema, BY_DIGEST)),
-    ...dispatcherStateSchema.shape,
-  })
-  .strict();
+export const serverSnapshotSchema = once(() =>
+  z
+    .object({
+      format: z.literal(SNAPSHOT_FORMAT),
+      version: z.literal(SNAPSHOT_VERSION),
+      scope: z.literal('server'),
+      seed: randomStateSchema().shape.seed,
+      time: timeMsSchema(),
+      seeding: seedingSchema(),
+      random: z.object({ events: eventFactoryStateSchema() }).strict(),
+      registry: registryStateSchema(BY_DIGEST()),
+      connections: z.array(connectionSchema(connectionDataStateSchema, BY_DIGEST())),
+      ...dispatcherStateSchema().shape,
+    })
+    .strict(),
+);
 
 /**
  * One tenant's snapshot: its connections, tokens, deliveries and chaos; no tenant named, and no
  * server stream (the token stream, the count of connections made, the event ids): a tenant
  * restore must not rewind what other tenants draw from.
  */
-export const tenantSnapshotSchema = z
-  .object({
-    format: z.literal(SNAPSHOT_FORMAT),
-    version: z.literal(SNAPSHOT_VERSION),
-    scope: z.literal('tenant'),
-    seed: randomStateSchema.shape.seed,
-    time: timeMsSchema,
-    seeding: seedingSchema,
-    registry: z.object(tokenListsShape(UNNAMED)).strict(),
-    connections: z.array(connectionSchema(connectionDataStateSchema, UNNAMED)),
-    ...dispatcherStateSchema.shape,
-  })
-  .strict();
+export const tenantSnapshotSchema = once(() =>
+  z
+    .object({
+      format: z.literal(SNAPSHOT_FORMAT),
+      version: z.literal(SNAPSHOT_VERSION),
+      scope: z.literal('tenant'),
+      seed: randomStateSchema().shape.seed,
+      time: timeMsSchema(),
+      seeding: seedingSchema(),
+      registry: z.object(tokenListsShape(UNNAMED)).strict(),
+      connections: z.array(connectionSchema(connectionDataStateSchema, UNNAMED)),
+      ...dispatcherStateSchema().shape,
+    })
+    .strict(),
+);
 
 /** The zod schema of a snapshot of either scope (what `GET /sandbox/snapshot` answers and `PUT` takes). */
-export const snapshotSchema = z.union([serverSnapshotSchema, tenantSnapshotSchema]);
+export const snapshotSchema = once(() => z.union([serverSnapshotSchema(), tenantSnapshotSchema()]));
 
 /** A snapshot of layout version 1 (every record in full), as the releases before version 2 wrote it: still read. */
-const snapshotV1Schema = z
-  .object({
-    format: z.literal(SNAPSHOT_FORMAT),
-    version: z.literal(1),
-    seed: randomStateSchema.shape.seed,
-    time: timeMsSchema,
-    random: z.object({ events: eventFactoryStateSchema }).strict(),
-    registry: registryStateSchema(OWNED_BY_API_KEY),
-    connections: z.array(connectionSchema(connectionDataStateV1Schema, OWNED_BY_API_KEY)),
-    ...dispatcherStateSchema.shape,
-  })
-  .strict();
+const snapshotV1Schema = once(() =>
+  z
+    .object({
+      format: z.literal(SNAPSHOT_FORMAT),
+      version: z.literal(1),
+      seed: randomStateSchema().shape.seed,
+      time: timeMsSchema(),
+      random: z.object({ events: eventFactoryStateSchema() }).strict(),
+      registry: registryStateSchema(OWNED_BY_API_KEY()),
+      connections: z.array(connectionSchema(connectionDataStateV1Schema, OWNED_BY_API_KEY())),
+      ...dispatcherStateSchema().shape,
+    })
+    .strict(),
+);
 
 /** The whole state of a sandbox as JSON, every tenant's: `sandbox.snapshot()`, `GET /sandbox/snapshot?all=true`, the state file. */
-export type ServerSnapshot = z.infer<typeof serverSnapshotSchema>;
+export type ServerSnapshot = z.infer<ReturnType<typeof serverSnapshotSchema>>;
 /** One tenant's state as JSON: `sandbox.snapshot({ apiKey })`, `GET /sandbox/snapshot`. */
-export type TenantSnapshot = z.infer<typeof tenantSnapshotSchema>;
+export type TenantSnapshot = z.infer<ReturnType<typeof tenantSnapshotSchema>>;
 /** A snapshot of either scope: what `PUT /sandbox/snapshot` takes (a version-1 one too). */
 export type SandboxSnapshot = ServerSnapshot | TenantSnapshot;
-type SnapshotV1 = z.infer<typeof snapshotV1Schema>;
+type SnapshotV1 = z.infer<ReturnType<typeof snapshotV1Schema>>;
 
 /** What a snapshot depends on beyond itself: the sandbox's seed, dataset sizes and fixtures. */
 export interface SnapshotSource {
@@ -272,7 +287,7 @@ export type ParsedSnapshot = SandboxSnapshot | SnapshotV1;
  */
 export function parseSnapshot(value: unknown, source: SnapshotSource): ParsedSnapshot {
   const { version, scope } = (value ?? {}) as { version?: unknown; scope?: unknown };
-  const schema = version === 1 ? snapshotV1Schema : scope === 'tenant' ? tenantSnapshotSchema : serverSnapshotSchema;
+  const schema = version === 1 ? snapshotV1Schema() : scope === 'tenant' ? tenantSnapshotSchema() : serverSnapshotSchema();
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw invalidFromIssues(describeIssues(result.error));
   const snapshot = value as ParsedSnapshot; // the input itself: parsing may reorder keys, and records must keep their bytes

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { IntegrationId } from '../model/integrations.js';
+import { once } from '../shared/once.js';
 import { reply, requestUuid } from './router.js';
 import type { DownstreamRequest, DownstreamResponse } from './types.js';
 
@@ -11,20 +12,23 @@ import type { DownstreamRequest, DownstreamResponse } from './types.js';
 
 export const DOWNSTREAM_FAULT_KINDS = ['rate-limit', 'server-error', 'slow'] as const;
 
-export const downstreamFaultSchema = z
-  .object({
-    kind: z.enum(DOWNSTREAM_FAULT_KINDS),
-    /** How many native calls this fault takes, in order. */
-    count: z.number().int().min(1).max(10_000).default(1),
-    /** server-error: the status to answer. */
-    status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
-    /** slow: how long each call takes, on the sandbox clock. */
-    delayMs: z.number().int().min(0).max(600_000).optional(),
-    /** rate-limit: when the system says to try again. */
-    retryAfterSeconds: z.number().int().min(1).max(86_400).optional(),
-  })
-  .strict();
-export type DownstreamFaultInput = z.input<typeof downstreamFaultSchema>;
+/** A fault as a caller gives it (built on first use, not at import: docs/decisions/0035). */
+export const downstreamFaultSchema = once(() =>
+  z
+    .object({
+      kind: z.enum(DOWNSTREAM_FAULT_KINDS),
+      /** How many native calls this fault takes, in order. */
+      count: z.number().int().min(1).max(10_000).default(1),
+      /** server-error: the status to answer. */
+      status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+      /** slow: how long each call takes, on the sandbox clock. */
+      delayMs: z.number().int().min(0).max(600_000).optional(),
+      /** rate-limit: when the system says to try again. */
+      retryAfterSeconds: z.number().int().min(1).max(86_400).optional(),
+    })
+    .strict(),
+);
+export type DownstreamFaultInput = z.input<ReturnType<typeof downstreamFaultSchema>>;
 
 /** A pending fault, as plain data (kept on the connection, so snapshots can hold it). */
 export interface DownstreamFault {
@@ -36,10 +40,10 @@ export interface DownstreamFault {
   retryAfterSeconds: number;
 }
 
-export const downstreamFaultsBody = z.object({ faults: z.array(downstreamFaultSchema).max(100) }).strict();
+export const downstreamFaultsBody = once(() => z.object({ faults: z.array(downstreamFaultSchema()).max(100) }).strict());
 
 /** A fault with its defaults filled in. */
-export function toFault(input: z.output<typeof downstreamFaultSchema>): DownstreamFault {
+export function toFault(input: z.output<ReturnType<typeof downstreamFaultSchema>>): DownstreamFault {
   return {
     kind: input.kind,
     remaining: input.count,

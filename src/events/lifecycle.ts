@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Clock, Timer } from '../clock/clock.js';
 import { type ConnectionStatus, connectionStatusSchema } from '../model/connection.js';
+import { once } from '../shared/once.js';
 import { timeMsSchema } from '../shared/state-schemas.js';
 
 /** What the lifecycle needs of a connection (the core's ConnectionState has it). */
@@ -19,8 +20,8 @@ export interface LifecycleDelays {
 }
 
 /** An automatic status move still to come, and when (ms): a connection's lifecycle state, as a snapshot keeps it. */
-export const pendingMoveSchema = z.object({ status: connectionStatusSchema, at: timeMsSchema }).strict();
-export type PendingMove = z.infer<typeof pendingMoveSchema>;
+export const pendingMoveSchema = once(() => z.object({ status: connectionStatusSchema(), at: timeMsSchema() }).strict());
+export type PendingMove = z.infer<ReturnType<typeof pendingMoveSchema>>;
 
 /**
  * Moves connections NEW_CONNECTION → INITIAL_SYNCED → READY on the sandbox clock, and reports

@@ -27,7 +27,7 @@ const objectType = z.enum(CRM_OBJECT_TYPES).describe('The record type, spelled a
 const recordId = z.string().min(1).describe("The record's id");
 const eventId = z.string().min(1).describe('The eventId of a delivery (list_deliveries)');
 const fields = z.record(z.string(), z.unknown());
-const webhookUrl = runBody.shape.webhookUrl.unwrap();
+const webhookUrl = runBody().shape.webhookUrl.unwrap();
 
 const connectionPath = (id: string) => `/sandbox/connections/${segment(id)}`;
 const recordsPath = (id: string, type: string) => `${connectionPath(id)}/records/${segment(type)}`;
@@ -46,12 +46,12 @@ const linkConnection = defineTool({
     'The connection starts NEW_CONNECTION: engagement reads answer 409 CONNECTION_SYNCING until INITIAL_SYNCED (3s), READY at 10s; on the virtual clock call advance_clock { by: "10s" }. ' +
     'Its events are signed with its accessToken: give accessToken (access_ + 40 hex) so your receiver knows it ahead.',
   input: z.strictObject({
-    integrationId: publicTokenBody.shape.integrationId
-      .unwrap()
+    integrationId: publicTokenBody()
+      .shape.integrationId.unwrap()
       .describe('The system to link: salesforce, hubspot, pipedrive, zoho, outreach, salesloft or apollo'),
-    nativeOrgId: publicTokenBody.shape.nativeOrgId.describe("The org's id in that system (default: generated from the seed)"),
+    nativeOrgId: publicTokenBody().shape.nativeOrgId.describe("The org's id in that system (default: generated from the seed)"),
     webhookUrl: webhookUrl.optional().describe("Where the connection's webhook events go (your receiver); left out: no webhook yet (set_webhook), events wait"),
-    accessToken: publicTokenBody.shape.accessToken.describe('The accessToken the exchange gives, access_ + 40 lowercase hex (default: random)'),
+    accessToken: publicTokenBody().shape.accessToken.describe('The accessToken the exchange gives, access_ + 40 lowercase hex (default: random)'),
   }),
   run: async ({ integrationId, nativeOrgId, webhookUrl, accessToken }, { api }) => {
     const { linkToken } = jsonOf(await api.request('POST', '/link/token'));
@@ -88,7 +88,7 @@ const setStatus = defineTool({
   name: 'set_status',
   title: 'Set the connection status',
   description: 'POST /sandbox/connections/{connectionId}/status: forces a status (a STATUS_CHANGE event); the automatic moves stop. Answers { connection }.',
-  input: z.strictObject({ connectionId, status: statusBody.shape.status }),
+  input: z.strictObject({ connectionId, status: statusBody().shape.status }),
   run: async ({ connectionId, status }, { api }) => passOn(await api.request('POST', `${connectionPath(connectionId)}/status`, { body: { status } })),
 });
 
@@ -154,10 +154,10 @@ const passthrough = defineTool({
     'GET crm/v3/objects/contacts on HubSpot. A write emits its event. Answers { headers, url, statusCode, body } as the native system answered.',
   input: z.strictObject({
     connectionId,
-    method: passthroughBody.shape.method,
-    path: passthroughBody.shape.path.describe("Relative to the system's base URL"),
-    query: passthroughBody.shape.query,
-    body: passthroughBody.shape.body,
+    method: passthroughBody().shape.method,
+    path: passthroughBody().shape.path.describe("Relative to the system's base URL"),
+    query: passthroughBody().shape.query,
+    body: passthroughBody().shape.body,
   }),
   run: async ({ connectionId, method, path, query, body }, { api }) => {
     const { accessToken } = await connectionOf(api, connectionId);
@@ -295,12 +295,12 @@ const runScenario = defineTool({
     'Answers the report: ok, connection (its accessToken verifies signatures), events with their attempts, checks, probes, failures.',
   input: z.strictObject({
     name: z.string().min(1).optional().describe('A built-in: connection-lifecycle, crm-activity, deal-won, webhook-outage, bulk-import, receiver-check'),
-    definition: runBody.shape.definition.describe('A scenario as JSON (the format of the scenario files): { description?, connection?, steps: [...] }'),
-    webhookUrl: runBody.shape.webhookUrl.describe('Where events go (your receiver)'),
-    connectionId: runBody.shape.connectionId.describe('Play on this existing connection instead of linking one'),
-    link: runBody.shape.link.describe('The connection to link: { integrationId?, nativeOrgId?, accessToken? }'),
-    seed: runBody.shape.seed,
-    maxWait: runBody.shape.maxWait.describe('How long the run lets sandbox time pass for deliveries (default 60s)'),
+    definition: runBody().shape.definition.describe('A scenario as JSON (the format of the scenario files): { description?, connection?, steps: [...] }'),
+    webhookUrl: runBody().shape.webhookUrl.describe('Where events go (your receiver)'),
+    connectionId: runBody().shape.connectionId.describe('Play on this existing connection instead of linking one'),
+    link: runBody().shape.link.describe('The connection to link: { integrationId?, nativeOrgId?, accessToken? }'),
+    seed: runBody().shape.seed,
+    maxWait: runBody().shape.maxWait.describe('How long the run lets sandbox time pass for deliveries (default 60s)'),
     events: eventsOption,
   }),
   run: async ({ name, definition, events, ...body }, { api }) => {
@@ -318,7 +318,7 @@ const validateScenario = defineTool({
   description:
     'Checks a scenario definition as a run would before its first step: each step, record fields, references ($name.path), connections. Answers { valid: true, name, description, steps }; ' +
     'an invalid one is the error POST /sandbox/scenarios/run answers: 400 INVALID_FIELD_VALUE, metadata.field and metadata.issues (every problem, with its step).',
-  input: z.strictObject({ definition: runBody.shape.definition.unwrap().describe('A scenario as JSON: { description?, connection?, steps: [...] }') }),
+  input: z.strictObject({ definition: runBody().shape.definition.unwrap().describe('A scenario as JSON: { description?, connection?, steps: [...] }') }),
   readOnly: true,
   run: async ({ definition }) => {
     const { checkScenario, ScenarioError } = await import('../scenarios/index.js');
@@ -345,8 +345,8 @@ const receiverCheck = defineTool({
     "The receiver verifies with the connection's accessToken: give the one it knows. Answers the report: probes (probe, expected, got, ok, fix) and failures.",
   input: z.strictObject({
     webhookUrl: webhookUrl.describe('The receiver to probe'),
-    accessToken: runBody.shape.link
-      .unwrap()
+    accessToken: runBody()
+      .shape.link.unwrap()
       .shape.accessToken.describe('The accessToken the probed connection gets, access_ + 40 lowercase hex: the one your receiver verifies with'),
   }),
   run: async ({ webhookUrl, accessToken }, { api }) =>
@@ -381,7 +381,7 @@ const setFaults = defineTool({
   description:
     "PUT /sandbox/faults: replaces this API key's fault rules on the service's endpoints (not the control API): latency (200ms or 50ms-400ms), errorRate (0-1), errorStatus (400-599, default 503), rateLimit (100/min), " +
     'each scoped by route (a path prefix, optionally after a method: POST /crm/passthrough) and/or connectionId. [] clears them. Seeded. Answers { rules, serverRules, standingRules }.',
-  input: z.strictObject({ rules: rulesSchema.shape.rules }),
+  input: z.strictObject({ rules: rulesSchema().shape.rules }),
   run: async ({ rules }, { api }) => passOn(await api.request('PUT', '/sandbox/faults', { body: { rules } })),
 });
 
@@ -390,7 +390,7 @@ const setChaos = defineTool({
   title: 'Set delivery chaos',
   description:
     "PUT /sandbox/connections/{connectionId}/chaos: what at-least-once delivery does to the connection's receiver, seeded: duplicate (a chance, 0-1), delay (500ms or 100ms-2s), reorder, outage (30m from now). {} turns it off. Answers { chaos }.",
-  input: z.strictObject({ connectionId, chaos: chaosSettingsSchema }),
+  input: z.strictObject({ connectionId, chaos: chaosSettingsSchema() }),
   run: async ({ connectionId, chaos }, { api }) => passOn(await api.request('PUT', `${connectionPath(connectionId)}/chaos`, { body: chaos })),
 });
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from '../shared/once.js';
 import type { IntegrationId } from './integrations.js';
 
 /** What an access token looks like (`access_` + 40 lowercase hex); a token fixed ahead of a link must look the same. */
@@ -7,7 +8,7 @@ export const ACCESS_TOKEN_PATTERN = /^access_[0-9a-f]{40}$/;
 /** Connection statuses, in lifecycle order. */
 export const CONNECTION_STATUSES = ['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
-export const connectionStatusSchema = z.enum(CONNECTION_STATUSES);
+export const connectionStatusSchema = once(() => z.enum(CONNECTION_STATUSES));
 
 /** What `POST /link/exchange` answers. */
 export interface ExchangeResult {
@@ -30,5 +31,7 @@ export interface ConnectionSummary {
 }
 
 /** A connection's webhook, as `POST` and `GET /connection/webhook` answer it (and a snapshot keeps it). */
-export const webhookSchema = z.object({ webhookId: z.string(), connectionId: z.string(), webhookUrl: z.string(), createdTime: z.string() }).strict();
-export type Webhook = z.infer<typeof webhookSchema>;
+export const webhookSchema = once(() =>
+  z.object({ webhookId: z.string(), connectionId: z.string(), webhookUrl: z.string(), createdTime: z.string() }).strict(),
+);
+export type Webhook = z.infer<ReturnType<typeof webhookSchema>>;

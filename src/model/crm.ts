@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 import { lazyRecord } from '../shared/lazy-record.js';
+import { once } from '../shared/once.js';
 
 /**
  * The CRM object types, spelled as in OBJECT_CHANGE events and the control API: the spec's nine,
@@ -52,50 +53,52 @@ export function crmIdPattern(type: CrmObjectType): RegExp {
 
 /** An Account's address, in output order. */
 export const ADDRESS_PARTS = ['street', 'city', 'state', 'postalCode', 'country'] as const;
-const address = z.object(
-  Object.fromEntries(ADDRESS_PARTS.map((part) => [part, z.string().nullable()])) as Record<(typeof ADDRESS_PARTS)[number], z.ZodNullable<z.ZodString>>,
+const address = once(() =>
+  z.object(
+    Object.fromEntries(ADDRESS_PARTS.map((part) => [part, z.string().nullable()])) as Record<(typeof ADDRESS_PARTS)[number], z.ZodNullable<z.ZodString>>,
+  ),
 );
 
-const isoTime = z.iso.datetime({ message: 'must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z' });
-const text = z.string().nullable();
-const idList = z.array(z.string());
-const addressList = z.array(z.string());
-const ownerId = z.string().nullable();
+const isoTime = once(() => z.iso.datetime({ message: 'must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z' }));
+const text = once(() => z.string().nullable());
+const idList = once(() => z.array(z.string()));
+const addressList = once(() => z.array(z.string()));
+const ownerId = once(() => z.string().nullable());
 
 /** Fields of each type beyond id, nativeId, times and associations, in output order (each type's schema built when first read). */
 export const CRM_FIELDS = lazyRecord({
   User: () =>
     z.object({
-      firstName: text,
-      lastName: text,
-      email: text,
+      firstName: text(),
+      lastName: text(),
+      email: text(),
     }),
   Contact: () =>
     z.object({
-      email: text,
-      firstName: text,
-      lastName: text,
-      jobTitle: text,
-      phone: text,
-      mobilePhone: text,
+      email: text(),
+      firstName: text(),
+      lastName: text(),
+      jobTitle: text(),
+      phone: text(),
+      mobilePhone: text(),
     }),
   Account: () =>
     z.object({
-      name: text,
-      description: text,
-      industry: text,
+      name: text(),
+      description: text(),
+      industry: text(),
       annualRevenue: z.number().nullable(),
       numberOfEmployees: z.number().int().nonnegative().nullable(),
-      website: text,
-      phone: text,
-      address: address.strict().nullable(),
+      website: text(),
+      phone: text(),
+      address: address().strict().nullable(),
     }),
   Deal: () =>
     z.object({
-      name: text,
-      stage: text,
+      name: text(),
+      stage: text(),
       amount: z.number().nullable(),
-      closeDate: isoTime.nullable(),
+      closeDate: isoTime().nullable(),
       // A string, e.g. "0.4": a quirk of the original service.
       probability: z
         .string()
@@ -108,130 +111,130 @@ export const CRM_FIELDS = lazyRecord({
     }),
   Lead: () =>
     z.object({
-      firstName: text,
-      lastName: text,
-      jobTitle: text,
-      email: text,
-      account: text,
-      phone: text,
-      mobilePhone: text,
+      firstName: text(),
+      lastName: text(),
+      jobTitle: text(),
+      email: text(),
+      account: text(),
+      phone: text(),
+      mobilePhone: text(),
     }),
   Note: () =>
     z.object({
-      content: text,
+      content: text(),
     }),
   Task: () =>
     z.object({
-      subject: text,
-      body: text,
+      subject: text(),
+      body: text(),
       isDone: z.boolean(),
-      dueDate: isoTime.nullable(),
-      status: text,
-      priority: text,
+      dueDate: isoTime().nullable(),
+      status: text(),
+      priority: text(),
     }),
   Event: () =>
     z.object({
-      subject: text,
-      description: text,
-      type: text,
-      location: text,
-      startDateTime: isoTime.nullable(),
-      endDateTime: isoTime.nullable(),
+      subject: text(),
+      description: text(),
+      type: text(),
+      location: text(),
+      startDateTime: isoTime().nullable(),
+      endDateTime: isoTime().nullable(),
       isAllDayEvent: z.boolean(),
     }),
   EventAttendee: () =>
     z.object({
       status: z.enum(['Confirmed', 'Declined', 'Tentative', 'NeedsAction']),
       associatedObjectType: z.enum(['Contact', 'Lead', 'User', 'Other']),
-      email: text,
+      email: text(),
     }),
   Email: () =>
     z.object({
-      from: text,
-      to: addressList,
-      cc: addressList,
-      bcc: addressList,
-      subject: text,
-      body: text,
-      bodyHtml: text,
-      messageDate: isoTime.nullable(),
+      from: text(),
+      to: addressList(),
+      cc: addressList(),
+      bcc: addressList(),
+      subject: text(),
+      body: text(),
+      bodyHtml: text(),
+      messageDate: isoTime().nullable(),
       isIncoming: z.boolean(),
       isBounced: z.boolean(),
       hasAttachment: z.boolean(),
       // CRM-specific, as the document says: the seed uses SENT and BOUNCED.
-      status: text,
+      status: text(),
     }),
 }) satisfies Record<CrmObjectType, z.ZodObject>;
 
 /** Association fields of each type, in output order. Arrays of ids, or one id (or null). */
 export const CRM_ASSOCIATIONS = lazyRecord({
-  User: () => z.object({ taskIds: idList, noteIds: idList, eventIds: idList, dealIds: idList, accountIds: idList }),
+  User: () => z.object({ taskIds: idList(), noteIds: idList(), eventIds: idList(), dealIds: idList(), accountIds: idList() }),
   Contact: () =>
     z.object({
-      accountIds: idList,
-      dealIds: idList,
-      leadIds: idList,
-      noteIds: idList,
-      taskIds: idList,
-      eventIds: idList,
-      eventAttendeeIds: idList,
-      ownerUserId: ownerId,
+      accountIds: idList(),
+      dealIds: idList(),
+      leadIds: idList(),
+      noteIds: idList(),
+      taskIds: idList(),
+      eventIds: idList(),
+      eventAttendeeIds: idList(),
+      ownerUserId: ownerId(),
     }),
   Account: () =>
     z.object({
-      dealIds: idList,
-      contactIds: idList,
-      noteIds: idList,
-      taskIds: idList,
-      leadIds: idList,
-      eventIds: idList,
-      ownerUserId: ownerId,
+      dealIds: idList(),
+      contactIds: idList(),
+      noteIds: idList(),
+      taskIds: idList(),
+      leadIds: idList(),
+      eventIds: idList(),
+      ownerUserId: ownerId(),
     }),
   Deal: () =>
     z.object({
-      contactIds: idList,
-      accountIds: idList,
-      noteIds: idList,
-      taskIds: idList,
-      eventIds: idList,
-      ownerUserId: ownerId,
+      contactIds: idList(),
+      accountIds: idList(),
+      noteIds: idList(),
+      taskIds: idList(),
+      eventIds: idList(),
+      ownerUserId: ownerId(),
     }),
   Lead: () =>
     z.object({
-      contactIds: idList,
-      accountIds: idList,
-      noteIds: idList,
-      taskIds: idList,
-      eventIds: idList,
-      eventAttendeeIds: idList,
+      contactIds: idList(),
+      accountIds: idList(),
+      noteIds: idList(),
+      taskIds: idList(),
+      eventIds: idList(),
+      eventAttendeeIds: idList(),
     }),
-  Note: () => z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
-  Task: () => z.object({ dealIds: idList, contactIds: idList, accountIds: idList, leadIds: idList, ownerUserId: ownerId }),
+  Note: () => z.object({ dealIds: idList(), contactIds: idList(), accountIds: idList(), leadIds: idList(), ownerUserId: ownerId() }),
+  Task: () => z.object({ dealIds: idList(), contactIds: idList(), accountIds: idList(), leadIds: idList(), ownerUserId: ownerId() }),
   Event: () =>
     z.object({
-      accountIds: idList,
-      leadIds: idList,
-      contactIds: idList,
-      dealIds: idList,
-      eventAttendeeIds: idList,
-      ownerUserId: ownerId,
+      accountIds: idList(),
+      leadIds: idList(),
+      contactIds: idList(),
+      dealIds: idList(),
+      eventAttendeeIds: idList(),
+      ownerUserId: ownerId(),
     }),
   EventAttendee: () => z.object({ eventId: z.string().nullable(), associationId: z.string().nullable() }),
   // One-way links: the other records keep no emailIds (the document's record schemas have none).
-  Email: () => z.object({ accountIds: idList, leadIds: idList, contactIds: idList, dealIds: idList, ownerUserId: ownerId }),
+  Email: () => z.object({ accountIds: idList(), leadIds: idList(), contactIds: idList(), dealIds: idList(), ownerUserId: ownerId() }),
 }) satisfies Record<CrmObjectType, z.ZodObject>;
 
 /** Fields every CRM record has, in output order before the type's own fields. */
-const recordBase = {
+const recordBase = once(() => ({
   id: z.string(),
   nativeId: z.string(),
-  createdTime: isoTime,
-  modifiedTime: isoTime,
-};
+  createdTime: isoTime(),
+  modifiedTime: isoTime(),
+}));
 
 /** The full unified record of a type, as the sandbox answers it (without `additional`). */
 export function crmRecordSchema<T extends CrmObjectType>(type: T) {
-  return z.object({ ...recordBase, ...CRM_FIELDS[type].shape, associations: CRM_ASSOCIATIONS[type].strict() }).strict();
+  return z.object({ ...recordBase(), ...CRM_FIELDS[type].shape, associations: CRM_ASSOCIATIONS[type].strict() }).strict();
 }
 
 export type CrmFields<T extends CrmObjectType> = z.infer<(typeof CRM_FIELDS)[T]>;
@@ -354,7 +357,7 @@ function buildWriteSchema(type: CrmObjectType) {
       nativeId: z.string().min(1).optional(),
       ...writable(CRM_FIELDS[type].shape, DERIVED_FIELDS[type]),
       // A write may give part of an address: the parts left out keep their values.
-      ...(type === 'Account' ? { address: address.partial().strict().nullable().optional() } : {}),
+      ...(type === 'Account' ? { address: address().partial().strict().nullable().optional() } : {}),
       associations: z.object(writable(CRM_ASSOCIATIONS[type].shape, DERIVED_ASSOCIATIONS[type])).strict().optional(),
     })
     .strict();

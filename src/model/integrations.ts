@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from '../shared/once.js';
 import { hashUuid, type Random } from '../shared/random.js';
 import type { CrmObjectType } from './crm.js';
 
@@ -8,15 +9,17 @@ export type IntegrationId = (typeof INTEGRATION_IDS)[number];
 export const DEFAULT_INTEGRATION: IntegrationId = 'hubspot';
 
 /** Who the connected account is in the downstream system. */
-export const nativeOrgSchema = z
-  .object({
-    nativeOrgId: z.string(),
-    nativeUserId: z.string(),
-    /** A lowercase slug of the organisation's name, e.g. `acme-corp`; Salesforce uses it as its My Domain. */
-    slug: z.string(),
-  })
-  .strict();
-export type NativeOrg = z.infer<typeof nativeOrgSchema>;
+export const nativeOrgSchema = once(() =>
+  z
+    .object({
+      nativeOrgId: z.string(),
+      nativeUserId: z.string(),
+      /** A lowercase slug of the organisation's name, e.g. `acme-corp`; Salesforce uses it as its My Domain. */
+      slug: z.string(),
+    })
+    .strict(),
+);
+export type NativeOrg = z.infer<ReturnType<typeof nativeOrgSchema>>;
 
 interface IntegrationFacts {
   category: 'crm' | 'engagement';

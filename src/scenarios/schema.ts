@@ -102,14 +102,14 @@ export const STEP_SCHEMAS = {
     .strictObject({
       method: z.enum(PASSTHROUGH_METHODS),
       path: z.string().min(1),
-      body: nativeBodySchema.optional(),
-      query: nativeQuerySchema.optional(),
+      body: nativeBodySchema().optional(),
+      query: nativeQuerySchema().optional(),
       as: name.optional(),
       expectStatus: z.number().int().min(100).max(599).optional().describe('The downstream statusCode the call must get'),
       connection: connection.optional(),
     })
     .describe('A native call through POST /crm/passthrough; a write emits its OBJECT_CHANGE event'),
-  chaos: chaosSettingsSchema
+  chaos: chaosSettingsSchema()
     .extend({ connection: connection.optional() })
     .describe('Sets delivery chaos for the connection: duplicates, delays, reordering, an outage; {} for none'),
   expect: z

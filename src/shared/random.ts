@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from './once.js';
 import { Allowance, type Reservation } from './reservation.js';
 
 /**
@@ -105,12 +106,12 @@ export class Random {
   }
 }
 
-const uint32 = z.number().int().min(0).max(0xffffffff);
-const int32 = z.number().int().min(-0x80000000).max(0xffffffff);
+const uint32 = once(() => z.number().int().min(0).max(0xffffffff));
+const int32 = once(() => z.number().int().min(-0x80000000).max(0xffffffff));
 
 /** A stream's seed and its sfc32 position (four 32-bit words), as a snapshot keeps it. */
-export const randomStateSchema = z.object({ seed: uint32, position: z.tuple([int32, int32, int32, int32]) }).strict();
-export type RandomState = z.infer<typeof randomStateSchema>;
+export const randomStateSchema = once(() => z.object({ seed: uint32(), position: z.tuple([int32(), int32(), int32(), int32()]) }).strict());
+export type RandomState = z.infer<ReturnType<typeof randomStateSchema>>;
 
 /** FNV-1a, 32 bits: a stable hash of a label into a seed. */
 export function hash32(text: string): number {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from './once.js';
 
 /*
  * The zod pieces that the parts' state schemas share. Each part keeps its own state schema
@@ -7,10 +8,10 @@ import * as z from 'zod';
  */
 
 /** A sandbox time in a saved state: ms since the unix epoch. */
-export const timeMsSchema = z.number().int().nonnegative();
+export const timeMsSchema = once(() => z.number().int().nonnegative());
 
 /** How many of something. */
-export const countSchema = z.number().int().nonnegative();
+export const countSchema = once(() => z.number().int().nonnegative());
 
 /** A digest of JSON values (`hashJson`, as 8 hex characters): of seeded entries, of fixtures. */
-export const digestSchema = z.string().regex(/^[0-9a-f]{8}$/, 'must be 8 lowercase hex characters');
+export const digestSchema = once(() => z.string().regex(/^[0-9a-f]{8}$/, 'must be 8 lowercase hex characters'));

@@ -21,6 +21,7 @@ import { type EngagementUser, engagementUserSchema, type Mailbox, mailboxSchema 
 import type { CallDisposition, EngagementAction, EngagementCall, EngagementEmail, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { once } from '../shared/once.js';
 import { hash32, Random, randomStateSchema } from '../shared/random.js';
 import type { Reservation } from '../shared/reservation.js';
 import { countSchema } from '../shared/state-schemas.js';
@@ -52,14 +53,14 @@ export interface RecordChange {
  * valid record when it was deleted, and a snapshot of an earlier release must not be refused
  * for a field added to records since.
  */
-export const archivedRecordSchema = z
-  .object({ type: z.enum(CRM_OBJECT_TYPES), record: z.record(z.string(), z.unknown()), extra: entryExtraSchema, archivedAt: z.string() })
-  .strict();
+export const archivedRecordSchema = once(() =>
+  z.object({ type: z.enum(CRM_OBJECT_TYPES), record: z.record(z.string(), z.unknown()), extra: entryExtraSchema(), archivedAt: z.string() }).strict(),
+);
 /** A deleted record, kept for native `archived` reads: its record is the one the store deleted. */
-export type ArchivedRecord = Omit<z.infer<typeof archivedRecordSchema>, 'record'> & { record: CrmRecord };
+export type ArchivedRecord = Omit<z.infer<ReturnType<typeof archivedRecordSchema>>, 'record'> & { record: CrmRecord };
 
 /** Engagement tasks and actions: checked loosely (the platforms' shapes), but each with its id. */
-const activitySchema = z.looseObject({ id: z.string().min(1) });
+const activitySchema = once(() => z.looseObject({ id: z.string().min(1) }));
 
 /** The nine CRM collections, each saved as `collection` makes it of its type's record schema. */
 const crmCollectionsSchema = <C extends z.ZodType>(collection: (type: CrmObjectType) => C) =>
@@ -74,8 +75,8 @@ const crmCollectionsSchema = <C extends z.ZodType>(collection: (type: CrmObjectT
  * A run of the record stream's draws that a crash may have lost (docs/decisions/0030): where it
  * started and how long it was. No native id those draws could have made is issued again.
  */
-export const retiredDrawsSchema = z.object({ from: randomStateSchema, draws: countSchema }).strict();
-export type RetiredDraws = z.infer<typeof retiredDrawsSchema>;
+export const retiredDrawsSchema = once(() => z.object({ from: randomStateSchema(), draws: countSchema() }).strict());
+export type RetiredDraws = z.infer<ReturnType<typeof retiredDrawsSchema>>;
 
 /**
  * A data set as a snapshot keeps it: the write streams' positions, each collection's delta over
@@ -85,20 +86,20 @@ export type RetiredDraws = z.infer<typeof retiredDrawsSchema>;
 export const connectionDataStateSchema = z.lazy(() =>
   z
     .object({
-      random: randomStateSchema,
-      faker: fakerStateSchema,
+      random: randomStateSchema(),
+      faker: fakerStateSchema(),
       crm: crmCollectionsSchema((type): z.ZodType<CollectionDelta<CrmRecord>> => collectionDeltaSchema(crmRecordSchema(type))),
-      mailboxes: collectionDeltaSchema(mailboxSchema),
-      users: collectionDeltaSchema(engagementUserSchema),
-      engagementTasks: collectionDeltaSchema(activitySchema),
-      engagementActions: collectionDeltaSchema(activitySchema),
+      mailboxes: collectionDeltaSchema(mailboxSchema()),
+      users: collectionDeltaSchema(engagementUserSchema()),
+      engagementTasks: collectionDeltaSchema(activitySchema()),
+      engagementActions: collectionDeltaSchema(activitySchema()),
       // Sequences, calls, engagement emails and call dispositions came later: a data set saved by an earlier release has none (read: as seeded).
-      sequences: collectionDeltaSchema(activitySchema).optional(),
-      calls: collectionDeltaSchema(activitySchema).optional(),
-      engagementEmails: collectionDeltaSchema(activitySchema).optional(),
-      callDispositions: collectionDeltaSchema(activitySchema).optional(),
-      archived: z.array(archivedRecordSchema),
-      retired: z.array(retiredDrawsSchema).optional(),
+      sequences: collectionDeltaSchema(activitySchema()).optional(),
+      calls: collectionDeltaSchema(activitySchema()).optional(),
+      engagementEmails: collectionDeltaSchema(activitySchema()).optional(),
+      callDispositions: collectionDeltaSchema(activitySchema()).optional(),
+      archived: z.array(archivedRecordSchema()),
+      retired: z.array(retiredDrawsSchema()).optional(),
     })
     .strict(),
 );
@@ -108,15 +109,15 @@ export type ConnectionDataState = z.infer<typeof connectionDataStateSchema>;
 export const connectionDataStateV1Schema = z.lazy(() =>
   z
     .object({
-      random: randomStateSchema,
-      faker: fakerStateSchema,
+      random: randomStateSchema(),
+      faker: fakerStateSchema(),
       crm: crmCollectionsSchema((type): z.ZodType<CollectionDump<CrmRecord>> => collectionDumpSchema(crmRecordSchema(type))),
-      mailboxes: collectionDumpSchema(mailboxSchema),
-      users: collectionDumpSchema(engagementUserSchema),
+      mailboxes: collectionDumpSchema(mailboxSchema()),
+      users: collectionDumpSchema(engagementUserSchema()),
       // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
       engagementTasks: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
       engagementActions: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
-      archived: z.array(archivedRecordSchema).optional(),
+      archived: z.array(archivedRecordSchema()).optional(),
     })
     .strict(),
 );

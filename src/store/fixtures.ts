@@ -64,8 +64,8 @@ const buildFixtureFileSchema = () =>
         .optional(),
       engagement: z
         .object({
-          users: z.array(engagementUserSchema.partial().strict()).optional(),
-          mailboxes: z.array(mailboxSchema.partial().strict()).optional(),
+          users: z.array(engagementUserSchema().partial().strict()).optional(),
+          mailboxes: z.array(mailboxSchema().partial().strict()).optional(),
         })
         .strict()
         .optional(),

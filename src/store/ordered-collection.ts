@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ApiError } from '../shared/errors.js';
 import { hashJson } from '../shared/json-hash.js';
+import { once } from '../shared/once.js';
 import { countSchema, digestSchema } from '../shared/state-schemas.js';
 
 /** A stored record with its insertion sequence and its native-only extras. */
@@ -20,10 +21,10 @@ export interface Page<T> {
 }
 
 /** An entry's native-only extras as a snapshot keeps them. */
-export const entryExtraSchema = z.record(z.string(), z.unknown());
+export const entryExtraSchema = once(() => z.record(z.string(), z.unknown()));
 
 /** An entry as plain data, as a snapshot keeps it, its record checked by `record`. */
-export const dumpedEntrySchema = <R extends z.ZodType>(record: R) => z.object({ seq: z.number().int().positive(), record, extra: entryExtraSchema }).strict();
+export const dumpedEntrySchema = <R extends z.ZodType>(record: R) => z.object({ seq: z.number().int().positive(), record, extra: entryExtraSchema() }).strict();
 export type DumpedEntry<T> = z.infer<ReturnType<typeof dumpedEntrySchema<z.ZodType<T>>>>;
 
 /** A whole collection as plain data: how snapshots of version 1 keep it. */
@@ -43,8 +44,8 @@ export const collectionDeltaSchema = <R extends z.ZodType>(record: R) =>
   z
     .object({
       nextSeq: z.number().int().positive(),
-      base: countSchema,
-      digest: digestSchema,
+      base: countSchema(),
+      digest: digestSchema(),
       deleted: z.array(z.number().int().positive()),
       entries: z.array(dumpedEntrySchema(record)),
     })

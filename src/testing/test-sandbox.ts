@@ -165,7 +165,7 @@ export class TestSandbox {
    */
   async linkConnection(given?: LinkConnectionOptions): Promise<ExchangeResult> {
     const options = checkOptionNames(given, ['integrationId', 'status', 'webhook', 'apiKey'], 'linkConnection()');
-    if (options.status !== undefined) parseOrThrow(connectionStatusSchema, options.status, 'status');
+    if (options.status !== undefined) parseOrThrow(connectionStatusSchema(), options.status, 'status');
     const apiKey = options.apiKey ?? this.apiKey;
     const result = this.sandbox.connect({ apiKey, ...(options.integrationId ? { integrationId: options.integrationId } : {}) });
     if (options.webhook !== false) {

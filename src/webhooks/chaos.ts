@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseDuration, requireUnit, splitList } from '../shared/duration.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
+import { once } from '../shared/once.js';
 import { parseOrThrow } from '../shared/validation.js';
 
 /*
@@ -8,14 +9,16 @@ import { parseOrThrow } from '../shared/validation.js';
  * applied to deliveries, each connection's with its own seeded stream, is ./delivery-chaos.ts.
  */
 
-export const chaosSettingsSchema = z
-  .object({
-    duplicate: z.number().min(0).max(1).optional().describe('Chance (0-1) that an accepted event is delivered again: same eventId and body'),
-    delay: z.string().min(1).optional().describe('Extra delay before each attempt: "500ms" or a range "100ms-2s"'),
-    reorder: z.boolean().optional().describe("Do not hold a connection's events in order"),
-    outage: z.string().min(1).optional().describe('Attempts fail without reaching the receiver for this long from now: "30m"'),
-  })
-  .strict();
+export const chaosSettingsSchema = once(() =>
+  z
+    .object({
+      duplicate: z.number().min(0).max(1).optional().describe('Chance (0-1) that an accepted event is delivered again: same eventId and body'),
+      delay: z.string().min(1).optional().describe('Extra delay before each attempt: "500ms" or a range "100ms-2s"'),
+      reorder: z.boolean().optional().describe("Do not hold a connection's events in order"),
+      outage: z.string().min(1).optional().describe('Attempts fail without reaching the receiver for this long from now: "30m"'),
+    })
+    .strict(),
+);
 
 /**
  * Delivery chaos: what at-least-once delivery does to a receiver, on purpose and seeded, so
@@ -29,20 +32,22 @@ export const chaosSettingsSchema = z
  * - `outage`: for this long from now, attempts fail without reaching the receiver, as if it were
  *   down; the retry schedule carries the events through.
  */
-export type ChaosSettings = z.infer<typeof chaosSettingsSchema>;
+export type ChaosSettings = z.infer<ReturnType<typeof chaosSettingsSchema>>;
 
 /** What chaos did to one attempt, as the delivery log shows it (and a snapshot keeps it). */
-export const attemptChaosSchema = z
-  .object({
-    /** Extra wait before the attempt (ms of sandbox time). */
-    delayMs: z.number().int().nonnegative().optional(),
-    /** The attempt is a duplicate of an accepted one. */
-    duplicate: z.literal(true).optional(),
-    /** The attempt failed as a simulated outage: the receiver was not contacted. */
-    outage: z.literal(true).optional(),
-  })
-  .strict();
-export type AttemptChaos = z.infer<typeof attemptChaosSchema>;
+export const attemptChaosSchema = once(() =>
+  z
+    .object({
+      /** Extra wait before the attempt (ms of sandbox time). */
+      delayMs: z.number().int().nonnegative().optional(),
+      /** The attempt is a duplicate of an accepted one. */
+      duplicate: z.literal(true).optional(),
+      /** The attempt failed as a simulated outage: the receiver was not contacted. */
+      outage: z.literal(true).optional(),
+    })
+    .strict(),
+);
+export type AttemptChaos = z.infer<ReturnType<typeof attemptChaosSchema>>;
 
 /** Chaos as the dispatcher applies it. */
 export interface Chaos {
@@ -69,7 +74,7 @@ export function parseDelayRange(text: string, name = 'delay'): { min: number; ma
 
 /** Checks chaos settings from a request or a test: a 400 naming the bad field. */
 export function parseChaos(value: unknown): ChaosSettings {
-  const settings = parseOrThrow(chaosSettingsSchema, value);
+  const settings = parseOrThrow(chaosSettingsSchema(), value);
   for (const field of ['delay', 'outage'] as const) {
     const text = settings[field];
     if (text === undefined) continue;

@@ -1,13 +1,21 @@
 import * as z from 'zod';
+import { once } from '../shared/once.js';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { timeMsSchema } from '../shared/state-schemas.js';
 import { type Chaos, type ChaosSettings, chaosSettingsSchema, resolveChaos } from './chaos.js';
 
 /** A connection's chaos as a snapshot keeps it: its settings, when its outage ends, and where its stream stands. */
-export const chaosRecordSchema = z
-  .object({ connectionId: z.string().min(1), settings: chaosSettingsSchema, outageUntil: timeMsSchema.nullable(), stream: randomStateSchema.nullable() })
-  .strict();
-export type ChaosRecord = z.infer<typeof chaosRecordSchema>;
+export const chaosRecordSchema = once(() =>
+  z
+    .object({
+      connectionId: z.string().min(1),
+      settings: chaosSettingsSchema(),
+      outageUntil: timeMsSchema().nullable(),
+      stream: randomStateSchema().nullable(),
+    })
+    .strict(),
+);
+export type ChaosRecord = z.infer<ReturnType<typeof chaosRecordSchema>>;
 
 /** Reordering without a delay range still needs a spread to shuffle over. */
 const REORDER_SPREAD_MS = { min: 0, max: 1_000 };

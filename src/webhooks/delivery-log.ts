@@ -2,31 +2,34 @@ import * as z from 'zod';
 import type { Timer } from '../clock/clock.js';
 import type { EmittedEvent } from '../events/event-factory.js';
 import type { ServiceEvent } from '../model/events.js';
+import { once } from '../shared/once.js';
 import { timeMsSchema } from '../shared/state-schemas.js';
 import { type AttemptChaos, attemptChaosSchema } from './chaos.js';
 import { DELIVERY_STATES, type Delivery, type DeliveryAttempt, type DeliveryState, deliveryAttemptSchema, isFinished } from './delivery.js';
 
 /** One delivery as a snapshot keeps it: enough to go on with its schedule after a restore. */
-export const deliveryRecordSchema = z
-  .object({
-    eventId: z.string().min(1),
-    connectionId: z.string().min(1),
-    createdAt: timeMsSchema,
-    /** The exact JSON text sent and signed. */
-    body: z.string().refine(isJsonObject, 'must be the JSON text of an event'),
-    state: z.enum(DELIVERY_STATES),
-    attempts: z.array(deliveryAttemptSchema),
-    /** Automatic attempts made so far: the retry schedule is counted on these. */
-    scheduledAttempts: z.number().int().nonnegative(),
-    nextAttemptAt: timeMsSchema.nullable(),
-    failureReason: z.string().nullable(),
-    /** Still in its connection's queue (not yet succeeded or failed). */
-    queued: z.boolean(),
-    /** What chaos did to the automatic attempt already scheduled (its delay). */
-    nextChaos: attemptChaosSchema.optional(),
-  })
-  .strict();
-export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;
+export const deliveryRecordSchema = once(() =>
+  z
+    .object({
+      eventId: z.string().min(1),
+      connectionId: z.string().min(1),
+      createdAt: timeMsSchema(),
+      /** The exact JSON text sent and signed. */
+      body: z.string().refine(isJsonObject, 'must be the JSON text of an event'),
+      state: z.enum(DELIVERY_STATES),
+      attempts: z.array(deliveryAttemptSchema()),
+      /** Automatic attempts made so far: the retry schedule is counted on these. */
+      scheduledAttempts: z.number().int().nonnegative(),
+      nextAttemptAt: timeMsSchema().nullable(),
+      failureReason: z.string().nullable(),
+      /** Still in its connection's queue (not yet succeeded or failed). */
+      queued: z.boolean(),
+      /** What chaos did to the automatic attempt already scheduled (its delay). */
+      nextChaos: attemptChaosSchema().optional(),
+    })
+    .strict(),
+);
+export type DeliveryRecord = z.infer<ReturnType<typeof deliveryRecordSchema>>;
 
 function isJsonObject(text: string): boolean {
   try {

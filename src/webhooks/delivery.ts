@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ServiceEvent } from '../model/events.js';
+import { once } from '../shared/once.js';
 import { attemptChaosSchema } from './chaos.js';
 
 /*
@@ -23,28 +24,30 @@ export const ATTEMPT_TRIGGERS = ['schedule', 'redeliver', 'chaos'] as const;
 export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
 
 /** One attempt, as the delivery log shows it and a snapshot keeps it. */
-export const deliveryAttemptSchema = z
-  .object({
-    /** 1 for the first attempt. */
-    attempt: z.number().int().positive(),
-    /** Sandbox time the attempt started (ISO-8601). */
-    time: z.string(),
-    webhookUrl: z.string(),
-    /** The `x-service-timestamp` sent. */
-    timestamp: z.string(),
-    /** The receiver's HTTP status, or null when there was none (network error, timeout). */
-    status: z.number().int().nullable(),
-    /** Why it failed without a status: `ECONNREFUSED`, `timeout after 10000ms`, … */
-    error: z.string().nullable(),
-    /** Real milliseconds the request took (a network measure, even on a virtual clock). */
-    durationMs: z.number().nonnegative(),
-    /** `schedule` for the automatic attempts, `redeliver` for one asked for by hand, `chaos` for a duplicate chaos sent. */
-    trigger: z.enum(ATTEMPT_TRIGGERS),
-    /** What delivery chaos did to this attempt; absent when it did nothing. */
-    chaos: attemptChaosSchema.optional(),
-  })
-  .strict();
-export type DeliveryAttempt = z.infer<typeof deliveryAttemptSchema>;
+export const deliveryAttemptSchema = once(() =>
+  z
+    .object({
+      /** 1 for the first attempt. */
+      attempt: z.number().int().positive(),
+      /** Sandbox time the attempt started (ISO-8601). */
+      time: z.string(),
+      webhookUrl: z.string(),
+      /** The `x-service-timestamp` sent. */
+      timestamp: z.string(),
+      /** The receiver's HTTP status, or null when there was none (network error, timeout). */
+      status: z.number().int().nullable(),
+      /** Why it failed without a status: `ECONNREFUSED`, `timeout after 10000ms`, … */
+      error: z.string().nullable(),
+      /** Real milliseconds the request took (a network measure, even on a virtual clock). */
+      durationMs: z.number().nonnegative(),
+      /** `schedule` for the automatic attempts, `redeliver` for one asked for by hand, `chaos` for a duplicate chaos sent. */
+      trigger: z.enum(ATTEMPT_TRIGGERS),
+      /** What delivery chaos did to this attempt; absent when it did nothing. */
+      chaos: attemptChaosSchema().optional(),
+    })
+    .strict(),
+);
+export type DeliveryAttempt = z.infer<ReturnType<typeof deliveryAttemptSchema>>;
 
 /** An event and the story of its delivery, as the delivery log shows it. */
 export interface Delivery {

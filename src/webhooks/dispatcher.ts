@@ -4,6 +4,7 @@ import type { EmittedEvent } from '../events/event-factory.js';
 import type { Webhook } from '../model/connection.js';
 import type { HttpTransport } from '../model/transport.js';
 import { ApiError } from '../shared/errors.js';
+import { once } from '../shared/once.js';
 import type { Random } from '../shared/random.js';
 import type { ChaosSettings } from './chaos.js';
 import type { Delivery } from './delivery.js';
@@ -21,14 +22,16 @@ import { RetryPolicy } from './retry-policy.js';
  */
 
 /** The engine's state, as a snapshot keeps it: the delivery log in order, and each connection's chaos. */
-export const dispatcherStateSchema = z
-  .object({
-    deliveries: z.array(deliveryRecordSchema),
-    /** Per-connection delivery chaos and where its seeded stream stands (absent from early snapshots). */
-    chaos: z.array(chaosRecordSchema).optional(),
-  })
-  .strict();
-export type DispatcherState = z.infer<typeof dispatcherStateSchema>;
+export const dispatcherStateSchema = once(() =>
+  z
+    .object({
+      deliveries: z.array(deliveryRecordSchema()),
+      /** Per-connection delivery chaos and where its seeded stream stands (absent from early snapshots). */
+      chaos: z.array(chaosRecordSchema()).optional(),
+    })
+    .strict(),
+);
+export type DispatcherState = z.infer<ReturnType<typeof dispatcherStateSchema>>;
 
 export interface DispatcherOptions {
   clock: Clock;

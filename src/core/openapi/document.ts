@@ -115,7 +115,7 @@ function webhook(event: 'ObjectChangeEvent' | 'StatusChangeEvent', summary: stri
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonSchema {
   const requests = new Names();
   const responses = new Names();
-  requests.name(snapshotSchema, 'Snapshot');
+  requests.name(snapshotSchema(), 'Snapshot');
   for (const [id, schema] of Object.entries(responseSchemas.NAMED_RESPONSE_SCHEMAS)) responses.name(schema, id);
 
   const paths: Record<string, Record<string, unknown>> = {};

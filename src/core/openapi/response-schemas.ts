@@ -48,8 +48,8 @@ export const deletedRecordSchema = z.object({ id: z.string(), nativeId: z.string
 
 /** With `allFields=true` an item also carries the downstream system's own fields. */
 const additional = z.record(z.string(), z.unknown()).optional().describe('The native record, with allFields=true only');
-export const mailboxItemSchema = mailboxSchema.extend({ additional });
-export const engagementUserItemSchema = engagementUserSchema.extend({ additional });
+export const mailboxItemSchema = mailboxSchema().extend({ additional });
+export const engagementUserItemSchema = engagementUserSchema().extend({ additional });
 
 export const exchangeResultSchema = z.object({
   connectionId: z.string(),
@@ -189,7 +189,7 @@ export const scenarioReportSchema = z.looseObject({
   failures: z.array(z.string()),
 });
 
-export const chaosOutputSchema = chaosSettingsSchema;
+export const chaosOutputSchema = chaosSettingsSchema();
 
 /** Zod schemas that get a name of their own under `components.schemas` (and a `$ref` wherever they are used). */
 /** `{}`: what the deletes answer (one schema, named once in the document). */

@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { connectionSummary } from '../connections.js';
 import { type Route, requiredQuery } from './context.js';
 
-export const deleteBody = z.object({ connectionId: z.string().min(1) });
+export const deleteBody = once(() => z.object({ connectionId: z.string().min(1) }));
 
 /** The caller's connections: listed (not paginated), read one, deleted. */
 export const connectionRoutes: Route<'connections'>[] = [
@@ -35,7 +36,7 @@ export const connectionRoutes: Route<'connections'>[] = [
     body: deleteBody,
     ok: { status: 200, schema: (out) => out.emptySchema, description: 'Deleted' },
     handler: (ctx, { connections }) => {
-      const { connectionId } = parseOrThrow(deleteBody, ctx.body());
+      const { connectionId } = parseOrThrow(deleteBody(), ctx.body());
       connections.removeConnection(ctx.connection(connectionId));
       return { body: {} };
     },

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord, crmWriteSchema, parseObjectType } from '../../model/crm.js';
 import { ApiError } from '../../shared/errors.js';
+import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Entry } from '../../store/ordered-collection.js';
 import { unifiedView } from '../../unified/view.js';
@@ -17,7 +18,7 @@ import { pageBody, pageQuery, pageRequest } from './pagination.js';
  * read the delivery log, redeliver. Same `service-api-token` auth as the service's endpoints.
  */
 const RECORDS = '/sandbox/connections/:connectionId/records/:objectType';
-export const statusBody = z.object({ status: connectionStatusSchema });
+export const statusBody = once(() => z.object({ status: connectionStatusSchema() }));
 /**
  * A record's fields, as the document shows them (the routes check them per type): made on first
  * use, as building every type's write schema would slow every sandbox's start.
@@ -133,7 +134,7 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     ok: { status: 200, schema: (out) => z.object({ connection: out.connectionSummarySchema }), description: 'The connection' },
     handler: (ctx, { connections }) => {
       const connection = ctx.connection();
-      const { status } = parseOrThrow(statusBody, ctx.body());
+      const { status } = parseOrThrow(statusBody(), ctx.body());
       connections.setStatus(connection.connectionId, status);
       return { body: { connection: connectionSummary(connection) } };
     },

@@ -30,7 +30,7 @@ export const downstreamFaultRoutes: Route<'faults'>[] = [
     ok: { status: 200, schema: (out) => z.object({ faults: z.array(out.downstreamFaultOutputSchema) }), description: 'The pending faults' },
     handler: (ctx, { faults }) => {
       const { connectionId } = ctx.connection();
-      const body = parseOrThrow(downstreamFaultsBody, ctx.body());
+      const body = parseOrThrow(downstreamFaultsBody(), ctx.body());
       return { body: { faults: faults.setDownstreamFaults(connectionId, body.faults) } };
     },
   },

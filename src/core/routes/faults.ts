@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { once } from '../../shared/once.js';
 import { ruleSchema, rulesSchema } from '../faults.js';
 import { allTenantsQuery, everyTenant, type Route, type RouteContext, type RouteDeps } from './context.js';
 
@@ -36,7 +37,7 @@ export const faultRoutes: Route<'faults'>[] = [
     summary: "Replace the caller's runtime fault rules (a rule, a list of rules, or { rules }; {} clears them); with all=true and the admin key, the server's",
     tag: 'Sandbox control',
     query: [allTenantsQuery],
-    body: z.union([ruleSchema, z.array(ruleSchema), rulesSchema]),
+    body: once(() => z.union([ruleSchema(), z.array(ruleSchema()), rulesSchema()])),
     ok: { status: 200, schema: (out) => out.faultRulesAnswerSchema, description: 'The rules' },
     errors: [403],
     handler: (ctx, { faults }) => {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
+import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { type Route, requiredQuery } from './context.js';
 
@@ -14,12 +15,14 @@ export const INTEGRATION_NAMES: Record<IntegrationId, string> = {
   apollo: 'Apollo',
 };
 
-export const publicTokenBody = z.object({
-  linkToken: z.string().min(1),
-  integrationId: z.enum(INTEGRATION_IDS),
-  nativeOrgId: z.string().min(1).max(200).optional(),
-  orgName: z.string().max(200).optional(),
-});
+export const publicTokenBody = once(() =>
+  z.object({
+    linkToken: z.string().min(1),
+    integrationId: z.enum(INTEGRATION_IDS),
+    nativeOrgId: z.string().min(1).max(200).optional(),
+    orgName: z.string().max(200).optional(),
+  }),
+);
 
 /**
  * The routes of the link widget (`/link/widget`), which runs in an end user's browser and
@@ -66,7 +69,7 @@ export const linkWidgetRoutes: Route<'registry'>[] = [
     body: publicTokenBody,
     ok: { status: 200, schema: () => z.object({ publicToken: z.string() }), description: 'The public token' },
     handler: (ctx, { registry }) => {
-      const { linkToken, integrationId, nativeOrgId, orgName } = parseOrThrow(publicTokenBody, ctx.body());
+      const { linkToken, integrationId, nativeOrgId, orgName } = parseOrThrow(publicTokenBody(), ctx.body());
       const trimmed = orgName?.trim();
       const publicToken = registry.createPublicTokenForLink(linkToken, {
         integrationId,

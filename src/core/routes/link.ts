@@ -1,16 +1,19 @@
 import * as z from 'zod';
 import { DEFAULT_INTEGRATION, INTEGRATION_IDS } from '../../model/integrations.js';
+import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Route } from './context.js';
 
-export const publicTokenBody = z.object({
-  integrationId: z.enum(INTEGRATION_IDS).optional(),
-  linkToken: z.string().min(1).optional(),
-  nativeOrgId: z.string().min(1).optional(),
-  accessToken: z.string().min(1).optional(),
-});
+export const publicTokenBody = once(() =>
+  z.object({
+    integrationId: z.enum(INTEGRATION_IDS).optional(),
+    linkToken: z.string().min(1).optional(),
+    nativeOrgId: z.string().min(1).optional(),
+    accessToken: z.string().min(1).optional(),
+  }),
+);
 
-export const exchangeBody = z.object({ publicToken: z.string().min(1) });
+export const exchangeBody = once(() => z.object({ publicToken: z.string().min(1) }));
 
 /** Linking an account: link token → (widget, here `/sandbox/public-token`) → public token → exchange. */
 export const linkRoutes: Route<'registry' | 'connections'>[] = [
@@ -33,7 +36,7 @@ export const linkRoutes: Route<'registry' | 'connections'>[] = [
     body: publicTokenBody,
     ok: { status: 200, schema: () => z.object({ publicToken: z.string() }), description: 'The public token' },
     handler: (ctx, { registry }) => {
-      const { integrationId, linkToken, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody, ctx.body());
+      const { integrationId, linkToken, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody(), ctx.body());
       const publicToken = registry.createPublicToken(ctx.apiKey, {
         integrationId: integrationId ?? DEFAULT_INTEGRATION,
         ...(linkToken === undefined ? {} : { linkToken }),
@@ -52,7 +55,7 @@ export const linkRoutes: Route<'registry' | 'connections'>[] = [
     body: exchangeBody,
     ok: { status: 200, schema: (out) => out.exchangeResultSchema, description: 'The new connection' },
     handler: (ctx, { connections }) => {
-      const { publicToken } = parseOrThrow(exchangeBody, ctx.body());
+      const { publicToken } = parseOrThrow(exchangeBody(), ctx.body());
       return { body: connections.exchange(ctx.apiKey, publicToken) };
     },
   },

@@ -4,19 +4,22 @@ import { type DownstreamRequest, type DownstreamResponse, PASSTHROUGH_METHODS } 
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { nativeBodySchema, nativeQuerySchema } from '../../model/passthrough.js';
 import { ApiError } from '../../shared/errors.js';
+import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { ConnectionState } from '../connections.js';
 import { answerWithFaults } from '../downstream-faults.js';
 import type { Reply } from '../http.js';
 import type { Route, RouteContext, RouteDeps } from './context.js';
 
-export const passthroughBody = z.object({
-  accessToken: z.string().min(1),
-  method: z.enum(PASSTHROUGH_METHODS),
-  path: z.string().min(1),
-  body: nativeBodySchema.optional(),
-  query: nativeQuerySchema.optional(),
-});
+export const passthroughBody = once(() =>
+  z.object({
+    accessToken: z.string().min(1),
+    method: z.enum(PASSTHROUGH_METHODS),
+    path: z.string().min(1),
+    body: nativeBodySchema().optional(),
+    query: nativeQuerySchema().optional(),
+  }),
+);
 
 /**
  * A downstream path as the service takes it: relative to the integration's base URL. A leading
@@ -75,7 +78,7 @@ export const passthroughRoutes: Route<'registry' | 'clock' | 'passthroughAnswers
 /** A passthrough body worked out: what a call needs of it besides the connection. */
 interface Call {
   accessToken: string;
-  method: z.infer<typeof passthroughBody>['method'];
+  method: z.infer<ReturnType<typeof passthroughBody>>['method'];
   path: string;
   /** The query as sent, then the body's `query` (kept as is: each call gets a copy). */
   query: URLSearchParams;
@@ -97,7 +100,7 @@ function callOf(ctx: RouteContext): { call: Call; connection: ConnectionState } 
   const shared = ctx.sharedBody();
   const known = calls.get(shared);
   if (known) return { call: known, connection: ctx.connectionByToken(known.accessToken) };
-  const body = parseOrThrow(passthroughBody, shared);
+  const body = parseOrThrow(passthroughBody(), shared);
   const connection = ctx.connectionByToken(body.accessToken);
   const { path, query } = normalizePassthroughPath(body.path);
   for (const [name, value] of Object.entries(body.query ?? {})) {

@@ -4,25 +4,28 @@ import { INTEGRATION_IDS } from '../../model/integrations.js';
 import type { ScenarioDefinition } from '../../scenarios/schema.js';
 import { durationSchema } from '../../shared/duration.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
+import { once } from '../../shared/once.js';
 import { utf8ByteLength } from '../../shared/text-codec.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { loadScenarioEngine, type ScenarioEngine } from '../scenario-engine.js';
 import type { Route, RouteContext, RouteDeps } from './context.js';
 
-export const runBody = z.strictObject({
-  connectionId: z.string().min(1).optional(),
-  link: z
-    .strictObject({
-      integrationId: z.enum(INTEGRATION_IDS).optional(),
-      nativeOrgId: z.string().min(1).optional(),
-      accessToken: z.string().regex(ACCESS_TOKEN_PATTERN, 'must be access_ followed by 40 lowercase hex characters').optional(),
-    })
-    .optional(),
-  webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
-  seed: z.number().int().nonnegative().optional(),
-  maxWait: durationSchema().optional(),
-  definition: z.record(z.string(), z.unknown()).optional(),
-});
+export const runBody = once(() =>
+  z.strictObject({
+    connectionId: z.string().min(1).optional(),
+    link: z
+      .strictObject({
+        integrationId: z.enum(INTEGRATION_IDS).optional(),
+        nativeOrgId: z.string().min(1).optional(),
+        accessToken: z.string().regex(ACCESS_TOKEN_PATTERN, 'must be access_ followed by 40 lowercase hex characters').optional(),
+      })
+      .optional(),
+    webhookUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
+    seed: z.number().int().nonnegative().optional(),
+    maxWait: durationSchema().optional(),
+    definition: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 
 /** How long a run through the control API waits for its deliveries at the end, unless the body says. */
 export const ROUTE_MAX_WAIT = '60s';
@@ -55,7 +58,7 @@ function invalidDefinition(error: InstanceType<ScenarioEngine['ScenarioError']>)
 
 /** Plays a scenario on this sandbox for the caller's API token; the answer is the report. */
 async function run(ctx: RouteContext, scenarios: RouteDeps['scenarios'], scenario: 'definition' | string) {
-  const body = parseOrThrow(runBody, ctx.body());
+  const body = parseOrThrow(runBody(), ctx.body());
   if (body.connectionId !== undefined && body.link !== undefined)
     throw ApiError.invalidField('link', 'give connectionId (an existing connection) or link (a new one), not both');
   const { checkScenario, listBuiltIns, findScenario, runScenario, reportJson, ScenarioError, fieldBytesOver } = await engine(scenarios);

@@ -1,17 +1,20 @@
 import * as z from 'zod';
 import type { Webhook } from '../../model/connection.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
+import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { ConnectionState } from '../connections.js';
 import { accessTokenQuery, type Route, type RouteDeps, requiredQuery } from './context.js';
 
-export const createBody = z.object({
-  accessToken: z.string().min(1),
-  webhook: z.object({ webhookUrl: z.string().min(1) }),
-});
+export const createBody = once(() =>
+  z.object({
+    accessToken: z.string().min(1),
+    webhook: z.object({ webhookUrl: z.string().min(1) }),
+  }),
+);
 /** The part of {@link createBody} that describes the webhook, for `sandbox.createWebhook()`. */
-const webhookPart = createBody.pick({ webhook: true });
-export const deleteBody = z.object({ accessToken: z.string().min(1), webhookId: z.string().min(1) });
+const webhookPart = once(() => createBody().pick({ webhook: true }));
+export const deleteBody = once(() => z.object({ accessToken: z.string().min(1), webhookId: z.string().min(1) }));
 
 /** A webhook URL must be absolute http(s). */
 function checkWebhookUrl(text: string): void {
@@ -37,7 +40,7 @@ function webhookOf(connection: ConnectionState, webhookId: string): Webhook {
  * `sandbox.createWebhook()` both come here.
  */
 export function addWebhook({ clock, dispatcher }: Pick<RouteDeps, 'clock' | 'dispatcher'>, connection: ConnectionState, webhook: unknown): Webhook {
-  const { webhookUrl } = parseOrThrow(webhookPart, { webhook }).webhook;
+  const { webhookUrl } = parseOrThrow(webhookPart(), { webhook }).webhook;
   checkWebhookUrl(webhookUrl);
   if (connection.webhook) {
     throw new ApiError(400, ErrorCode.WEBHOOK_ALREADY_EXISTS, 'this connection already has a webhook; delete it before creating another', {
@@ -73,7 +76,7 @@ export const webhookRoutes: Route<'clock' | 'dispatcher'>[] = [
     body: createBody,
     ok: { status: 200, schema: (out) => z.object({ webhook: out.webhookSchema }), description: 'The webhook' },
     handler: (ctx, deps) => {
-      const body = parseOrThrow(createBody, ctx.body());
+      const body = parseOrThrow(createBody(), ctx.body());
       const connection = ctx.connectionByToken(body.accessToken);
       return { body: { webhook: addWebhook(deps, connection, body.webhook) } };
     },
@@ -100,7 +103,7 @@ export const webhookRoutes: Route<'clock' | 'dispatcher'>[] = [
     body: deleteBody,
     ok: { status: 200, schema: (out) => out.emptySchema, description: 'Deleted' },
     handler: (ctx, deps) => {
-      const body = parseOrThrow(deleteBody, ctx.body());
+      const body = parseOrThrow(deleteBody(), ctx.body());
       removeWebhook(deps, ctx.connectionByToken(body.accessToken), body.webhookId);
       return { body: {} };
     },

@@ -1,6 +1,7 @@
 import type { Faker, Randomizer } from '@faker-js/faker';
 import * as z from 'zod';
 import type { FakerModule } from '../../model/platform.js';
+import { once } from '../../shared/once.js';
 import type { Random } from '../../shared/random.js';
 import { companyDomain } from './fake-fields.js';
 
@@ -9,8 +10,8 @@ import { companyDomain } from './fake-fields.js';
 // `serve` starts (Node loads it lazily; the browser entry has it bundled).
 
 /** Where a seeded faker stands: its seed and how many values it has drawn since. */
-export const fakerStateSchema = z.object({ seed: z.number().int().nonnegative(), draws: z.number().int().nonnegative() }).strict();
-export type FakerState = z.infer<typeof fakerStateSchema>;
+export const fakerStateSchema = once(() => z.object({ seed: z.number().int().nonnegative(), draws: z.number().int().nonnegative() }).strict());
+export type FakerState = z.infer<ReturnType<typeof fakerStateSchema>>;
 
 /**
  * faker's own default randomizer (Mersenne Twister, 53 bits), counting its draws: a faker's
