@@ -135,7 +135,7 @@ export const serverSnapshotSchema = once(() =>
       seeding: seedingSchema(),
       random: z.object({ events: eventFactoryStateSchema() }).strict(),
       registry: registryStateSchema(BY_DIGEST()),
-      connections: z.array(connectionSchema(connectionDataStateSchema, BY_DIGEST())),
+      connections: z.array(connectionSchema(connectionDataStateSchema(), BY_DIGEST())),
       ...dispatcherStateSchema().shape,
     })
     .strict(),
@@ -156,7 +156,7 @@ export const tenantSnapshotSchema = once(() =>
       time: timeMsSchema(),
       seeding: seedingSchema(),
       registry: z.object(tokenListsShape(UNNAMED)).strict(),
-      connections: z.array(connectionSchema(connectionDataStateSchema, UNNAMED)),
+      connections: z.array(connectionSchema(connectionDataStateSchema(), UNNAMED)),
       ...dispatcherStateSchema().shape,
     })
     .strict(),
@@ -175,7 +175,7 @@ const snapshotV1Schema = once(() =>
       time: timeMsSchema(),
       random: z.object({ events: eventFactoryStateSchema() }).strict(),
       registry: registryStateSchema(OWNED_BY_API_KEY()),
-      connections: z.array(connectionSchema(connectionDataStateV1Schema, OWNED_BY_API_KEY())),
+      connections: z.array(connectionSchema(connectionDataStateV1Schema(), OWNED_BY_API_KEY())),
       ...dispatcherStateSchema().shape,
     })
     .strict(),

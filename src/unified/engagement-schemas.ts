@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ENGAGEMENT_ADDRESS_PARTS } from '../downstream/engagement-native.js';
+import { once } from '../shared/once.js';
 import type { EngagementInput, EngagementKind, EngagementObject } from './engagement-objects.js';
 import { filterSchemas } from './schemas.js';
 
@@ -8,7 +9,7 @@ import { filterSchemas } from './schemas.js';
  * (the routes check what they receive themselves). Made when the document is built.
  */
 
-const isoTime = z.iso.datetime();
+const isoTime = once(() => z.iso.datetime());
 const address = () => z.object(Object.fromEntries(ENGAGEMENT_ADDRESS_PARTS.map((part) => [part, z.string().optional()])));
 const emailAddress = () => z.object({ address: z.string(), type: z.enum(['work', 'personal']).optional(), isPrimary: z.boolean().optional() });
 const phone = () => z.object({ number: z.string(), type: z.enum(['work', 'personal', 'other']).optional(), isPrimary: z.boolean().optional() });
@@ -43,7 +44,7 @@ export function engagementRecordSchema(object: EngagementObject) {
   return z.object({
     id: z.string().describe('32 hex characters'),
     ...fields,
-    ...(object.times ? { createdTime: isoTime, modifiedTime: isoTime } : {}),
+    ...(object.times ? { createdTime: isoTime(), modifiedTime: isoTime() } : {}),
     ...(object.associations.length > 0 ? { associations: z.object(associations) } : {}),
     additional: z.record(z.string(), z.unknown()).optional().describe('The record in its platform’s native shape: with allFields=true only'),
   });

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ADDRESS_PARTS, CRM_ASSOCIATIONS, CRM_FIELDS, type CrmObjectType } from '../model/crm.js';
+import { once } from '../shared/once.js';
 import { type FilterKind, type LinkInput, PARTICIPANT_ROLES, type UnifiedField, type UnifiedObject } from './crm-objects.js';
 import { OPERATORS } from './filters.js';
 
@@ -9,7 +10,7 @@ import { OPERATORS } from './filters.js';
  * when the document is built, never at start.
  */
 
-const isoTime = z.iso.datetime();
+const isoTime = once(() => z.iso.datetime());
 
 /**
  * A record as the service answers it: the document's schema of the type. Its fields are strings,
@@ -35,8 +36,8 @@ export function unifiedRecordSchema(type: CrmObjectType) {
   return z.object({
     id: z.string(),
     nativeId: z.string(),
-    createdTime: isoTime,
-    modifiedTime: isoTime,
+    createdTime: isoTime(),
+    modifiedTime: isoTime(),
     ...fields,
     associations: z.object(associations),
     additional: z.record(z.string(), z.unknown()).optional().describe('The record in its CRM’s native shape: with allFields=true only'),
