@@ -81,19 +81,80 @@ const lazyStringWidth = {
   },
 };
 
+/**
+ * zod loaded at its first use, not at start: the modules of dist/ build their schemas on first
+ * use (src/shared/once.ts), so `serve` needs none before its first answer, but their static
+ * `import * as z from 'zod'` still loaded and evaluated zod's 207 kB (about 5 ms and 1 MiB of every
+ * start). In this bundle they get a `z` that loads zod when first read (a Proxy over the real
+ * namespace, synchronously: Node's require() of an ES module, which every Node the package
+ * supports has), from dist/cli-bundle/zod.js, an entry of its own that exports what dist/ reads
+ * of `z` (`z.object`, `z.iso`, …: found in its text; all of zod would bring its ~750 kB of
+ * locales); the rest of the bundle (the MCP SDK) imports that same zod. The library's dist/ (not
+ * bundled) imports zod as written.
+ */
+const ZOD_ON_FIRST_USE = 'crm-sandbox:zod-on-first-use';
+const ZOD_ENTRY = 'crm-sandbox:zod-entry';
+
+/** The names dist/'s modules read of zod's namespace (`z.object` → object), each checked to be one of zod's exports. */
+async function zodNamesRead() {
+  const names = new Set();
+  for (const entry of readdirSync(dist(''), { recursive: true })) {
+    if (!entry.endsWith('.js') || entry.startsWith('cli-bundle') || entry.startsWith('vendor')) continue;
+    for (const [, name] of readFileSync(dist(entry), 'utf8').matchAll(/\bz\.([A-Za-z_$][\w$]*)/g)) names.add(name);
+  }
+  const zod = await import('zod');
+  const unknown = [...names].filter((name) => !(name in zod));
+  if (unknown.length > 0) throw new Error(`bundle: dist/ reads z.${unknown.join(', z.')}, which zod does not export: see zodOnFirstUse`);
+  return [...names].sort();
+}
+const zodOnFirstUse = {
+  name: 'zod-on-first-use',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!args.path.startsWith(dist(''))) return undefined;
+      const source = readFileSync(args.path, 'utf8');
+      const statement = "import * as z from 'zod';";
+      if (!source.includes(statement)) return undefined;
+      if (/from ['"]zod(\/[^'"]*)?['"]/.test(source.replace(statement, ''))) {
+        throw new Error(`bundle: ${args.path} imports zod otherwise than \`${statement}\`: see zodOnFirstUse in scripts/bundle.mjs`);
+      }
+      return { contents: source.replace(statement, `import { z } from '${ZOD_ON_FIRST_USE}';`), loader: 'js' };
+    });
+    build.onResolve({ filter: new RegExp(`^${ZOD_ON_FIRST_USE}$`) }, () => ({ path: ZOD_ON_FIRST_USE, namespace: 'zod-on-first-use' }));
+    build.onResolve({ filter: new RegExp(`^${ZOD_ENTRY}$`) }, () => ({ path: ZOD_ENTRY, namespace: 'zod-on-first-use' }));
+    build.onLoad({ filter: new RegExp(`^${ZOD_ENTRY}$`), namespace: 'zod-on-first-use' }, async () => ({
+      contents: `export { ${(await zodNamesRead()).join(', ')} } from 'zod';`,
+      resolveDir: fileURLToPath(new URL('..', import.meta.url)),
+      loader: 'js',
+    }));
+    build.onLoad({ filter: new RegExp(`^${ZOD_ON_FIRST_USE}$`), namespace: 'zod-on-first-use' }, () => ({
+      contents: [
+        "import { createRequire } from 'node:module';",
+        'let zod;',
+        "const load = () => (zod ??= createRequire(import.meta.url)('./zod.js'));",
+        'export const z = new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() });',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
 const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 rmSync(dist('cli-bundle'), { recursive: true, force: true });
 const cli = await build({
   ...common,
   metafile: true,
-  entryPoints: [dist('cli/main.js')],
+  entryPoints: [
+    { in: dist('cli/main.js'), out: 'main' },
+    { in: ZOD_ENTRY, out: 'zod' },
+  ],
   outdir: dist('cli-bundle'),
   splitting: true,
   // Not bundled: msw (an optional peer); faker, loaded on demand from dist/vendor. express (an
   // optional peer, for createApp) is no part of the CLI: `serve` runs on plain node:http.
   external: ['@faker-js/faker', 'msw'],
-  plugins: [builtinsThroughRequire, lazyStringWidth],
+  plugins: [builtinsThroughRequire, lazyStringWidth, zodOnFirstUse],
   // CommonJS packages inside (yaml) and the built-ins above need a `require`: the chunks that use one get it (finishChunks).
   banner: { js: REQUIRE_BANNER },
 });

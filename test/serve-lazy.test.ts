@@ -10,12 +10,14 @@ import { LAZY_COMMANDS } from '../src/cli/yargs-cli.js';
 // at start stay in chunks it imports when first used. The loads are recorded by a loader hook in
 // the spawned CLI (scripts/record-loads.mjs), as the built bundle ships; no timings here.
 
-/** Sources that only a feature's first use may load: the scenario engine and YAML, MCP, the OpenAPI document, the other commands, yargs, client-check, faker. */
+/** Sources that only a feature's first use may load: the scenario engine and YAML, MCP, the OpenAPI document, the other commands, yargs, client-check, zod, faker. */
 const LAZY_SOURCES = [
   // A plain `serve --port 0 --quiet` is read without yargs (src/cli/plain-args.ts).
   /^node_modules\/(yargs|yargs-parser|cliui|y18n)$/,
   /^dist\/cli\/yargs-cli\.js$/,
   /^dist\/client-check\//,
+  // zod: the bundle's modules read it through a `z` that loads it on first use (zodOnFirstUse in scripts/bundle.mjs).
+  /^node_modules\/zod$/,
   /^dist\/scenarios\//,
   /^node_modules\/yaml$/,
   /^dist\/mcp\//,
@@ -58,7 +60,7 @@ function call(method: string, url: string): Promise<{ status: number; body: stri
 }
 
 describe('serve loads only what its first answer needs', () => {
-  it('answers GET /sandbox/health before loading the scenario engine, MCP, the OpenAPI document, the other commands, yargs, faker or node:crypto; the document loads on its first request', async () => {
+  it('answers GET /sandbox/health before loading the scenario engine, MCP, the OpenAPI document, the other commands, yargs, zod, faker or node:crypto; the document (and zod) load on its first request', async () => {
     let documentStatus = 0;
     const { files, bytes, after, builtins }: { files: LoadedFile[]; bytes: number; after: LoadedFile[]; builtins: string[] } = await serveLoads({
       afterFirst: async (url: string) => {
@@ -78,6 +80,8 @@ describe('serve loads only what its first answer needs', () => {
     // Used, the document's chunk loads, and it answers.
     expect(documentStatus).toBe(200);
     expect(lazyIn(sourcesOf(after))).toContain('dist/core/openapi/document.js');
+    // The document is built from zod schemas: zod came with it.
+    expect(lazyIn(sourcesOf(after))).toContain('node_modules/zod');
   });
 
   it("loads none of client-check's code without --client-check, on the request path either: its requests are not observed, GET /sandbox/client-check is a 404", async () => {
