@@ -189,11 +189,11 @@ function finishChunks(paths) {
     if (!text.startsWith(`${REQUIRE_BANNER}\n`)) throw new Error(`bundle: ${path} does not start with the require banner`);
     const body = text.slice(REQUIRE_BANNER.length + 1);
     const lines = body.split('\n').map((line, index) => {
-      const first = line.search(/[^\x00-\x7f]/);
+      const first = line.search(/[\u0080-\uffff]/);
       if (first === -1) return line;
       const comment = /^\s*(\*|\/\*|\/\/)/.test(line) || line.lastIndexOf('//', first) !== -1;
       if (!comment) throw new Error(`bundle: ${path}:${index + 2} has a non-ASCII character outside a comment: ${line.trim().slice(0, 120)}`);
-      return line.replace(/[^\x00-\x7f]/gu, (char) => `\\u${char.codePointAt(0).toString(16).padStart(4, '0')}`);
+      return line.replace(/[\u{80}-\u{10ffff}]/gu, (char) => `\\u${char.codePointAt(0).toString(16).padStart(4, '0')}`);
     });
     writeFileSync(path, (/\brequire\b/.test(body) ? `${REQUIRE_BANNER}\n` : '') + lines.join('\n'));
   }
