@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpTransport } from './http-transport.js';
@@ -108,6 +108,49 @@ describe('http transport (plain http)', () => {
       expect(await transport(url, headers, '{"n":2}', 5_000)).toEqual({ status: 200 });
       // The second went out on the kept socket, which was gone; it arrived on a new connection.
       expect(seen).toEqual(['answered', 'dropped', 'answered']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((done) => tcp.close(() => done()));
+    }
+  });
+  it('puts on the wire the bytes node:http sends for the same headers given as an object, with content-length (as it did before)', async () => {
+    // A raw receiver: it keeps each request's bytes as they came and answers each one, so both senders' heads can be compared.
+    const requests: string[] = [];
+    const sockets = new Set<Socket>();
+    const tcp = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (chunk: Buffer) => {
+        requests.push(chunk.toString('latin1'));
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
+      });
+    });
+    await new Promise<void>((done) => tcp.listen(0, '127.0.0.1', done));
+    const port = (tcp.address() as { port: number }).port;
+    const headers = {
+      'content-type': 'application/json',
+      'x-service-timestamp': '1735689600',
+      'x-service-signature': 'ab'.repeat(32),
+      'x-service-connection-id': 'c1',
+    };
+    const body = '{"eventId":"e1","é":"ü"}';
+    const byObject = (url: string) =>
+      new Promise<void>((done, fail) => {
+        const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+          res.resume();
+          res.on('end', done);
+        });
+        req.on('error', fail);
+        req.end(body);
+      });
+    try {
+      const transport = createHttpTransport();
+      for (const url of [`http://127.0.0.1:${port}/hooks?x=1`, `http://localhost:${port}/`, `http://user:p%40ss@127.0.0.1:${port}/in`]) {
+        await byObject(url);
+        expect(await transport(url, headers, body, 5_000)).toEqual({ status: 200 });
+        const [expected, sent] = requests.splice(0);
+        expect(sent).toBe(expected);
+      }
+      expect(requests).toEqual([]);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((done) => tcp.close(() => done()));
