@@ -219,7 +219,9 @@ function postKeepAlive(
       // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
       const { protocol, hostname, port, path, trailing } = targetOf(keepAlive, url);
       const agent = fresh ? false : keepAlive.agent;
-      const req = http.request({ protocol, hostname, port, path, method: 'POST', agent, headers: rawHeaders(headers, contentLength, trailing) }, onResponse);
+      // servername '' (a TLS name; this path is plain http): node's agent otherwise works one out of the host at every request.
+      const options = { protocol, hostname, port, path, method: 'POST', agent, servername: '', headers: rawHeaders(headers, contentLength, trailing) };
+      const req = http.request(options, onResponse);
       keepAlive.inFlight.add(req);
       return req;
     },
