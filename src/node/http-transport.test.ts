@@ -114,18 +114,22 @@ describe('http transport (plain http)', () => {
     }
   });
   it('puts on the wire the bytes node:http sends for the same headers given as an object, with content-length (as it did before)', async () => {
-    // A raw receiver: it keeps each request's bytes as they came and answers each one, so both senders' heads can be compared.
+    // Raw receivers (IPv4 and IPv6 loopback): they keep each request's bytes as they came and answer each one, so both
+    // senders' heads can be compared, Host included.
     const requests: string[] = [];
     const sockets = new Set<Socket>();
-    const tcp = createTcpServer((socket) => {
-      sockets.add(socket);
-      socket.on('data', (chunk: Buffer) => {
-        requests.push(chunk.toString('latin1'));
-        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
+    const capture = async (host: string) => {
+      const tcp = createTcpServer((socket) => {
+        sockets.add(socket);
+        socket.on('data', (chunk: Buffer) => {
+          requests.push(chunk.toString('latin1'));
+          socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
+        });
       });
-    });
-    await new Promise<void>((done) => tcp.listen(0, '127.0.0.1', done));
-    const port = (tcp.address() as { port: number }).port;
+      await new Promise<void>((done) => tcp.listen(0, host, done));
+      return { tcp, port: (tcp.address() as { port: number }).port };
+    };
+    const [v4, v6] = [await capture('127.0.0.1'), await capture('::1')];
     const headers = {
       'content-type': 'application/json',
       'x-service-timestamp': '1735689600',
@@ -144,7 +148,13 @@ describe('http transport (plain http)', () => {
       });
     try {
       const transport = createHttpTransport();
-      for (const url of [`http://127.0.0.1:${port}/hooks?x=1`, `http://localhost:${port}/`, `http://user:p%40ss@127.0.0.1:${port}/in`]) {
+      const urls = [
+        `http://127.0.0.1:${v4.port}/hooks?x=1`,
+        `http://localhost:${v4.port}/`,
+        `http://user:p%40ss@127.0.0.1:${v4.port}/in`,
+        `http://[::1]:${v6.port}/v6`,
+      ];
+      for (const url of urls) {
         await byObject(url);
         expect(await transport(url, headers, body, 5_000)).toEqual({ status: 200 });
         const [expected, sent] = requests.splice(0);
@@ -153,7 +163,7 @@ describe('http transport (plain http)', () => {
       expect(requests).toEqual([]);
     } finally {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((done) => tcp.close(() => done()));
+      for (const { tcp } of [v4, v6]) await new Promise<void>((done) => tcp.close(() => done()));
     }
   });
 });
