@@ -30,10 +30,8 @@ if (mode === '--baseline') {
     return { body, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } };
   });
   const target = new URL(receiverUrl);
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (const { body, headers } of requests) {
-    await new Promise((resolve, reject) => {
+  const post = ({ body, headers }) =>
+    new Promise((resolve, reject) => {
       const req = http.request(
         {
           host: target.hostname,
@@ -51,14 +49,16 @@ if (mode === '--baseline') {
       req.on('error', reject);
       req.end(body);
     });
-  }
+  // Untimed, as the sandbox's warm-up below: two posts (the first two bodies) open the connection and run node:http once.
+  for (const request of requests.slice(0, 2)) await post(request);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (const request of requests) await post(request);
   console.log(JSON.stringify({ events, seconds: (performance.now() - started) / 1000, cpuMs: cpuMs(cpu) }));
   agent.destroy();
 } else {
-  const before = await received(receiverUrl);
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (const { accessToken } of connections) {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
+  const createWebhook = async (accessToken) => {
     const res = await sandbox.handle({
       method: 'POST',
       path: '/connection/webhook',
@@ -67,14 +67,29 @@ if (mode === '--baseline') {
       body: JSON.stringify({ accessToken, webhook: { webhookUrl: receiverUrl } }),
     });
     if (res.status !== 200) throw new Error(res.body);
-  }
+  };
+  // Untimed: the webhook route's first call, on a connection of its own (its two status events go to the receiver and
+  // are done before the count is read). The route's checks are made on their first use, 5-8 ms here: 2.5-4 µs a delivery
+  // of 2,000 that were not the deliveries' (the loop creates no webhook). Its two deliveries open the connection, as the
+  // loop's two untimed posts do.
+  // Waited for with settle() and the receiver's count, not by reading the log: a read of the whole log in a loop
+  // has V8 compile it in the background (OSR), on this core, while the timed part runs.
+  const beforeSpare = await received(receiverUrl);
+  const spare = sandbox.connect({ integrationId: 'hubspot' });
+  sandbox.setStatus(spare.connectionId, 'READY');
+  await createWebhook(spare.accessToken);
+  await sandbox.settle();
+  const before = await received(receiverUrl);
+  if (before !== beforeSpare + 2) throw new Error(`the warm-up's two events did not arrive (${before - beforeSpare})`);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (const { accessToken } of connections) await createWebhook(accessToken);
   // Done when the receiver has them all (it answers 200 to each), as the loop is done when its last answer is in: one
   // GET that the receiver answers then (polling it, or reading the log, would be work in this process the loop does not do).
   await received(receiverUrl, before + events);
   const seconds = (performance.now() - started) / 1000;
   const cpuMsTimed = cpuMs(cpu);
   // Then, untimed, the log must say so too (the last outcome is recorded just after the receiver answers).
-  const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
   for (;;) {
     const open = sandbox.deliveries().filter((d) => d.state !== 'succeeded');
     if (open.length === 0) break;

@@ -24,17 +24,23 @@ async function receiver(delayMs) {
   return startNode(RECEIVER, [String(delayMs)], { core: 'generator' });
 }
 
-export async function deliveries({ rounds = 3 } = {}) {
+export async function deliveries({ rounds = 7, slowRounds = 3 } = {}) {
   const fast = await receiver(0);
   const sandbox = [];
   const loop = [];
   try {
     for (let i = 0; i < rounds; i++) {
+      // Each round runs both, back to back, first one then the other in turn (a machine that slows down or speeds up
+      // within a round favours neither side over the run); each round's ratio is of two runs a second apart.
+      const sandboxFirst = i % 2 === 1;
+      if (sandboxFirst) sandbox.push(await child(fast.url, 1, 2000));
       loop.push(await child(fast.url, 1, 2000, true));
-      sandbox.push(await child(fast.url, 1, 2000));
+      if (!sandboxFirst) sandbox.push(await child(fast.url, 1, 2000));
       // Each round on the console (not in the table): how far the machine moved the figures.
       const [l, sb] = [loop.at(-1), sandbox.at(-1)];
-      console.log(`    round ${i + 1}: loop ${fmt(l.rate)} /s, ${fmt(l.cpuUs)} µs CPU each; sandbox ${fmt(sb.rate)} /s, ${fmt(sb.cpuUs)} µs CPU each`);
+      console.log(
+        `    round ${i + 1}: loop ${fmt(l.rate)} /s, ${fmt(l.cpuUs)} µs CPU each; sandbox ${fmt(sb.rate)} /s, ${fmt(sb.cpuUs)} µs CPU each; ${fmt(sb.rate / l.rate, 2)}x`,
+      );
     }
   } finally {
     await fast.stop();
@@ -42,10 +48,10 @@ export async function deliveries({ rounds = 3 } = {}) {
   const rate = median(sandbox.map((r) => r.rate));
   const loopRate = median(loop.map((r) => r.rate));
   row({
-    workload: `webhook deliveries, ${sandbox[0].events} queued events, one connection`,
+    workload: `webhook deliveries, ${sandbox[0].events} queued events, one connection (ratio: median of ${rounds} rounds' own)`,
     sandbox: `${fmt(rate)} /s`,
     baseline: `${fmt(loopRate)} /s (sequential keep-alive POST loop)`,
-    ratio: rate / loopRate,
+    ratio: median(sandbox.map((sb, i) => sb.rate / loop[i].rate)),
     target: '>= 0.9x',
     pass: (r) => r >= 0.9,
   });
@@ -64,7 +70,7 @@ export async function deliveries({ rounds = 3 } = {}) {
   const one = [];
   const ten = [];
   try {
-    for (let i = 0; i < rounds; i++) {
+    for (let i = 0; i < slowRounds; i++) {
       one.push(await child(slow.url, 1, 200));
       ten.push(await child(slow.url, 10, 200));
     }

@@ -212,7 +212,7 @@ if (wants('cold-start')) {
     });
   } else console.log('  (no scripts/serve-loads.mjs in this tree: the bytes `serve` loads before its first answer are not measured)');
 }
-if (wants('deliveries')) await deliveries({ rounds: quick ? 3 : 5 });
+if (wants('deliveries')) await deliveries({ rounds: quick ? 7 : 9, slowRounds: quick ? 3 : 5 });
 
 if (wants('msw')) {
   const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./msw-child.mjs', import.meta.url))]);

@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpTransport } from './http-transport.js';
@@ -111,6 +111,59 @@ describe('http transport (plain http)', () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((done) => tcp.close(() => done()));
+    }
+  });
+  it('puts on the wire the bytes node:http sends for the same headers given as an object, with content-length (as it did before)', async () => {
+    // Raw receivers (IPv4 and IPv6 loopback): they keep each request's bytes as they came and answer each one, so both
+    // senders' heads can be compared, Host included.
+    const requests: string[] = [];
+    const sockets = new Set<Socket>();
+    const capture = async (host: string) => {
+      const tcp = createTcpServer((socket) => {
+        sockets.add(socket);
+        socket.on('data', (chunk: Buffer) => {
+          requests.push(chunk.toString('latin1'));
+          socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
+        });
+      });
+      await new Promise<void>((done) => tcp.listen(0, host, done));
+      return { tcp, port: (tcp.address() as { port: number }).port };
+    };
+    const [v4, v6] = [await capture('127.0.0.1'), await capture('::1')];
+    const headers = {
+      'content-type': 'application/json',
+      'x-service-timestamp': '1735689600',
+      'x-service-signature': 'ab'.repeat(32),
+      'x-service-connection-id': 'c1',
+    };
+    const body = '{"eventId":"e1","é":"ü"}';
+    const byObject = (url: string) =>
+      new Promise<void>((done, fail) => {
+        const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+          res.resume();
+          res.on('end', done);
+        });
+        req.on('error', fail);
+        req.end(body);
+      });
+    try {
+      const transport = createHttpTransport();
+      const urls = [
+        `http://127.0.0.1:${v4.port}/hooks?x=1`,
+        `http://localhost:${v4.port}/`,
+        `http://user:p%40ss@127.0.0.1:${v4.port}/in`,
+        `http://[::1]:${v6.port}/v6`,
+      ];
+      for (const url of urls) {
+        await byObject(url);
+        expect(await transport(url, headers, body, 5_000)).toEqual({ status: 200 });
+        const [expected, sent] = requests.splice(0);
+        expect(sent).toBe(expected);
+      }
+      expect(requests).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      for (const { tcp } of [v4, v6]) await new Promise<void>((done) => tcp.close(() => done()));
     }
   });
 });

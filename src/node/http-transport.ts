@@ -44,7 +44,17 @@ interface KeepAlive {
   /** Requests in flight, aborted together when the sandbox closes. */
   inFlight: Set<http.ClientRequest>;
   /** Parsed webhook URLs: a connection posts to the same one again and again. */
-  targets: Map<string, http.RequestOptions>;
+  targets: Map<string, Target>;
+}
+
+/** A webhook URL as node:http takes it, and the headers node adds after the caller's (see {@link rawHeaders}). */
+interface Target {
+  protocol: string;
+  hostname: string;
+  port: string;
+  path: string;
+  /** `Host`, then `Authorization` for a URL with user info: the names and values node:http would set. */
+  trailing: string[];
 }
 
 /**
@@ -59,9 +69,8 @@ class Deadlines {
   /** When the timer fires (Infinity: not armed). */
   private armedAt = Infinity;
 
-  /** Destroys `req` with a TimeoutError `timeoutMs` from now, unless it is {@link delete}d first. */
-  add(req: ClientRequest, timeoutMs: number): void {
-    const at = Date.now() + timeoutMs;
+  /** Destroys `req` with a TimeoutError at `at` (`Date.now()` time), unless it is {@link delete}d first. */
+  add(req: ClientRequest, at: number): void {
     this.pending.set(req, at);
     if (at < this.armedAt) this.arm(at);
   }
@@ -101,16 +110,46 @@ function abortAll(keepAlive: KeepAlive): void {
   keepAlive.agent.destroy();
 }
 
-function targetOf(keepAlive: KeepAlive, url: string): http.RequestOptions {
+function targetOf(keepAlive: KeepAlive, url: string): Target {
   let target = keepAlive.targets.get(url);
   if (!target) {
     const parsed = new URL(url);
-    target = { protocol: parsed.protocol, hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port, path: parsed.pathname + parsed.search };
-    if (parsed.username || parsed.password) target.auth = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    const hostname = parsed.hostname.replace(/^\[|\]$/g, '');
+    target = {
+      protocol: parsed.protocol,
+      hostname,
+      port: parsed.port,
+      path: parsed.pathname + parsed.search,
+      trailing: ['Host', hostHeader(hostname, parsed.port)],
+    };
+    if (parsed.username || parsed.password) {
+      const auth = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+      target.trailing.push('Authorization', `Basic ${Buffer.from(auth).toString('base64')}`);
+    }
     if (keepAlive.targets.size >= 1_000) keepAlive.targets.clear();
     keepAlive.targets.set(url, target);
   }
   return target;
+}
+
+/** node:http's own `Host` for a request to `hostname` (brackets taken off) and `port` ('' for http's 80): an IPv6 address in brackets, a port other than 80 after it. */
+function hostHeader(hostname: string, port: string): string {
+  const host = hostname.indexOf(':') !== hostname.lastIndexOf(':') ? `[${hostname}]` : hostname;
+  return port && Number(port) !== 80 ? `${host}:${port}` : host;
+}
+
+/**
+ * The request's headers as a flat list of names and values, which node:http writes as they are (an object's are set
+ * one by one, each checked and lower-cased into another object, about 1 µs a delivery): the caller's in their order,
+ * `content-length`, then the `Host` (and `Authorization`) node adds after them, so the bytes on the wire are the ones
+ * an object of headers gave (a test compares both).
+ */
+function rawHeaders(headers: Record<string, string>, contentLength: string, trailing: readonly string[]): string[] {
+  const raw: string[] = [];
+  for (const key in headers) if (Object.hasOwn(headers, key)) raw.push(key, headers[key] as string);
+  raw.push('content-length', contentLength);
+  for (const item of trailing) raw.push(item);
+  return raw;
 }
 
 /**
@@ -149,7 +188,7 @@ function sendPost(
       },
       fresh,
     );
-    deadlines.add(req, timeoutMs);
+    deadlines.add(req, started + timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (!settled && !fresh && req.reusedSocket && error.code === 'ECONNRESET') {
         settled = true;
@@ -178,11 +217,11 @@ function postKeepAlive(
     deadlines,
     (contentLength, onResponse, fresh) => {
       // `http.request` is looked up at call time (not imported by name), so request interceptors see the call.
+      const { protocol, hostname, port, path, trailing } = targetOf(keepAlive, url);
       const agent = fresh ? false : keepAlive.agent;
-      const req = http.request(
-        merged(targetOf(keepAlive, url), { method: 'POST', agent, headers: merged(headers, { 'content-length': contentLength }) }),
-        onResponse,
-      );
+      // servername '' (a TLS name; this path is plain http): node's agent otherwise works one out of the host at every request.
+      const options = { protocol, hostname, port, path, method: 'POST', agent, servername: '', headers: rawHeaders(headers, contentLength, trailing) };
+      const req = http.request(options, onResponse);
       keepAlive.inFlight.add(req);
       return req;
     },

@@ -128,6 +128,17 @@ describe('the delivery state machine', () => {
     expect([...states(A), ...states(B)]).toEqual(['event-0 succeeded', 'event-1 succeeded', 'event-2 succeeded']);
   });
 
+  it("writes each attempt's time as toISOString writes it, whatever its milliseconds (the text of its second is kept)", async () => {
+    const schedule = [7, 93, 900, 59_000, 3_540_000];
+    const { clock, emit, state } = harness({ schedule, script: failing });
+    emit();
+    await clock.advance(schedule.reduce((sum, ms) => sum + ms, 0));
+    let at = START;
+    const expected = [0, ...schedule].map((ms) => new Date((at += ms)).toISOString());
+    expect(state('event-0').attempts.map((attempt) => attempt.time)).toEqual(expected);
+    expect(expected.slice(1, 5)).toEqual(['2025-01-01T00:00:00.007Z', '2025-01-01T00:00:00.100Z', '2025-01-01T00:00:01.000Z', '2025-01-01T00:01:00.000Z']);
+  });
+
   it("retries a failing event at the schedule's times, holding the later ones back until it is accepted", async () => {
     const { clock, emit, state, states, sent } = harness({ schedule: [1_000, 5_000], script: failFirst(2) });
     emit();
