@@ -7,22 +7,19 @@
 //   node scripts/serve-loads.mjs --json   # { files: [{ file, bytes, sources }], bytes, lazyBytes }
 //
 // The bench can call serveLoads() (bench/run.mjs belongs to the budget's owner).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { httpStatus, listeningUrl } from '../bench/lib/http.mjs';
+import { chunkMarkers, recordedServe, root } from './recorded-serve.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = join(root, 'dist/cli-bundle');
 
 /** The sources esbuild put in a chunk of dist/, as `dist/…` and `node_modules/<package>` names. */
 export function chunkSources(file) {
   const sources = new Set();
-  for (const [, path] of readFileSync(file, 'utf8').matchAll(/^\/\/ ((?:dist|node_modules)\/\S+)$/gm)) {
-    const pkg = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path.replace(/^.*node_modules\//, 'node_modules/'));
-    sources.add(pkg ? `node_modules/${pkg[1]}` : path);
+  for (const { source } of chunkMarkers(file)) {
+    const pkg = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source);
+    sources.add(pkg ? `node_modules/${pkg[1]}` : source);
   }
   return [...sources];
 }
@@ -36,16 +33,9 @@ export function chunkSources(file) {
  * @example const { bytes, files } = await serveLoads(); console.log(bytes, files.length);
  */
 export async function serveLoads({ args = [], afterFirst } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-loads-'));
-  const log = join(dir, 'loads.txt');
-  const child = spawn(
-    process.execPath,
-    ['--import', join(root, 'scripts/record-loads.mjs'), join(root, 'bin/crm-sandbox.js'), 'serve', '--port', '0', '--quiet', ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CRM_SANDBOX_RECORD_LOADS: log, NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' } },
-  );
-  try {
-    const url = await listeningUrl(child);
-    while ((await httpStatus(`${url}/sandbox/health`)) !== 200);
+  // Recorded without the compile cache, whatever an earlier start left in it.
+  const env = { NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' };
+  return recordedServe({ preload: 'scripts/record-loads.mjs', logVariable: 'CRM_SANDBOX_RECORD_LOADS', args, env }, async ({ url, log }) => {
     const first = loadedFiles(log);
     await afterFirst?.(url);
     const after = afterFirst ? loadedFiles(log) : first;
@@ -55,11 +45,7 @@ export async function serveLoads({ args = [], afterFirst } = {}) {
       all.reduce((sum, name) => sum + statSync(join(bundle, name)).size, 0) -
       first.filter(({ file }) => file.startsWith('dist/cli-bundle/')).reduce((sum, { bytes }) => sum + bytes, 0);
     return { files: first, bytes, lazyBytes, after, builtins: builtinsAtFirstRequest(log) };
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', done)));
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The files of dist/ in the log, in load order, each with its bytes and sources. */

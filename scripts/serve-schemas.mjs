@@ -3,18 +3,14 @@
 // module's top-level schemas are built as it loads whether a request reads them or not
 // (docs/decisions/0035). The count is made in the spawned CLI (scripts/record-schemas.mjs); each
 // schema is charged to the first frame of its stack outside zod, named by the `// dist/…` line
-// esbuild writes above each source in a chunk. test/serve-lazy.test.ts keeps it low.
+// esbuild writes above each source in a chunk. test/serve-schemas.test.ts keeps it low.
 //
 //   node scripts/serve-schemas.mjs          # the total and the count per module
 //   node scripts/serve-schemas.mjs --json   # { total, byModule: { 'dist/…': n }, after }
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { httpStatus, listeningUrl } from '../bench/lib/http.mjs';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
+import { chunkMarkers, recordedServe, root } from './recorded-serve.mjs';
 
 /**
  * Starts `crm-sandbox serve --port 0 --quiet` counting the zod schemas it builds, waits for the
@@ -25,25 +21,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * @example const { total, byModule } = await serveSchemas(); console.log(total, byModule);
  */
 export async function serveSchemas({ args = [], afterFirst } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-schemas-'));
-  const log = join(dir, 'schemas.txt');
-  const child = spawn(
-    process.execPath,
-    ['--import', join(root, 'scripts/record-schemas.mjs'), join(root, 'bin/crm-sandbox.js'), 'serve', '--port', '0', '--quiet', ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CRM_SANDBOX_RECORD_SCHEMAS: log } },
-  );
-  try {
-    const url = await listeningUrl(child);
-    while ((await httpStatus(`${url}/sandbox/health`)) !== 200);
+  return recordedServe({ preload: 'scripts/record-schemas.mjs', logVariable: 'CRM_SANDBOX_RECORD_SCHEMAS', args }, async ({ url, log }) => {
     await afterFirst?.(url);
     const lines = readFileSync(log, 'utf8').trim().split('\n');
     const first = countByModule(JSON.parse(lines[0]));
     return { ...first, after: afterFirst ? countByModule(JSON.parse(lines.at(-1))) : first };
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', done)));
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** `{ "<frames>": n }` → `{ total, byModule }`, each schema charged to its first frame in a source of dist/ (`?` when none). */
@@ -73,20 +56,11 @@ function sourceLocator() {
     const match = /^(file:\/\/\/.*):(\d+)$/.exec(frame);
     if (!match) return undefined;
     const path = fileURLToPath(match[1]);
-    if (!markers.has(path)) {
-      const lines = readFileSync(path, 'utf8').split('\n');
-      const marks = [];
-      lines.forEach((line, index) => {
-        const mark = /^\/\/ ((?:dist|node_modules)\/\S+)$/.exec(line);
-        if (mark) marks.push([index + 1, mark[1].replace(/^.*node_modules\//, 'node_modules/')]);
-      });
-      markers.set(path, marks);
-    }
-    const marks = markers.get(path);
+    if (!markers.has(path)) markers.set(path, chunkMarkers(path));
     let source = relative(root, path);
-    for (const [line, name] of marks) {
+    for (const { line, source: marked } of markers.get(path)) {
       if (line > Number(match[2])) break;
-      source = name;
+      source = marked;
     }
     return source;
   };
