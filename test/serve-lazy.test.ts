@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { get, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain script, without types
 import { serveLoads } from '../scripts/serve-loads.mjs';
 import { LAZY_COMMANDS } from '../src/cli/yargs-cli.js';
+import { callApi } from './helpers/cli.js';
 
 // What `serve` loads before its first answer (docs/decisions/0035): the features it does not run
 // at start stay in chunks it imports when first used. The loads are recorded by a loader hook in
@@ -37,34 +37,14 @@ const lazyIn = (sources: string[]) => sources.filter((source) => LAZY_SOURCES.so
 /** client-check's own sources among `sources`, as their file names. */
 const clientCheckIn = (sources: string[]) => sources.filter((source) => source.startsWith('dist/client-check/')).map((source) => source.split('/').pop());
 
-function getStatus(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    }).on('error', reject);
-  });
-}
-
-/** A request with the default API key: its status and body text. */
-function call(method: string, url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent: false, headers: { 'service-api-token': 'sandbox-api-key' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject).end();
-  });
-}
+const KEY = 'sandbox-api-key';
 
 describe('serve loads only what its first answer needs', () => {
   it('answers GET /sandbox/health before loading the scenario engine, MCP, the OpenAPI document, the other commands, yargs, zod, faker or node:crypto; the document (and zod) load on its first request', async () => {
     let documentStatus = 0;
     const { files, bytes, after, builtins }: { files: LoadedFile[]; bytes: number; after: LoadedFile[]; builtins: string[] } = await serveLoads({
       afterFirst: async (url: string) => {
-        documentStatus = await getStatus(`${url}/openapi.json`);
+        documentStatus = (await callApi(url, KEY, 'GET', '/openapi.json')).status;
       },
     });
     const sources = sourcesOf(files);
@@ -85,42 +65,42 @@ describe('serve loads only what its first answer needs', () => {
   });
 
   it("loads none of client-check's code without --client-check, on the request path either: its requests are not observed, GET /sandbox/client-check is a 404", async () => {
-    const answers: Array<{ status: number; body: string }> = [];
+    const answers: Array<{ status: number; body: any }> = [];
     const { files, after }: { files: LoadedFile[]; after: LoadedFile[] } = await serveLoads({
       afterFirst: async (url: string) => {
         // Requests client-check would observe and judge were it on, and its route, off.
-        answers.push(await call('POST', `${url}/link/token`));
-        answers.push(await call('GET', `${url}/crm/contacts`));
-        answers.push(await call('GET', `${url}/sandbox/client-check`));
+        answers.push(await callApi(url, KEY, 'POST', '/link/token'));
+        answers.push(await callApi(url, KEY, 'GET', '/crm/contacts'));
+        answers.push(await callApi(url, KEY, 'GET', '/sandbox/client-check'));
       },
     });
     expect(clientCheckIn(sourcesOf(files))).toEqual([]);
     // The core's side: the slot it finds client-check's code in, and the route answering that it is off.
     expect(sourcesOf(files)).toEqual(expect.arrayContaining(['dist/core/client-check-slot.js', 'dist/core/routes/client-check.js']));
     expect(answers.map(({ status }) => status)).toEqual([200, 400, 404]);
-    expect(JSON.parse(answers[2]!.body)).toMatchObject({ errorCode: 'ROUTE_NOT_FOUND', message: expect.stringContaining('serve --client-check') });
+    expect(answers[2]!.body).toMatchObject({ errorCode: 'ROUTE_NOT_FOUND', message: expect.stringContaining('serve --client-check') });
     expect(clientCheckIn(sourcesOf(after))).toEqual([]);
   });
 
   it("with --client-check, loads client-check's code before the first answer and GET /sandbox/client-check answers the report", async () => {
-    let report: { status: number; body: string } | undefined;
-    let badRules: { status: number; body: string } | undefined;
+    let report: { status: number; body: any } | undefined;
+    let badRules: { status: number; body: any } | undefined;
     const { files }: { files: LoadedFile[] } = await serveLoads({
       args: ['--client-check'],
       afterFirst: async (url: string) => {
-        await call('POST', `${url}/link/token`);
-        report = await call('GET', `${url}/sandbox/client-check?final=true`);
-        badRules = await call('GET', `${url}/sandbox/client-check?rules=nope`);
+        await callApi(url, KEY, 'POST', '/link/token');
+        report = await callApi(url, KEY, 'GET', '/sandbox/client-check?final=true');
+        badRules = await callApi(url, KEY, 'GET', '/sandbox/client-check?rules=nope');
       },
     });
     expect(clientCheckIn(sourcesOf(files))).toEqual(expect.arrayContaining(['client-check.js', 'conduct.js', 'request-facts.js', 'rules.js']));
     expect(report?.status).toBe(200);
-    const body = JSON.parse(report!.body);
+    const body = report!.body;
     expect(body).toMatchObject({ ok: true, final: true, requests: 1, settings: { pageSize: 10, retryAfter: '1s-2s' } });
     expect(body.rules.find((rule: { rule: string }) => rule.rule === 'api-token-off-browsers')).toMatchObject({ status: 'pass', exercised: 1 });
     // The rules' reader comes with the check: an unknown rule is still a 400 naming the field and listing them.
     expect(badRules?.status).toBe(400);
-    expect(JSON.parse(badRules!.body)).toMatchObject({
+    expect(badRules!.body).toMatchObject({
       errorCode: 'INVALID_FIELD_VALUE',
       metadata: { field: 'rules' },
       message: expect.stringContaining('pages-to-the-end'),

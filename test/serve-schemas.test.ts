@@ -1,7 +1,7 @@
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain script, without types
 import { serveSchemas } from '../scripts/serve-schemas.mjs';
+import { callApi } from './helpers/cli.js';
 
 // The zod schemas `serve` builds before its first answer (docs/decisions/0035): zod 4 binds every
 // method of a schema as it is built, so a module's top-level schemas cost its start whether a
@@ -19,29 +19,14 @@ interface Counted {
   byModule: Record<string, number>;
 }
 
-function post(url: string, body: unknown): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'service-api-token': 'sandbox-api-key' } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
-
 describe('serve builds few zod schemas before its first answer', () => {
   it('answers GET /sandbox/health with no module building more than a few; a route builds its body schema on its first request', async () => {
     let exchangeStatus = 0;
     const { total, byModule, after }: Counted & { after: Counted } = await serveSchemas({
       afterFirst: async (url: string) => {
-        exchangeStatus = await post(`${url}/link/exchange`, {});
+        exchangeStatus = (await callApi(url, 'sandbox-api-key', 'POST', '/link/exchange', {})).status;
         // Recorded as this one arrives: what was built by then, the exchange's body schema included.
-        await post(`${url}/link/exchange`, {});
+        await callApi(url, 'sandbox-api-key', 'POST', '/link/exchange', {});
       },
     });
     const many = Object.entries(byModule).filter(([, count]) => count > FEW);
