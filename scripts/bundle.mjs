@@ -1,7 +1,7 @@
 // Two bundles for Node, built after tsc (esbuild):
 //
-// dist/cli-bundle/: the compiled CLI (dist/cli/main.js), which bin/crm-sandbox.js runs. One file
-// and a few shared chunks load far faster than the ~250 separate ES modules it is made of (zod
+// dist/cli-bundle/: the compiled CLI (dist/cli/main.js), which bin/crm-sandbox.js runs. One chunk
+// (importsMainFirst) loads far faster than the ~250 separate ES modules it is made of (zod
 // alone is ~95 files, most of them locales `serve` never uses): most of a cold start. What a
 // command loads on demand (the scenario engine, the OpenAPI document, yargs when the command line
 // is not a plain `serve`: src/cli/plain-args.ts) stays in lazy chunks.
@@ -20,10 +20,13 @@
 // in its files (the MCP SDK and ajv are in no package a user installs: their notices ship here).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
+const MAIN = dist('cli/main.js');
+const root = fileURLToPath(new URL('..', import.meta.url));
 // No source maps, like the rest of dist/ (tsconfig.build.json): the package does not ship src/.
 const common = { bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning', sourcemap: false };
 
@@ -107,24 +110,23 @@ async function zodNamesRead() {
   if (unknown.length > 0) throw new Error(`bundle: dist/ reads z.${unknown.join(', z.')}, which zod does not export: see zodOnFirstUse`);
   return [...names].sort();
 }
+/** A module of dist/ with its `import * as z from 'zod'` turned into zodOnFirstUse's `z`. */
+function zodImportOnFirstUse(path, source) {
+  const statement = "import * as z from 'zod';";
+  if (!source.includes(statement)) return source;
+  if (/from ['"]zod(\/[^'"]*)?['"]/.test(source.replace(statement, ''))) {
+    throw new Error(`bundle: ${path} imports zod otherwise than \`${statement}\`: see zodOnFirstUse in scripts/bundle.mjs`);
+  }
+  return source.replace(statement, `import { z } from '${ZOD_ON_FIRST_USE}';`);
+}
 const zodOnFirstUse = {
   name: 'zod-on-first-use',
   setup(build) {
-    build.onLoad({ filter: /\.js$/ }, (args) => {
-      if (!args.path.startsWith(dist(''))) return undefined;
-      const source = readFileSync(args.path, 'utf8');
-      const statement = "import * as z from 'zod';";
-      if (!source.includes(statement)) return undefined;
-      if (/from ['"]zod(\/[^'"]*)?['"]/.test(source.replace(statement, ''))) {
-        throw new Error(`bundle: ${args.path} imports zod otherwise than \`${statement}\`: see zodOnFirstUse in scripts/bundle.mjs`);
-      }
-      return { contents: source.replace(statement, `import { z } from '${ZOD_ON_FIRST_USE}';`), loader: 'js' };
-    });
     build.onResolve({ filter: new RegExp(`^${ZOD_ON_FIRST_USE}$`) }, () => ({ path: ZOD_ON_FIRST_USE, namespace: 'zod-on-first-use' }));
     build.onResolve({ filter: new RegExp(`^${ZOD_ENTRY}$`) }, () => ({ path: ZOD_ENTRY, namespace: 'zod-on-first-use' }));
     build.onLoad({ filter: new RegExp(`^${ZOD_ENTRY}$`), namespace: 'zod-on-first-use' }, async () => ({
       contents: `export { ${(await zodNamesRead()).join(', ')} } from 'zod';`,
-      resolveDir: fileURLToPath(new URL('..', import.meta.url)),
+      resolveDir: root,
       loader: 'js',
     }));
     build.onLoad({ filter: new RegExp(`^${ZOD_ON_FIRST_USE}$`), namespace: 'zod-on-first-use' }, () => ({
@@ -139,14 +141,54 @@ const zodOnFirstUse = {
   },
 };
 
+/**
+ * One chunk for what `serve` loads at start. esbuild's code splitting puts each module in the chunk
+ * of the exact set of entries that reach it (main.js, zod.js and each target of an `import()`), so
+ * the modules main.js imports were spread over 35 chunks (20 of them under 3 kB) by which lazy
+ * commands also reach them; resolving, reading and linking each file cost about 14 ms of an 80 ms
+ * `serve` start. Each `import()` target of the CLI gets `import "dist/cli/main.js"` at its top:
+ * every entry but zod.js then reaches all that main.js reaches, so those modules share one chunk.
+ * Nothing runs in another order or twice: a lazy module is imported only after main.js's modules
+ * have run, and that import finds them done. The targets come from a first build that writes
+ * nothing (`importTargets`), so the chunks do not depend on the order esbuild loads files in.
+ */
+function importsMainFirst(targets) {
+  return (path, source) => (targets.has(path) ? `import ${JSON.stringify(MAIN)};\n${source}` : source);
+}
+
+/** The modules the CLI reaches through an `import()` (the lazy chunks' entries), as absolute paths, from a build of `options` that writes nothing. */
+async function importTargets(options) {
+  const { metafile } = await build({ ...options, write: false, metafile: true });
+  const targets = new Set();
+  for (const { imports } of Object.values(metafile.inputs)) {
+    for (const { path, kind, external } of imports) if (kind === 'dynamic-import' && !external) targets.add(resolve(root, path));
+  }
+  return targets;
+}
+
+/** dist/'s modules as the CLI bundle reads them: each of `transforms` takes (path, source) and returns the source. */
+function distSources(...transforms) {
+  return {
+    name: 'dist-sources',
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(dist(''))) return undefined;
+        const source = readFileSync(args.path, 'utf8');
+        const contents = transforms.reduce((text, transform) => transform(args.path, text), source);
+        return contents === source ? undefined : { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
 const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 rmSync(dist('cli-bundle'), { recursive: true, force: true });
-const cli = await build({
+const cliOptions = {
   ...common,
-  metafile: true,
+  absWorkingDir: root,
   entryPoints: [
-    { in: dist('cli/main.js'), out: 'main' },
+    { in: MAIN, out: 'main' },
     { in: ZOD_ENTRY, out: 'zod' },
   ],
   outdir: dist('cli-bundle'),
@@ -154,11 +196,18 @@ const cli = await build({
   // Not bundled: msw (an optional peer); faker, loaded on demand from dist/vendor. express (an
   // optional peer, for createApp) is no part of the CLI: `serve` runs on plain node:http.
   external: ['@faker-js/faker', 'msw'],
-  plugins: [builtinsThroughRequire, lazyStringWidth, zodOnFirstUse],
   // CommonJS packages inside (yaml) and the built-ins above need a `require`: the chunks that use one get it (finishChunks).
   banner: { js: REQUIRE_BANNER },
+};
+const plugins = [builtinsThroughRequire, lazyStringWidth, zodOnFirstUse];
+const targets = await importTargets({ ...cliOptions, plugins: [...plugins, distSources(zodImportOnFirstUse)] });
+const cli = await build({
+  ...cliOptions,
+  metafile: true,
+  plugins: [...plugins, distSources(zodImportOnFirstUse, importsMainFirst(targets))],
 });
 checkMcpSdk(cli.metafile);
+checkImportTargetsLazy(cli.metafile, targets);
 finishChunks(Object.keys(cli.metafile.outputs).filter((path) => path.endsWith('.js')));
 writeLicenses(cli.metafile, dist('cli-bundle'));
 
@@ -167,7 +216,7 @@ const faker = await build({
   metafile: true,
   stdin: {
     contents: "export { Faker, en, base, generateMersenne53Randomizer } from '@faker-js/faker';",
-    resolveDir: fileURLToPath(new URL('..', import.meta.url)),
+    resolveDir: root,
   },
   outfile: dist('vendor/faker-en.js'),
 });
@@ -223,6 +272,28 @@ function writeLicenses(metafile, dir) {
   writeFileSync(`${dir}/THIRD-PARTY-LICENSES.txt`, [intro, ...ordered].join(`\n${'='.repeat(78)}\n\n`));
 }
 
+/** The files of the CLI bundle that main.js loads as it starts: itself and what it imports statically, as the metafile names them. */
+function startOutputs(metafile) {
+  const main = Object.keys(metafile.outputs).find((path) => path.endsWith('/main.js'));
+  const loaded = new Set();
+  const load = (output) => {
+    if (loaded.has(output)) return;
+    loaded.add(output);
+    for (const { path, kind } of metafile.outputs[output].imports) if (kind === 'import-statement' && path in metafile.outputs) load(path);
+  };
+  load(main);
+  return [...loaded];
+}
+
+/**
+ * No `import()` target is among what main.js loads as it starts: `importsMainFirst` would have made
+ * it a cycle through main.js, where esbuild may order modules otherwise than Node would.
+ */
+function checkImportTargetsLazy(metafile, targets) {
+  const early = startOutputs(metafile).flatMap((output) => Object.keys(metafile.outputs[output].inputs).filter((input) => targets.has(resolve(root, input))));
+  if (early.length > 0) throw new Error(`bundle: ${early.join(', ')} is imported with import() and also statically from main.js: see importsMainFirst`);
+}
+
 /**
  * The MCP SDK is in the CLI bundle, in chunks that main.js does not import statically (so `serve`
  * never loads it), and none of its HTTP transports' packages came with it.
@@ -234,14 +305,6 @@ function checkMcpSdk(metafile) {
     /node_modules\/(express|hono|@hono|cors|express-rate-limit|raw-body|eventsource|cross-spawn|jose)\//.test(input),
   );
   if (transports.length > 0) throw new Error(`bundle: the MCP SDK brought in its HTTP transports' dependencies: ${transports.join(', ')}`);
-  const main = Object.keys(metafile.outputs).find((path) => path.endsWith('/main.js'));
-  const loaded = new Set();
-  const load = (output) => {
-    if (loaded.has(output)) return;
-    loaded.add(output);
-    for (const { path, kind } of metafile.outputs[output].imports) if (kind === 'import-statement' && path in metafile.outputs) load(path);
-  };
-  load(main);
-  const eager = [...loaded].filter((output) => Object.keys(metafile.outputs[output].inputs).some(isSdk));
+  const eager = startOutputs(metafile).filter((output) => Object.keys(metafile.outputs[output].inputs).some(isSdk));
   if (eager.length > 0) throw new Error(`bundle: main.js loads the MCP SDK at start (${eager.join(', ')}): import it only in crm-sandbox mcp's handler`);
 }
