@@ -198,6 +198,21 @@ describe('crm-sandbox serve', () => {
     expect(cli.output()).toContain('SIGTERM: stopping');
   });
 
+  it('with lifecycle delays of 0ms, a connection is READY for the first request after its exchange, and node prints no warning', async () => {
+    const cli = await serve(['--quiet', '--initial-sync-delay', '0ms', '--ready-delay', '0ms']);
+    const key = 'sandbox-api-key';
+    for (let link = 0; link < 20; link++) {
+      const { publicToken } = (await api(cli.url, key, 'POST', '/sandbox/public-token', { integrationId: 'hubspot' })).body;
+      const { accessToken } = (await api(cli.url, key, 'POST', '/link/exchange', { publicToken })).body;
+      // At once, on the same kept-alive connection: no time for a 1 ms timer to have fired.
+      const contacts = await api(cli.url, key, 'GET', `/crm/contacts?accessToken=${accessToken}`);
+      expect(contacts.status, JSON.stringify(contacts.body)).toBe(200);
+    }
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    expect(cli.errors()).toBe('');
+  });
+
   it('logs every request once, a later request after the earlier ones, and all of them before it stops', async () => {
     const cli = await serve();
     const paths = Array.from({ length: 40 }, (_, i) => `/sandbox/health?n=${i}`);

@@ -79,4 +79,42 @@ describe('RealClock', () => {
     expect(fired).toBe(true);
     clock.close();
   });
+
+  it('runs a task due already (a delay of 0 or less) right after the work at hand, before the next I/O, in order, without a warning', async () => {
+    const clock = new RealClock(fail);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const ran: string[] = [];
+      const io = new Promise<void>((resolve) => {
+        // A timer of node's own, due at once: it runs in the loop's next timers phase, after the clock's due tasks.
+        setTimeout(() => {
+          ran.push('next turn');
+          resolve();
+        }, 0);
+      });
+      clock.setTimer(0, () => ran.push('due now'));
+      clock.setTimer(-1, () => ran.push('due a millisecond ago'));
+      clock.setTimer(0, () => ran.push('cancelled')).cancel();
+      expect(ran).toEqual([]);
+      await io;
+      expect(ran).toEqual(['due now', 'due a millisecond ago', 'next turn']);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => warning.name)).not.toContain('TimeoutNegativeWarning');
+    } finally {
+      process.off('warning', onWarning);
+      clock.close();
+    }
+  });
+
+  it('never runs a due task after close()', async () => {
+    const clock = new RealClock(fail);
+    const ran: string[] = [];
+    clock.setTimer(0, () => ran.push('closed before it ran'));
+    clock.close();
+    clock.setTimer(0, () => ran.push('set after close'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(ran).toEqual([]);
+  });
 });

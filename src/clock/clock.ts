@@ -81,6 +81,7 @@ abstract class BaseClock {
 export class RealClock extends BaseClock implements Clock {
   readonly kind = 'real' as const;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly immediates = new Set<NodeJS.Immediate>();
   private closed = false;
 
   now(): number {
@@ -90,6 +91,11 @@ export class RealClock extends BaseClock implements Clock {
   setTimer(delayMs: number, task: () => unknown): Timer {
     // Work that finishes after close (an attempt aborted in flight) must not start anything more.
     if (this.closed) return NO_TIMER;
+    // Due already (a delay of 0, or a time a millisecond past by the time it is scheduled): right
+    // after the work at hand, before the next request is read. setTimeout would wait at least 1 ms,
+    // and a request the client sends meanwhile (the first read after a link with --ready-delay 0ms)
+    // would find the move not made; a negative delay would print Node's TimeoutNegativeWarning.
+    if (!(delayMs > 0)) return this.setImmediate(task);
     const handle = setTimeout(() => {
       this.timers.delete(handle);
       this.run(task);
@@ -100,6 +106,21 @@ export class RealClock extends BaseClock implements Clock {
       cancel: () => {
         clearTimeout(handle);
         this.timers.delete(handle);
+      },
+    };
+  }
+
+  private setImmediate(task: () => unknown): Timer {
+    const handle = setImmediate(() => {
+      this.immediates.delete(handle);
+      this.run(task);
+    });
+    handle.unref?.();
+    this.immediates.add(handle);
+    return {
+      cancel: () => {
+        clearImmediate(handle);
+        this.immediates.delete(handle);
       },
     };
   }
@@ -120,6 +141,8 @@ export class RealClock extends BaseClock implements Clock {
     this.closed = true;
     for (const handle of this.timers) clearTimeout(handle);
     this.timers.clear();
+    for (const handle of this.immediates) clearImmediate(handle);
+    this.immediates.clear();
   }
 }
 
