@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SandboxConfigError } from '../shared/errors.js';
 import { RealClock, VirtualClock } from './clock.js';
 
@@ -104,6 +104,21 @@ describe('RealClock', () => {
       expect(warnings.map((warning) => warning.name)).not.toContain('TimeoutNegativeWarning');
     } finally {
       process.off('warning', onWarning);
+      clock.close();
+    }
+  });
+
+  it('where there is no setImmediate (a browser), runs a due task on a timer of 0, a negative delay too', async () => {
+    vi.stubGlobal('setImmediate', undefined);
+    const clock = new RealClock(fail);
+    try {
+      const ran: string[] = [];
+      clock.setTimer(-1, () => ran.push('due a millisecond ago'));
+      clock.setTimer(0, () => ran.push('due now'));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(ran).toEqual(['due a millisecond ago', 'due now']);
+    } finally {
+      vi.unstubAllGlobals();
       clock.close();
     }
   });

@@ -92,14 +92,19 @@ export class RealClock extends BaseClock implements Clock {
     // Work that finishes after close (an attempt aborted in flight) must not start anything more.
     if (this.closed) return NO_TIMER;
     // Due already (a delay of 0, or a time a millisecond past by the time it is scheduled): right
-    // after the work at hand, before the next request is read. setTimeout would wait at least 1 ms,
-    // and a request the client sends meanwhile (the first read after a link with --ready-delay 0ms)
-    // would find the move not made; a negative delay would print Node's TimeoutNegativeWarning.
-    if (!(delayMs > 0)) return this.setImmediate(task);
-    const handle = setTimeout(() => {
-      this.timers.delete(handle);
-      this.run(task);
-    }, delayMs);
+    // after the work at hand, before the next request is read (Node's setImmediate; a timer where
+    // there is none, as in a browser). setTimeout would wait at least 1 ms, and a request the
+    // client sends meanwhile (the first read after a link with --ready-delay 0ms) would find the
+    // move not made; a negative delay would print Node's TimeoutNegativeWarning.
+    const due = !(delayMs > 0);
+    if (due && typeof setImmediate === 'function') return this.setImmediate(task);
+    const handle = setTimeout(
+      () => {
+        this.timers.delete(handle);
+        this.run(task);
+      },
+      due ? 0 : delayMs,
+    );
     handle.unref?.();
     this.timers.add(handle);
     return {
