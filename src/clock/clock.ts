@@ -80,8 +80,8 @@ abstract class BaseClock {
 /** Wall-clock time, for the dev server. Timers are unref'd so they never hold a process open. */
 export class RealClock extends BaseClock implements Clock {
   readonly kind = 'real' as const;
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly immediates = new Set<NodeJS.Immediate>();
+  /** The cancel of each task scheduled and not yet run. */
+  private readonly pending = new Set<() => void>();
   private closed = false;
 
   now(): number {
@@ -97,35 +97,25 @@ export class RealClock extends BaseClock implements Clock {
     // client sends meanwhile (the first read after a link with --ready-delay 0ms) would find the
     // move not made; a negative delay would print Node's TimeoutNegativeWarning.
     const due = !(delayMs > 0);
-    if (due && typeof setImmediate === 'function') return this.setImmediate(task);
-    const handle = setTimeout(
-      () => {
-        this.timers.delete(handle);
-        this.run(task);
-      },
-      due ? 0 : delayMs,
-    );
-    handle.unref?.();
-    this.timers.add(handle);
-    return {
-      cancel: () => {
-        clearTimeout(handle);
-        this.timers.delete(handle);
-      },
-    };
-  }
-
-  private setImmediate(task: () => unknown): Timer {
-    const handle = setImmediate(() => {
-      this.immediates.delete(handle);
+    const fire = () => {
+      this.pending.delete(cancel);
       this.run(task);
-    });
-    handle.unref?.();
-    this.immediates.add(handle);
+    };
+    let cancel: () => void;
+    if (due && typeof setImmediate === 'function') {
+      const handle = setImmediate(fire);
+      handle.unref?.();
+      cancel = () => clearImmediate(handle);
+    } else {
+      const handle = setTimeout(fire, due ? 0 : delayMs);
+      handle.unref?.();
+      cancel = () => clearTimeout(handle);
+    }
+    this.pending.add(cancel);
     return {
       cancel: () => {
-        clearImmediate(handle);
-        this.immediates.delete(handle);
+        cancel();
+        this.pending.delete(cancel);
       },
     };
   }
@@ -144,10 +134,8 @@ export class RealClock extends BaseClock implements Clock {
 
   close(): void {
     this.closed = true;
-    for (const handle of this.timers) clearTimeout(handle);
-    this.timers.clear();
-    for (const handle of this.immediates) clearImmediate(handle);
-    this.immediates.clear();
+    for (const cancel of this.pending) cancel();
+    this.pending.clear();
   }
 }
 
