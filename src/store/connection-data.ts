@@ -84,46 +84,42 @@ export type RetiredDraws = z.infer<ReturnType<typeof retiredDrawsSchema>>;
  * draws that crashes may have lost (only after one).
  */
 export const connectionDataStateSchema = once(() =>
-  z.lazy(() =>
-    z
-      .object({
-        random: randomStateSchema(),
-        faker: fakerStateSchema(),
-        crm: crmCollectionsSchema((type): z.ZodType<CollectionDelta<CrmRecord>> => collectionDeltaSchema(crmRecordSchema(type))),
-        mailboxes: collectionDeltaSchema(mailboxSchema()),
-        users: collectionDeltaSchema(engagementUserSchema()),
-        engagementTasks: collectionDeltaSchema(activitySchema()),
-        engagementActions: collectionDeltaSchema(activitySchema()),
-        // Sequences, calls, engagement emails and call dispositions came later: a data set saved by an earlier release has none (read: as seeded).
-        sequences: collectionDeltaSchema(activitySchema()).optional(),
-        calls: collectionDeltaSchema(activitySchema()).optional(),
-        engagementEmails: collectionDeltaSchema(activitySchema()).optional(),
-        callDispositions: collectionDeltaSchema(activitySchema()).optional(),
-        archived: z.array(archivedRecordSchema()),
-        retired: z.array(retiredDrawsSchema()).optional(),
-      })
-      .strict(),
-  ),
+  z
+    .object({
+      random: randomStateSchema(),
+      faker: fakerStateSchema(),
+      crm: crmCollectionsSchema((type): z.ZodType<CollectionDelta<CrmRecord>> => collectionDeltaSchema(crmRecordSchema(type))),
+      mailboxes: collectionDeltaSchema(mailboxSchema()),
+      users: collectionDeltaSchema(engagementUserSchema()),
+      engagementTasks: collectionDeltaSchema(activitySchema()),
+      engagementActions: collectionDeltaSchema(activitySchema()),
+      // Sequences, calls, engagement emails and call dispositions came later: a data set saved by an earlier release has none (read: as seeded).
+      sequences: collectionDeltaSchema(activitySchema()).optional(),
+      calls: collectionDeltaSchema(activitySchema()).optional(),
+      engagementEmails: collectionDeltaSchema(activitySchema()).optional(),
+      callDispositions: collectionDeltaSchema(activitySchema()).optional(),
+      archived: z.array(archivedRecordSchema()),
+      retired: z.array(retiredDrawsSchema()).optional(),
+    })
+    .strict(),
 );
 export type ConnectionDataState = z.infer<ReturnType<typeof connectionDataStateSchema>>;
 
 /** A data set as version-1 snapshots keep it: every collection in full (still read). */
 export const connectionDataStateV1Schema = once(() =>
-  z.lazy(() =>
-    z
-      .object({
-        random: randomStateSchema(),
-        faker: fakerStateSchema(),
-        crm: crmCollectionsSchema((type): z.ZodType<CollectionDump<CrmRecord>> => collectionDumpSchema(crmRecordSchema(type))),
-        mailboxes: collectionDumpSchema(mailboxSchema()),
-        users: collectionDumpSchema(engagementUserSchema()),
-        // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
-        engagementTasks: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
-        engagementActions: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
-        archived: z.array(archivedRecordSchema()).optional(),
-      })
-      .strict(),
-  ),
+  z
+    .object({
+      random: randomStateSchema(),
+      faker: fakerStateSchema(),
+      crm: crmCollectionsSchema((type): z.ZodType<CollectionDump<CrmRecord>> => collectionDumpSchema(crmRecordSchema(type))),
+      mailboxes: collectionDumpSchema(mailboxSchema()),
+      users: collectionDumpSchema(engagementUserSchema()),
+      // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
+      engagementTasks: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
+      engagementActions: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
+      archived: z.array(archivedRecordSchema()).optional(),
+    })
+    .strict(),
 );
 export type ConnectionDataStateV1 = z.infer<ReturnType<typeof connectionDataStateV1Schema>>;
 
