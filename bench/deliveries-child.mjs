@@ -4,6 +4,7 @@
 // (signed beforehand), in a plain sequential keep-alive loop.
 // Prints { events, seconds, cpuMs } (cpuMs: CPU this process spent in the timed part).
 // Usage: node bench/deliveries-child.mjs RECEIVER_URL CONNECTIONS EVENTS_PER_CONNECTION [--baseline]
+import './lib/young-generation.mjs';
 import http from 'node:http';
 import { createSandbox } from '../dist/index.js';
 import { signedHeaders } from '../dist/webhooks/signed-headers.js';

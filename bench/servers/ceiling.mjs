@@ -2,6 +2,7 @@
 // answered, from memory, after reading the request body as any server must.
 // Usage: node bench/servers/ceiling.mjs RESPONSE.json   ({ status, headers, body })
 
+import '../lib/young-generation.mjs';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 

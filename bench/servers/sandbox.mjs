@@ -3,6 +3,7 @@
 // { url, connections: [{ integrationId, accessToken, connectionId }] }.
 // Usage: node bench/servers/sandbox.mjs '{"users":250,"integrations":["hubspot"]}' ("recordLimit": null
 // takes the record cap off, for a load that creates records as fast as it can).
+import '../lib/young-generation.mjs';
 import { createSandbox } from '../../dist/index.js';
 import { startDevServer } from '../../dist/server.js';
 
