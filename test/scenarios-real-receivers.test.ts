@@ -170,7 +170,7 @@ describe('bounded runs', () => {
       expect(await cli.exited).toBe(1);
       const report = JSON.parse(cli.output()) as ScenarioReport;
       expect(report.ok).toBe(false);
-      // Where it stops depends on when the signal lands: a run gives the event loop a turn every 5 ms, so at any step.
+      // Where it stops depends on when the signal lands: a run gives the event loop a turn every millisecond, so at any step.
       expect(report.failures[0]).toMatch(
         new RegExp(`^the run was stopped at steps\\[\\d+\\] \\(\\w+\\): interrupted by ${signal}; the report shows what happened until then$`),
       );
