@@ -24,6 +24,22 @@ export function pinned(core, argv) {
 }
 
 /**
+ * Runs `work` with this process (all its threads) on the load generator's core, then puts it back where it was: for a
+ * section whose requests the bench process sends itself, so that they never take the server's core.
+ */
+export async function onGeneratorCore(work) {
+  if (!PINNING) return work();
+  const pid = String(process.pid);
+  const mask = execFileSync('taskset', ['-p', pid], { encoding: 'utf8' }).trim().split(' ').pop();
+  execFileSync('taskset', ['-a', '-p', '-c', '1', pid], { stdio: 'ignore' });
+  try {
+    return await work();
+  } finally {
+    execFileSync('taskset', ['-a', '-p', mask, pid], { stdio: 'ignore' });
+  }
+}
+
+/**
  * Starts a node script on a core (the server's by default) and resolves with the first JSON line it prints
  * (its address and whatever else it reports), plus `stop()`.
  */
