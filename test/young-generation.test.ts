@@ -11,13 +11,15 @@ import { BIN } from './helpers/cli.js';
 
 const PRELOAD = `
 import v8 from 'node:v8';
-process.on('SIGUSR2', () => {
+// On an immediate: immediates run in the order they were set, so after the bin's own, set before any signal came.
+process.on('SIGUSR2', () => setImmediate(burst));
+function burst() {
   // Objects that live long enough to survive a scavenge or two: what makes V8 grow its semi-spaces.
   const ring = new Array(100_000);
   for (let i = 0; i < 3_000_000; i++) ring[i % ring.length] = { i, text: 'x' + i };
   const space = v8.getHeapSpaceStatistics().find(({ space_name }) => space_name === 'new_space');
   process.stderr.write(JSON.stringify({ newSpaceBytes: space.space_size }) + '\\n');
-});
+}
 `;
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-young-'));
