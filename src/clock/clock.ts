@@ -1,4 +1,5 @@
 import { SandboxConfigError } from '../shared/errors.js';
+import { onNextTurn } from '../shared/pieces.js';
 import { MinHeap } from './min-heap.js';
 
 /** A scheduled task; cancel it to make sure it never runs. */
@@ -77,6 +78,13 @@ abstract class BaseClock {
   }
 }
 
+/** `task` after `delayMs` on a timer that does not hold the process open; its cancel. */
+function laterTimer(task: () => void, delayMs: number): () => void {
+  const handle = setTimeout(task, delayMs);
+  handle.unref?.();
+  return () => clearTimeout(handle);
+}
+
 /** Wall-clock time, for the dev server. Timers are unref'd so they never hold a process open. */
 export class RealClock extends BaseClock implements Clock {
   readonly kind = 'real' as const;
@@ -101,16 +109,7 @@ export class RealClock extends BaseClock implements Clock {
       this.pending.delete(cancel);
       this.run(task);
     };
-    let cancel: () => void;
-    if (due && typeof setImmediate === 'function') {
-      const handle = setImmediate(fire);
-      handle.unref?.();
-      cancel = () => clearImmediate(handle);
-    } else {
-      const handle = setTimeout(fire, due ? 0 : delayMs);
-      handle.unref?.();
-      cancel = () => clearTimeout(handle);
-    }
+    const cancel = due ? onNextTurn(fire, { unref: true }) : laterTimer(fire, delayMs);
     this.pending.add(cancel);
     return {
       cancel: () => {

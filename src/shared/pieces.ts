@@ -31,9 +31,26 @@ export class Breather {
  */
 export const BREATH_SLICE_MS = typeof setImmediate === 'function' ? 1 : 5;
 
-/** The next turn of the event loop: after the I/O already waiting (Node's setImmediate; a timer where there is none, as in a browser). */
+/**
+ * Runs `task` on the next turn of the event loop, after the I/O already waiting (Node's setImmediate; a timer of 0
+ * where there is none, as in a browser); its cancel. With `unref`, it does not hold a Node process open.
+ *
+ * @example const cancel = onNextTurn(() => move(connection), { unref: true });
+ */
+export function onNextTurn(task: () => void, { unref = false } = {}): () => void {
+  if (typeof setImmediate === 'function') {
+    const handle = setImmediate(task);
+    if (unref) handle.unref();
+    return () => clearImmediate(handle);
+  }
+  const handle = setTimeout(task, 0);
+  if (unref) handle.unref?.();
+  return () => clearTimeout(handle);
+}
+
+/** The next turn of the event loop, as a promise (held: a run waiting for it keeps its process up). */
 function nextTurn(): Promise<void> {
-  return new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+  return new Promise<void>((resolve) => onNextTurn(resolve));
 }
 
 /**
