@@ -3,7 +3,7 @@
 // Prints every figure raw, its ratio, its goal and PASS/FAIL (REFUSED where the load generator cannot judge it),
 // then how many rows passed, failed and were refused; exits 1 when a row FAILed. Not part of `npm test`.
 // Options: --quick (short runs, small soak), --only=name[,name] (throughput, pages, deliveries,
-// cold-start, msw, memory, snapshots, durability, scenarios, responsiveness, passthrough-queries, soak), --write (also write
+// cold-start, msw, memory, snapshots, durability, scenarios, responsiveness, passthrough-queries, peers, soak), --write (also write
 // the table to bench/latest.md, a tracked file: only when asked).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { durability } from './durability.mjs';
 import { drive, GENERATOR } from './lib/load.mjs';
 import { PINNING, startNode, startServe } from './lib/procs.mjs';
 import { fmt, row, rows, summary, table } from './lib/report.mjs';
+import { peers } from './peers.mjs';
 import { bulkImport } from './scenario-bulk-import.mjs';
 import { responsiveness } from './scenario-responsiveness.mjs';
 import { snapshots } from './snapshots.mjs';
@@ -344,6 +345,9 @@ if (wants('passthrough-queries')) {
   const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./passthrough-queries.mjs', import.meta.url))]);
   console.log(stdout.trimEnd());
 }
+
+// The other mock servers a team might run instead, each answering the users page beside the sandbox (no goal).
+if (wants('peers')) await peers(quick ? { rounds: 1, seconds: 2, warmupSeconds: 2 } : {});
 
 if (wants('soak')) await soak(quick ? { requests: 100_000, deliveries: 10_000, seconds: 20 } : {});
 
