@@ -8,9 +8,9 @@
 // The host side runs the node that runs this script; run it with the image's Node major
 // (`npx -y -p node@22 -c 'node bench/container-start.mjs'`) to compare like with like.
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { firstOk } from './cold-start.mjs';
+import { freePort } from './lib/http.mjs';
 import { fmt, median, row, table } from './lib/report.mjs';
 
 const args = process.argv.slice(2);
@@ -23,16 +23,6 @@ process.env.CONTAINERS_CONF ??= fileURLToPath(new URL('../test/container/contain
 
 const nodeInImage = execFileSync('podman', ['run', '--rm', '--no-healthcheck', '--entrypoint', 'node', image, '--version'], { encoding: 'utf8' }).trim();
 console.log(`image ${image} (node ${nodeInImage}); host node ${process.version}; ${rounds} rounds\n`);
-
-/** A free loopback port to publish the container on. */
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawn → the first line on stdout, in ms (the command then runs to its end). */
 async function firstLine(argv) {

@@ -9,10 +9,10 @@
 // (`npm install --prefix bench/peers --ignore-scripts`); one that is not there is skipped, with a line saying how.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './lib/http.mjs';
 import { drive } from './lib/load.mjs';
 import { pinned, startNode } from './lib/procs.mjs';
 import { fmt, median, row } from './lib/report.mjs';
@@ -29,7 +29,7 @@ const PATH = '/engagement/users';
 /** A peer from bench/peers: why it cannot run here, or undefined. */
 const missingBin = (name) => (existsSync(join(PEER_BIN, name)) ? undefined : `not installed: ${INSTALL}`);
 
-/** The peers, each with what it needs and how it starts: { url, stop() }. */
+/** The peers, each with what it needs and how it starts: { url, stop(), and pid or signal(name) }. */
 const PEERS = [
   {
     name: 'node:http, the same bytes (the ceiling)',
@@ -103,7 +103,7 @@ export async function peers({ rounds = 3, seconds = 2, warmupSeconds = 4 } = {})
     const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-peers-'));
     const sampleFile = join(dir, 'sample.json');
     writeFileSync(sampleFile, JSON.stringify(sample));
-    const own = { url: sandbox.url, signal: signaller(sandbox.pid, false) };
+    const own = { url: sandbox.url, signal: signaller(sandbox.pid) };
     for (const peer of PEERS) {
       const missing = peer.missing?.();
       if (missing) {
@@ -120,7 +120,7 @@ export async function peers({ rounds = 3, seconds = 2, warmupSeconds = 4 } = {})
       try {
         const answer = await fetch(server.url + PATH + query, { headers: KEY });
         const bytes = (await answer.arrayBuffer()).byteLength;
-        const other = { url: server.url, signal: signaller(server.pid, server.group === true) };
+        const other = { url: server.url, signal: server.signal ?? signaller(server.pid) };
         // The one measured runs alone: the other is stopped (SIGSTOP) meanwhile, so that what one does after its load (a
         // JVM compiling, a collector sweeping) never takes the core from the other.
         const measure = async (side, secs) => {
@@ -175,7 +175,7 @@ async function startCli(bin, args, port) {
     }
     try {
       await (await fetch(url)).arrayBuffer();
-      return { url, stop, pid: child.pid, group: true };
+      return { url, stop, signal: signaller(-child.pid) };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -186,11 +186,7 @@ async function startCli(bin, args, port) {
 function stopGroup(child) {
   return new Promise((done) => {
     if (child.exitCode !== null || child.signalCode !== null) return done();
-    const kill = (signal) => {
-      try {
-        process.kill(-child.pid, signal);
-      } catch {}
-    };
+    const kill = signaller(-child.pid);
     const timer = setTimeout(() => kill('SIGKILL'), 5_000);
     child.once('exit', () => {
       clearTimeout(timer);
@@ -201,25 +197,13 @@ function stopGroup(child) {
   });
 }
 
-/** Sends a signal to a server: to its process group when it has one of its own (what a CLI started goes with it). */
-function signaller(pid, group) {
+/** Sends signals to a process (a negative pid: to its process group); one that has exited is no error. */
+function signaller(pid) {
   return (signal) => {
     try {
-      process.kill(group ? -pid : pid, signal);
+      process.kill(pid, signal);
     } catch {}
   };
-}
-
-/** A free port on 127.0.0.1 (for the CLIs that take a port, not 0). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function canImport(name) {

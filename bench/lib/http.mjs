@@ -1,6 +1,7 @@
 // HTTP helpers shared by the bench and scripts/serve-loads.mjs (no side effect at import: the
 // test that runs serve-loads imports this too).
 import { get } from 'node:http';
+import { createServer } from 'node:net';
 
 /** The address a spawned server prints (`listening on http://127.0.0.1:PORT`, as `serve` does); rejects if it exits first. */
 export function listeningUrl(child) {
@@ -22,5 +23,17 @@ export function httpStatus(url) {
       res.resume();
       res.on('end', () => resolve(res.statusCode));
     }).on('error', () => resolve(0));
+  });
+}
+
+/** A free port on 127.0.0.1, for what takes a port number and not 0 (a CLI's flag, a container's published port). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
   });
 }
