@@ -16,8 +16,8 @@
 //   node scripts/startup-hints.mjs        # rewrites the chunks of dist/cli-bundle, then checks that serve still answers
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { recordedServe, root } from './recorded-serve.mjs';
 
@@ -85,31 +85,33 @@ function rangesRun(coverageDir, files) {
 async function main() {
   const coverage = mkdtempSync(join(tmpdir(), 'crm-sandbox-startup-coverage-'));
   try {
-    // The coverage of a start as a user's first `serve` (no compile cache: V8 compiles as on a first start).
-    const env = { NODE_V8_COVERAGE: coverage, NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' };
+    // Without the compile cache: the chunk is about to change, so a cache of it would only be left behind.
+    const noCache = { NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' };
+    const env = { ...noCache, NODE_V8_COVERAGE: coverage };
     // Only the file written at the first answer: the one Node writes as the process exits counts the stop too.
     const atFirstAnswer = await recordedServe(
       { preload: 'scripts/record-startup-coverage.mjs', logVariable: 'CRM_SANDBOX_RECORD_COVERAGE', env },
       async ({ log }) => {
-        while (readFileSync(log, { encoding: 'utf8', flag: 'a+' }) !== 'taken') await new Promise((done) => setTimeout(done, 10));
+        const deadline = Date.now() + 30_000;
+        while (readFileSync(log, { encoding: 'utf8', flag: 'a+' }) !== 'taken') {
+          if (Date.now() > deadline) throw new Error('startup-hints: serve answered, but its coverage was not written within 30 s');
+          await new Promise((done) => setTimeout(done, 10));
+        }
         return readdirSync(coverage);
       },
     );
     const lines = [];
     for (const [url, ranges] of rangesRun(coverage, atFirstAnswer)) {
-      const path = new URL(url);
+      const path = fileURLToPath(url);
       const source = readFileSync(path, 'utf8');
       // Coverage offsets count the UTF-16 units of the source, as a string's indices do.
       const { text, names } = hintFunctions(source, ranges);
       if (names.length === 0) continue;
       writeFileSync(path, text);
-      lines.push(`${path.pathname.slice(root.length)}: ${names.length} functions`);
+      lines.push(`${relative(root, path)}: ${names.length} functions`);
     }
     // The chunk must still start and answer (a start that cannot evaluate it fails here, not later).
-    await recordedServe(
-      { preload: 'scripts/record-loads.mjs', logVariable: 'CRM_SANDBOX_RECORD_LOADS', env: { NODE_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '1' } },
-      () => undefined,
-    );
+    await recordedServe({ preload: 'scripts/record-loads.mjs', logVariable: 'CRM_SANDBOX_RECORD_LOADS', env: noCache }, () => undefined);
     console.log(`startup-hints: ${lines.join('; ') || 'no function to move'}`);
   } finally {
     rmSync(coverage, { recursive: true, force: true });
