@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { httpStatus, listeningUrl } from '../bench/lib/http.mjs';
+import { httpStatus, listeningUrl } from './server-process.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
