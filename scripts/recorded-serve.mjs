@@ -10,9 +10,9 @@ import { httpStatus, listeningUrl } from './server-process.mjs';
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Starts `crm-sandbox serve --port 0 --quiet` (plus `args`) with `preload` imported first, which
- * writes what it records to the file the variable `logVariable` names; waits for the first 200 of
- * GET /sandbox/health and resolves with what `inspect({ url, log })` returns (the log's path, to
+ * Starts `crm-sandbox serve --port 0 --quiet` (plus `args`) with `preload` (if given) imported
+ * first, which writes what it records to the file the variable `logVariable` names; waits for the
+ * first 200 of GET /sandbox/health and resolves with what `inspect({ url, log })` returns (the log's path, to
  * read before and after requests of its own); then stops the server and removes the log.
  *
  * @example const lines = await recordedServe({ preload: 'scripts/record-loads.mjs', logVariable: 'CRM_SANDBOX_RECORD_LOADS' }, ({ log }) => readFileSync(log, 'utf8'));
@@ -20,9 +20,10 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 export async function recordedServe({ preload, logVariable, args = [], env = {} }, inspect) {
   const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-recorded-'));
   const log = join(dir, 'log.txt');
-  const child = spawn(process.execPath, ['--import', join(root, preload), join(root, 'bin/crm-sandbox.js'), 'serve', '--port', '0', '--quiet', ...args], {
+  const imports = preload ? ['--import', join(root, preload)] : [];
+  const child = spawn(process.execPath, [...imports, join(root, 'bin/crm-sandbox.js'), 'serve', '--port', '0', '--quiet', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env, [logVariable]: log },
+    env: { ...process.env, ...env, ...(logVariable ? { [logVariable]: log } : {}) },
   });
   try {
     const url = await listeningUrl(child);

@@ -111,7 +111,7 @@ async function main() {
       lines.push(`${relative(root, path)}: ${names.length} functions`);
     }
     // The chunk must still start and answer (a start that cannot evaluate it fails here, not later).
-    await recordedServe({ preload: 'scripts/record-loads.mjs', logVariable: 'CRM_SANDBOX_RECORD_LOADS', env: noCache }, () => undefined);
+    await recordedServe({ env: noCache }, () => undefined);
     console.log(`startup-hints: ${lines.join('; ') || 'no function to move'}`);
   } finally {
     rmSync(coverage, { recursive: true, force: true });
