@@ -8,11 +8,11 @@
 // Each peer runs as its users run it: its own CLI and defaults. They come from bench/peers
 // (`npm install --prefix bench/peers --ignore-scripts`); one that is not there is skipped, with a line saying how.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './lib/http.mjs';
+import { freePort, httpStatus } from './lib/http.mjs';
 import { drive } from './lib/load.mjs';
 import { pinned, startNode } from './lib/procs.mjs';
 import { fmt, median, row } from './lib/report.mjs';
@@ -96,11 +96,11 @@ const PEERS = [
  */
 export async function peers({ rounds = 3, seconds = 2, warmupSeconds = 4 } = {}) {
   const sandbox = await startNode(SANDBOX, [JSON.stringify({ integrations: ['hubspot'] })]);
+  const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-peers-'));
   try {
     const [{ accessToken }] = sandbox.connections;
     const query = `?accessToken=${accessToken}&limit=100`;
     const sample = await capture(sandbox.url + PATH + query, { headers: KEY });
-    const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-peers-'));
     const sampleFile = join(dir, 'sample.json');
     writeFileSync(sampleFile, JSON.stringify(sample));
     const own = { url: sandbox.url, signal: signaller(sandbox.pid) };
@@ -154,6 +154,7 @@ export async function peers({ rounds = 3, seconds = 2, warmupSeconds = 4 } = {})
     }
   } finally {
     await sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -173,12 +174,9 @@ async function startCli(bin, args, port) {
       await stop();
       throw new Error(`${bin} did not answer on ${url} within 60 s: ${stderr}`);
     }
-    try {
-      await (await fetch(url)).arrayBuffer();
-      return { url, stop, signal: signaller(-child.pid) };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    // Any status will do (their roots answer 404): 0 is no answer yet.
+    if ((await httpStatus(url)) !== 0) return { url, stop, signal: signaller(-child.pid) };
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
