@@ -1,9 +1,11 @@
 // How the dev server answers others while one tenant plays the biggest scenario the control API
 // allows (10,000 creates, each event delivered to a receiver in another process): p99 of
 // GET /sandbox/health sent one after another (every 5 ms) during the run, against the same
-// requests to the same server idle just before. `npm run bench` runs it (--only=responsiveness);
-// alone: node bench/scenario-responsiveness.mjs
+// requests to the same server idle just before. Then the same while the server takes the first
+// snapshot of 100 seeded data sets and restores it (GET and PUT /sandbox/snapshot).
+// `npm run bench` runs both (--only=responsiveness); alone: node bench/scenario-responsiveness.mjs
 import { fileURLToPath } from 'node:url';
+import { INTEGRATION_IDS } from '../dist/model/integrations.js';
 import { onGeneratorCore, startNode } from './lib/procs.mjs';
 import { median } from './lib/report.mjs';
 
@@ -88,6 +90,62 @@ async function oneRound(receiver, creates) {
   }
 }
 
+/**
+ * Median over `rounds` of the idle p99 and, while the server takes the first snapshot of `connections` seeded data sets
+ * (GET /sandbox/snapshot: their digests are worked out then) and restores it (PUT), each one's p99 and longest wait (ms).
+ */
+export async function snapshotResponsiveness({ rounds = 3, connections = 100 } = {}) {
+  const results = [];
+  await onGeneratorCore(async () => {
+    for (let round = 0; round < rounds; round++) results.push(await snapshotRound(connections));
+  });
+  const of = (pick) => median(results.map(pick));
+  return {
+    idleP99: of((r) => r.idle),
+    takeP99: of((r) => r.take.p99),
+    takeMax: of((r) => r.take.max),
+    takeMs: of((r) => r.take.ms),
+    restoreP99: of((r) => r.restore.p99),
+    restoreMax: of((r) => r.restore.max),
+    restoreMs: of((r) => r.restore.ms),
+    bytes: results[0].bytes,
+    rounds: results,
+  };
+}
+
+/** One round on a server of its own, its connections seeded as it starts: 2 s idle, then the snapshot, then its restore. */
+async function snapshotRound(connections) {
+  // The seven simulated systems in turn, as the snapshots section's connections.
+  const integrations = Array.from({ length: connections }, (_, i) => INTEGRATION_IDS[i % INTEGRATION_IDS.length]);
+  const server = await startNode(SANDBOX, [JSON.stringify({ integrations })]);
+  try {
+    const started = performance.now();
+    const idle = await sample(server.url, () => performance.now() - started > 2_000);
+    const beside = async (work) => {
+      let finished = false;
+      const began = performance.now();
+      const done = work().finally(() => (finished = true));
+      const latencies = await sample(server.url, () => finished);
+      const value = await done;
+      return { value, ms: performance.now() - began, p99: p99(latencies), max: Math.max(...latencies) };
+    };
+    const take = await beside(async () => {
+      const res = await fetch(`${server.url}/sandbox/snapshot`, { headers: HEADERS });
+      if (res.status !== 200) throw new Error(`GET /sandbox/snapshot answered ${res.status}`);
+      return res.text();
+    });
+    const restore = await beside(async () => {
+      const res = await fetch(`${server.url}/sandbox/snapshot`, { method: 'PUT', headers: HEADERS, body: take.value });
+      if (res.status !== 200) throw new Error(`PUT /sandbox/snapshot answered ${res.status}: ${await res.text()}`);
+      return res.json();
+    });
+    if (restore.value.restored.connections !== connections) throw new Error(`restored ${restore.value.restored.connections} connections`);
+    return { idle: p99(idle), take: { ...take, value: undefined }, restore: { ...restore, value: undefined }, bytes: take.value.length };
+  } finally {
+    await server.stop();
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await responsiveness();
   for (const round of result.rounds)
@@ -97,4 +155,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(
     `median: idle p99 ${result.idleP99.toFixed(2)} ms, during a ${result.events}-event run ${result.busyP99.toFixed(2)} ms (max ${result.busyMax.toFixed(1)} ms)`,
   );
+  const snapshots = await snapshotResponsiveness();
+  for (const round of snapshots.rounds)
+    console.log(
+      `  round: idle p99 ${round.idle.toFixed(2)} ms; first snapshot ${round.take.ms.toFixed(0)} ms (p99 ${round.take.p99.toFixed(2)}, max ${round.take.max.toFixed(1)} ms); restore ${round.restore.ms.toFixed(0)} ms (p99 ${round.restore.p99.toFixed(2)}, max ${round.restore.max.toFixed(1)} ms)`,
+    );
 }

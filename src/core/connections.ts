@@ -442,23 +442,41 @@ export class ConnectionRegistry {
   /**
    * Gives a rebuilt connection its saved data set: the seeded base rebuilt (as a first read
    * would), the saved delta laid over it, writing on from the saved stream positions. One that
-   * does not fit is a 400 naming the field under `field`.
+   * does not fit is a 400 naming the field under `field`. In pieces: the base a record at a time,
+   * the delta a collection at a time.
    */
-  importData(connection: ConnectionState, state: ConnectionDataState, field: string): void {
-    const seeded = this.seededData(connection);
+  *importDataInPieces(connection: ConnectionState, state: ConnectionDataState, field: string): Generator<void, void, void> {
+    const seeded = yield* this.seedingPieces(connection);
+    yield;
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
-    data.importState(seeded, state, field);
+    yield* data.importStateInPieces(seeded, state, field);
     data.reserve(this.reservation);
     connection.data = data;
   }
 
   /** The same from a version-1 snapshot's data set (every record in full): each record compared with the seeded ones. */
-  importDataV1(connection: ConnectionState, state: ConnectionDataStateV1): void {
-    const seeded = this.seededData(connection);
+  *importDataV1InPieces(connection: ConnectionState, state: ConnectionDataStateV1): Generator<void, void, void> {
+    const seeded = yield* this.seedingPieces(connection);
+    yield;
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
-    data.importStateV1(seeded, state);
+    yield* data.importStateV1InPieces(seeded, state);
     data.reserve(this.reservation);
     connection.data = data;
+  }
+
+  /**
+   * Works out, a collection at a time, the digests a snapshot of these connections' data sets
+   * writes (each kept until its collection changes): the snapshot itself then costs only what
+   * changed, so it can be taken at once, one moment's state, without holding the event loop.
+   */
+  *snapshotDigestPieces(connections: readonly ConnectionState[]): Generator<void, void, void> {
+    for (const connection of connections) {
+      if (!connection.data) continue;
+      for (const [, collection] of connection.data.collections()) {
+        collection.baseDigest();
+        yield;
+      }
+    }
   }
 
   /** Adds a connection rebuilt from a snapshot, as it was. */

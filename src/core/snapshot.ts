@@ -284,12 +284,19 @@ export type ParsedSnapshot = SandboxSnapshot | SnapshotV1;
  * Checks a snapshot: a 400 naming the first bad field (`connections[0].status must be one of …`),
  * or a snapshot of another seed, dataset or fixtures (its data sets would not rebuild the same).
  * Version 1 snapshots are read as they always were.
+ *
+ * In pieces: the two long lists (connections, deliveries) are checked an item at a time against
+ * the schema of one, the rest of it at once. The schemas check each field on its own (no rule
+ * spans fields), so this passes exactly when checking the whole at once does; when anything is
+ * refused, the whole is checked at once, for the very error that gives.
  */
-export function parseSnapshot(value: unknown, source: SnapshotSource): ParsedSnapshot {
+export function* parseSnapshotInPieces(value: unknown, source: SnapshotSource): Generator<void, ParsedSnapshot, void> {
   const { version, scope } = (value ?? {}) as { version?: unknown; scope?: unknown };
   const schema = version === 1 ? snapshotV1Schema() : scope === 'tenant' ? tenantSnapshotSchema() : serverSnapshotSchema();
-  const result = schema.safeParse(value, { reportInput: true });
-  if (!result.success) throw invalidFromIssues(describeIssues(result.error));
+  if (!(yield* passesInPieces(schema, value))) {
+    const result = schema.safeParse(value, { reportInput: true });
+    if (!result.success) throw invalidFromIssues(describeIssues(result.error));
+  }
   const snapshot = value as ParsedSnapshot; // the input itself: parsing may reorder keys, and records must keep their bytes
   if (snapshot.seed !== source.seed) {
     throw ApiError.invalidField('seed', `seed is ${snapshot.seed}, but this sandbox runs with seed ${source.seed}; start it with --seed ${snapshot.seed}`);
@@ -297,6 +304,27 @@ export function parseSnapshot(value: unknown, source: SnapshotSource): ParsedSna
   if (snapshot.version === SNAPSHOT_VERSION) checkSeeding(snapshot.seeding, source);
   checkReferences(snapshot);
   return snapshot;
+}
+
+/** Whether `value` passes `schema`, its connections and deliveries checked an item a piece (false also when it is not an object with both lists). */
+function* passesInPieces(
+  schema: ReturnType<typeof serverSnapshotSchema | typeof tenantSnapshotSchema | typeof snapshotV1Schema>,
+  value: unknown,
+): Generator<void, boolean, void> {
+  if (typeof value !== 'object' || value === null) return false;
+  const { connections, deliveries } = value as { connections?: unknown; deliveries?: unknown };
+  if (!Array.isArray(connections) || !Array.isArray(deliveries)) return false;
+  if (!schema.safeParse({ ...value, connections: [], deliveries: [] }).success) return false;
+  for (const [list, item] of [
+    [connections, schema.shape.connections.element],
+    [deliveries, schema.shape.deliveries.element],
+  ] as const) {
+    for (const element of list) {
+      if (!(item as z.ZodType).safeParse(element).success) return false;
+      yield;
+    }
+  }
+  return true;
 }
 
 /** The dataset sizes and fixtures must be the ones the snapshot's data sets were seeded with. */
@@ -392,8 +420,10 @@ const isTenantScope = (snapshot: ParsedSnapshot): snapshot is TenantSnapshot => 
  * `snapshot.time`). Each connection and token goes back to the API key its digest (version 1:
  * its key) names; one that names no accepted key is a 400 naming the field. A tenant's
  * snapshot is refused: it says nothing of the other tenants or the server's streams.
+ *
+ * In pieces: each data set is rebuilt a record at a time; the rest is laid in at once, after the last piece.
  */
-export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot, source: SnapshotSource): void {
+export function* loadSnapshotInPieces(parts: SandboxParts, snapshot: ParsedSnapshot, source: SnapshotSource): Generator<void, void, void> {
   if (isTenantScope(snapshot)) {
     throw ApiError.invalidField(
       'scope',
@@ -425,7 +455,10 @@ export function loadSnapshot(parts: SandboxParts, snapshot: ParsedSnapshot, sour
     publicTokens: publicTokens.map((item, i) => ownedBy(item, keyOf(item, `registry.publicTokens[${i}]`))),
   };
   // The data sets first: one that does not rebuild as saved refuses the snapshot before any timer is set.
-  const connections = snapshot.connections.map((item, i) => rebuildConnection(registry, item, keyOf(item, `connections[${i}]`), savedData(snapshot, i), i));
+  const connections: ConnectionState[] = [];
+  for (const [i, item] of snapshot.connections.entries()) {
+    connections.push(yield* rebuildConnection(registry, item, keyOf(item, `connections[${i}]`), savedData(snapshot, i), i));
+  }
   parts.events.importState(snapshot.random.events);
   registry.importState(state);
   connections.forEach((connection, i) => {
@@ -441,10 +474,16 @@ function tenantKeys(source: SnapshotSource): Map<string, string> {
 }
 
 /** A saved connection as the registry holds it, owned by `apiKey`, its data set rebuilt (a 400 naming the field if it does not fit). */
-function rebuildConnection(registry: ConnectionRegistry, saved: SavedConnection, apiKey: string, data: SavedData | null, i: number): ConnectionState {
+function* rebuildConnection(
+  registry: ConnectionRegistry,
+  saved: SavedConnection,
+  apiKey: string,
+  data: SavedData | null,
+  i: number,
+): Generator<void, ConnectionState, void> {
   const connection = registry.importConnection(saved, apiKey);
-  if (data?.version === 1) registry.importDataV1(connection, data.state);
-  else if (data) registry.importData(connection, data.state, `connections[${i}].data`);
+  if (data?.version === 1) yield* registry.importDataV1InPieces(connection, data.state);
+  else if (data) yield* registry.importDataInPieces(connection, data.state, `connections[${i}].data`);
   return connection;
 }
 
@@ -454,6 +493,11 @@ export interface TenantPart {
   tokens: Pick<RegistryState, 'linkTokens' | 'publicTokens'>;
   deliveries: DeliveryRecord[];
   chaos: ChaosRecord[];
+  /**
+   * Makes again, against the registry and log as they are now, the checks that no id the part
+   * holds is another tenant's: for a part built in pieces, as other requests went on, just before it is laid in.
+   */
+  checkAgain(): void;
 }
 
 /**
@@ -462,38 +506,54 @@ export interface TenantPart {
  * tenant; the rest is left out. Everything becomes this tenant's. A connection id, access token,
  * link or public token or event id that another tenant holds is a 400 naming the field, and so
  * is a data set that does not rebuild: nothing has changed yet when it is thrown.
+ *
+ * In pieces: each data set is rebuilt a record at a time.
  */
-export function tenantPart(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey: string): TenantPart {
+export function* tenantPartInPieces(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey: string): Generator<void, TenantPart, void> {
   const { registry, dispatcher } = parts;
   const digest = tenantDigest(apiKey);
   const mine = (item: SavedConnection | SavedLinkToken | SavedPublicToken) => {
     const { apiKey: key, tenant } = named(item);
     return key !== undefined ? key === apiKey : tenant === undefined || tenant === digest;
   };
-  const taken = (holder: string | undefined, field: string, what: string) => {
-    if (holder !== undefined && holder !== apiKey)
-      throw ApiError.invalidField(field, `${field} is ${what} of another tenant; a restore changes only your own tenant`);
+  // Each check is kept, in the order made, to be made again (checkAgain).
+  const checks: Array<() => void> = [];
+  const check = (holderNow: () => string | undefined, field: string, what: string) => {
+    const made = () => {
+      const holder = holderNow();
+      if (holder !== undefined && holder !== apiKey)
+        throw ApiError.invalidField(field, `${field} is ${what} of another tenant; a restore changes only your own tenant`);
+    };
+    made();
+    checks.push(made);
   };
   const ids = new Set<string>();
-  const connections = snapshot.connections.flatMap((saved, i) => {
-    if (!mine(saved)) return [];
-    taken(registry.holderOf('connectionId', saved.connectionId), `connections[${i}].connectionId`, 'the id of a connection');
-    taken(registry.holderOf('accessToken', saved.accessToken), `connections[${i}].accessToken`, 'the accessToken of a connection');
+  const connections: TenantPart['connections'] = [];
+  for (const [i, saved] of snapshot.connections.entries()) {
+    if (!mine(saved)) continue;
+    check(() => registry.holderOf('connectionId', saved.connectionId), `connections[${i}].connectionId`, 'the id of a connection');
+    check(() => registry.holderOf('accessToken', saved.accessToken), `connections[${i}].accessToken`, 'the accessToken of a connection');
     ids.add(saved.connectionId);
-    return [{ connection: rebuildConnection(registry, saved, apiKey, savedData(snapshot, i), i), pendingMoves: saved.pendingMoves }];
-  });
+    connections.push({ connection: yield* rebuildConnection(registry, saved, apiKey, savedData(snapshot, i), i), pendingMoves: saved.pendingMoves });
+  }
   const tokens = <T extends SavedLinkToken | SavedPublicToken>(list: T[], kind: 'linkToken' | 'publicToken', field: string) =>
     list.flatMap((item, i) => {
       if (!mine(item)) return [];
-      taken(registry.holderOf(kind, item.token), `registry.${field}[${i}].token`, `a ${kind === 'linkToken' ? 'link' : 'public'} token`);
+      check(() => registry.holderOf(kind, item.token), `registry.${field}[${i}].token`, `a ${kind === 'linkToken' ? 'link' : 'public'} token`);
       return [ownedBy(item, apiKey)];
     });
   const linkTokens: SavedLinkToken[] = snapshot.registry.linkTokens;
   const publicTokens: SavedPublicToken[] = snapshot.registry.publicTokens;
   const deliveries = snapshot.deliveries.filter((delivery, i) => {
     if (!ids.has(delivery.connectionId)) return false;
-    const held = dispatcher.get(delivery.eventId);
-    taken(held && (registry.find(held.connectionId)?.apiKey ?? ''), `deliveries[${i}].eventId`, 'the eventId of a delivery');
+    check(
+      () => {
+        const held = dispatcher.get(delivery.eventId);
+        return held && (registry.find(held.connectionId)?.apiKey ?? '');
+      },
+      `deliveries[${i}].eventId`,
+      'the eventId of a delivery',
+    );
     return true;
   });
   return {
@@ -502,6 +562,9 @@ export function tenantPart(parts: SandboxParts, snapshot: ParsedSnapshot, apiKey
     deliveries,
     // Only the chaos of the connections restored: a snapshot sets nothing on another tenant's.
     chaos: (snapshot.chaos ?? []).filter((chaos) => ids.has(chaos.connectionId)),
+    checkAgain: () => {
+      for (const made of checks) made();
+    },
   };
 }
 

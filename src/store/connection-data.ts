@@ -262,15 +262,17 @@ export class ConnectionData {
   /**
    * Fills this empty store (writing with the saved streams) with a saved data set laid over
    * `seeded`, the same connection's store just seeded. A delta that does not fit that base is a
-   * 400 naming the field under `field` (`connections[0].data`).
+   * 400 naming the field under `field` (`connections[0].data`). In pieces: a collection at a time
+   * (each laid in and its digest checked in one piece).
    */
-  importState(seeded: ConnectionData, state: ConnectionDataState, field: string): void {
+  *importStateInPieces(seeded: ConnectionData, state: ConnectionDataState, field: string): Generator<void, void, void> {
     const bases = new Map(seeded.collections());
     const saved = new Map(byName<CollectionDelta<{ id: string }>>(state));
     for (const [name, collection] of this.collections()) {
       const base = bases.get(name)!;
       // A collection the data set does not name (Email, sequences…, saved by an earlier release) is as seeded.
       collection.loadDelta(base, saved.get(name) ?? base.delta(), `${field}.${name}`);
+      yield;
     }
     if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
     this.giveOwnersToOwnerless();
@@ -296,7 +298,7 @@ export class ConnectionData {
   }
 
   /** The same for a version-1 data set: each saved collection compared with the seeded one, so the next snapshot is a small version 2. */
-  importStateV1(seeded: ConnectionData, state: ConnectionDataStateV1): void {
+  *importStateV1InPieces(seeded: ConnectionData, state: ConnectionDataStateV1): Generator<void, void, void> {
     const bases = new Map(seeded.collections());
     const saved = new Map(collectionsV1(state));
     for (const [name, collection] of this.collections()) {
@@ -306,6 +308,7 @@ export class ConnectionData {
       if (!dumped && (name === 'crm.Email' || (LATER_ENGAGEMENT_COLLECTIONS as readonly string[]).includes(name)))
         collection.loadDelta(base, base.delta(), name);
       else collection.loadOverBase(base, dumped ?? { nextSeq: 1, entries: [] });
+      yield;
     }
     if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
     this.giveOwnersToOwnerless();

@@ -71,6 +71,9 @@ export interface RouteDeps {
     reset(options?: { apiKey?: string }): void;
     snapshot(options?: { apiKey?: string }): SandboxSnapshot;
     restore(snapshot: unknown, options?: { apiKey?: string }): void;
+    /** The same, giving the event loop turns while it works (docs/decisions/0040). */
+    snapshotInTurns(options?: { apiKey?: string }): Promise<SandboxSnapshot>;
+    restoreInTurns(snapshot: unknown, options?: { apiKey?: string }): Promise<void>;
   };
   readonly scenarios: {
     /** The sandbox a run plays on. */

@@ -35,7 +35,9 @@ export const stateRoutes: Route<'state' | 'registry' | 'deliveries'>[] = [
     query: [allTenantsQuery],
     ok: { status: 200, schema: () => ({ $ref: '#/components/schemas/Snapshot' }), description: 'The snapshot' },
     errors: [403],
-    handler: (ctx, { state }) => ({ body: everyTenant(ctx, 'GET /sandbox/snapshot') ? state.snapshot() : state.snapshot({ apiKey: ctx.apiKey }) }),
+    handler: async (ctx, { state }) => ({
+      body: await state.snapshotInTurns(everyTenant(ctx, 'GET /sandbox/snapshot') ? {} : { apiKey: ctx.apiKey }),
+    }),
   },
   {
     method: 'PUT',
@@ -52,9 +54,9 @@ export const stateRoutes: Route<'state' | 'registry' | 'deliveries'>[] = [
       description: 'Restored',
     },
     errors: [403],
-    handler: (ctx, deps) => {
+    handler: async (ctx, deps) => {
       const all = everyTenant(ctx, 'PUT /sandbox/snapshot');
-      deps.state.restore(ctx.body(), all ? {} : { apiKey: ctx.apiKey });
+      await deps.state.restoreInTurns(ctx.body(), all ? {} : { apiKey: ctx.apiKey });
       // The restored parts: read after the restore, which swaps them.
       const connections = all ? deps.registry.all() : deps.registry.list(ctx.apiKey);
       const ids = new Set(connections.map((connection) => connection.connectionId));
