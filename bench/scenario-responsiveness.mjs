@@ -1,7 +1,8 @@
 // How the dev server answers others while one tenant plays the biggest scenario the control API
 // allows (10,000 creates, each event delivered to a receiver in another process): p99 of
 // GET /sandbox/health sent one after another (every 5 ms) during the run, against the same
-// requests to the same server idle just before. Then the same while the server takes the first
+// requests to the same server idle just before, and the longest of them while the run's delivery
+// log is read after it (GET /sandbox/connections/{id}/deliveries). Then the same while the server takes the first
 // snapshot of 100 seeded data sets and restores it (GET and PUT /sandbox/snapshot).
 // `npm run bench` runs both (--only=responsiveness); alone: node bench/scenario-responsiveness.mjs
 import { fileURLToPath } from 'node:url';
@@ -46,6 +47,8 @@ export async function responsiveness({ rounds = 3, creates = 10_000 } = {}) {
       busyMax: median(results.map((r) => r.max)),
       seconds: median(results.map((r) => r.seconds)),
       events: results[0].events,
+      listBytes: results[0].listBytes,
+      listMax: median(results.map((r) => r.listMax)),
       rounds: results,
     };
   } finally {
@@ -77,13 +80,25 @@ async function oneRound(receiver, creates) {
     const run = play(steps).finally(() => (finished = true));
     const busy = await sample(server.url, () => finished);
     const report = await run;
+    const seconds = (performance.now() - runStarted) / 1000;
+    // Then the run's connection's delivery log (10,000 deliveries, 8 MB of JSON) read while the health requests go on.
+    let listed = false;
+    const listing = fetch(`${server.url}/sandbox/connections/${report.events[0].connectionId}/deliveries`, { headers: HEADERS })
+      .then(async (res) => {
+        if (res.status !== 200) throw new Error(`the delivery log answered ${res.status}`);
+        return (await res.arrayBuffer()).byteLength;
+      })
+      .finally(() => (listed = true));
+    const whileListing = await sample(server.url, () => listed);
     return {
       idle: p99(idle),
       busy: p99(busy),
       max: Math.max(...busy),
       samples: busy.length,
-      seconds: (performance.now() - runStarted) / 1000,
+      seconds,
       events: report.events.length,
+      listBytes: await listing,
+      listMax: Math.max(...whileListing),
     };
   } finally {
     await server.stop();
@@ -150,7 +165,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await responsiveness();
   for (const round of result.rounds)
     console.log(
-      `  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s)`,
+      `  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s); longest while its delivery log is read ${round.listMax.toFixed(1)} ms`,
     );
   console.log(
     `median: idle p99 ${result.idleP99.toFixed(2)} ms, during a ${result.events}-event run ${result.busyP99.toFixed(2)} ms (max ${result.busyMax.toFixed(1)} ms)`,

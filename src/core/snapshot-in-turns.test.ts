@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { turnsDuring } from '../../test/helpers/turns.js';
 import { createSandbox } from '../index.js';
 import type { Sandbox } from './sandbox.js';
 
@@ -22,21 +23,6 @@ async function usedSandbox(count: number, clock: 'real' | 'virtual' = 'real'): P
 
 /** A tenant's state as text, without the moment it was read (the real clock moves). */
 const stateOf = (sandbox: Sandbox, apiKey: string) => JSON.stringify({ ...sandbox.snapshot({ apiKey }), time: 0 });
-
-/** Runs `work`, counting the turns of the event loop (setImmediate) it gave others meanwhile. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let going = true;
-  const tick = () => {
-    if (!going) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  const result = await work();
-  going = false;
-  return { result, turns };
-}
 
 const put = (sandbox: Sandbox, apiKey: string, body: string) =>
   sandbox.handle({ method: 'PUT', path: '/sandbox/snapshot', query: '', headers: json(apiKey), body });

@@ -1,9 +1,9 @@
 import type { ServiceEvent } from '../model/events.js';
-import { utf8Bytes } from '../shared/text-codec.js';
+import { jsonInPieces } from '../shared/json-in-pieces.js';
 import type { AttemptChaos } from '../webhooks/chaos.js';
 import type { Delivery, DeliveryState } from '../webhooks/delivery.js';
 import { signPayload } from '../webhooks/signature.js';
-import { Breather, type RunConnection } from './target.js';
+import type { RunConnection } from './target.js';
 
 /** One attempt in the transcript: what was sent and what came back. Network durations are left out so a seeded instant run is byte-identical. */
 export interface TranscriptAttempt {
@@ -119,38 +119,19 @@ const EVENTS_PLACEHOLDER = '\u0000events';
 
 /**
  * The report as JSON text (the very text `JSON.stringify(report)` gives) and as its UTF-8 bytes,
- * serialised and encoded one event at a time with turns of the event loop between: a server
- * answering a run of 10,000 events is not held for the hundreds of milliseconds one
- * `JSON.stringify` and one encoding of the whole report take. The text is put together as it goes
- * (`+=`), not joined at the end: joining 11 MB is one piece of 10-15 ms, and the dev server sends
- * the bytes without ever reading the text (a caller that reads it pays for that once, then).
+ * serialised and encoded one event at a time with turns of the event loop between
+ * ({@link jsonInPieces}): a server answering a run of 10,000 events is not held for the hundreds
+ * of milliseconds one `JSON.stringify` and one encoding of the whole report take.
  */
-export async function reportJson(report: ScenarioReport): Promise<{ json: string; encoded: Uint8Array }> {
-  const breather = new Breather();
+export function reportJson(report: ScenarioReport): Promise<{ json: string; encoded: Uint8Array }> {
   const marker = `"events":${JSON.stringify(EVENTS_PLACEHOLDER)}`;
   const rest = JSON.stringify({ ...report, events: EVENTS_PLACEHOLDER });
   const at = rest.indexOf(marker);
-  let json = '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const add = (part: string) => {
-    json += part;
-    const bytes = utf8Bytes(part);
-    chunks.push(bytes);
-    size += bytes.length;
-  };
-  add(`${rest.slice(0, at)}"events":[`);
-  for (const [index, event] of report.events.entries()) {
-    await breather.breathe();
-    add(index === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`);
-  }
-  add(`]${rest.slice(at + marker.length)}`);
-  const encoded = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    await breather.breathe();
-    encoded.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return { json, encoded };
+  return jsonInPieces(
+    (function* () {
+      yield `${rest.slice(0, at)}"events":[`;
+      for (const [index, event] of report.events.entries()) yield index === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`;
+      yield `]${rest.slice(at + marker.length)}`;
+    })(),
+  );
 }

@@ -181,6 +181,31 @@ export class DeliveryLog {
     return out;
   }
 
+  /**
+   * What of each delivery of a connection changes as it is delivered, read now: a list of
+   * thousands taken at one moment in about a millisecond, written later a piece at a time
+   * ({@link momentJson}) while the log goes on.
+   */
+  moments(connectionId: string): DeliveryMoment[] {
+    const out: DeliveryMoment[] = [];
+    for (const entry of this.entries.values()) if (entry.emitted.connectionId === connectionId) out.push(momentOf(entry));
+    return out;
+  }
+
+  /**
+   * `JSON.stringify` of the delivery as it was at `moment` (what {@link list} gave then), with the
+   * event written from the body sent where that is its text ({@link eventJson}): not parsed and
+   * written again.
+   */
+  momentJson(moment: DeliveryMoment): string {
+    const delivery = viewAt(moment);
+    if (restored.has(moment.entry)) return JSON.stringify(delivery);
+    // Named one by one: a rest pattern would read the event, which a view parses when read.
+    const { eventId, connectionId, type, state, createdTime, nextAttemptTime, failureReason, attempts } = delivery;
+    const rest: Omit<Delivery, 'event'> = { eventId, connectionId, type, state, createdTime, nextAttemptTime, failureReason, attempts };
+    return `${JSON.stringify(rest).slice(0, -1)},"event":${moment.entry.emitted.body}}`;
+  }
+
   get(eventId: string): Delivery | undefined {
     const entry = this.entries.get(eventId);
     return entry && view(entry);
@@ -297,18 +322,44 @@ function oldest(shard: LogShard, state: DeliveryState): DeliveryEntry | undefine
   return undefined;
 }
 
+/**
+ * What of a delivery changes as it is delivered, read at one moment. An entry's attempts are
+ * replaced as a new array at each attempt, never changed in place, so holding the array holds
+ * that moment's attempts.
+ */
+export interface DeliveryMoment {
+  readonly entry: DeliveryEntry;
+  readonly state: DeliveryState;
+  readonly nextAttemptAt: number | null;
+  readonly failureReason: string | null;
+  readonly attempts: readonly DeliveryAttempt[];
+}
+
+const momentOf = (entry: DeliveryEntry): DeliveryMoment => ({
+  entry,
+  state: entry.state,
+  nextAttemptAt: entry.nextAttemptAt,
+  failureReason: entry.failureReason,
+  attempts: entry.attempts,
+});
+
 /** A delivery as read: a copy of the entry, its event parsed from the body when first read. */
 function view(entry: DeliveryEntry): Delivery {
+  return viewAt(momentOf(entry));
+}
+
+/** A delivery as it was at `moment`. */
+function viewAt({ entry, state, nextAttemptAt, failureReason, attempts }: DeliveryMoment): Delivery {
   let event: ServiceEvent | undefined;
   return {
     eventId: entry.emitted.eventId,
     connectionId: entry.emitted.connectionId,
     type: entry.emitted.type,
-    state: entry.state,
+    state,
     createdTime: iso(entry.emitted.createdAt),
-    nextAttemptTime: entry.nextAttemptAt === null ? null : iso(entry.nextAttemptAt),
-    failureReason: entry.failureReason,
-    attempts: entry.attempts.map((attempt) => ({ ...attempt })),
+    nextAttemptTime: nextAttemptAt === null ? null : iso(nextAttemptAt),
+    failureReason,
+    attempts: attempts.map((attempt) => ({ ...attempt })),
     // Parsed when read, once per view: listing states and attempts parses nothing.
     get event(): ServiceEvent {
       return (event ??= JSON.parse(entry.emitted.body) as ServiceEvent);

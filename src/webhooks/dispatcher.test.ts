@@ -144,3 +144,43 @@ describe('the delivery log limit', () => {
     expect(dispatcher.list('b'.repeat(32)).map((delivery) => delivery.eventId)).toEqual(['b-47', 'b-48', 'b-49']);
   });
 });
+
+describe('momentJson', () => {
+  it('writes each delivery as JSON.stringify writes it as listed, in every state, from the text the log sent; as it was at its moment', async () => {
+    const { clock, dispatcher, posts, emit } = setup({ pendingLimit: 3, webhook: true });
+    const seen = new Set<string>();
+    const writesAsStringify = () => {
+      const moments = dispatcher.moments(CONNECTION);
+      expect(moments.map((moment) => dispatcher.momentJson(moment))).toEqual(dispatcher.list(CONNECTION).map((delivery) => JSON.stringify(delivery)));
+      for (const moment of moments) seen.add(moment.state);
+      return moments;
+    };
+    for (let i = 0; i < 4; i++) emit();
+    // event-0 in flight, event-1 dropped by the cap (failed, with its reason), the others pending.
+    writesAsStringify();
+    posts[0]!.answer({ status: 503 });
+    await clock.settle();
+    // event-0 retrying, with the time of its next attempt.
+    writesAsStringify();
+    dispatcher.setChaos(CONNECTION, { delay: '250ms' });
+    // Time moves while attempts are in flight (advance waits for them): each post is answered as it comes.
+    let answering = true;
+    const answerer = (async () => {
+      for (let next = 1; answering; await new Promise((resolve) => setImmediate(resolve))) {
+        if (posts.length <= next) continue;
+        writesAsStringify();
+        posts[next++]!.answer({ status: 200 });
+      }
+    })();
+    const earlier = writesAsStringify();
+    await clock.advance(2_000);
+    answering = false;
+    await answerer;
+    writesAsStringify();
+    // Moments read before hold what was then, whatever came after.
+    expect(earlier.find((moment) => moment.state === 'retrying')).toBeDefined();
+    expect(earlier.map((moment) => JSON.parse(dispatcher.momentJson(moment)).state)).toEqual(earlier.map((moment) => moment.state));
+    expect([...seen].sort()).toEqual(['delivering', 'failed', 'pending', 'retrying', 'succeeded']);
+    expect(dispatcher.list(CONNECTION).some((delivery) => delivery.attempts.some((attempt) => attempt.chaos?.delayMs === 250))).toBe(true);
+  });
+});

@@ -9,7 +9,7 @@ import type { Random } from '../shared/random.js';
 import type { ChaosSettings } from './chaos.js';
 import type { Delivery } from './delivery.js';
 import { chaosRecordSchema, DeliveryChaos } from './delivery-chaos.js';
-import { DeliveryLog, deliveryRecordSchema } from './delivery-log.js';
+import { DeliveryLog, type DeliveryMoment, deliveryRecordSchema } from './delivery-log.js';
 import { DeliveryMachine } from './delivery-machine.js';
 import { RetryPolicy } from './retry-policy.js';
 
@@ -152,6 +152,16 @@ export class Dispatcher {
   /** `JSON.stringify(delivery.event)` without parsing the event, where the log has it (see DeliveryLog.eventJson). */
   eventJson(eventId: string): string | undefined {
     return this.log.eventJson(eventId);
+  }
+
+  /** What of each of a connection's deliveries changes, read now (see DeliveryLog.moments). */
+  moments(connectionId: string): DeliveryMoment[] {
+    return this.log.moments(connectionId);
+  }
+
+  /** The JSON text of a delivery as it was at `moment` (see DeliveryLog.momentJson). */
+  momentJson(moment: DeliveryMoment): string {
+    return this.log.momentJson(moment);
   }
 
   /** {@link list} in pieces (see DeliveryLog.listInPieces). */

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord, crmWriteSchema, parseObjectType } from '../../model/crm.js';
 import { ApiError } from '../../shared/errors.js';
+import { jsonInPieces } from '../../shared/json-in-pieces.js';
 import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Entry } from '../../store/ordered-collection.js';
@@ -33,7 +34,7 @@ function objectTypeOf(ctx: RouteContext): CrmObjectType {
   return parseObjectType(ctx.params.objectType!);
 }
 
-export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'connections' | 'deliveries'>[] = [
+export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'connections' | 'deliveries' | 'clock'>[] = [
   {
     method: 'GET',
     pattern: '/sandbox/health',
@@ -147,13 +148,23 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     tag: 'Sandbox control',
     query: [{ name: 'state', description: 'Only deliveries in this state', schema: { type: 'string', enum: [...DELIVERY_STATES] } }],
     ok: { status: 200, schema: (out) => z.object({ deliveries: z.array(out.deliverySchema) }), description: 'The deliveries' },
-    handler: (ctx, { deliveries }) => {
+    handler: (ctx, { deliveries, dispatcher, clock }) => {
       const connection = ctx.connection();
       const state = queryParam(ctx.query, 'state');
       if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) {
         throw ApiError.invalidField('state', `state must be one of ${DELIVERY_STATES.join(', ')}, got ${JSON.stringify(state)}`);
       }
-      return { body: { deliveries: deliveries.deliveries(connection.connectionId).filter((delivery) => state === undefined || delivery.state === state) } };
+      const keep = (delivery: { state: string }) => state === undefined || delivery.state === state;
+      if (clock.kind !== 'real') return { body: { deliveries: deliveries.deliveries(connection.connectionId).filter(keep) } };
+      // On a real clock: the log read at one moment, then written a delivery a piece (10,000 are 8 MB of JSON; docs/decisions/0040).
+      const moments = dispatcher.moments(connection.connectionId).filter(keep);
+      return jsonInPieces(
+        (function* () {
+          yield '{"deliveries":[';
+          for (const [index, moment] of moments.entries()) yield `${index === 0 ? '' : ','}${dispatcher.momentJson(moment)}`;
+          yield ']}';
+        })(),
+      );
     },
   },
   {
