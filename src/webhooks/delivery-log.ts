@@ -181,6 +181,13 @@ export class DeliveryLog {
     return out;
   }
 
+  /** How many deliveries these connections have, without reading them. */
+  countOf(connectionIds: ReadonlySet<string>): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (connectionIds.has(entry.emitted.connectionId)) count++;
+    return count;
+  }
+
   /**
    * What of each delivery of a connection changes as it is delivered, read now: a list of
    * thousands taken at one moment in about a millisecond, written later a piece at a time

@@ -154,6 +154,11 @@ export class Dispatcher {
     return this.log.eventJson(eventId);
   }
 
+  /** How many deliveries these connections have, without reading them. */
+  countOf(connectionIds: ReadonlySet<string>): number {
+    return this.log.countOf(connectionIds);
+  }
+
   /** What of each of a connection's deliveries changes, read now (see DeliveryLog.moments). */
   moments(connectionId: string): DeliveryMoment[] {
     return this.log.moments(connectionId);
