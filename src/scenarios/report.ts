@@ -1,5 +1,6 @@
 import type { ServiceEvent } from '../model/events.js';
 import { jsonInPieces } from '../shared/json-in-pieces.js';
+import { runInTurns } from '../shared/pieces.js';
 import type { AttemptChaos } from '../webhooks/chaos.js';
 import type { Delivery, DeliveryState } from '../webhooks/delivery.js';
 import { signPayload } from '../webhooks/signature.js';
@@ -120,18 +121,20 @@ const EVENTS_PLACEHOLDER = '\u0000events';
 /**
  * The report as JSON text (the very text `JSON.stringify(report)` gives) and as its UTF-8 bytes,
  * serialised and encoded one event at a time with turns of the event loop between
- * ({@link jsonInPieces}): a server answering a run of 10,000 events is not held for the hundreds
+ * ({@link jsonInPieces}, run in turns): a server answering a run of 10,000 events is not held for the hundreds
  * of milliseconds one `JSON.stringify` and one encoding of the whole report take.
  */
 export function reportJson(report: ScenarioReport): Promise<{ json: string; encoded: Uint8Array }> {
   const marker = `"events":${JSON.stringify(EVENTS_PLACEHOLDER)}`;
   const rest = JSON.stringify({ ...report, events: EVENTS_PLACEHOLDER });
   const at = rest.indexOf(marker);
-  return jsonInPieces(
-    (function* () {
-      yield `${rest.slice(0, at)}"events":[`;
-      for (const [index, event] of report.events.entries()) yield index === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`;
-      yield `]${rest.slice(at + marker.length)}`;
-    })(),
+  return runInTurns(
+    jsonInPieces(
+      (function* () {
+        yield `${rest.slice(0, at)}"events":[`;
+        for (const [index, event] of report.events.entries()) yield index === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`;
+        yield `]${rest.slice(at + marker.length)}`;
+      })(),
+    ),
   );
 }

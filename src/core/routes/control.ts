@@ -4,6 +4,7 @@ import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord, crmWriteSchema, p
 import { ApiError } from '../../shared/errors.js';
 import { jsonInPieces } from '../../shared/json-in-pieces.js';
 import { once } from '../../shared/once.js';
+import { runInTurns, runToEnd } from '../../shared/pieces.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { Entry } from '../../store/ordered-collection.js';
 import { unifiedView } from '../../unified/view.js';
@@ -148,23 +149,23 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     tag: 'Sandbox control',
     query: [{ name: 'state', description: 'Only deliveries in this state', schema: { type: 'string', enum: [...DELIVERY_STATES] } }],
     ok: { status: 200, schema: (out) => z.object({ deliveries: z.array(out.deliverySchema) }), description: 'The deliveries' },
-    handler: (ctx, { deliveries, dispatcher, clock }) => {
+    handler: (ctx, { dispatcher, clock }) => {
       const connection = ctx.connection();
       const state = queryParam(ctx.query, 'state');
       if (state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(state)) {
         throw ApiError.invalidField('state', `state must be one of ${DELIVERY_STATES.join(', ')}, got ${JSON.stringify(state)}`);
       }
-      const keep = (delivery: { state: string }) => state === undefined || delivery.state === state;
-      if (clock.kind !== 'real') return { body: { deliveries: deliveries.deliveries(connection.connectionId).filter(keep) } };
-      // On a real clock: the log read at one moment, then written a delivery a piece (10,000 are 8 MB of JSON; docs/decisions/0040).
-      const moments = dispatcher.moments(connection.connectionId).filter(keep);
-      return jsonInPieces(
+      // Read at one moment, then written a delivery a piece, with turns of the event loop between on a real clock
+      // (10,000 are 8 MB of JSON; docs/decisions/0040); at once on a virtual one, as calls made together always ran.
+      const moments = dispatcher.moments(connection.connectionId).filter((moment) => state === undefined || moment.state === state);
+      const pieces = jsonInPieces(
         (function* () {
           yield '{"deliveries":[';
           for (const [index, moment] of moments.entries()) yield `${index === 0 ? '' : ','}${dispatcher.momentJson(moment)}`;
           yield ']}';
         })(),
       );
+      return clock.kind === 'real' ? runInTurns(pieces) : runToEnd(pieces);
     },
   },
   {
