@@ -28,6 +28,15 @@ async function sample(url, done, gapMs = 5) {
   return latencies;
 }
 
+/** Runs `work` with health requests beside it: its value, how long it took (ms), and the health requests' latencies. */
+async function beside(url, work) {
+  let finished = false;
+  const started = performance.now();
+  const done = work().finally(() => (finished = true));
+  const latencies = await sample(url, () => finished);
+  return { value: await done, ms: performance.now() - started, latencies };
+}
+
 /**
  * Median over `rounds` of the idle and busy p99 (ms), the busy maximum, and the run's length. Each round has a server of
  * its own: after a run the server is busy for seconds with its collector (the run's garbage; a major GC the memory
@@ -74,31 +83,24 @@ async function oneRound(receiver, creates) {
     await play([{ create: { type: 'Contact', repeat: 100 } }]);
     const started = performance.now();
     const idle = await sample(server.url, () => performance.now() - started > 2_000);
-    let finished = false;
-    const runStarted = performance.now();
     const steps = [{ create: { type: 'Contact', repeat: creates, fields: { lastName: 'Load ${i}' } } }, { wait: 'deliveries' }];
-    const run = play(steps).finally(() => (finished = true));
-    const busy = await sample(server.url, () => finished);
-    const report = await run;
-    const seconds = (performance.now() - runStarted) / 1000;
+    const run = await beside(server.url, () => play(steps));
+    const report = run.value;
     // Then the run's connection's delivery log (10,000 deliveries, 8 MB of JSON) read while the health requests go on.
-    let listed = false;
-    const listing = fetch(`${server.url}/sandbox/connections/${report.events[0].connectionId}/deliveries`, { headers: HEADERS })
-      .then(async (res) => {
-        if (res.status !== 200) throw new Error(`the delivery log answered ${res.status}`);
-        return (await res.arrayBuffer()).byteLength;
-      })
-      .finally(() => (listed = true));
-    const whileListing = await sample(server.url, () => listed);
+    const listing = await beside(server.url, async () => {
+      const res = await fetch(`${server.url}/sandbox/connections/${report.events[0].connectionId}/deliveries`, { headers: HEADERS });
+      if (res.status !== 200) throw new Error(`the delivery log answered ${res.status}`);
+      return (await res.arrayBuffer()).byteLength;
+    });
     return {
       idle: p99(idle),
-      busy: p99(busy),
-      max: Math.max(...busy),
-      samples: busy.length,
-      seconds,
+      busy: p99(run.latencies),
+      max: Math.max(...run.latencies),
+      samples: run.latencies.length,
+      seconds: run.ms / 1000,
       events: report.events.length,
-      listBytes: await listing,
-      listMax: Math.max(...whileListing),
+      listBytes: listing.value,
+      listMax: Math.max(...listing.latencies),
     };
   } finally {
     await server.stop();
@@ -136,26 +138,19 @@ async function snapshotRound(connections) {
   try {
     const started = performance.now();
     const idle = await sample(server.url, () => performance.now() - started > 2_000);
-    const beside = async (work) => {
-      let finished = false;
-      const began = performance.now();
-      const done = work().finally(() => (finished = true));
-      const latencies = await sample(server.url, () => finished);
-      const value = await done;
-      return { value, ms: performance.now() - began, p99: p99(latencies), max: Math.max(...latencies) };
-    };
-    const take = await beside(async () => {
+    const take = await beside(server.url, async () => {
       const res = await fetch(`${server.url}/sandbox/snapshot`, { headers: HEADERS });
       if (res.status !== 200) throw new Error(`GET /sandbox/snapshot answered ${res.status}`);
       return res.text();
     });
-    const restore = await beside(async () => {
+    const restore = await beside(server.url, async () => {
       const res = await fetch(`${server.url}/sandbox/snapshot`, { method: 'PUT', headers: HEADERS, body: take.value });
       if (res.status !== 200) throw new Error(`PUT /sandbox/snapshot answered ${res.status}: ${await res.text()}`);
       return res.json();
     });
     if (restore.value.restored.connections !== connections) throw new Error(`restored ${restore.value.restored.connections} connections`);
-    return { idle: p99(idle), take: { ...take, value: undefined }, restore: { ...restore, value: undefined }, bytes: take.value.length };
+    const figures = ({ ms, latencies }) => ({ ms, p99: p99(latencies), max: Math.max(...latencies) });
+    return { idle: p99(idle), take: figures(take), restore: figures(restore), bytes: take.value.length };
   } finally {
     await server.stop();
   }
