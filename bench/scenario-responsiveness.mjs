@@ -2,7 +2,8 @@
 // allows (10,000 creates, each event delivered to a receiver in another process): p99 of
 // GET /sandbox/health sent one after another (every 5 ms) during the run, against the same
 // requests to the same server idle just before, and the longest of them while the run's delivery
-// log is read after it (GET /sandbox/connections/{id}/deliveries). Then the same while the server takes the first
+// log is read after it (GET /sandbox/connections/{id}/deliveries), and while searches walk its contacts
+// (POST /crm/contacts/search, finding nothing). Then the same while the server takes the first
 // snapshot of 100 seeded data sets and restores it (GET and PUT /sandbox/snapshot).
 // `npm run bench` runs both (--only=responsiveness); alone: node bench/scenario-responsiveness.mjs
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,8 @@ import { median } from './lib/report.mjs';
 const SANDBOX = fileURLToPath(new URL('./servers/sandbox.mjs', import.meta.url));
 const RECEIVER = fileURLToPath(new URL('./servers/receiver.mjs', import.meta.url));
 const HEADERS = { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' };
+/** Searches made after the run, each finding nothing among its contacts. */
+const SEARCHES = 5;
 
 const p99 = (values) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))];
 
@@ -58,6 +61,8 @@ export async function responsiveness({ rounds = 3, creates = 10_000 } = {}) {
       events: results[0].events,
       listBytes: results[0].listBytes,
       listMax: median(results.map((r) => r.listMax)),
+      searchMs: median(results.map((r) => r.searchMs)),
+      searchMax: median(results.map((r) => r.searchMax)),
       rounds: results,
     };
   } finally {
@@ -92,6 +97,16 @@ async function oneRound(receiver, creates) {
       if (res.status !== 200) throw new Error(`the delivery log answered ${res.status}`);
       return (await res.arrayBuffer()).byteLength;
     });
+    // Then searches that find nothing among the run's contacts, one after another: each walks all of them (docs/decisions/0041).
+    const { accessToken } = Object.values(report.connections)[0];
+    const searching = await beside(server.url, async () => {
+      for (let i = 0; i < SEARCHES; i++) {
+        const body = JSON.stringify({ accessToken, filters: { lastName: { equals: `Nobody ${i}` } } });
+        const res = await fetch(`${server.url}/crm/contacts/search`, { method: 'POST', headers: HEADERS, body });
+        if (res.status !== 200) throw new Error(`the search answered ${res.status}`);
+        await res.arrayBuffer();
+      }
+    });
     return {
       idle: p99(idle),
       busy: p99(run.latencies),
@@ -101,6 +116,8 @@ async function oneRound(receiver, creates) {
       events: report.events.length,
       listBytes: listing.value,
       listMax: Math.max(...listing.latencies),
+      searchMs: searching.ms / SEARCHES,
+      searchMax: Math.max(...searching.latencies),
     };
   } finally {
     await server.stop();
@@ -160,7 +177,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await responsiveness();
   for (const round of result.rounds)
     console.log(
-      `  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s); longest while its delivery log is read ${round.listMax.toFixed(1)} ms`,
+      `  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s); longest while its delivery log is read ${round.listMax.toFixed(1)} ms, while searches walk its contacts ${round.searchMax.toFixed(1)} ms`,
     );
   console.log(
     `median: idle p99 ${result.idleP99.toFixed(2)} ms, during a ${result.events}-event run ${result.busyP99.toFixed(2)} ms (max ${result.busyMax.toFixed(1)} ms)`,

@@ -19,6 +19,12 @@ export class PageCache {
     this.maxPagesPerCollection = maxPagesPerCollection;
   }
 
+  /** The cached page for `key` at this version of `collection`, if there is one (nothing is built). */
+  peek(collection: { version: number }, key: string): CachedPage | undefined {
+    const cached = this.byCollection.get(collection);
+    return cached?.version === collection.version ? cached.pages.get(key) : undefined;
+  }
+
   /** The cached page for `key` at this version of `collection`, or the one `render` builds. */
   get(collection: { version: number }, key: string, render: () => string): CachedPage {
     let cached = this.byCollection.get(collection);

@@ -333,8 +333,8 @@ export class OrderedCollection<T extends { id: string }> {
     this.nextSeq = dumped.nextSeq;
   }
 
-  /** Index of the first entry whose seq is greater than `seq` (binary search). */
-  private indexAfter(seq: number): number {
+  /** Index in {@link entries} of the first entry whose seq is greater than `seq` (binary search). */
+  indexAfter(seq: number): number {
     let low = 0;
     let high = this.ordered.length;
     while (low < high) {

@@ -15,7 +15,7 @@ import { encodeCursor } from '../cursor.js';
 import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { MAX_LIMIT, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
-import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
+import { bodyToken, extraKeys, matchingFor, onceThere, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified CRM objects, ten families of seven operations each (users are read
@@ -86,6 +86,19 @@ function cached(
   return { json: page.json, encoded: page.encoded };
 }
 
+/** The answer {@link cached} keeps for these, if it holds one now. */
+function cachedNow(
+  deps: Deps,
+  data: ConnectionData,
+  collection: OrderedCollection<CrmRecord>,
+  key: string,
+  allFields: boolean,
+  type: string,
+): Reply | undefined {
+  const page = allFields ? deps.pages.peek(data, `${type}:${key}`) : deps.pages.peek(collection, key);
+  return page && { json: page.json, encoded: page.encoded };
+}
+
 function list(object: UnifiedObject): Route<Uses> {
   return {
     method: 'GET',
@@ -138,18 +151,24 @@ function search(object: UnifiedObject): Route<Uses> {
       return withData(deps.registry, connection, (data) => {
         const collection = data.crm[object.type];
         const key = `search:${filtersKey(body)}:${page.afterSeq}:${page.limit}`;
-        return withSystems(allFields, (downstreamFor) =>
+        return withSystems(allFields, (downstreamFor) => {
+          const known = cachedNow(deps, data, collection, key, allFields, object.type);
+          if (known) return known;
           // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
-          cached(deps, data, collection, key, allFields, object.type, () => {
-            const filter = compileFilters(body.filters, object.filters);
-            const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
-            const found = matching(collection, page, (entry) => filter(unifiedView(connection.integrationId, object.type, entry.record)));
-            return JSON.stringify({
-              [object.listKey]: found.entries.map(render),
-              nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
-            });
-          }),
-        );
+          const filter = compileFilters(body.filters, object.filters);
+          const passes = (entry: Entry<CrmRecord>) => filter(unifiedView(connection.integrationId, object.type, entry.record));
+          // A long walk gives turns between its pieces; the page is rendered (and cached) at once after it.
+          return onceThere(
+            matchingFor(deps.clock, collection, page, () => collection.version, passes),
+            (found) =>
+              cached(deps, data, collection, key, allFields, object.type, () =>
+                JSON.stringify({
+                  [object.listKey]: found.entries.map(renderer(connection, data, object, deps.clock.now(), downstreamFor)),
+                  nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
+                }),
+              ),
+          );
+        });
       });
     },
   };

@@ -16,7 +16,7 @@ import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { engagementRoutes } from './engagement.js';
 import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
-import { bodyToken, extraKeys, matching, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
+import { bodyToken, extraKeys, matchingFor, onceThere, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified engagement objects: users, accounts, contacts, tasks, actions, calls,
@@ -244,20 +244,30 @@ function search(object: EngagementObject): Route<Uses> {
       return withData(deps.registry, connection, (data) => {
         const collection = collectionOf(data, object);
         const key = `engagement:${object.name}:search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}:${allFields}`;
-        return withSystems(allFields, (downstreamFor) =>
+        return withSystems(allFields, (downstreamFor) => {
+          const known = deps.pages.peek(data, key);
+          if (known) return { json: known.json, encoded: known.encoded };
           // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
-          cached(deps, data, key, () => {
-            const filter = compileSearch(body.filters, object);
-            const view = engagementView(object);
-            const context: ViewContext = { integrationId: connection.integrationId, data, index: engagementIndex(data) };
-            const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
-            const found = matching(collection, page, (entry) => filter(view(entry, context)));
-            return JSON.stringify({
-              [object.listKey]: found.entries.map(render),
-              nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(listName, connection.connectionId, found.lastSeq),
-            });
-          }),
-        );
+          const filter = compileSearch(body.filters, object);
+          const view = engagementView(object);
+          const context: ViewContext = { integrationId: connection.integrationId, data, index: engagementIndex(data) };
+          // A view reads other collections (its index): the walk's moment is the whole data set's.
+          const found = matchingFor(
+            deps.clock,
+            collection,
+            page,
+            () => data.version,
+            (entry) => filter(view(entry, context)),
+          );
+          return onceThere(found, ({ entries, lastSeq }) =>
+            cached(deps, data, key, () =>
+              JSON.stringify({
+                [object.listKey]: entries.map(renderer(connection, data, object, deps.clock.now(), downstreamFor)),
+                nextPageCursor: lastSeq === undefined ? null : encodeCursor(listName, connection.connectionId, lastSeq),
+              }),
+            ),
+          );
+        });
       });
     },
   };

@@ -1,6 +1,8 @@
+import type { Clock } from '../../clock/clock.js';
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import { loadDownstream } from '../../downstream/load.js';
 import { ApiError } from '../../shared/errors.js';
+import { runInTurns } from '../../shared/pieces.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
@@ -52,19 +54,100 @@ function asText(value: unknown, name: string): string | undefined {
   );
 }
 
-/** A page of the entries that pass, after the page's cursor; `lastSeq` set when more pass after it. */
-export function matching<T extends { id: string }>(collection: OrderedCollection<T>, page: PageRequest, passes: (entry: Entry<T>) => boolean) {
-  const entries: Entry<T>[] = [];
-  for (const entry of collection.entriesAfter(page.afterSeq)) {
-    if (!passes(entry)) continue;
-    if (entries.length === page.limit) return { entries, lastSeq: entries[entries.length - 1]!.seq };
-    entries.push(entry);
-  }
-  return { entries, lastSeq: undefined };
+/** A page of the entries that pass a search: `lastSeq` set when more pass after it. */
+export interface MatchedPage<T> {
+  entries: Entry<T>[];
+  lastSeq: number | undefined;
 }
 
+/** A page of the entries that pass, after the page's cursor, walked at once. */
+function matching<T extends { id: string }>(collection: OrderedCollection<T>, page: PageRequest, passes: (entry: Entry<T>) => boolean): MatchedPage<T> {
+  const walk = new Walk(collection, page, passes);
+  walk.step(Number.POSITIVE_INFINITY);
+  return walk.found;
+}
+
+/** Collections up to this size are walked at once (about a millisecond a thousand entries): a longer walk gives turns. */
+export const WALK_AT_ONCE = 2_000;
+/** Entries a piece of a long walk looks at. */
+const WALK_PIECE = 500;
+
+/**
+ * A page of the entries that pass, as {@link matching} finds it, and the {@link MatchedPage} a route renders at once
+ * after it: a long walk on a real clock goes in pieces with turns of the event loop between (a search that finds
+ * nothing in 100,000 records held the server for 50–120 ms), so other requests wait a piece, not the walk.
+ * `moment` is the version of all the walk reads (the collection, or the whole data set where a view reads others):
+ * when a turn changed it, the walk is made again at once over what there is now, so the page is of one moment.
+ *
+ * @example const found = await matchingFor(deps.clock, collection, page, () => collection.version, passes);
+ */
+export function matchingFor<T extends { id: string }>(
+  clock: Clock,
+  collection: OrderedCollection<T>,
+  page: PageRequest,
+  moment: () => number,
+  passes: (entry: Entry<T>) => boolean,
+): MatchedPage<T> | Promise<MatchedPage<T>> {
+  if (clock.kind !== 'real' || collection.size <= WALK_AT_ONCE) return matching(collection, page, passes);
+  const at = moment();
+  return runInTurns(matchingInPieces(collection, page, moment, passes)).then((found) =>
+    // The route renders the page next, at once: only a change in the turn after the last piece is left to catch.
+    moment() === at ? found : matching(collection, page, passes),
+  );
+}
+
+/** The walk, a piece at a time; a turn that changed the moment has the walk made again, at once. */
+function* matchingInPieces<T extends { id: string }>(
+  collection: OrderedCollection<T>,
+  page: PageRequest,
+  moment: () => number,
+  passes: (entry: Entry<T>) => boolean,
+): Generator<void, MatchedPage<T>, void> {
+  const at = moment();
+  const walk = new Walk(collection, page, passes);
+  while (!walk.step(WALK_PIECE)) {
+    yield;
+    if (moment() !== at) return matching(collection, page, passes);
+  }
+  return walk.found;
+}
+
+/** A search's walk along a collection from the page's cursor, a number of entries at a time (a plain loop: no generator per entry). */
+class Walk<T extends { id: string }> {
+  readonly found: MatchedPage<T> = { entries: [], lastSeq: undefined };
+  private next: number;
+
+  constructor(
+    private readonly collection: OrderedCollection<T>,
+    private readonly page: PageRequest,
+    private readonly passes: (entry: Entry<T>) => boolean,
+  ) {
+    this.next = collection.indexAfter(page.afterSeq);
+  }
+
+  /** Looks at up to `count` more entries; true when the walk is over (a page found, or the collection's end). */
+  step(count: number): boolean {
+    const all = this.collection.entries();
+    const { entries } = this.found;
+    const end = Math.min(all.length, this.next + count);
+    for (; this.next < end; this.next++) {
+      const entry = all[this.next]!;
+      if (!this.passes(entry)) continue;
+      if (entries.length === this.page.limit) {
+        this.found.lastSeq = entries[entries.length - 1]!.seq;
+        return true;
+      }
+      entries.push(entry);
+    }
+    return this.next >= all.length;
+  }
+}
+
+/** `next(value)`, at once for a value and once it is there for a promise of one. */
+export const onceThere = <T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<R> => (value instanceof Promise ? value.then(next) : next(value));
+
 /** Loads the systems first when `additional` is asked for. */
-export function withSystems<T>(allFields: boolean, answer: (downstreamFor: typeof DownstreamFor | undefined) => T): T | Promise<T> {
+export function withSystems<T>(allFields: boolean, answer: (downstreamFor: typeof DownstreamFor | undefined) => T | Promise<T>): T | Promise<T> {
   return allFields ? loadDownstream().then(({ downstreamFor }) => answer(downstreamFor)) : answer(undefined);
 }
 

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { turnsDuring } from '../../test/helpers/turns.js';
+import { createSandbox } from '../index.js';
+import { WALK_AT_ONCE } from './routes/unified-shared.js';
+import type { Sandbox } from './sandbox.js';
+
+const KEY = { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' };
+/** Enough contacts that a walk of them takes several pieces and, at about a microsecond each, several slices. */
+const MANY = 10_000;
+
+/** A HubSpot connection with MANY contacts, three of them named Needle: the first, one in the middle, the last. */
+function withHaystack(clock: 'real' | 'virtual') {
+  const sandbox = createSandbox({ seed: 9, clock, dataset: { crm: { Contact: 0 }, engagement: {} }, fixtures: false });
+  const { connectionId, accessToken } = sandbox.connect({ integrationId: 'hubspot' });
+  sandbox.setStatus(connectionId, 'READY');
+  const needles: string[] = [];
+  for (let i = 0; i < MANY; i++) {
+    const needle = i === 0 || i === MANY / 2 || i === MANY - 1;
+    const record = sandbox.createRecord(connectionId, 'Contact', { firstName: needle ? 'Needle' : `Hay${i}`, lastName: `L${i}` });
+    if (needle) needles.push(record.id as string);
+  }
+  return { sandbox, connectionId, accessToken, needles };
+}
+
+const search = (sandbox: Sandbox, accessToken: string, filters: unknown, limit = 10) =>
+  sandbox.handle({ method: 'POST', path: '/crm/contacts/search', query: '', headers: KEY, body: JSON.stringify({ accessToken, limit, filters }) });
+
+/** The answer a search finding these records gives: each as the unified reads show it, and no next page. */
+const answerOf = (sandbox: Sandbox, connectionId: string, ids: string[]) =>
+  JSON.stringify({ contacts: ids.map((id) => sandbox.getRecord(connectionId, 'Contact', id)), nextPageCursor: null });
+
+describe('a unified search over a long collection (docs/decisions/0041)', () => {
+  it('on a real clock, walks it in pieces with turns of the event loop between, and answers what it found', async () => {
+    const { sandbox, connectionId, accessToken, needles } = withHaystack('real');
+    expect(MANY).toBeGreaterThan(WALK_AT_ONCE);
+    // The routes' first use loads their parts (turns of its own): done before, with another search.
+    await search(sandbox, accessToken, { firstName: { equals: 'Pin' } });
+    const { result, turns } = await turnsDuring(() => search(sandbox, accessToken, { firstName: { equals: 'Needle' } }));
+    expect(result.status).toBe(200);
+    expect(turns).toBeGreaterThan(0);
+    expect(result.body).toBe(answerOf(sandbox, connectionId, needles));
+    expect(new TextDecoder().decode(result.encoded)).toBe(result.body);
+    // Cached at the end: the same search again answers the same bytes at once.
+    const again = await turnsDuring(() => search(sandbox, accessToken, { firstName: { equals: 'Needle' } }));
+    expect(again.turns).toBe(0);
+    expect(again.result.body).toBe(result.body);
+    // A page that ends before the walk does: its cursor goes on from there.
+    const first = await search(sandbox, accessToken, { firstName: { equals: 'Needle' } }, 2);
+    const page = JSON.parse(first.body) as { contacts: Array<{ id: string }>; nextPageCursor: string };
+    expect(page.contacts.map((contact) => contact.id)).toEqual(needles.slice(0, 2));
+    const rest = await sandbox.handle({
+      method: 'POST',
+      path: '/crm/contacts/search',
+      query: '',
+      headers: KEY,
+      body: JSON.stringify({ accessToken, limit: 2, cursor: page.nextPageCursor, filters: { firstName: { equals: 'Needle' } } }),
+    });
+    expect(rest.body).toBe(answerOf(sandbox, connectionId, needles.slice(2)));
+    sandbox.close();
+  });
+
+  it('answers the page of one moment: a record changed in a turn of the walk is matched as it is now', async () => {
+    const { sandbox, connectionId, accessToken, needles } = withHaystack('real');
+    // The routes' first use loads their parts (turns of its own): done before, with another search.
+    await search(sandbox, accessToken, { firstName: { equals: 'Pin' } });
+    let ticks = 0;
+    // On the second turn the walk gives, it has passed the first needle: that one stops being a needle.
+    const changeOnSecondTurn = () => {
+      ticks++;
+      if (ticks === 2) sandbox.updateRecord(connectionId, 'Contact', needles[0]!, { firstName: 'Hay' });
+      else if (ticks < 2) setImmediate(changeOnSecondTurn);
+    };
+    const { result, turns } = await turnsDuring(() => {
+      setImmediate(changeOnSecondTurn);
+      return search(sandbox, accessToken, { firstName: { equals: 'Needle' } });
+    });
+    // The walk's second turn changed what it walks: it went on at once from the third piece.
+    expect(ticks).toBe(2);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(result.body).toBe(answerOf(sandbox, connectionId, needles.slice(1)));
+    sandbox.close();
+  });
+
+  it('on a virtual clock, walks it at once (no turn), finding the same records', async () => {
+    const { sandbox, connectionId, accessToken, needles } = withHaystack('virtual');
+    const { result, turns } = await turnsDuring(() => search(sandbox, accessToken, { firstName: { equals: 'Needle' } }));
+    expect(turns).toBe(0);
+    expect(result.body).toBe(answerOf(sandbox, connectionId, needles));
+    sandbox.close();
+  });
+
+  it("walks an engagement connection's contacts in pieces too, at the moment of its whole data set", async () => {
+    const sandbox = createSandbox({ seed: 9, dataset: { crm: { Contact: 0 }, engagement: {} }, fixtures: false });
+    const { connectionId, accessToken } = sandbox.connect({ integrationId: 'outreach' });
+    sandbox.setStatus(connectionId, 'READY');
+    const needles: string[] = [];
+    for (let i = 0; i < MANY; i++) {
+      const record = sandbox.createRecord(connectionId, 'Contact', { firstName: i % (MANY / 2) === 0 ? 'Needle' : `Hay${i}`, lastName: `L${i}` });
+      if (i % (MANY / 2) === 0) needles.push(record.id as string);
+    }
+    const find = (firstName: string) =>
+      sandbox.handle({
+        method: 'POST',
+        path: '/engagement/contacts/search',
+        query: '',
+        headers: KEY,
+        body: JSON.stringify({ accessToken, filters: { firstName: { equals: firstName } } }),
+      });
+    await find('Pin');
+    const { result, turns } = await turnsDuring(() => find('Needle'));
+    expect(turns).toBeGreaterThan(0);
+    const one = async (id: string) =>
+      JSON.parse((await sandbox.handle({ method: 'GET', path: '/engagement/contact', query: `accessToken=${accessToken}&id=${id}`, headers: KEY })).body)
+        .contact;
+    expect(result.body).toBe(JSON.stringify({ contacts: [await one(needles[0]!), await one(needles[1]!)], nextPageCursor: null }));
+    sandbox.close();
+  });
+
+  it('refuses a bad filter before any walk, with the 400 a short collection gives', async () => {
+    const { sandbox, accessToken } = withHaystack('real');
+    await search(sandbox, accessToken, { firstName: { equals: 'Pin' } });
+    const { result, turns } = await turnsDuring(() => search(sandbox, accessToken, { firstName: { greaterThan: 'N' } }));
+    expect(turns).toBe(0);
+    expect(result.status).toBe(400);
+    const short = createSandbox({ seed: 9 });
+    const other = short.connect({ integrationId: 'hubspot' });
+    short.setStatus(other.connectionId, 'READY');
+    const expected = await search(short, other.accessToken, { firstName: { greaterThan: 'N' } });
+    expect(result.body).toBe(expected.body);
+    short.close();
+    sandbox.close();
+  });
+});
