@@ -69,33 +69,26 @@ function renderer(connection: ConnectionState, data: ConnectionData, object: Uni
 }
 
 /**
- * A cached answer of a collection: reads of the same page give the same bytes until the data
- * changes. Without `additional` a record shows only itself; with it, its native shape names other
- * records (their native ids), so that answer is kept only while nothing in the connection changed.
+ * Where an answer of a collection is cached: reads of the same page give the same bytes until the
+ * data changes. Without `additional` a record shows only itself; with it, its native shape names
+ * other records (their native ids), so that answer is kept only while nothing in the connection changed.
  */
-function cached(
-  deps: Deps,
-  data: ConnectionData,
-  collection: OrderedCollection<CrmRecord>,
-  key: string,
-  allFields: boolean,
-  type: string,
-  render: () => string,
-): Reply {
-  const page = allFields ? deps.pages.get(data, `${type}:${key}`, render) : deps.pages.get(collection, key, render);
+interface CacheSlot {
+  holder: { version: number };
+  key: string;
+}
+const slotOf = (data: ConnectionData, collection: OrderedCollection<CrmRecord>, key: string, allFields: boolean, type: string): CacheSlot =>
+  allFields ? { holder: data, key: `${type}:${key}` } : { holder: collection, key };
+
+/** The answer cached in `slot`, or the one `render` makes (then cached). */
+function cached(deps: Deps, { holder, key }: CacheSlot, render: () => string): Reply {
+  const page = deps.pages.get(holder, key, render);
   return { json: page.json, encoded: page.encoded };
 }
 
-/** The answer {@link cached} keeps for these, if it holds one now. */
-function cachedNow(
-  deps: Deps,
-  data: ConnectionData,
-  collection: OrderedCollection<CrmRecord>,
-  key: string,
-  allFields: boolean,
-  type: string,
-): Reply | undefined {
-  const page = allFields ? deps.pages.peek(data, `${type}:${key}`) : deps.pages.peek(collection, key);
+/** The answer cached in `slot`, if there is one now. */
+function cachedNow(deps: Deps, { holder, key }: CacheSlot): Reply | undefined {
+  const page = deps.pages.peek(holder, key);
   return page && { json: page.json, encoded: page.encoded };
 }
 
@@ -119,7 +112,7 @@ function list(object: UnifiedObject): Route<Uses> {
         const collection = data.crm[object.type];
         const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
         return withSystems(allFields, (downstreamFor) =>
-          cached(deps, data, collection, `${page.afterSeq}:${page.limit}`, allFields, object.type, () =>
+          cached(deps, slotOf(data, collection, `${page.afterSeq}:${page.limit}`, allFields, object.type), () =>
             JSON.stringify(pageBody(collection, page, names, renderer(connection, data, object, deps.clock.now(), downstreamFor))),
           ),
         );
@@ -152,7 +145,8 @@ function search(object: UnifiedObject): Route<Uses> {
         const collection = data.crm[object.type];
         const key = `search:${filtersKey(body)}:${page.afterSeq}:${page.limit}`;
         return withSystems(allFields, (downstreamFor) => {
-          const known = cachedNow(deps, data, collection, key, allFields, object.type);
+          const slot = slotOf(data, collection, key, allFields, object.type);
+          const known = cachedNow(deps, slot);
           if (known) return known;
           // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
           const filter = compileFilters(body.filters, object.filters);
@@ -161,7 +155,7 @@ function search(object: UnifiedObject): Route<Uses> {
           return onceThere(
             matchingFor(deps.clock, collection, page, () => collection.version, passes),
             (found) =>
-              cached(deps, data, collection, key, allFields, object.type, () =>
+              cached(deps, slot, () =>
                 JSON.stringify({
                   [object.listKey]: found.entries.map(renderer(connection, data, object, deps.clock.now(), downstreamFor)),
                   nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
