@@ -22,6 +22,16 @@ function withHaystack(clock: 'real' | 'virtual') {
   return { sandbox, connectionId, accessToken, needles };
 }
 
+/**
+ * The routes' first use loads their parts, with turns of its own: done first on another connection of the sandbox, so
+ * the haystack's records have not been looked at yet (a walk over views made before is quicker, and gives fewer turns).
+ */
+async function warmUp(sandbox: Sandbox) {
+  const other = sandbox.connect({ integrationId: 'hubspot' });
+  sandbox.setStatus(other.connectionId, 'READY');
+  await search(sandbox, other.accessToken, { firstName: { equals: 'Pin' } });
+}
+
 const search = (sandbox: Sandbox, accessToken: string, filters: unknown, limit = 10) =>
   sandbox.handle({ method: 'POST', path: '/crm/contacts/search', query: '', headers: KEY, body: JSON.stringify({ accessToken, limit, filters }) });
 
@@ -33,8 +43,7 @@ describe('a unified search over a long collection (docs/decisions/0041)', () => 
   it('on a real clock, walks it in pieces with turns of the event loop between, and answers what it found', async () => {
     const { sandbox, connectionId, accessToken, needles } = withHaystack('real');
     expect(MANY).toBeGreaterThan(WALK_AT_ONCE);
-    // The routes' first use loads their parts (turns of its own): done before, with another search.
-    await search(sandbox, accessToken, { firstName: { equals: 'Pin' } });
+    await warmUp(sandbox);
     const { result, turns } = await turnsDuring(() => search(sandbox, accessToken, { firstName: { equals: 'Needle' } }));
     expect(result.status).toBe(200);
     expect(turns).toBeGreaterThan(0);
@@ -59,24 +68,21 @@ describe('a unified search over a long collection (docs/decisions/0041)', () => 
     sandbox.close();
   });
 
-  it('answers the page of one moment: a record changed in a turn of the walk is matched as it is now', async () => {
+  it('answers the page of one moment: a record changed in the first turn of the walk is matched as it is now', async () => {
     const { sandbox, connectionId, accessToken, needles } = withHaystack('real');
-    // The routes' first use loads their parts (turns of its own): done before, with another search.
-    await search(sandbox, accessToken, { firstName: { equals: 'Pin' } });
-    let ticks = 0;
-    // On the second turn the walk gives, it has passed the first needle: that one stops being a needle.
-    const changeOnSecondTurn = () => {
-      ticks++;
-      if (ticks === 2) sandbox.updateRecord(connectionId, 'Contact', needles[0]!, { firstName: 'Hay' });
-      else if (ticks < 2) setImmediate(changeOnSecondTurn);
-    };
+    await warmUp(sandbox);
+    let changed = false;
+    // On the first turn the walk gives, it has passed the first needle: that one stops being a needle.
     const { result, turns } = await turnsDuring(() => {
-      setImmediate(changeOnSecondTurn);
+      setImmediate(() => {
+        sandbox.updateRecord(connectionId, 'Contact', needles[0]!, { firstName: 'Hay' });
+        changed = true;
+      });
       return search(sandbox, accessToken, { firstName: { equals: 'Needle' } });
     });
-    // The walk's second turn changed what it walks: it went on at once from the third piece.
-    expect(ticks).toBe(2);
-    expect(turns).toBeGreaterThanOrEqual(2);
+    // The walk's first turn changed what it walks: it went on at once from its next piece.
+    expect(changed).toBe(true);
+    expect(turns).toBeGreaterThanOrEqual(1);
     expect(result.body).toBe(answerOf(sandbox, connectionId, needles.slice(1)));
     sandbox.close();
   });
@@ -98,16 +104,19 @@ describe('a unified search over a long collection (docs/decisions/0041)', () => 
       const record = sandbox.createRecord(connectionId, 'Contact', { firstName: i % (MANY / 2) === 0 ? 'Needle' : `Hay${i}`, lastName: `L${i}` });
       if (i % (MANY / 2) === 0) needles.push(record.id as string);
     }
-    const find = (firstName: string) =>
+    const find = (token: string, firstName: string) =>
       sandbox.handle({
         method: 'POST',
         path: '/engagement/contacts/search',
         query: '',
         headers: KEY,
-        body: JSON.stringify({ accessToken, filters: { firstName: { equals: firstName } } }),
+        body: JSON.stringify({ accessToken: token, filters: { firstName: { equals: firstName } } }),
       });
-    await find('Pin');
-    const { result, turns } = await turnsDuring(() => find('Needle'));
+    // The routes' first use, on another connection (see warmUp).
+    const other = sandbox.connect({ integrationId: 'outreach' });
+    sandbox.setStatus(other.connectionId, 'READY');
+    await find(other.accessToken, 'Pin');
+    const { result, turns } = await turnsDuring(() => find(accessToken, 'Needle'));
     expect(turns).toBeGreaterThan(0);
     const one = async (id: string) =>
       JSON.parse((await sandbox.handle({ method: 'GET', path: '/engagement/contact', query: `accessToken=${accessToken}&id=${id}`, headers: KEY })).body)
@@ -118,7 +127,7 @@ describe('a unified search over a long collection (docs/decisions/0041)', () => 
 
   it('refuses a bad filter before any walk, with the 400 a short collection gives', async () => {
     const { sandbox, accessToken } = withHaystack('real');
-    await search(sandbox, accessToken, { firstName: { equals: 'Pin' } });
+    await warmUp(sandbox);
     const { result, turns } = await turnsDuring(() => search(sandbox, accessToken, { firstName: { greaterThan: 'N' } }));
     expect(turns).toBe(0);
     expect(result.status).toBe(400);
