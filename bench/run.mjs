@@ -345,7 +345,7 @@ if (wants('responsiveness')) {
     ratio: result.listMax / result.idleP99,
   });
   row({
-    workload: `longest GET /sandbox/health while searches that find nothing walk the run's ${fmt(result.events)} contacts (POST /crm/contacts/search, ${fmt(result.searchMs, 1)} ms each)`,
+    workload: `longest GET /sandbox/health while searches that find nothing walk the run's connection's contacts (its ${fmt(result.events)} and the seeded ones; POST /crm/contacts/search, ${fmt(result.searchMs, 1)} ms each)`,
     sandbox: `${fmt(result.searchMax, 1)} ms`,
     baseline: `${fmt(result.idleP99, 2)} ms (p99, the same server idle)`,
     ratio: result.searchMax / result.idleP99,
