@@ -89,27 +89,29 @@ export function matchingFor<T extends { id: string }>(
   passes: (entry: Entry<T>) => boolean,
 ): MatchedPage<T> | Promise<MatchedPage<T>> {
   if (clock.kind !== 'real' || collection.size <= WALK_AT_ONCE) return matching(collection, page, passes);
-  const at = moment();
-  return runInTurns(matchingInPieces(collection, page, moment, passes)).then((found) =>
+  return runInTurns(matchingInPieces(collection, page, moment, passes)).then(({ found, at }) =>
     // The route renders the page next, at once: only a change in the turn after the last piece is left to catch.
     moment() === at ? found : matching(collection, page, passes),
   );
 }
 
-/** The walk, a piece at a time; a turn that changed the moment has the walk made again, at once. */
+/**
+ * The walk, a piece at a time; a turn that changed the moment has the walk made again, at once. Its page, and the
+ * moment that page is of (the one it started at, or the one it was made again at).
+ */
 function* matchingInPieces<T extends { id: string }>(
   collection: OrderedCollection<T>,
   page: PageRequest,
   moment: () => number,
   passes: (entry: Entry<T>) => boolean,
-): Generator<void, MatchedPage<T>, void> {
+): Generator<void, { found: MatchedPage<T>; at: number }, void> {
   const at = moment();
   const walk = new Walk(collection, page, passes);
   while (!walk.step(WALK_PIECE)) {
     yield;
-    if (moment() !== at) return matching(collection, page, passes);
+    if (moment() !== at) return { found: matching(collection, page, passes), at: moment() };
   }
-  return walk.found;
+  return { found: walk.found, at };
 }
 
 /** A search's walk along a collection from the page's cursor, a number of entries at a time (a plain loop: no generator per entry). */
