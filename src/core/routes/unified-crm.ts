@@ -15,7 +15,7 @@ import { encodeCursor } from '../cursor.js';
 import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { MAX_LIMIT, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
-import { bodyToken, extraKeys, matchingFor, onceThere, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
+import { bodyToken, extraKeys, matchingFor, onceThere, pageReply, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified CRM objects, ten families of seven operations each (users are read
@@ -83,13 +83,13 @@ const slotOf = (data: ConnectionData, collection: OrderedCollection<CrmRecord>, 
 /** The answer cached in `slot`, or the one `render` makes (then cached). */
 function cached(deps: Deps, { holder, key }: CacheSlot, render: () => string): Reply {
   const page = deps.pages.get(holder, key, render);
-  return { json: page.json, encoded: page.encoded };
+  return pageReply(page);
 }
 
 /** The answer cached in `slot`, if there is one now. */
 function cachedNow(deps: Deps, { holder, key }: CacheSlot): Reply | undefined {
   const page = deps.pages.peek(holder, key);
-  return page && { json: page.json, encoded: page.encoded };
+  return page && pageReply(page);
 }
 
 function list(object: UnifiedObject): Route<Uses> {

@@ -16,7 +16,7 @@ import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { engagementRoutes } from './engagement.js';
 import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
-import { bodyToken, extraKeys, matchingFor, onceThere, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
+import { bodyToken, extraKeys, matchingFor, onceThere, pageReply, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
 
 /**
  * The service's unified engagement objects: users, accounts, contacts, tasks, actions, calls,
@@ -123,7 +123,7 @@ function renderer(connection: ConnectionState, data: ConnectionData, object: Eng
 /** A cached answer: the views show other collections (a contact its tasks), so an answer lives while nothing in the connection changed. */
 function cached(deps: Deps, data: ConnectionData, key: string, render: () => string): Reply {
   const page = deps.pages.get(data, key, render);
-  return { json: page.json, encoded: page.encoded };
+  return pageReply(page);
 }
 
 const pascal = (text: string) => text.replace(/(^|-)([a-z])/g, (_m, _dash: string, c: string) => c.toUpperCase());
@@ -246,7 +246,7 @@ function search(object: EngagementObject): Route<Uses> {
         const key = `engagement:${object.name}:search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}:${allFields}`;
         return withSystems(allFields, (downstreamFor) => {
           const known = deps.pages.peek(data, key);
-          if (known) return { json: known.json, encoded: known.encoded };
+          if (known) return pageReply(known);
           // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
           const filter = compileSearch(body.filters, object);
           const view = engagementView(object);

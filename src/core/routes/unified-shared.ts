@@ -7,6 +7,7 @@ import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
 import { queryParam, type Reply } from '../http.js';
+import type { CachedPage } from '../page-cache.js';
 import type { RouteContext } from './context.js';
 import { type PageRequest, parseBoolean, readPage } from './pagination.js';
 
@@ -144,6 +145,9 @@ class Walk<T extends { id: string }> {
     return this.next >= all.length;
   }
 }
+
+/** A cached page as a route's answer (a copy: the cache's own object is never handed out). */
+export const pageReply = ({ json, encoded }: CachedPage): Reply => ({ json, encoded });
 
 /** `next(value)`, at once for a value and once it is there for a promise of one. */
 export const onceThere = <T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<R> => (value instanceof Promise ? value.then(next) : next(value));
