@@ -53,8 +53,8 @@ export function propertyNames(target: HubspotObject): string[] {
 const propertiesOf = (target: HubspotObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Flat =>
   renderFields(target, record, extra, context);
 
-/** A request that asks for these properties, for `renderObject`. */
-const asking = (request: DownstreamRequest, properties: readonly string[] | undefined): DownstreamRequest => ({
+/** A request that asks for these properties, for `renderObject`: its query replaced, the passthrough's full query (`search`) too. */
+const asking = ({ search: _replaced, ...request }: DownstreamRequest, properties: readonly string[] | undefined): DownstreamRequest => ({
   ...request,
   query: properties ? { properties: properties.join(',') } : {},
 });
