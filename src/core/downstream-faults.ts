@@ -16,7 +16,7 @@ export async function answerWithFaults<T>(
   connection: ConnectionState,
   request: DownstreamRequest,
   clock: Clock,
-  answer: () => T,
+  answer: () => T | Promise<T>,
   faulted: (response: DownstreamResponse) => T,
 ): Promise<T> {
   const fault = takeFault(connection.downstreamFaults);

@@ -34,20 +34,20 @@ function start() {
 describe('passthrough answers kept per connection', () => {
   it('answers a repeated read from the kept bytes, and reads again after any change to the data', async () => {
     const { connectionId, passthrough } = start();
-    const handle = vi.spyOn(downstreamFor('hubspot'), 'handle');
+    const answered = vi.spyOn(downstreamFor('hubspot'), 'answer');
     const first = await passthrough('GET', 'crm/v3/objects/contacts', undefined, { limit: '5' });
     const again = await passthrough('GET', 'crm/v3/objects/contacts', undefined, { limit: '5' });
     expect(again).toBe(first);
-    expect(handle).toHaveBeenCalledTimes(1);
+    expect(answered).toHaveBeenCalledTimes(1);
     // Another query is another answer.
     expect(await passthrough('GET', 'crm/v3/objects/contacts', undefined, { limit: '6' })).not.toBe(first);
-    expect(handle).toHaveBeenCalledTimes(2);
+    expect(answered).toHaveBeenCalledTimes(2);
 
     const contact = sandbox!.listRecords(connectionId, 'Contact')[0]!;
     sandbox!.updateRecord(connectionId, 'Contact', contact.id, { firstName: 'Changed' });
     const after = JSON.parse(await passthrough('GET', 'crm/v3/objects/contacts', undefined, { limit: '5' }));
     expect(after.body.results[0].properties.firstname).toBe('Changed');
-    expect(handle).toHaveBeenCalledTimes(3);
+    expect(answered).toHaveBeenCalledTimes(3);
 
     // A native write changes the data too: the read after it is made again.
     await passthrough('PATCH', `crm/v3/objects/contacts/${contact.nativeId}`, { properties: { firstname: 'Native' } });

@@ -1,8 +1,12 @@
 import type { DownstreamContext } from '../downstream/types.js';
 import type { NativeOrg } from '../model/integrations.js';
+import { isPieces, mapPieces, runOfOneMoment, runToEnd } from '../shared/pieces.js';
 import { utf8Bytes } from '../shared/text-codec.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { CachedPage } from './page-cache.js';
+
+/** What answers a call: the system's answer to it, or the work that makes it in pieces. */
+type Answerer = (context: DownstreamContext) => unknown;
 
 /**
  * Passthrough answers, serialised, kept per connection until its data changes. A simulated
@@ -23,9 +27,13 @@ export class PassthroughCache {
   /**
    * The kept answer to `key` on this connection's data, or the one `answer` serialises now
    * (kept when the call could not have depended on anything but the data and the request).
-   * `answer` gets the context to pass to the system; its `now` is read at most once.
+   * `answer` gets the context to pass to the system; its `now` is read at most once. An answer
+   * given in pieces (a long walk) runs with turns of the event loop between when `inTurns`, and is
+   * made again at once when a turn changed the data, so that it is of one moment.
    */
-  get(data: ConnectionData, org: NativeOrg, key: string, now: () => number, answer: (context: DownstreamContext) => unknown): CachedPage {
+  get(data: ConnectionData, org: NativeOrg, key: string, now: () => number, answer: Answerer): CachedPage;
+  get(data: ConnectionData, org: NativeOrg, key: string, now: () => number, answer: Answerer, inTurns: boolean): CachedPage | Promise<CachedPage>;
+  get(data: ConnectionData, org: NativeOrg, key: string, now: () => number, answer: Answerer, inTurns = false): CachedPage | Promise<CachedPage> {
     const before = data.changeMark();
     const kept = this.byData.get(data);
     const hit = kept?.mark === before ? kept.answers.get(key) : undefined;
@@ -40,14 +48,26 @@ export class PassthroughCache {
         return (at ??= now());
       },
     };
-    const json = JSON.stringify(answer(context));
-    const page = { json, encoded: utf8Bytes(json) };
-    if (!readClock && data.changeMark() === before) {
-      let entry = this.byData.get(data);
-      if (entry?.mark !== before) this.byData.set(data, (entry = { mark: before, answers: new Map() }));
-      if (entry.answers.size >= this.maxAnswersPerConnection) entry.answers.clear();
-      entry.answers.set(key, page);
-    }
-    return page;
+    const keep = (value: unknown): CachedPage => {
+      const json = JSON.stringify(value);
+      const page = { json, encoded: utf8Bytes(json) };
+      if (!readClock && data.changeMark() === before) this.keep(data, before, key, page);
+      return page;
+    };
+    const answered = answer(context);
+    if (!isPieces(answered)) return keep(answered);
+    if (!inTurns) return keep(runToEnd(answered));
+    return runOfOneMoment(
+      mapPieces(answered, keep),
+      () => data.changeMark() !== before,
+      () => this.get(data, org, key, now, answer),
+    );
+  }
+
+  private keep(data: ConnectionData, mark: string, key: string, page: CachedPage): void {
+    let entry = this.byData.get(data);
+    if (entry?.mark !== mark) this.byData.set(data, (entry = { mark, answers: new Map() }));
+    if (entry.answers.size >= this.maxAnswersPerConnection) entry.answers.clear();
+    entry.answers.set(key, page);
   }
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CrmRecord } from '../model/crm.js';
+import { isPieces } from '../shared/pieces.js';
 import { hubspotCustom, nestedCustom, outreachCustom, salesforceCustom } from './custom-fields.js';
 import { field, parseTime, percent, readOnly, time, timeFormat } from './fields.js';
 import { FieldError, type NativeObject, translate } from './rest-engine.js';
-import { dispatch, intParam, type Route, type RouteErrors, reply, requestUuid } from './router.js';
+import { answering, dispatch, intParam, type Route, type RouteErrors, reply, requestUuid } from './router.js';
 import type { DownstreamContext, DownstreamRequest } from './types.js';
+import { collectInPieces, WALK_PIECE } from './walk-in-pieces.js';
 
 /** The shared pieces, on their own: time and percent conversions, write translation, routing, custom fields. */
 
@@ -139,6 +141,17 @@ describe('dispatch', () => {
         throw new FieldError('name', 'name is required', 'required');
       },
     },
+    // A long walk, in pieces: it counts what it looked at; an odd count at the end is bad input.
+    {
+      method: 'GET',
+      pattern: 'walks/:count',
+      run: (params) =>
+        (function* () {
+          const seen = (yield* collectInPieces(Array.from({ length: Number(params.count) }), (_item) => true)).length;
+          if (seen % 2 === 1) throw new FieldError('count', 'count must be even', 'param');
+          return reply(200, { seen }, {});
+        })(),
+    },
   ];
   const errors: RouteErrors = {
     notFound: () => reply(404, 'nope', {}),
@@ -148,8 +161,9 @@ describe('dispatch', () => {
       return reply(400, error.field, {});
     },
   };
+  const { answer, handle } = answering((request, context) => dispatch(routes, errors, request, context));
   const run = (method: DownstreamRequest['method'], path: string) =>
-    dispatch(routes, errors, { method, path, query: {}, body: undefined }, undefined as unknown as DownstreamContext);
+    handle({ method, path, query: {}, body: undefined }, undefined as unknown as DownstreamContext);
 
   it('runs the matching route with decoded params, a trailing slash tolerated', () => {
     expect(run('GET', 'things/a%20b/')).toMatchObject({ statusCode: 200, body: { id: 'a b' }, headers: { 'content-type': 'application/json;charset=utf-8' } });
@@ -165,6 +179,18 @@ describe('dispatch', () => {
   it('answers a FieldError from a route as the system’s 4xx', () => {
     expect(run('POST', 'things')).toMatchObject({ statusCode: 400, body: 'name' });
     expect(seen).toEqual(['name is required']);
+  });
+
+  it('answers a walk in pieces (one piece of WALK_PIECE records) or at once, and a FieldError in its pieces as the 4xx', () => {
+    const context = undefined as unknown as DownstreamContext;
+    const walk = answer({ method: 'GET', path: 'walks/1200', query: {}, body: undefined }, context);
+    if (!isPieces(walk)) throw new Error('a walk of 1,200 records should answer in pieces');
+    let pieces = 0;
+    for (let step = walk.next(); !step.done; step = walk.next()) pieces++;
+    expect(pieces).toBe(Math.floor(1200 / WALK_PIECE));
+    expect(run('GET', 'walks/1200')).toMatchObject({ statusCode: 200, body: { seen: 1200 } });
+    expect(run('GET', 'walks/1201')).toMatchObject({ statusCode: 400, body: 'count' });
+    expect(seen.at(-1)).toBe('count must be even');
   });
 });
 

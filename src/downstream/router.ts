@@ -1,7 +1,8 @@
 import { PathMatcher } from '../shared/path-matcher.js';
+import { isPieces, type Pieces, runToEnd } from '../shared/pieces.js';
 import { hashHex, hashUuid } from '../shared/random.js';
 import { FieldError, isPlainObject } from './rest-engine.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamResponse, DownstreamSystem, PassthroughMethod } from './types.js';
 
 /** Path parameters by name, from `:name` segments of a pattern. */
 export type Params = Record<string, string>;
@@ -10,7 +11,7 @@ export type Params = Record<string, string>;
 export interface Route {
   method: PassthroughMethod | readonly PassthroughMethod[];
   pattern: string;
-  run(params: Params, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;
+  run(params: Params, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer;
 }
 
 /** How a system says "no such path", "not with that method" and "bad input". */
@@ -43,16 +44,47 @@ function matcherOf(routes: readonly Route[]): PathMatcher<Route> {
  * PathMatcher), whatever the list's order. A path that matches only with other methods is the
  * system's 405 (or 404); a FieldError thrown by a route is its native 4xx.
  */
-export function dispatch(routes: readonly Route[], errors: RouteErrors, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+export function dispatch(routes: readonly Route[], errors: RouteErrors, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer {
   const match = matcherOf(routes).match(request.method, request.path);
   if (match.kind === 'not-found') return errors.notFound(request, context);
   if (match.kind === 'method-not-allowed') return errors.methodNotAllowed(request, match.allowed as PassthroughMethod[], context);
   try {
-    return match.value.run(match.params, request, context);
+    const answer = match.value.run(match.params, request, context);
+    return isPieces(answer) ? invalidAsNative(answer, errors, request, context) : answer;
   } catch (error) {
     if (error instanceof FieldError) return errors.invalid(error, request, context);
     throw error;
   }
+}
+
+/** A walk in pieces whose FieldError, wherever in the walk, is the system's native 4xx, as one thrown at once is. */
+function* invalidAsNative(
+  pieces: Pieces<DownstreamResponse>,
+  errors: RouteErrors,
+  request: DownstreamRequest,
+  context: DownstreamContext,
+): Generator<void, DownstreamResponse, void> {
+  try {
+    return yield* pieces;
+  } catch (error) {
+    if (error instanceof FieldError) return errors.invalid(error, request, context);
+    throw error;
+  }
+}
+
+/**
+ * A system's two ways to answer, from one: `answer` (a long walk in pieces) and `handle` (the same, at once).
+ *
+ * @example export const zoho: DownstreamSystem = { integrationId: 'zoho', ...answering((request, context) => dispatch(ROUTES, errors, request, context)), … };
+ */
+export function answering(answer: DownstreamSystem['answer']): Pick<DownstreamSystem, 'answer' | 'handle'> {
+  return {
+    answer,
+    handle: (request, context) => {
+      const answered = answer(request, context);
+      return isPieces(answered) ? runToEnd(answered) : answered;
+    },
+  };
 }
 
 /** Whether a helper that answers either a value or an early response (a 404, a 422…) answered the response. */

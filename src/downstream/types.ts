@@ -1,6 +1,7 @@
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
 import type { IntegrationId, NativeOrg } from '../model/integrations.js';
+import type { Pieces } from '../shared/pieces.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import type { ActivityCollection } from './engagement-activity.js';
@@ -33,6 +34,13 @@ export interface DownstreamResponse {
   body: unknown;
 }
 
+/**
+ * A native answer, or the walk that makes it in pieces: a read that walks a whole collection (a search, a filtered
+ * query) answers in pieces of `WALK_PIECE` records (./walk-in-pieces.ts), for the caller to run at once or with turns
+ * of the event loop between (docs/decisions/0042).
+ */
+export type DownstreamAnswer = DownstreamResponse | Pieces<DownstreamResponse>;
+
 /** What a simulated system works on: the connection's own records, shared with the unified endpoints. */
 export interface DownstreamContext {
   org: NativeOrg;
@@ -45,7 +53,9 @@ export interface DownstreamContext {
 /** One simulated downstream system. */
 export interface DownstreamSystem {
   readonly integrationId: IntegrationId;
-  /** Answers a passthrough request. Never throws for bad input: a native-style 4xx instead. */
+  /** Answers a passthrough request, a long walk in pieces. Never throws for bad input: a native-style 4xx instead. */
+  answer(request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer;
+  /** {@link answer}, run to its end at once. */
   handle(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;
   /** A CRM record in this system's native shape, custom fields included (`additional`). */
   nativeRecord(type: CrmObjectType, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Record<string, unknown>;

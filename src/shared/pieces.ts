@@ -82,3 +82,43 @@ export function runToEnd<T>(pieces: Iterator<void, T, void>): T {
     if (step.done) return step.value;
   }
 }
+
+/** Work given in pieces: a generator that stops (`yield`) after each piece and returns its result. */
+export type Pieces<T> = Generator<void, T, void>;
+
+/** Whether a value that is either a result or the work that makes it in pieces is the work. */
+export const isPieces = <T>(value: T | Pieces<T>): value is Pieces<T> => typeof (value as Partial<Pieces<T>> | undefined)?.next === 'function';
+
+/** The work, with `map` applied to its result once it ends. */
+export function* mapPieces<T, U>(pieces: Pieces<T>, map: (result: T) => U): Pieces<U> {
+  return map(yield* pieces);
+}
+
+/**
+ * Runs work given in pieces to its end, as of one moment: at once (no promise) when it ends within its first slice;
+ * else with a turn of the event loop whenever it has held it for `sliceMs`, and, when a turn changed what it reads
+ * (`changed()`, asked after each turn), left unfinished and made `again()` at once, over what there is now.
+ *
+ * @example const answer = runOfOneMoment(search(), () => data.changeMark() !== before, () => runToEnd(search()));
+ */
+export function runOfOneMoment<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T, sliceMs = BREATH_SLICE_MS): T | Promise<T> {
+  const since = performance.now();
+  for (;;) {
+    const step = pieces.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) return goOnInTurns(pieces, changed, again, sliceMs);
+  }
+}
+
+async function goOnInTurns<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T, sliceMs: number): Promise<T> {
+  for (;;) {
+    await nextTurn();
+    if (changed()) return again();
+    const since = performance.now();
+    for (;;) {
+      const step = pieces.next();
+      if (step.done) return step.value;
+      if (performance.now() - since >= sliceMs) break;
+    }
+  }
+}

@@ -5,6 +5,7 @@ import { INTEGRATIONS } from '../../model/integrations.js';
 import { nativeBodySchema, nativeQuerySchema } from '../../model/passthrough.js';
 import { ApiError } from '../../shared/errors.js';
 import { once } from '../../shared/once.js';
+import { isPieces, mapPieces } from '../../shared/pieces.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import type { ConnectionState } from '../connections.js';
 import { answerWithFaults } from '../downstream-faults.js';
@@ -144,13 +145,18 @@ function answerCall(
   const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${call.path}${call.search ? `?${call.search}` : ''}`;
   const system = downstreamFor(connection.integrationId);
   const reply = (answer: DownstreamResponse) => ({ headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body });
+  // A long walk (a native search, a filtered query) answers in pieces: with turns between on a real clock (decision 0042).
   const answer = () =>
     deps.passthroughAnswers.get(
       data,
       connection.org,
       call.key,
       () => clock.now(),
-      (context) => reply(system.handle(requestOf(call), context)),
+      (context) => {
+        const answered = system.answer(requestOf(call), context);
+        return isPieces(answered) ? mapPieces(answered, reply) : reply(answered);
+      },
+      clock.kind === 'real',
     );
   // Most calls meet no downstream fault: answered now, without the fault path's promise.
   if (connection.downstreamFaults.length === 0) return answer();

@@ -1,12 +1,14 @@
 import type { EngagementUser } from '../../model/engagement.js';
 import type { CallDisposition, EngagementCall, EngagementEmail, EngagementSequence, EngagementTask } from '../../model/engagement-activity.js';
 import { NeedleSet, needleFinder } from '../../shared/needles.js';
+import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import type { Entry } from '../../store/ordered-collection.js';
 import { contactOf, EngagementRefusal, startSequence } from '../engagement-activity.js';
 import { engagementHex24, fullName } from '../engagement-native.js';
 import { customOf, FieldError, type Flat, isPlainObject, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { collectInPieces } from '../walk-in-pieces.js';
 import { COLLECTIONS, customFields, HEADERS } from './objects.js';
 
 /**
@@ -136,18 +138,24 @@ function paramsOf(request: DownstreamRequest): Flat {
 }
 
 function page(key: string, items: Flat[], params: Flat): DownstreamResponse {
+  return pager(key, params)(items);
+}
+
+/** A page of `key` as `params` ask for it, checked now and answered from the items once there are. */
+function pager(key: string, params: Flat): (items: Flat[]) => DownstreamResponse {
   const current = intParam(params.page, 'page', 1, 1);
   const perPage = intParam(params.per_page, 'per_page', 25, 1, 100);
   const offset = (current - 1) * perPage;
-  return reply(
-    200,
-    {
-      breadcrumbs: [],
-      [key]: items.slice(offset, offset + perPage),
-      pagination: { page: current, per_page: perPage, total_entries: items.length, total_pages: Math.ceil(items.length / perPage) },
-    },
-    HEADERS,
-  );
+  return (items) =>
+    reply(
+      200,
+      {
+        breadcrumbs: [],
+        [key]: items.slice(offset, offset + perPage),
+        pagination: { page: current, per_page: perPage, total_entries: items.length, total_pages: Math.ceil(items.length / perPage) },
+      },
+      HEADERS,
+    );
 }
 
 /** A list filter as Apollo takes it: an array in a POST body, a comma list in a query. */
@@ -167,7 +175,7 @@ const setOf = (list: string[] | undefined) => (list ? new Set(list) : undefined)
  * title) and `person_titles`. `mixed_people/search` searches Apollo's people database; the
  * sandbox's people are the connection's contacts.
  */
-export function peopleSearch(key: 'people' | 'contacts', request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+export function peopleSearch(key: 'people' | 'contacts', request: DownstreamRequest, context: DownstreamContext): Pieces<DownstreamResponse> {
   const params = paramsOf(request);
   const keywords = typeof params.q_keywords === 'string' ? params.q_keywords.trim().toLowerCase() : '';
   // Every word, and any title, looked for in one pass over each person (a request may list thousands).
@@ -175,29 +183,32 @@ export function peopleSearch(key: 'people' | 'contacts', request: DownstreamRequ
   const titles = listParam(params, 'person_titles');
   const anyTitle = titles && new NeedleSet(titles.map((title) => title.toLowerCase()));
   const target = COLLECTIONS.contacts!;
-  const people = context.data.crm.Contact.entries()
-    .map((entry) => renderFields(target, entry.record, entry.extra, context))
-    .filter((person) => {
-      const text = [person.first_name, person.last_name, person.name, person.email, person.title]
-        .filter((value) => typeof value === 'string')
-        .join(' ')
-        .toLowerCase();
-      if (words && !words.allIn(text)) return false;
-      return !anyTitle || (typeof person.title === 'string' && anyTitle.someIn(person.title.toLowerCase()));
-    });
-  return page(key, people, params);
+  const answer = pager(key, params);
+  // Every person is rendered and tested: in pieces (decision 0042).
+  const people = collectInPieces(context.data.crm.Contact.entries(), (entry) => {
+    const person = renderFields(target, entry.record, entry.extra, context);
+    const text = [person.first_name, person.last_name, person.name, person.email, person.title]
+      .filter((value) => typeof value === 'string')
+      .join(' ')
+      .toLowerCase();
+    if (words && !words.allIn(text)) return undefined;
+    return !anyTitle || (typeof person.title === 'string' && anyTitle.someIn(person.title.toLowerCase())) ? person : undefined;
+  });
+  return mapPieces(people, answer);
 }
 
 /** Accounts whose name contains `q_organization_name`. */
-export function accountSearch(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+export function accountSearch(request: DownstreamRequest, context: DownstreamContext): Pieces<DownstreamResponse> {
   const params = paramsOf(request);
   const name = typeof params.q_organization_name === 'string' ? params.q_organization_name.trim().toLowerCase() : '';
   const firstAt = needleFinder(name);
   const target = COLLECTIONS.accounts!;
-  const accounts = context.data.crm.Account.entries()
-    .map((entry) => renderFields(target, entry.record, entry.extra, context))
-    .filter((account) => typeof account.name === 'string' && firstAt(account.name.toLowerCase()) >= 0);
-  return page('accounts', accounts, params);
+  const answer = pager('accounts', params);
+  const accounts = collectInPieces(context.data.crm.Account.entries(), (entry) => {
+    const account = renderFields(target, entry.record, entry.extra, context);
+    return typeof account.name === 'string' && firstAt(account.name.toLowerCase()) >= 0 ? account : undefined;
+  });
+  return mapPieces(accounts, answer);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Entry } from '../../store/ordered-collection.js';
 import { collectionHandlers } from '../collection-api.js';
 import { engagementHex24, isMailbox } from '../engagement-native.js';
 import { customOf, isPlainObject, renderFields } from '../rest-engine.js';
-import { dispatch, type Route, reply } from '../router.js';
+import { answering, dispatch, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
 import {
   accountSearch,
@@ -73,7 +73,7 @@ const ROUTES = routes();
 
 export const apollo: DownstreamSystem = {
   integrationId: 'apollo',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);
     return target ? renderFields(target, record, extra, context) : { id: record.nativeId, ...customFields.read(customOf(extra)) };

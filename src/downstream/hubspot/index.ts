@@ -3,7 +3,7 @@ import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { hubspotCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf } from '../rest-engine.js';
-import { dispatch } from '../router.js';
+import { answering, dispatch } from '../router.js';
 import type { DownstreamSystem } from '../types.js';
 import { associationRoutes } from './associations.js';
 import { objectRoutes } from './object-routes.js';
@@ -17,7 +17,7 @@ const ROUTES = [...objectRoutes(), ...associationRoutes(), ...collectionRoutes(a
 
 export const hubspot: DownstreamSystem = {
   integrationId: 'hubspot',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type) ?? (type === 'User' ? OWNERS : undefined);
     return target ? renderObject(target, record, extra, context) : { id: record.nativeId, properties: hubspotCustom.read(customOf(extra)) };

@@ -1,4 +1,5 @@
 import type { CrmRecord } from '../../model/crm.js';
+import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import type { ArchivedRecord } from '../../store/connection-data.js';
 import { collectionHandlers } from '../collection-api.js';
 import { CUSTOM_FIELD_KEYS } from '../custom-fields.js';
@@ -15,9 +16,10 @@ import {
   updateRecord,
 } from '../rest-engine.js';
 import { intParam, isResponse, type Route, reply } from '../router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { collectInPieces, findInPieces } from '../walk-in-pieces.js';
 import { api, COLLECTIONS, collectionNamed, errors, HEADERS, type HubspotObject, hubspotError, OBJECT_TYPE_IDS, PREFIX, renderObject } from './objects.js';
-import { groupsTest, parseSearch, queryTest, sortBy } from './search.js';
+import { groupsTest, parseSearch, queryTest, type SearchRequest, sortBy } from './search.js';
 
 /**
  * HubSpot CRM v3 beyond list/get/create/update/delete: search, batch, `archived=true` reads
@@ -64,17 +66,29 @@ function targetOf(collection: string | undefined, request: DownstreamRequest, co
   return name ? COLLECTIONS[name]! : errors.notFound(request, context);
 }
 
-function search(collection: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+/** The body is checked at once; the walk over every record goes in pieces. */
+function search(collection: string, request: DownstreamRequest, context: DownstreamContext): Pieces<DownstreamResponse> {
   const target = COLLECTIONS[collection]!;
   const names = propertyNames(target);
   const parsed = parseSearch(request.body, (name) => names.includes(name));
   const inGroups = groupsTest(parsed.groups);
   const inQuery = parsed.query === undefined ? () => true : queryTest(SEARCHABLE[collection] ?? [], parsed.query);
-  const rows = context.data.crm[target.type]
-    .entries()
-    .map((entry) => ({ entry, properties: propertiesOf(target, entry.record, entry.extra, context) }))
-    .filter((row) => inGroups(row.properties) && inQuery(row.properties));
-  const sorted = sortBy(rows, (row) => row.properties, parsed.sort);
+  return searchInPieces(collection, target, parsed, (properties) => inGroups(properties) && inQuery(properties), request, context);
+}
+
+function* searchInPieces(
+  collection: string,
+  target: HubspotObject,
+  parsed: SearchRequest,
+  passes: (properties: Flat) => boolean,
+  request: DownstreamRequest,
+  context: DownstreamContext,
+): Pieces<DownstreamResponse> {
+  const rows = yield* collectInPieces(context.data.crm[target.type].entries(), (entry) => {
+    const properties = propertiesOf(target, entry.record, entry.extra, context);
+    return passes(properties) ? { entry, properties } : undefined;
+  });
+  const sorted = yield* sortBy(rows, (row) => row.properties, parsed.sort);
   const page = sorted.slice(parsed.after, parsed.after + parsed.limit);
   const shown = asking(request, parsed.properties ?? SEARCH_DEFAULTS[collection] ?? []);
   const next = parsed.after + parsed.limit;
@@ -117,40 +131,22 @@ function inputBody(input: Flat, i: number): Flat {
   return { ...input.properties, ...(input.associations === undefined ? {} : { associations: input.associations }) };
 }
 
-function batch(collection: string, action: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+function batch(collection: string, action: string, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer {
   const target = COLLECTIONS[collection]!;
   const inputs = inputsOf(request.body);
   const body = request.body as Flat;
   const plain = asking(request, undefined);
   const render = (found: Found, shown = plain) => renderObject(target, found.entry.record, found.entry.extra, context, shown);
   switch (action) {
-    case 'read': {
-      const shown = asking(request, Array.isArray(body.properties) ? body.properties.map(String) : undefined);
-      const idProperty = typeof body.idProperty === 'string' ? body.idProperty : undefined;
-      const byProperty = idProperty === undefined ? undefined : recordsBy(target, idProperty, context);
-      const found: Found[] = [];
-      const missing: string[] = [];
-      inputs.forEach((input, i) => {
-        const id = idOf(input, i);
-        const hit = byProperty ? byProperty.get(id.toLowerCase()) : findRecord([target], id, context.data)?.entry;
-        if (hit) found.push({ object: target, entry: hit });
-        else missing.push(id);
-      });
-      const results = found.map((item) => render(item, shown));
-      if (missing.length === 0) return batchDone(200, results, context);
-      // Some found, some not: a multi-status answer, as the batch docs describe.
-      return batchDone(207, results, context, {
-        numErrors: 1,
-        errors: [
-          {
-            status: 'error',
-            category: 'OBJECT_NOT_FOUND',
-            message: `Could not get some ${target.name.toUpperCase()} objects, they may be deleted or not exist. Check that ids are valid.`,
-            context: { ids: missing },
-          },
-        ],
-      });
-    }
+    case 'read':
+      return readBatch(
+        target,
+        inputs.map(idOf),
+        asking(request, Array.isArray(body.properties) ? body.properties.map(String) : undefined),
+        typeof body.idProperty === 'string' ? body.idProperty : undefined,
+        render,
+        context,
+      );
     case 'create': {
       const bodies = inputs.map(inputBody);
       // Every input is checked before any is written: a bad one changes nothing.
@@ -216,25 +212,65 @@ function listArchived(collection: string, request: DownstreamRequest, context: D
 }
 
 /** The records by a property's value (lower-cased), the first in store order for each: every record rendered once, not once per id asked for. */
-function recordsBy(target: HubspotObject, idProperty: string, context: DownstreamContext): Map<string, Found['entry']> {
+function* recordsBy(target: HubspotObject, idProperty: string, context: DownstreamContext): Pieces<Map<string, Found['entry']>> {
   const out = new Map<string, Found['entry']>();
-  for (const entry of context.data.crm[target.type].entries()) {
+  // Every record's property, in pieces (decision 0042); the first record with a value keeps it.
+  yield* collectInPieces(context.data.crm[target.type].entries(), (entry) => {
     const key = String(propertiesOf(target, entry.record, entry.extra, context)[idProperty] ?? '').toLowerCase();
     if (!out.has(key)) out.set(key, entry);
-  }
+    return undefined;
+  });
   return out;
 }
 
+/** `…/batch/read`: by id, or by a unique property (`idProperty`), which looks at every record. */
+function* readBatch(
+  target: HubspotObject,
+  ids: string[],
+  shown: DownstreamRequest,
+  idProperty: string | undefined,
+  render: (found: Found, shown: DownstreamRequest) => unknown,
+  context: DownstreamContext,
+): Pieces<DownstreamResponse> {
+  const byProperty = idProperty === undefined ? undefined : yield* recordsBy(target, idProperty, context);
+  const found: Found[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const hit = byProperty ? byProperty.get(id.toLowerCase()) : findRecord([target], id, context.data)?.entry;
+    if (hit) found.push({ object: target, entry: hit });
+    else missing.push(id);
+  }
+  const results = found.map((item) => render(item, shown));
+  if (missing.length === 0) return batchDone(200, results, context);
+  // Some found, some not: a multi-status answer, as the batch docs describe.
+  return batchDone(207, results, context, {
+    numErrors: 1,
+    errors: [
+      {
+        status: 'error',
+        category: 'OBJECT_NOT_FOUND',
+        message: `Could not get some ${target.name.toUpperCase()} objects, they may be deleted or not exist. Check that ids are valid.`,
+        context: { ids: missing },
+      },
+    ],
+  });
+}
+
 /** `GET …/{value}?idProperty=email`: the record whose unique property has that value. */
-function byIdProperty(collection: string, idProperty: string, value: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+function byIdProperty(collection: string, idProperty: string, value: string, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer {
   const target = COLLECTIONS[collection]!;
   if (!propertyNames(target).includes(idProperty)) {
     return hubspotError(400, 'VALIDATION_ERROR', `Property "${idProperty}" does not exist or is not a unique property`, request);
   }
-  const entry = context.data.crm[target.type]
-    .entries()
-    .find((candidate) => String(propertiesOf(target, candidate.record, candidate.extra, context)[idProperty] ?? '').toLowerCase() === value.toLowerCase());
-  return entry ? reply(200, renderObject(target, entry.record, entry.extra, context, request), HEADERS) : api.missing(collection, value, request);
+  const wanted = value.toLowerCase();
+  // The first record with that value: a walk in pieces (decision 0042) that stops there.
+  const found = findInPieces(
+    context.data.crm[target.type].entries(),
+    (candidate) => String(propertiesOf(target, candidate.record, candidate.extra, context)[idProperty] ?? '').toLowerCase() === wanted,
+  );
+  return mapPieces(found, (entry) =>
+    entry ? reply(200, renderObject(target, entry.record, entry.extra, context, request), HEADERS) : api.missing(collection, value, request),
+  );
 }
 
 /** HubSpot's property definition of one of an object's properties. */
@@ -292,7 +328,7 @@ function propertyType(name: string): string {
 }
 
 const guard =
-  (run: (collection: string, params: Record<string, string>, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse): Route['run'] =>
+  (run: (collection: string, params: Record<string, string>, request: DownstreamRequest, context: DownstreamContext) => DownstreamAnswer): Route['run'] =>
   (params, request, context) => {
     const target = targetOf(params.collection, request, context);
     if (isResponse(target)) return target;

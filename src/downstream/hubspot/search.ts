@@ -1,5 +1,7 @@
+import type { Pieces } from '../../shared/pieces.js';
 import { wildcardMatcher } from '../../shared/wildcard.js';
 import { FieldError, type Flat, isPlainObject } from '../rest-engine.js';
+import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
 
 /**
  * HubSpot's CRM search body (`POST crm/v3/objects/{type}/search`): filter groups ORed, filters
@@ -282,18 +284,18 @@ export function queryTest(searchable: readonly string[], query: string): (proper
     });
 }
 
-/** Sorts by one property; records without it come last either way, ties keep store order. */
-export function sortBy<T>(items: T[], propertiesOf: (item: T) => Flat, sort: SearchRequest['sort']): T[] {
+/** Sorts by one property; records without it come last either way, ties keep store order. A long list in pieces. */
+export function* sortBy<T>(items: T[], propertiesOf: (item: T) => Flat, sort: SearchRequest['sort']): Pieces<T[]> {
   if (!sort) return items;
   const sign = sort.descending ? -1 : 1;
-  return items
-    .map((item, index) => {
-      const value = propertiesOf(item)[sort.propertyName];
-      return { item, index, value, operand: isSet(value) ? operand(String(value)) : undefined };
-    })
-    .sort((a, b) => {
-      if (!a.operand || !b.operand) return !a.operand === !b.operand ? a.index - b.index : a.operand ? -1 : 1;
-      return sign * compare(a.value, b.operand) || a.index - b.index;
-    })
-    .map(({ item }) => item);
+  let index = 0;
+  const decorated = yield* collectInPieces(items, (item) => {
+    const value = propertiesOf(item)[sort.propertyName];
+    return { item, index: index++, value, operand: isSet(value) ? operand(String(value)) : undefined };
+  });
+  const ordered = yield* sortInPieces(decorated, (a, b) => {
+    if (!a.operand || !b.operand) return !a.operand === !b.operand ? a.index - b.index : a.operand ? -1 : 1;
+    return sign * compare(a.value, b.operand) || a.index - b.index;
+  });
+  return ordered.map(({ item }) => item);
 }

@@ -7,6 +7,7 @@ import type {
   EngagementSequence,
   EngagementTask,
 } from '../../model/engagement-activity.js';
+import type { Pieces } from '../../shared/pieces.js';
 import type { Entry } from '../../store/ordered-collection.js';
 import { outreachCustom } from '../custom-fields.js';
 import {
@@ -30,6 +31,7 @@ import { parseTime } from '../fields.js';
 import { customOf, FieldError, type Flat, isPlainObject } from '../rest-engine.js';
 import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
 import { base, HEADERS, outreachError } from './objects.js';
 
 /**
@@ -48,8 +50,10 @@ export interface Resource {
   /** Where its records live; undefined for the static sequences. */
   collection?: ActivityCollection;
   count(context: DownstreamContext): number;
-  /** Every record as a resource object, in order. */
-  all(context: DownstreamContext): Flat[];
+  /** The first record as a resource object (what a filter may name), if any. */
+  first(context: DownstreamContext): Flat | undefined;
+  /** Every record as a resource object, in order, bar those `test` refuses: a walk in pieces. */
+  passing(context: DownstreamContext, test: (item: Flat) => boolean): Pieces<Flat[]>;
   one(id: string, context: DownstreamContext): Flat | undefined;
 }
 
@@ -256,6 +260,24 @@ export function renderMailing(email: EngagementEmail, seq: number, context: Down
   );
 }
 
+/** A resource's `first` and `passing`, over its entries as each renders. */
+export function walkable<E>(
+  entries: (context: DownstreamContext) => readonly E[],
+  render: (entry: E, context: DownstreamContext) => Flat,
+): Pick<Resource, 'first' | 'passing'> {
+  return {
+    first: (context) => {
+      const [entry] = entries(context);
+      return entry === undefined ? undefined : render(entry, context);
+    },
+    passing: (context, test) =>
+      collectInPieces(entries(context), (entry) => {
+        const item = render(entry, context);
+        return test(item) ? item : undefined;
+      }),
+  };
+}
+
 function stored(
   type: string,
   path: string,
@@ -267,7 +289,10 @@ function stored(
     path,
     collection,
     count: (context) => entriesOf(context.data, collection).length,
-    all: (context) => entriesOf(context.data, collection).map((entry) => render(entry.record as never, entry.seq, entry.extra, context)),
+    ...walkable(
+      (context) => entriesOf(context.data, collection),
+      (entry, context) => render(entry.record as never, entry.seq, entry.extra, context),
+    ),
     one: (id, context) => {
       const entry = bySeq(context.data, collection, id);
       return entry ? render(entry.record as never, entry.seq, entry.extra, context) : undefined;
@@ -357,7 +382,7 @@ function resolve(ref: { type: string; id: number }, context: DownstreamContext):
 }
 
 /** `sort=name,-updatedAt`: attributes (or `id`), `-` for descending; nulls last. */
-function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
+function* sorted(items: Flat[], request: DownstreamRequest): Pieces<Flat[]> {
   const keys = request.query.sort
     ?.split(',')
     .map((key) => key.trim())
@@ -376,9 +401,9 @@ function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
       throw new FieldError('sort', `sort: '${name}' is not a sortable attribute of this resource.`, 'param');
   }
   const fieldOf = (item: Flat, name: string) => (name === 'id' ? item.id : (item.attributes as Flat)[name]);
-  return items
-    .map((item, index) => ({ item, index }))
-    .sort((a, b) => {
+  const ordered = yield* sortInPieces(
+    items.map((item, index) => ({ item, index })),
+    (a, b) => {
       for (const { name, sign } of fields) {
         const x = fieldOf(a.item, name);
         const y = fieldOf(b.item, name);
@@ -388,20 +413,31 @@ function sorted(items: Flat[], request: DownstreamRequest): Flat[] {
         return sign * (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y)));
       }
       return a.index - b.index;
-    })
-    .map(({ item }) => item);
+    },
+  );
+  return ordered.map(({ item }) => item);
 }
 
 /** A page of a resource, filtered (`filter[...]`), sorted (`sort`) and with `include`d resources. */
-export function list(resource: Resource, request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): DownstreamResponse {
+export function list(resource: Resource, request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): Pieces<DownstreamResponse> {
   const offset = intParam(request.query['page[offset]'], 'page[offset]', 0, 0);
   const limit = intParam(request.query['page[size]'], 'page[size]', 50, 1, 1000);
-  const all = resource.all(context);
-  const tests = filtersOf(request, all[0]);
-  const matching = sorted(
-    all.filter((item) => tests.every((test) => test(item))),
-    request,
-  );
+  const tests = filtersOf(request, resource.first(context));
+  return listInPieces(resource, tests, offset, limit, request, context, resolver);
+}
+
+function* listInPieces(
+  resource: Resource,
+  tests: Array<(item: Flat) => boolean>,
+  offset: number,
+  limit: number,
+  request: DownstreamRequest,
+  context: DownstreamContext,
+  resolver: Resolver | undefined,
+): Pieces<DownstreamResponse> {
+  // Every record is rendered and tested, then sorted: in pieces (decision 0042).
+  const found = yield* resource.passing(context, (item) => tests.every((test) => test(item)));
+  const matching = yield* sorted(found, request);
   const page = matching.slice(offset, offset + limit);
   const link = (at: number) =>
     `${base(context)}/${resource.path}?${new URLSearchParams({ ...request.query, 'page[offset]': String(at), 'page[size]': String(limit) })}`;

@@ -5,7 +5,7 @@ import { type CollectionApi, collectionHandlers, collectionRoutes } from '../col
 import { outreachCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, type Flat, isPlainObject } from '../rest-engine.js';
-import { dispatch, type Params, type Route, reply } from '../router.js';
+import { answering, dispatch, type Params, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
 import {
   ENGAGEMENT_PATHS,
@@ -20,6 +20,7 @@ import {
   renderSequence,
   renderSequenceState,
   renderTask,
+  walkable,
 } from './engagement.js';
 import { base, COLLECTIONS, errors, HEADERS, listBody, type OutreachObject, outreachError, pageWindow, renderResource } from './objects.js';
 
@@ -108,7 +109,7 @@ function crmResource(name: string): Resource {
     type: target.resource,
     path: name,
     count: (context) => context.data.crm[target.type].size,
-    all: (context) => context.data.crm[target.type].entries().map((entry) => render(entry, context)),
+    ...walkable((context) => context.data.crm[target.type].entries(), render),
     one: (id, context) => {
       const entry = context.data.crm[target.type].getByNativeId(id);
       return entry ? render(entry, context) : undefined;
@@ -148,7 +149,7 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...crmListRoutes, ...co
 
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);
     return target ? renderResource(target, record, extra, context) : { id: Number(record.nativeId), attributes: outreachCustom.read(customOf(extra)) };

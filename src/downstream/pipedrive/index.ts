@@ -3,8 +3,8 @@ import { collectionHandlers, collectionRoutes } from '../collection-api.js';
 import { fullName as engagementName, engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
-import { dispatch, type Route } from '../router.js';
-import type { DownstreamRequest, DownstreamSystem } from '../types.js';
+import { answering, dispatch, type Route } from '../router.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
 import { MAIL_MESSAGE, mailRoutes } from './mail.js';
 import { api, COLLECTIONS, customFields, errors } from './objects.js';
 import { searchRoutes } from './search.js';
@@ -28,7 +28,7 @@ const V2 = v2Routes();
  * Pipedrive answers under `v1/…` and, as the SDKs' OAuth base paths (`${api_domain}/api/v1`,
  * `…/api/v2`) and v2's own base path have it, under `api/v1/…` and `api/v2/…`.
  */
-function handle(request: DownstreamRequest, context: Parameters<DownstreamSystem['handle']>[1]) {
+function answer(request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer {
   const path = request.path.startsWith('api/') ? request.path.slice(4) : request.path;
   const routed = path === request.path ? request : { ...request, path };
   return path.startsWith('v2/') ? dispatch(V2, v2Errors, routed, context) : dispatch(V1, errors, routed, context);
@@ -36,7 +36,7 @@ function handle(request: DownstreamRequest, context: Parameters<DownstreamSystem
 
 export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',
-  handle,
+  ...answering(answer),
   nativeRecord: (type, record, extra, context) => {
     const target =
       Object.values(COLLECTIONS)

@@ -1,8 +1,10 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { needleFinder } from '../../shared/needles.js';
+import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import { customOf, displayName, FieldError, type Flat } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
+import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
 import { COLLECTIONS, failure, HEADERS, PIPELINE } from './objects.js';
 
 /**
@@ -143,7 +145,7 @@ function score(values: string[], term: string, exact: boolean, firstAt: (text: s
   return best;
 }
 
-function search(target: Searchable, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+function search(target: Searchable, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer {
   const exact = request.query.exact_match === 'true' || request.query.exact_match === '1';
   const term = (request.query.term ?? '').trim().toLowerCase();
   if (term.length < (exact ? 1 : 2)) {
@@ -169,38 +171,41 @@ function search(target: Searchable, request: DownstreamRequest, context: Downstr
   });
   const status = target.type === 'deal' ? request.query.status : undefined;
   const firstAt = needleFinder(term);
-  const hits = context.data.crm[type]
-    .entries()
-    .map((entry) => {
+  const passes = (record: Entity): boolean => {
+    if (status && SEARCHABLE.deals!.item(record, context).status !== status) return false;
+    return filters.every(({ assoc, nativeId }) => {
+      const held = record.associations[assoc];
+      const ids = Array.isArray(held) ? held : held ? [held] : [];
+      return ids.some((id) => {
+        const other = context.data.crm[assoc === 'contactIds' ? 'Contact' : 'Account'].get(String(id));
+        return other?.nativeId === nativeId;
+      });
+    });
+  };
+  // Every record is scored, and the hits sorted: in pieces (decision 0042).
+  function* ranked(): Pieces<Array<{ record: Entity; score: number }>> {
+    const hits = yield* collectInPieces(context.data.crm[type].entries(), (entry) => {
       const record = entry.record as Entity;
       const values = asked.flatMap((name) => target.fields[name]!(record, entry.extra));
-      return { record, score: score(values, term, exact, firstAt) };
-    })
-    .filter(({ record, score: s }) => {
-      if (s === 0) return false;
-      if (status && SEARCHABLE.deals!.item(record, context).status !== status) return false;
-      return filters.every(({ assoc, nativeId }) => {
-        const held = record.associations[assoc];
-        const ids = Array.isArray(held) ? held : held ? [held] : [];
-        return ids.some((id) => {
-          const other = context.data.crm[assoc === 'contactIds' ? 'Contact' : 'Account'].get(String(id));
-          return other?.nativeId === nativeId;
-        });
-      });
-    })
+      const s = score(values, term, exact, firstAt);
+      return s !== 0 && passes(record) ? { record, score: s } : undefined;
+    });
     // Best matches first; equal scores keep store order (the sort is stable).
-    .sort((a, b) => b.score - a.score);
-  const page = hits.slice(start, start + limit);
-  const more = start + page.length < hits.length;
-  return reply(
-    200,
-    {
-      success: true,
-      data: { items: page.map(({ record, score: s }) => ({ result_score: s, item: target.item(record, context) })) },
-      additional_data: { pagination: { start, limit, more_items_in_collection: more, ...(more ? { next_start: start + limit } : {}) } },
-    },
-    HEADERS,
-  );
+    return yield* sortInPieces(hits, (a, b) => b.score - a.score);
+  }
+  return mapPieces(ranked(), (hits) => {
+    const page = hits.slice(start, start + limit);
+    const more = start + page.length < hits.length;
+    return reply(
+      200,
+      {
+        success: true,
+        data: { items: page.map(({ record, score: s }) => ({ result_score: s, item: target.item(record, context) })) },
+        additional_data: { pagination: { start, limit, more_items_in_collection: more, ...(more ? { next_start: start + limit } : {}) } },
+      },
+      HEADERS,
+    );
+  });
 }
 
 /** `v1/{persons,organizations,deals}/search`. */

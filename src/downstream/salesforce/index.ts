@@ -3,7 +3,7 @@ import { salesforceCustom } from '../custom-fields.js';
 import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from '../engagement-native.js';
 import { timeFormat } from '../fields.js';
 import { customOf, type Flat } from '../rest-engine.js';
-import { dispatch } from '../router.js';
+import { answering, dispatch } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
 import { byType, errors, render } from './objects.js';
 import { queryRoutes } from './query-routes.js';
@@ -52,7 +52,7 @@ function nativeEngagement(
 
 export const salesforce: DownstreamSystem = {
   integrationId: 'salesforce',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const object = byType(type);
     return object ? render(object, record, extra, context) : { Id: record.nativeId, ...salesforceCustom.read(customOf(extra)) };

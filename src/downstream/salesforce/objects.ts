@@ -34,7 +34,7 @@ import {
   type WritePolicy,
 } from '../rest-engine.js';
 import { type Params, type Route, type RouteErrors, reply } from '../router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
 import { sobjectTraits } from './describe.js';
 import { EMAIL_MESSAGE_FIELDS, emailMessageDefaults } from './email-message.js';
 
@@ -409,6 +409,6 @@ const VERSION = /^v\d+\.\d+$/;
 
 /** Runs a route only for a known API version (`v53.0`); anything else is NOT_FOUND. */
 export const versioned =
-  (run: (version: string, params: Params, request: DownstreamRequest, context: DownstreamContext) => DownstreamResponse): Route['run'] =>
+  (run: (version: string, params: Params, request: DownstreamRequest, context: DownstreamContext) => DownstreamAnswer): Route['run'] =>
   (params, request, context) =>
     VERSION.test(params.version!) ? run(params.version!, params, request, context) : errors.notFound(request, context);

@@ -1,7 +1,9 @@
+import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import { fromBase64Url, toBase64Url } from '../../shared/text-codec.js';
 import { type Flat, findRecord } from '../rest-engine.js';
 import { type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamResponse } from '../types.js';
+import { collectInPieces } from '../walk-in-pieces.js';
 import { columnsOf, DEFAULT_VERSION, HEADERS, render, SOBJECTS, sfError, sobjectNamed, versioned } from './objects.js';
 import { type QuerySchema, runSoql } from './query.js';
 import { parseSoql } from './soql.js';
@@ -20,27 +22,33 @@ const SCHEMA: QuerySchema = {
     return object && found ? { name: object.name, row: render(object, found.entry.record, found.entry.extra, context) } : undefined;
   },
   columns: (name) => columnsOf(sobjectNamed(name)!),
-  rows: (name, context, start = 0, end) => {
+  rows: (name, context, start, end) => {
     const object = sobjectNamed(name)!;
-    const collection = context.data.crm[object.type];
-    const entries = end === undefined && start === 0 ? collection.entries() : collection.slice(start, Math.max(0, (end ?? collection.size) - start));
-    return entries.map((entry) => render(object, entry.record, entry.extra, context));
+    return context.data.crm[object.type].slice(start, Math.max(0, end - start)).map((entry) => render(object, entry.record, entry.extra, context));
+  },
+  passing: (name, context, test) => {
+    const object = sobjectNamed(name)!;
+    return collectInPieces(context.data.crm[object.type].entries(), (entry) => {
+      const row = render(object, entry.record, entry.extra, context);
+      return test === undefined || test(row) ? row : undefined;
+    });
   },
   count: (name, context) => context.data.crm[sobjectNamed(name)!.type].size,
 };
 
-function runQuery(query: string, version: string, context: DownstreamContext, skip: number): DownstreamResponse {
-  const answer = runSoql(SCHEMA, parseSoql(query), context, skip);
-  const records = answer.records.map((row) => withVersion(row, version));
-  return reply(
-    200,
-    {
-      totalSize: answer.totalSize,
-      done: answer.done,
-      ...(answer.next === undefined ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator(query, answer.next)}` }),
-      records,
-    },
-    HEADERS,
+/** The query is parsed at once; what walks the records goes in pieces (decision 0042). */
+function runQuery(query: string, version: string, context: DownstreamContext, skip: number): Pieces<DownstreamResponse> {
+  return mapPieces(runSoql(SCHEMA, parseSoql(query), context, skip), (answer) =>
+    reply(
+      200,
+      {
+        totalSize: answer.totalSize,
+        done: answer.done,
+        ...(answer.next === undefined ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator(query, answer.next)}` }),
+        records: answer.records.map((row) => withVersion(row, version)),
+      },
+      HEADERS,
+    ),
   );
 }
 

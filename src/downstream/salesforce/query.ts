@@ -1,6 +1,8 @@
+import type { Pieces } from '../../shared/pieces.js';
 import { wildcardMatcher } from '../../shared/wildcard.js';
 import { FieldError, type Flat } from '../rest-engine.js';
 import type { DownstreamContext } from '../types.js';
+import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
 import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, REFERENCES, referenceField } from './describe.js';
 import { type Condition, fieldsOf, type OrderItem, type Soql, type SoqlValue } from './soql.js';
 
@@ -18,8 +20,10 @@ export interface QuerySchema {
   ofId(nativeId: string, context: DownstreamContext): { name: string; row: Flat } | undefined;
   /** The columns of an sObject, custom fields included. */
   columns(name: string): string[];
-  /** Records `start` to `end` of an sObject, in store order, rendered (with `attributes`); all of them without bounds. */
-  rows(name: string, context: DownstreamContext, start?: number, end?: number): Flat[];
+  /** Records `start` to `end` of an sObject, in store order, rendered (with `attributes`). */
+  rows(name: string, context: DownstreamContext, start: number, end: number): Flat[];
+  /** Every record of an sObject that passes `test` (all without one), in store order, rendered: a walk in pieces. */
+  passing(name: string, context: DownstreamContext, test: ((row: Flat) => boolean) | undefined): Pieces<Flat[]>;
   /** How many records an sObject has. */
   count(name: string, context: DownstreamContext): number;
 }
@@ -351,10 +355,11 @@ export interface QueryAnswer {
  * (`(SELECT LastName FROM Contacts)`) answer under the relationship name, per parent record, as
  * `{ totalSize, done, records }`, or null when it has no children.
  */
-export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): QueryAnswer {
+export function* runSoql(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): Pieces<QueryAnswer> {
   const object = schema.object(soql.from);
-  if (!object || !soql.subqueries) return runParent(schema, soql, context, skip);
-  const children = soql.subqueries.map((sub) => {
+  if (!object || !soql.subqueries) return yield* runParent(schema, soql, context, skip);
+  const children: Array<{ name: string; byParent: Map<string, Flat[]>; limit: number | undefined }> = [];
+  for (const sub of soql.subqueries) {
     const relation = childRelationship(object.name, sub.relationship);
     if (!relation) {
       throw new FieldError(
@@ -365,7 +370,7 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
       );
     }
     // All the children at once, grouped by parent: one scan per subquery, not per parent.
-    const answer = runRows(schema, { ...sub.query, from: relation.childSObject, limit: undefined, offset: undefined }, context);
+    const answer = yield* runRows(schema, { ...sub.query, from: relation.childSObject, limit: undefined, offset: undefined }, context);
     const byParent = new Map<string, Flat[]>();
     for (const { row, selected } of answer) {
       const parentId = row[relation.field];
@@ -374,9 +379,9 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
       list.push(selected);
       byParent.set(parentId, list);
     }
-    return { name: relation.name, byParent, limit: sub.query.limit };
-  });
-  const answer = runParent(schema, soql, context, skip);
+    children.push({ name: relation.name, byParent, limit: sub.query.limit });
+  }
+  const answer = yield* runParent(schema, soql, context, skip);
   if (children.length === 0) return answer;
   return {
     ...answer,
@@ -394,17 +399,16 @@ export function runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCont
 }
 
 /** Every row of a (child) query, filtered and sorted, with its selected form. */
-function runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): Array<{ row: Flat; selected: Flat }> {
+function* runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): Pieces<Array<{ row: Flat; selected: Flat }>> {
   const object = schema.object(soql.from)!;
   const selected = selectedPaths(schema, object.name, soql.fields);
   for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
-  let rows = schema.rows(object.name, context);
-  if (soql.where) rows = rows.filter(compile(schema, object.name, soql.where, context));
-  rows = orderRows(schema, object.name, rows, soql, context);
+  const test = soql.where ? compile(schema, object.name, soql.where, context) : undefined;
+  const rows = yield* orderRows(schema, object.name, yield* schema.passing(object.name, context, test), soql, context);
   return rows.map((row) => ({ row, selected: select(schema, row, selected, context) }));
 }
 
-function orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, context: DownstreamContext): Flat[] {
+function* orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, context: DownstreamContext): Pieces<Flat[]> {
   if (soql.orderBy.length === 0) return rows;
   // A field ordered by again never decides: the rows it would compare are equal on it already.
   const byPath = new Map<string, { item: OrderItem; path: Path }>();
@@ -413,8 +417,9 @@ function orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, 
     if (!byPath.has(path.steps.join('.'))) byPath.set(path.steps.join('.'), { item, path });
   }
   const keys = [...byPath.values()];
-  const decorated = rows.map((row, index) => ({ row, index, values: keys.map(({ path }) => follow(schema, row, path, context)) }));
-  decorated.sort((a, b) => {
+  let index = 0;
+  const decorated = yield* collectInPieces(rows, (row) => ({ row, index: index++, values: keys.map(({ path }) => follow(schema, row, path, context)) }));
+  const ordered = yield* sortInPieces(decorated, (a, b) => {
     for (const [i, { item }] of keys.entries()) {
       const x = a.values[i];
       const y = b.values[i];
@@ -429,10 +434,10 @@ function orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, 
     }
     return a.index - b.index;
   });
-  return decorated.map(({ row }) => row);
+  return ordered.map(({ row }) => row);
 }
 
-function runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): QueryAnswer {
+function* runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): Pieces<QueryAnswer> {
   const object = schema.object(soql.from);
   if (!object)
     throw new FieldError(
@@ -459,12 +464,8 @@ function runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext, 
       ids: batch.map((row) => row.Id),
     };
   }
-  let rows = schema.rows(object.name, context);
-  if (soql.where) {
-    const test = compile(schema, object.name, soql.where, context);
-    rows = rows.filter(test);
-  }
-  rows = orderRows(schema, object.name, rows, soql, context);
+  const test = soql.where ? compile(schema, object.name, soql.where, context) : undefined;
+  let rows = yield* orderRows(schema, object.name, yield* schema.passing(object.name, context, test), soql, context);
   rows = rows.slice(offset, end);
   if (soql.count) return { totalSize: rows.length, done: true, records: [] };
   const batch = rows.slice(skip, skip + QUERY_BATCH);

@@ -3,7 +3,7 @@ import type { Entry } from '../../store/ordered-collection.js';
 import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, isPlainObject, renderFields } from '../rest-engine.js';
-import { dispatch, intParam, reply } from '../router.js';
+import { answering, dispatch, intParam, reply } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
 import {
   ENGAGEMENT_PATHS,
@@ -63,7 +63,7 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...collectionRoutes(api
 
 export const salesloft: DownstreamSystem = {
   integrationId: 'salesloft',
-  handle: (request, context) => dispatch(ROUTES, errors, request, context),
+  ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);
     return target ? renderFields(target, record, extra, context) : { id: Number(record.nativeId), ...customFields.read(customOf(extra)) };

@@ -4,7 +4,7 @@ import { zohoCustom } from '../custom-fields.js';
 import { fullName as engagementName, engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
-import { dispatch } from '../router.js';
+import { answering, dispatch } from '../router.js';
 import type { DownstreamSystem } from '../types.js';
 import { EMAIL, emailRoutes } from './emails.js';
 import { api, errors, MODULES, USERS } from './objects.js';
@@ -16,7 +16,7 @@ const ROUTES = [...searchRoutes(), ...emailRoutes(), ...collectionRoutes(api)];
 
 export const zoho: DownstreamSystem = {
   integrationId: 'zoho',
-  handle: (request, ctx) => dispatch(ROUTES, errors, request, ctx),
+  ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, ctx) => {
     const target = Object.values(MODULES).find((candidate) => candidate.type === type) ?? (type === 'User' ? USERS : type === 'Email' ? EMAIL : undefined);
     return target ? renderFields(target, record, extra, ctx) : { id: record.nativeId, ...zohoCustom.read(customOf(extra)) };

@@ -1,7 +1,9 @@
 import { needleFinder } from '../../shared/needles.js';
+import { mapPieces } from '../../shared/pieces.js';
 import { type Flat, isPlainObject, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
+import { collectInPieces } from '../walk-in-pieces.js';
 import { api, errors, HEADERS, MODULES, zohoError } from './objects.js';
 
 /**
@@ -194,7 +196,7 @@ function criteriaTest(criteria: Criteria): (row: Flat) => boolean {
 const EMAIL = /email/i;
 const PHONE = /phone|mobile/i;
 
-function search(module: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse {
+function search(module: string, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer {
   const target = MODULES[module]!;
   const { criteria, email, phone, word } = request.query;
   const given = [criteria, email, phone, word].filter((value) => value !== undefined && value !== '');
@@ -202,8 +204,10 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
   if (given.length > 1) return zohoError(400, 'INVALID_QUERY', 'only one of criteria, email, phone and word may be given', {});
   const page = intParam(request.query.page, 'page', 1, 1);
   const perPage = intParam(request.query.per_page, 'per_page', 200, 1, 200);
-  const rows = context.data.crm[target.type].entries().map((entry) => renderFields(target, entry.record, entry.extra, context));
-  const fields = rows.length > 0 ? Object.keys(rows[0]!) : target.fields.map((field) => field.native);
+  const entries = context.data.crm[target.type].entries();
+  // The criteria name fields as a rendered record has them: the first record's, rendered now; the rest in the walk.
+  const first = entries[0];
+  const fields = first ? Object.keys(renderFields(target, first.record, first.extra, context)) : target.fields.map((field) => field.native);
   let test: (row: Flat) => boolean;
   if (criteria !== undefined && criteria !== '') {
     let parsed: Criteria;
@@ -228,12 +232,18 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
     test = (row) =>
       names.some((name) => texts(row[name]).some((value) => (how === 'word' ? firstAt(value.toLowerCase()) >= 0 : value.toLowerCase() === lower)));
   }
-  const hits = rows.filter(test);
-  const offset = (page - 1) * perPage;
-  const items = hits.slice(offset, offset + perPage);
-  // No match (or a page past the end) is 204 with no body, as in Zoho.
-  if (items.length === 0) return reply(204, null, HEADERS);
-  return reply(200, { data: items, info: { per_page: perPage, count: items.length, page, more_records: offset + items.length < hits.length } }, HEADERS);
+  // Every record is rendered and tested: in pieces (decision 0042).
+  const found = collectInPieces(entries, (entry) => {
+    const row = renderFields(target, entry.record, entry.extra, context);
+    return test(row) ? row : undefined;
+  });
+  return mapPieces(found, (hits) => {
+    const offset = (page - 1) * perPage;
+    const items = hits.slice(offset, offset + perPage);
+    // No match (or a page past the end) is 204 with no body, as in Zoho.
+    if (items.length === 0) return reply(204, null, HEADERS);
+    return reply(200, { data: items, info: { per_page: perPage, count: items.length, page, more_records: offset + items.length < hits.length } }, HEADERS);
+  });
 }
 
 /**
