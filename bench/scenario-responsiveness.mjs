@@ -3,7 +3,7 @@
 // GET /sandbox/health sent one after another (every 5 ms) during the run, against the same
 // requests to the same server idle just before, and the longest of them while the run's delivery
 // log is read after it (GET /sandbox/connections/{id}/deliveries), and while searches walk its contacts
-// (POST /crm/contacts/search, finding nothing). Then the same while the server takes the first
+// (POST /crm/contacts/search, then HubSpot's own search through POST /crm/passthrough, finding nothing). Then the same while the server takes the first
 // snapshot of 100 seeded data sets and restores it (GET and PUT /sandbox/snapshot).
 // `npm run bench` runs both (--only=responsiveness); alone: node bench/scenario-responsiveness.mjs
 import { fileURLToPath } from 'node:url';
@@ -63,11 +63,37 @@ export async function responsiveness({ rounds = 3, creates = 10_000 } = {}) {
       listMax: median(results.map((r) => r.listMax)),
       searchMs: median(results.map((r) => r.searchMs)),
       searchMax: median(results.map((r) => r.searchMax)),
+      nativeMs: median(results.map((r) => r.nativeMs)),
+      nativeMax: median(results.map((r) => r.nativeMax)),
       rounds: results,
     };
   } finally {
     await receiver.stop();
   }
+}
+
+/**
+ * SEARCHES searches that find nothing among a connection's contacts, one after another: each walks all of them. The
+ * unified ones (docs/decisions/0041), and HubSpot's own through the passthrough (docs/decisions/0042).
+ */
+function searchesOf(server, accessToken) {
+  const searches = (path, bodyOf) => async () => {
+    for (let i = 0; i < SEARCHES; i++) {
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: HEADERS, body: JSON.stringify(bodyOf(`Nobody ${i}`)) });
+      const answer = await res.json();
+      if (res.status !== 200 || (answer.statusCode ?? 200) !== 200)
+        throw new Error(`the search answered ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`);
+    }
+  };
+  return {
+    unified: searches('/crm/contacts/search', (name) => ({ accessToken, filters: { lastName: { equals: name } } })),
+    native: searches('/crm/passthrough', (name) => ({
+      accessToken,
+      method: 'POST',
+      path: 'crm/v3/objects/contacts/search',
+      body: { filterGroups: [{ filters: [{ propertyName: 'lastname', operator: 'EQ', value: name }] }] },
+    })),
+  };
 }
 
 /** One round on a server of its own: warm-up, 2 s idle, then the run with health requests beside it. */
@@ -84,8 +110,12 @@ async function oneRound(receiver, creates) {
       if (res.status !== 200 || !report.ok) throw new Error(`the run failed: ${res.status} ${report.message ?? report.failures?.[0]}`);
       return report;
     };
-    // Loads the scenario engine and warms the routes: what every later run finds done.
+    // Loads the scenario engine and warms the routes: what every later run finds done. (The searches load their parts
+    // on first use, the simulated systems among them: done here, on the server's own READY connection.)
     await play([{ create: { type: 'Contact', repeat: 100 } }]);
+    const warm = searchesOf(server, server.connections[0].accessToken);
+    await warm.unified();
+    await warm.native();
     const started = performance.now();
     const idle = await sample(server.url, () => performance.now() - started > 2_000);
     const steps = [{ create: { type: 'Contact', repeat: creates, fields: { lastName: 'Load ${i}' } } }, { wait: 'deliveries' }];
@@ -97,16 +127,10 @@ async function oneRound(receiver, creates) {
       if (res.status !== 200) throw new Error(`the delivery log answered ${res.status}`);
       return (await res.arrayBuffer()).byteLength;
     });
-    // Then searches that find nothing among the run's contacts, one after another: each walks all of them (docs/decisions/0041).
-    const { accessToken } = Object.values(report.connections)[0];
-    const searching = await beside(server.url, async () => {
-      for (let i = 0; i < SEARCHES; i++) {
-        const body = JSON.stringify({ accessToken, filters: { lastName: { equals: `Nobody ${i}` } } });
-        const res = await fetch(`${server.url}/crm/contacts/search`, { method: 'POST', headers: HEADERS, body });
-        if (res.status !== 200) throw new Error(`the search answered ${res.status}`);
-        await res.arrayBuffer();
-      }
-    });
+    // Then searches that find nothing among the run's contacts (searchesOf).
+    const { unified, native } = searchesOf(server, Object.values(report.connections)[0].accessToken);
+    const searching = await beside(server.url, unified);
+    const nativeSearching = await beside(server.url, native);
     return {
       idle: p99(idle),
       busy: p99(run.latencies),
@@ -118,6 +142,8 @@ async function oneRound(receiver, creates) {
       listMax: Math.max(...listing.latencies),
       searchMs: searching.ms / SEARCHES,
       searchMax: Math.max(...searching.latencies),
+      nativeMs: nativeSearching.ms / SEARCHES,
+      nativeMax: Math.max(...nativeSearching.latencies),
     };
   } finally {
     await server.stop();
@@ -177,7 +203,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await responsiveness();
   for (const round of result.rounds)
     console.log(
-      `  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s); longest while its delivery log is read ${round.listMax.toFixed(1)} ms, while searches walk its contacts ${round.searchMax.toFixed(1)} ms`,
+      `  round: idle p99 ${round.idle.toFixed(2)} ms; during the run p99 ${round.busy.toFixed(2)} ms, max ${round.max.toFixed(1)} ms (${round.samples} requests, ${round.seconds.toFixed(1)} s); longest while its delivery log is read ${round.listMax.toFixed(1)} ms, while searches walk its contacts ${round.searchMax.toFixed(1)} ms (unified), ${round.nativeMax.toFixed(1)} ms (native)`,
     );
   console.log(
     `median: idle p99 ${result.idleP99.toFixed(2)} ms, during a ${result.events}-event run ${result.busyP99.toFixed(2)} ms (max ${result.busyMax.toFixed(1)} ms)`,
