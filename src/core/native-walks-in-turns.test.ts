@@ -144,6 +144,23 @@ describe("a simulated system's walk over a long collection, through the passthro
     });
   }
 
+  /** Calls that answer a long page: each record of it rendered, in pieces. */
+  const PAGES: Record<string, Omit<DownstreamRequest, 'search'>> = {
+    outreach: { method: 'GET', path: 'prospects', query: { 'page[size]': '1000' }, body: undefined },
+    salesforce: { method: 'GET', path: 'services/data/v59.0/query', query: { q: 'SELECT Id, LastName, Account.Name FROM Contact' }, body: undefined },
+  };
+  for (const [integrationId, call] of Object.entries(PAGES)) {
+    it(`${integrationId}: renders a long page (${integrationId === 'outreach' ? '1,000 records' : 'a SOQL batch of 2,000 rows'}) in pieces, as at once`, async () => {
+      const { sandbox, atOnce, search } = await withHaystack(integrationId as IntegrationId);
+      const { result, turns } = await turnsDuring(() => search(call));
+      expect(turns).toBeGreaterThan(0);
+      const answer = JSON.parse(result.body);
+      expect(answer.body).toEqual(atOnce(call).body);
+      expect(integrationId === 'outreach' ? answer.body.data.length : answer.body.records.length).toBe(integrationId === 'outreach' ? 1000 : 2000);
+      sandbox.close();
+    });
+  }
+
   it('hubspot: finds a record by a unique property (idProperty), one read or a batch, in pieces too', async () => {
     const { sandbox, connectionId, needles, atOnce, search } = await withHaystack('hubspot');
     const email = (sandbox.getRecord(connectionId, 'Contact', needles[2]!) as { email: string }).email;

@@ -1,4 +1,5 @@
 import type { CrmRecord } from '../model/crm.js';
+import { mapPieces } from '../shared/pieces.js';
 import {
   createRecord,
   deleteRecord,
@@ -12,7 +13,8 @@ import {
   type WritePolicy,
 } from './rest-engine.js';
 import type { Params, Route } from './router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
+import { collectInPieces, WALK_PIECE } from './walk-in-pieces.js';
 
 /** A list request's window, and how many records there are in all. */
 export interface Window {
@@ -60,16 +62,13 @@ export function collectionHandlers(api: CollectionApi, name: string) {
       return found ? run(found, request, context) : api.missing(name, params.id!, request);
     };
   return {
-    list: (_params: Params, request: DownstreamRequest, context: DownstreamContext) => {
+    list: (_params: Params, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer => {
       const { offset, limit } = api.window(request);
       const { found, total } = pageOf(objects, offset, limit, context.data);
-      return api.list(
-        found.map((item) => renderFound(api, item, context, request)),
-        { offset, limit, total },
-        name,
-        request,
-        context,
-      );
+      const answer = (items: unknown[]) => api.list(items, { offset, limit, total }, name, request, context);
+      const render = (item: Found) => renderFound(api, item, context, request);
+      // A long page (Outreach takes up to 1,000 a page, Pipedrive 500) is rendered in pieces (decision 0042).
+      return found.length <= WALK_PIECE ? answer(found.map(render)) : mapPieces(collectInPieces(found, render), answer);
     },
     create: (_params: Params, request: DownstreamRequest, context: DownstreamContext) => {
       const body = api.unwrap(request.body, name);

@@ -24,7 +24,7 @@ const SCHEMA: QuerySchema = {
   columns: (name) => columnsOf(sobjectNamed(name)!),
   rows: (name, context, start, end) => {
     const object = sobjectNamed(name)!;
-    return context.data.crm[object.type].slice(start, Math.max(0, end - start)).map((entry) => render(object, entry.record, entry.extra, context));
+    return collectInPieces(context.data.crm[object.type].slice(start, Math.max(0, end - start)), (entry) => render(object, entry.record, entry.extra, context));
   },
   passing: (name, context, test) => {
     const object = sobjectNamed(name)!;

@@ -20,8 +20,8 @@ export interface QuerySchema {
   ofId(nativeId: string, context: DownstreamContext): { name: string; row: Flat } | undefined;
   /** The columns of an sObject, custom fields included. */
   columns(name: string): string[];
-  /** Records `start` to `end` of an sObject, in store order, rendered (with `attributes`). */
-  rows(name: string, context: DownstreamContext, start: number, end: number): Flat[];
+  /** Records `start` to `end` of an sObject, in store order, rendered (with `attributes`): a batch of up to 2,000, in pieces. */
+  rows(name: string, context: DownstreamContext, start: number, end: number): Pieces<Flat[]>;
   /** Every record of an sObject that passes `test` (all without one), in store order, rendered: a walk in pieces. */
   passing(name: string, context: DownstreamContext, test: ((row: Flat) => boolean) | undefined): Pieces<Flat[]>;
   /** How many records an sObject has. */
@@ -454,13 +454,13 @@ function* runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext,
     // No filter and no sort: the answer is a window of the store, so only that window is rendered.
     const total = Math.max(0, Math.min(end ?? Number.MAX_SAFE_INTEGER, schema.count(object.name, context)) - offset);
     if (soql.count) return { totalSize: total, done: true, records: [] };
-    const batch = schema.rows(object.name, context, offset + skip, offset + Math.min(total, skip + QUERY_BATCH));
+    const batch = yield* schema.rows(object.name, context, offset + skip, offset + Math.min(total, skip + QUERY_BATCH));
     const done = skip + batch.length >= total;
     return {
       totalSize: total,
       done,
       ...(done ? {} : { next: skip + QUERY_BATCH }),
-      records: batch.map((row) => select(schema, row, selected, context)),
+      records: yield* selectInPieces(schema, batch, selected, context),
       ids: batch.map((row) => row.Id),
     };
   }
@@ -474,7 +474,12 @@ function* runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext,
     totalSize: rows.length,
     done,
     ...(done ? {} : { next: skip + QUERY_BATCH }),
-    records: batch.map((row) => select(schema, row, selected, context)),
+    records: yield* selectInPieces(schema, batch, selected, context),
     ids: batch.map((row) => row.Id),
   };
+}
+
+/** The selected fields of a batch of rows (up to 2,000, relationship fields followed): in pieces. */
+function selectInPieces(schema: QuerySchema, batch: Flat[], selected: Path[], context: DownstreamContext): Pieces<Flat[]> {
+  return collectInPieces(batch, (row) => select(schema, row, selected, context));
 }
