@@ -132,7 +132,7 @@ describe("a simulated system's walk over a long collection, through the passthro
     },
   };
   for (const [integrationId, sort] of Object.entries(SORTS)) {
-    it(`${integrationId}: sorts every record in pieces too, as a sort at once does`, async () => {
+    it(`${integrationId}: sorts every record (or every hit), in pieces too, in the order a sort at once gives`, async () => {
       const { sandbox, atOnce, search } = await withHaystack(integrationId as IntegrationId);
       const { result, turns } = await turnsDuring(() => search(sort.call));
       expect(turns).toBeGreaterThan(0);
