@@ -2,7 +2,7 @@ import type { Clock } from '../../clock/clock.js';
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import { loadDownstream } from '../../downstream/load.js';
 import { ApiError } from '../../shared/errors.js';
-import { runInTurns } from '../../shared/pieces.js';
+import { type Pieces, runOfOneMoment } from '../../shared/pieces.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
@@ -71,14 +71,15 @@ function matching<T extends { id: string }>(collection: OrderedCollection<T>, pa
 /** Collections up to this size are walked at once (about a millisecond a thousand entries): a longer walk gives turns. */
 export const WALK_AT_ONCE = 2_000;
 /** Entries a piece of a long walk looks at. */
-const WALK_PIECE = 500;
+const UNIFIED_WALK_PIECE = 500;
 
 /**
  * A page of the entries that pass, as {@link matching} finds it, and the {@link MatchedPage} a route renders at once
  * after it: a long walk on a real clock goes in pieces with turns of the event loop between (a search that finds
  * nothing in 100,000 records held the server for 50–120 ms), so other requests wait a piece, not the walk.
  * `moment` is the version of all the walk reads (the collection, or the whole data set where a view reads others):
- * when a turn changed it, the walk is made again at once over what there is now, so the page is of one moment.
+ * when a turn changed it, the walk is made again at once over what there is now, so the page is of one moment
+ * (`runOfOneMoment`, as the passthrough's native walks run: decision 0042).
  *
  * @example const found = await matchingFor(deps.clock, collection, page, () => collection.version, passes);
  */
@@ -90,29 +91,23 @@ export function matchingFor<T extends { id: string }>(
   passes: (entry: Entry<T>) => boolean,
 ): MatchedPage<T> | Promise<MatchedPage<T>> {
   if (clock.kind !== 'real' || collection.size <= WALK_AT_ONCE) return matching(collection, page, passes);
-  return runInTurns(matchingInPieces(collection, page, moment, passes)).then(({ found, at }) =>
-    // The route renders the page next, at once: only a change in the turn after the last piece is left to catch.
-    moment() === at ? found : matching(collection, page, passes),
+  const at = moment();
+  return runOfOneMoment(
+    matchingInPieces(collection, page, passes),
+    () => moment() !== at,
+    () => matching(collection, page, passes),
   );
 }
 
-/**
- * The walk, a piece at a time; a turn that changed the moment has the walk made again, at once. Its page, and the
- * moment that page is of (the one it started at, or the one it was made again at).
- */
+/** The walk, a piece at a time. */
 function* matchingInPieces<T extends { id: string }>(
   collection: OrderedCollection<T>,
   page: PageRequest,
-  moment: () => number,
   passes: (entry: Entry<T>) => boolean,
-): Generator<void, { found: MatchedPage<T>; at: number }, void> {
-  const at = moment();
+): Pieces<MatchedPage<T>> {
   const walk = new Walk(collection, page, passes);
-  while (!walk.step(WALK_PIECE)) {
-    yield;
-    if (moment() !== at) return { found: matching(collection, page, passes), at: moment() };
-  }
-  return { found: walk.found, at };
+  while (!walk.step(UNIFIED_WALK_PIECE)) yield;
+  return walk.found;
 }
 
 /** A search's walk along a collection from the page's cursor, a number of entries at a time (a plain loop: no generator per entry). */
