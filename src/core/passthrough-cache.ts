@@ -48,17 +48,18 @@ export class PassthroughCache {
         return (at ??= now());
       },
     };
-    const keep = (value: unknown): CachedPage => {
+    // The answer as bytes, kept when nothing but the data and the request could have made it.
+    const serialised = (value: unknown): CachedPage => {
       const json = JSON.stringify(value);
       const page = { json, encoded: utf8Bytes(json) };
       if (!readClock && data.changeMark() === before) this.keep(data, before, key, page);
       return page;
     };
     const answered = answer(context);
-    if (!isPieces(answered)) return keep(answered);
-    if (!inTurns) return keep(runToEnd(answered));
+    if (!isPieces(answered)) return serialised(answered);
+    if (!inTurns) return serialised(runToEnd(answered));
     return runOfOneMoment(
-      mapPieces(answered, keep),
+      mapPieces(answered, serialised),
       () => data.changeMark() !== before,
       () => this.get(data, org, key, now, answer),
     );
