@@ -60,14 +60,19 @@ function nextTurn(): Promise<void> {
  * @example const deliveries = await runInTurns(log.listInPieces(connectionId));
  */
 export async function runInTurns<T>(pieces: Iterator<void, T, void>, sliceMs = BREATH_SLICE_MS): Promise<T> {
-  let since = performance.now();
+  for (;;) {
+    const step = runSlice(pieces, sliceMs);
+    if (step.done) return step.value;
+    await nextTurn();
+  }
+}
+
+/** Runs pieces until the work ends or has held the event loop for `sliceMs`; the last step (done: the result). */
+function runSlice<T>(pieces: Iterator<void, T, void>, sliceMs: number): IteratorResult<void, T> {
+  const since = performance.now();
   for (;;) {
     const step = pieces.next();
-    if (step.done) return step.value;
-    if (performance.now() - since >= sliceMs) {
-      await nextTurn();
-      since = performance.now();
-    }
+    if (step.done || performance.now() - since >= sliceMs) return step;
   }
 }
 
@@ -102,23 +107,15 @@ export function* mapPieces<T, U>(pieces: Pieces<T>, map: (result: T) => U): Piec
  * @example const answer = runOfOneMoment(search(), () => data.changeMark() !== before, () => runToEnd(search()));
  */
 export function runOfOneMoment<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T, sliceMs = BREATH_SLICE_MS): T | Promise<T> {
-  const since = performance.now();
-  for (;;) {
-    const step = pieces.next();
-    if (step.done) return step.value;
-    if (performance.now() - since >= sliceMs) return goOnInTurns(pieces, changed, again, sliceMs);
-  }
+  const step = runSlice(pieces, sliceMs);
+  return step.done ? step.value : goOnInTurns(pieces, changed, again, sliceMs);
 }
 
 async function goOnInTurns<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T, sliceMs: number): Promise<T> {
   for (;;) {
     await nextTurn();
     if (changed()) return again();
-    const since = performance.now();
-    for (;;) {
-      const step = pieces.next();
-      if (step.done) return step.value;
-      if (performance.now() - since >= sliceMs) break;
-    }
+    const step = runSlice(pieces, sliceMs);
+    if (step.done) return step.value;
   }
 }
