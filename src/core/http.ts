@@ -123,7 +123,7 @@ export function sharedJsonBody(request: SandboxRequest): Record<string, unknown>
 }
 
 /** Freezes parsed JSON in place, every object and array in it. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);

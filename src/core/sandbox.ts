@@ -28,7 +28,7 @@ import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import { bodyLimit, isOverBytes, payloadTooLarge, type Reply, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { checkJournalFilter, JOURNAL_FILTER_NAMES, type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
 import { type ResolvedOptions, resolveOptions, type SandboxOptions } from './options.js';
-import { RequestContext, type RequestNote } from './routes/context.js';
+import { nullRuleOf, RequestContext, type RequestNote } from './routes/context.js';
 import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
 import { publicTokenBody } from './routes/link.js';
 import { openApiJson } from './routes/openapi.js';
@@ -305,6 +305,7 @@ export class Sandbox {
         apiKey === ADMIN ? '' : apiKey,
         apiKey === ADMIN,
         note,
+        nullRuleOf(match.value as Route<never>),
       );
       const reply = match.value.handler(ctx, this.deps);
       // A route that answers at once (a kept page) is answered without a promise of its own.

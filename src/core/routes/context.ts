@@ -6,13 +6,14 @@ import type { ConnectionStatus, ConnectionSummary, ExchangeResult } from '../../
 import type { CrmObjectType, UnifiedRecord } from '../../model/crm.js';
 import type { Platform } from '../../model/platform.js';
 import type { ScenarioSandbox } from '../../scenarios/target.js';
+import { withoutNulls } from '../../shared/absent-nulls.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { ChaosSettings } from '../../webhooks/chaos.js';
 import type { Delivery } from '../../webhooks/delivery.js';
 import type { Dispatcher } from '../../webhooks/dispatcher.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
 import type { FaultRule } from '../faults.js';
-import { parseJsonBody, queryParam, type Reply, type SandboxRequest, sharedJsonBody } from '../http.js';
+import { deepFreeze, parseJsonBody, queryParam, type Reply, type SandboxRequest, sharedJsonBody } from '../http.js';
 import type { JournalEntry, JournalFilter } from '../journal.js';
 import type * as ResponseSchemas from '../openapi/response-schemas.js';
 import type { PageCache } from '../page-cache.js';
@@ -162,6 +163,11 @@ export interface Route<Uses extends keyof RouteDeps = keyof RouteDeps> {
   /** The zod schema of its JSON body: the one it parses with, or (where it checks the body itself) one made when the document is built. */
   body?: z.ZodType | (() => z.ZodType);
   /**
+   * Members of its body whose contents are a downstream system's own JSON, kept as sent, nulls
+   * included (the passthrough's `body` and `query`); `additional` always is. See {@link nullRuleOf}.
+   */
+  nativeMembers?: readonly string[];
+  /**
    * Success: status, description, and the body's schema, made when the document is built (so the
    * response schemas load with the document, not with every sandbox): a zod schema, or a `$ref`.
    */
@@ -173,11 +179,32 @@ export interface Route<Uses extends keyof RouteDeps = keyof RouteDeps> {
 
 // --- The context of one request --------------------------------------------------------------
 
+/** The tags of the service's own routes: their bodies read a `null` member as one not given. */
+const SERVICE_TAGS: ReadonlySet<RouteTag> = new Set<RouteTag>(['Link', 'Connections', 'CRM', 'Engagement', 'Webhooks', 'Passthrough']);
+const ADDITIONAL_ONLY: ReadonlySet<string> = new Set(['additional']);
+const nullRules = new WeakMap<Route<never>, ReadonlySet<string> | undefined>();
+
+/**
+ * How a route reads `null` in its body (decision 0043): on the service's own routes a member
+ * given `null` is a member not given, at every depth but inside the members that carry a system's
+ * own JSON (the answer: their names); the sandbox's control API keeps what it is sent (undefined).
+ */
+export function nullRuleOf(route: Route<never>): ReadonlySet<string> | undefined {
+  if (nullRules.has(route)) return nullRules.get(route);
+  const rule = SERVICE_TAGS.has(route.tag) ? (route.nativeMembers ? new Set(['additional', ...route.nativeMembers]) : ADDITIONAL_ONLY) : undefined;
+  nullRules.set(route, rule);
+  return rule;
+}
+
+/** Shared bodies without their nulls, by the shared body they came from (frozen, as that one is). */
+const sharedWithoutNulls = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
 /** The {@link RouteContext} of one request: one object, its body parsed on demand. */
 export class RequestContext implements RouteContext {
   readonly query: URLSearchParams;
   private parsed: Record<string, unknown> | undefined;
 
+  /** `nullRule`: the route's {@link nullRuleOf}. */
   constructor(
     private readonly deps: Pick<RouteDeps, 'registry' | 'clock'>,
     readonly adminKeyConfigured: boolean,
@@ -186,16 +213,30 @@ export class RequestContext implements RouteContext {
     readonly apiKey: string,
     readonly admin: boolean,
     readonly note: RequestNote,
+    private readonly nullRule?: ReadonlySet<string>,
   ) {
     this.query = queryOf(request.query);
   }
 
   body(): Record<string, unknown> {
-    return (this.parsed ??= parseJsonBody(this.request));
+    if (this.parsed !== undefined) return this.parsed;
+    const parsed = parseJsonBody(this.request);
+    this.parsed = this.hasNulls() ? withoutNulls(parsed, this.nullRule!) : parsed;
+    return this.parsed;
   }
 
   sharedBody(): Readonly<Record<string, unknown>> {
-    return (this.parsed ??= sharedJsonBody(this.request));
+    if (this.parsed !== undefined) return this.parsed;
+    const shared = sharedJsonBody(this.request);
+    if (!this.hasNulls()) return (this.parsed = shared);
+    let kept = sharedWithoutNulls.get(shared);
+    if (kept === undefined) sharedWithoutNulls.set(shared, (kept = deepFreeze(withoutNulls(shared, this.nullRule!))));
+    return (this.parsed = kept as Record<string, unknown>);
+  }
+
+  /** Whether the body may hold a null the route's rule drops: most bodies have no `null` in their text at all. */
+  private hasNulls(): boolean {
+    return this.nullRule !== undefined && this.request.body?.includes('null') === true;
   }
 
   connection(connectionId: string = this.params.connectionId!): ConnectionState {

@@ -10,13 +10,17 @@ export const MAX_LIMIT = 200;
 /** Every limit as a client writes it ('1' … '200'), looked up on every page request instead of a pattern's test. */
 const LIMITS = new Map(Array.from({ length: MAX_LIMIT }, (_, i) => [String(i + 1), i + 1]));
 
-/** `limit`: an integer from 1 to 200, default 100; anything else is a 400. */
+/**
+ * `limit`: an integer from 1 to 200, default 100; anything else is a 400. An integral decimal
+ * (`2.0`) is that integer: a client generated from the document, which types `limit` as a number,
+ * writes a float (decision 0043).
+ */
 export function parseLimit(text: string | undefined): number {
   if (text === undefined) return DEFAULT_LIMIT;
   const known = LIMITS.get(text);
   if (known !== undefined) return known;
-  const limit = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(limit >= 1 && limit <= MAX_LIMIT)) {
+  const limit = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT)) {
     throw ApiError.invalidField('limit', `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(text)}`);
   }
   return limit;
@@ -28,10 +32,13 @@ export const pageQuery: QueryParameter[] = [
   { name: 'cursor', description: "The previous page's nextPageCursor (empty, absent or 1: the first page)", schema: { type: 'string' } },
 ];
 
-/** A boolean query parameter: `true` or `false`. */
+/** A boolean query parameter: `true` or `false`, in any case (Python's client writes `True`: decision 0043). */
 export function parseBoolean(text: string | undefined, name: string): boolean {
   if (text === undefined || text === 'false') return false;
   if (text === 'true') return true;
+  const lower = text.toLowerCase();
+  if (lower === 'false') return false;
+  if (lower === 'true') return true;
   throw ApiError.invalidField(name, `${name} must be true or false, got ${JSON.stringify(text)}`);
 }
 

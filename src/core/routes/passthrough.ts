@@ -56,6 +56,8 @@ export const passthroughRoutes: Route<'registry' | 'clock' | 'passthroughAnswers
     summary: "A raw request to the connection's (simulated) downstream system",
     tag: 'Passthrough',
     body: passthroughBody,
+    // The downstream request's own body and query: their nulls are the system's to read.
+    nativeMembers: ['body', 'query'],
     ok: {
       status: 200,
       schema: () =>
