@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
 import type { ExchangeResult } from '../src/model/connection.js';
-import { UNIFIED_ENGAGEMENT_OBJECTS } from '../src/unified/engagement-objects.js';
+import { ENGAGEMENT_UNMAPPED, UNIFIED_ENGAGEMENT_OBJECTS } from '../src/unified/engagement-objects.js';
 import type { Exchange } from './helpers/openapi-conformance.js';
 import { serviceChecker } from './helpers/service-document.js';
 import { API_KEY, type CallOptions, type CallResult, devServerTransport, mswTransport, type Transport } from './helpers/transports.js';
@@ -43,6 +43,9 @@ function checked(t: Transport): Checked {
     },
   };
 }
+
+/** The members of a body that pass. */
+const kept = (body: Record<string, unknown>, keep: (key: string) => boolean) => Object.fromEntries(Object.entries(body).filter(([key]) => keep(key)));
 
 function expectError(res: CallResult, status: number, errorCode: string, field?: string): void {
   expect(res.status, res.text).toBe(status);
@@ -150,14 +153,18 @@ const cases: Array<{ name: string; run: (t: Checked, sandbox: Sandbox) => Promis
         const account = await t.call('POST', '/engagement/account', {
           json: {
             accessToken,
-            account: {
-              name: 'Blue Cross',
-              description: 'Insurance',
-              industry: 'Health',
-              numberOfEmployees: 100,
-              website: 'www.bluecross.example',
-              address: { city: 'Scranton' },
-            },
+            account: kept(
+              {
+                name: 'Blue Cross',
+                description: 'Insurance',
+                industry: 'Health',
+                numberOfEmployees: 100,
+                website: 'www.bluecross.example',
+                address: { city: 'Scranton' },
+              },
+              // A field a platform keeps nowhere is refused by name (decision 0043): left out there.
+              (key) => !ENGAGEMENT_UNMAPPED[platform]!.Account.includes(key),
+            ),
           },
         });
         expect(account.status, account.text).toBe(200);
@@ -384,13 +391,21 @@ const cases: Array<{ name: string; run: (t: Checked, sandbox: Sandbox) => Promis
       });
       expect(contact.additional.attributes).toMatchObject({ custom1: 'EMEA', custom2: 'gold' });
 
-      // An account field Outreach has no place for is ignored and named.
-      const account = await t.call('POST', '/engagement/account', {
+      // An account field Outreach has no place for is refused by name (decision 0043): nothing is written.
+      const refused = await t.call('POST', '/engagement/account', {
         json: { accessToken, account: { name: 'Engines', phone: '555', address: { line1: '1 Main', city: 'London' } } },
       });
-      expect(account.headers.get('x-sandbox-ignored-fields')).toBe(
-        'account.phone (not a field of Account in outreach), account.address.line1 (not a field of Account in outreach)',
+      expectError(refused, 400, 'INVALID_FIELD_VALUE', 'account.phone');
+      expect(refused.body.metadata.integrationId).toBe('outreach');
+      expectError(
+        await t.call('POST', '/engagement/account', { json: { accessToken, account: { name: 'Engines', address: { line1: '1 Main', city: 'London' } } } }),
+        400,
+        'INVALID_FIELD_VALUE',
+        'account.address.line1',
       );
+      const account = await t.call('POST', '/engagement/account', { json: { accessToken, account: { name: 'Engines', address: { city: 'London' } } } });
+      expect(account.status, account.text).toBe(200);
+      expect(account.headers.get('x-sandbox-ignored-fields')).toBeNull();
       expect((await t.call('GET', '/engagement/account', { query: { accessToken, id: account.body.id } })).body.account).toMatchObject({
         name: 'Engines',
         locality: 'London',

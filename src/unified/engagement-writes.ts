@@ -23,7 +23,7 @@ import type { Entry } from '../store/ordered-collection.js';
 import { unifiedObjectOf } from './crm-objects.js';
 import { COMPLETION_TYPES, ENGAGEMENT_UNMAPPED, type EngagementInput, type EngagementObject, TASK_TYPES } from './engagement-objects.js';
 import { crmIdOf, engagementIdOf } from './engagement-view.js';
-import { planWrite } from './writes.js';
+import { notKept, planWrite } from './writes.js';
 
 /**
  * The unified engagement writes: creates and updates of accounts, contacts and tasks, completing a
@@ -115,14 +115,10 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
   const at = object.key;
   const { given, ignored } = inputsOf(write, body);
   const skip = ENGAGEMENT_UNMAPPED[connection.integrationId]?.[type] ?? [];
-  const unmapped = (path: string) => `${at}.${path} (not a field of ${type} in ${connection.integrationId})`;
   const crm: Record<string, unknown> = {};
   const nativeFields: Record<string, unknown> = {};
   for (const [item, value] of given) {
-    if (skip.includes(item.key)) {
-      ignored.push(unmapped(item.key));
-      continue;
-    }
+    if (skip.includes(item.key)) throw notKept(`${at}.${item.key}`, type, connection.integrationId);
     if (item.kind === 'address') {
       const parts = addressParts(value, `${at}.address`);
       if (parts === null) {
@@ -132,10 +128,7 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
       }
       const kept: Record<string, unknown> = {};
       for (const [part, text] of Object.entries(parts)) {
-        if (skip.includes(`address.${part}`)) {
-          ignored.push(part === 'line2' && type === 'Account' ? `${at}.address.line2 (an account keeps one street line)` : unmapped(`address.${part}`));
-          continue;
-        }
+        if (skip.includes(`address.${part}`)) throw notKept(`${at}.address.${part}`, type, connection.integrationId);
         if (type === 'Account') kept[part === 'line1' ? 'street' : part] = text;
         else nativeFields[CONTACT_ADDRESS_FIELDS[connection.integrationId]![part as 'city']!] = text;
       }

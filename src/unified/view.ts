@@ -10,7 +10,8 @@ export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectTyp
   hubspot: { Event: ['isAllDayEvent'] },
   pipedrive: {
     Account: ['description', 'phone'],
-    Lead: ['jobTitle', 'email', 'account', 'phone', 'mobilePhone'],
+    // A lead's email, phones and job title are its person's (decision 0043): kept, and a create makes the person.
+    Lead: ['account'],
     User: ['firstName', 'lastName'],
     Task: ['priority'],
     Event: ['isAllDayEvent'],
@@ -21,8 +22,17 @@ export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectTyp
   zoho: { Event: ['type'], Email: ['bcc'] },
 };
 
-/** Whether an integration maps a unified field of a type. */
-export const isMapped = (integrationId: IntegrationId, type: CrmObjectType, field: string): boolean => !UNMAPPED[integrationId]?.[type]?.includes(field);
+/**
+ * Fields an integration keeps but an update cannot change there: the service's document says a
+ * Pipedrive lead's email and phones are not supported by LeadUpdate (they are its person's).
+ */
+export const NOT_UPDATED: Partial<Record<IntegrationId, Partial<Record<CrmObjectType, readonly string[]>>>> = {
+  pipedrive: { Lead: ['email', 'phone', 'mobilePhone'] },
+};
+
+/** Whether an integration maps a unified field of a type (and, given a mode, whether a write of that mode keeps it). */
+export const isMapped = (integrationId: IntegrationId, type: CrmObjectType, field: string, mode?: 'create' | 'update'): boolean =>
+  !UNMAPPED[integrationId]?.[type]?.includes(field) && !(mode === 'update' && NOT_UPDATED[integrationId]?.[type]?.includes(field));
 
 const views = new WeakMap<CrmRecord, UnifiedRecord>();
 

@@ -2,7 +2,7 @@ import { parseTime, stageWrites } from '../downstream/fields.js';
 import { NATIVE_EMAIL_WRITES } from '../downstream/native-email.js';
 import { FieldError, isPlainObject, type NativeObject, translate, type WritePolicy } from '../downstream/rest-engine.js';
 import type { DownstreamContext } from '../downstream/types.js';
-import { ADDRESS_PARTS, CRM_FIELDS, type CrmRecord, DERIVED_FIELDS } from '../model/crm.js';
+import { ADDRESS_PARTS, CRM_FIELDS, type CrmObjectType, type CrmRecord, DERIVED_FIELDS } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 import { ApiError } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
@@ -39,6 +39,11 @@ export interface WriteRequest {
 export interface WritePlan {
   /** The store write: unified fields and `associations`. */
   input: Record<string, unknown>;
+  /**
+   * A Contact to create first and link the record to (`associations.contactIds`): the person a new
+   * Pipedrive lead is about, which keeps its email, phones and job title (decision 0043).
+   */
+  person?: Record<string, unknown>;
   /** The record's extras to store: custom fields and native-only values from `additional` (update: merged by the caller). */
   extra?: { custom: Record<string, unknown>; native?: Record<string, unknown> };
   /** Fields given that were not written, each with why: what the caller is told. */
@@ -77,10 +82,7 @@ export function planWrite(request: WriteRequest): WritePlan {
     const field = object.fields.find((candidate) => candidate.key === key);
     const link = object.links.find((candidate) => candidate.input === key);
     if (field?.[mode]) {
-      if (!isMapped(request.integrationId, object.type, key)) {
-        ignored.push(`${at}.${key} (not a field of ${object.type} in ${request.integrationId})`);
-        continue;
-      }
+      if (!isMapped(request.integrationId, object.type, key, mode)) throw notKept(`${at}.${key}`, object.type, request.integrationId, mode);
       fields[key] = checkValue(field, value, `${at}.${key}`);
     } else if (link?.[mode]) {
       linkInto(associations, link, value, `${at}.${key}`, request, body);
@@ -109,7 +111,33 @@ export function planWrite(request: WriteRequest): WritePlan {
   if (Object.keys(links).length > 0) input.associations = links;
   if (body.additional !== undefined && !request.native) ignored.push(`${at}.additional (${request.integrationId} has no native ${object.type})`);
   const extra = fromAdditional ? { custom: fromAdditional.custom, ...(fromAdditional.native ? { native: fromAdditional.native } : {}) } : undefined;
-  return { input, ...(extra ? { extra } : {}), ignored };
+  const person = leadPerson(request, input);
+  return { input, ...(person ? { person } : {}), ...(extra ? { extra } : {}), ignored };
+}
+
+/** The fields of a lead that Pipedrive keeps on its person. */
+const PERSON_FIELDS = ['email', 'phone', 'mobilePhone', 'jobTitle'] as const;
+
+/** The person a new Pipedrive lead with an email, a phone or a job title is made with: its name and those (a Pipedrive lead has no such fields of its own). */
+function leadPerson(request: WriteRequest, input: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (request.integrationId !== 'pipedrive' || request.object.type !== 'Lead' || request.mode !== 'create') return undefined;
+  if (!PERSON_FIELDS.some((key) => input[key] !== null && input[key] !== undefined)) return undefined;
+  const person = emptyRecord({ ...request, object: { ...request.object, type: 'Contact' } });
+  for (const key of ['firstName', 'lastName', ...PERSON_FIELDS]) person[key] = input[key] ?? null;
+  return person;
+}
+
+/**
+ * The 400 of a field an integration keeps nowhere (a Pipedrive organization's phone): refused by
+ * name rather than answered 200 and dropped, so a test that passes here does not lose data in
+ * production (decision 0043). `docs/reference/unified-objects.md` lists them.
+ */
+export function notKept(field: string, type: string, integrationId: IntegrationId, mode: 'create' | 'update' = 'create'): ApiError {
+  const why =
+    mode === 'update' && isMapped(integrationId, type as CrmObjectType, field.split('.').pop()!)
+      ? 'an update cannot change it there'
+      : `its ${type} has no such field, so it would not be kept`;
+  return ApiError.invalidField(field, `${field} cannot be written on ${integrationId}: ${why}`, { integrationId });
 }
 
 /** The body fields a create or update of the object may write. */
@@ -237,15 +265,14 @@ function checkRequired(request: WriteRequest, fields: Record<string, unknown>, a
   }
 }
 
-/** Rules the document's caveats give per CRM. */
+/**
+ * Rules the document's caveats give per CRM. A Salesforce note may name one record of each type
+ * (the document's NoteCreate; Salesforce links a note to several records: decision 0043).
+ */
 function checkCrmRules(request: WriteRequest, associations: Record<string, unknown>): void {
   if (request.integrationId !== 'salesforce' || request.mode !== 'create') return;
   const given = (name: string) => associations[name] !== undefined;
   const at = request.at;
-  if (request.object.type === 'Note') {
-    const on = ['dealIds', 'leadIds', 'accountIds', 'contactIds'].filter(given);
-    if (on.length > 1) throw bad(at, 'may name one record only on Salesforce (a Note has one ParentId): give one of dealId, leadId, accountId, contactId');
-  }
   if (request.object.type === 'Task') {
     if (given('leadIds') && given('contactIds')) throw bad(`${at}.leadId`, 'and contactId cannot both be given on Salesforce (a Task has one WhoId)');
     if (given('dealIds') && given('accountIds')) throw bad(`${at}.dealId`, 'and accountId cannot both be given on Salesforce (a Task has one WhatId)');

@@ -322,6 +322,10 @@ function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
         ...(native ? { native: { ...native, context: { org: connection.org, data, now } } } : {}),
       });
       const written = atField(object.key, () => {
+        if (plan.person) {
+          const person = data.create('Contact', plan.person);
+          plan.input.associations = { ...(plan.input.associations as object), contactIds: [person.id] };
+        }
         if (!current) return data.create(object.type, plan.input, plan.extra ?? { custom: {} });
         const entry = data.crm[object.type].entry(current.id)!;
         const extra = plan.extra

@@ -1,3 +1,4 @@
+import type { CrmRecord } from '../../model/crm.js';
 import type { Pieces } from '../../shared/pieces.js';
 import { wildcardMatcher } from '../../shared/wildcard.js';
 import { FieldError, type Flat } from '../rest-engine.js';
@@ -355,6 +356,27 @@ export interface QueryAnswer {
  * (`(SELECT LastName FROM Contacts)`) answer under the relationship name, per parent record, as
  * `{ totalSize, done, records }`, or null when it has no children.
  */
+/**
+ * The parents a child row is listed under: its reference field's record; a note, under every
+ * record it names (a note the unified API linked to an account, a contact, a deal and a lead is
+ * one note on each of them, as Salesforce links a note to several records: decision 0043).
+ */
+function parentsOf(relation: { childSObject: string; field: string }, row: Flat, context: DownstreamContext): string[] {
+  const parentId = row[relation.field];
+  if (typeof parentId !== 'string') return [];
+  if (relation.childSObject !== 'Note' || typeof row.Id !== 'string') return [parentId];
+  const note = context.data.crm.Note.getByNativeId(row.Id)?.record as CrmRecord<'Note'> | undefined;
+  if (!note) return [parentId];
+  const { accountIds, contactIds, dealIds, leadIds } = note.associations;
+  const linked = [
+    ...accountIds.map((id) => context.data.crm.Account.get(id)),
+    ...contactIds.map((id) => context.data.crm.Contact.get(id)),
+    ...dealIds.map((id) => context.data.crm.Deal.get(id)),
+    ...leadIds.map((id) => context.data.crm.Lead.get(id)),
+  ].flatMap((record) => (record ? [record.nativeId] : []));
+  return linked.length > 0 ? linked : [parentId];
+}
+
 export function* runSoql(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): Pieces<QueryAnswer> {
   const object = schema.object(soql.from);
   if (!object || !soql.subqueries) return yield* runParent(schema, soql, context, skip);
@@ -373,11 +395,11 @@ export function* runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCon
     const answer = yield* runRows(schema, { ...sub.query, from: relation.childSObject, limit: undefined, offset: undefined }, context);
     const byParent = new Map<string, Flat[]>();
     for (const { row, selected } of answer) {
-      const parentId = row[relation.field];
-      if (typeof parentId !== 'string') continue;
-      const list = byParent.get(parentId) ?? [];
-      list.push(selected);
-      byParent.set(parentId, list);
+      for (const parentId of parentsOf(relation, row, context)) {
+        const list = byParent.get(parentId) ?? [];
+        list.push(selected);
+        byParent.set(parentId, list);
+      }
     }
     children.push({ name: relation.name, byParent, limit: sub.query.limit });
   }
