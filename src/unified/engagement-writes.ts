@@ -141,7 +141,7 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
       crm[item.key] = value;
     }
   }
-  const { native: additional, custom } = additionalOf(body.additional, `${at}.additional`, ignored);
+  const { native: additional, custom } = additionalOf(body.additional, `${at}.additional`, ignored, connection.integrationId);
   const nativeBody = { ...additional, ...nativeFields };
   const description = unifiedObjectOf(type);
   const entry = write.current as Entry<CrmRecord> | undefined;
@@ -224,15 +224,23 @@ function phonesOf(value: unknown, at: string, ignored: string[]): { phone: strin
 }
 
 /**
- * `additional`: native fields by the platform's names, and under `custom_fields` the org's custom
- * fields by name on every platform (a real client sends Salesloft's container to Outreach too). A
- * custom field the org does not define is ignored and named, as the write succeeded against the
- * service; the rest goes through the platform's field maps.
+ * `additional`: native fields by the platform's names, as its own write body has them (decision
+ * 0043): flat (`{ custom1: … }`), or in the platform's envelope, Outreach's JSON:API `attributes`
+ * (`{ attributes: { custom1: … } }`, as a production client wrote it); Salesloft's `custom_fields`
+ * and Apollo's `typed_custom_fields` are its native fields. Under `custom_fields` the org's custom
+ * fields by name are taken on every platform (a real client sends Salesloft's container to
+ * Outreach too); one the org does not define is ignored and named, as the write succeeded against
+ * the service. The rest goes through the platform's field maps.
  */
-function additionalOf(value: unknown, at: string, ignored: string[]): { native: Record<string, unknown>; custom: Record<string, unknown> } {
+function additionalOf(
+  value: unknown,
+  at: string,
+  ignored: string[],
+  integrationId: IntegrationId,
+): { native: Record<string, unknown>; custom: Record<string, unknown> } {
   if (value === undefined) return { native: {}, custom: {} };
   if (!isPlainObject(value)) throw bad(at, `must be an object of native fields, got ${typeName(value)}`);
-  const { custom_fields: fields, ...native } = value;
+  const { custom_fields: fields, ...native } = integrationId === 'outreach' ? withoutEnvelope(value, 'attributes', at) : value;
   const custom: Record<string, unknown> = {};
   if (fields !== undefined) {
     if (!isPlainObject(fields)) throw bad(`${at}.custom_fields`, `must be an object of custom fields, got ${typeName(fields)}`);
@@ -248,6 +256,14 @@ function additionalOf(value: unknown, at: string, ignored: string[]): { native: 
     }
   }
   return { native, custom };
+}
+
+/** Native fields given in an envelope (`{ attributes: { … } }`) beside flat ones: one object of them. */
+function withoutEnvelope(value: Record<string, unknown>, envelope: string, at: string): Record<string, unknown> {
+  const { [envelope]: inner, ...flat } = value;
+  if (inner === undefined) return value;
+  if (!isPlainObject(inner)) throw bad(`${at}.${envelope}`, `must be an object of native fields, got ${typeName(inner)}`);
+  return { ...flat, ...inner };
 }
 
 /** Runs a store write, naming its bad fields under the body key. */
