@@ -150,6 +150,8 @@ const cases: Case[] = [
           expect(one).not.toHaveProperty('additional');
           const withNative = await t.call('GET', `/crm/${object.many}`, { query: { accessToken, limit: 1, allFields: true } });
           expect(typeof withNative.body[object.listKey][0].additional, label).toBe('object');
+          // The native record itself, not an empty object.
+          expect(Object.keys(withNative.body[object.listKey][0].additional).length, label).toBeGreaterThan(0);
 
           const found = await t.call('POST', `/crm/${object.many}/search`, { json: { accessToken, filters: { id: { equals: one.id } } } });
           expect(found.body, label).toEqual({ [object.listKey]: [one], nextPageCursor: null });

@@ -98,7 +98,7 @@ export interface ViewContext {
   index: EngagementIndex;
 }
 
-/** Leaves out what has no value (the document's types have no null). */
+/** Leaves out what has no value (the document's types have no null; an empty single association is absent too, as the CRM views have it: decision 0043). */
 function compact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) if (value !== null && value !== undefined) out[key] = value;
@@ -136,12 +136,12 @@ function accountView(entry: Entry<CrmRecord>, context: ViewContext): Record<stri
     }),
     createdTime: account.createdTime,
     modifiedTime: account.modifiedTime,
-    associations: {
+    associations: compact({
       contactIds: contactIds.map(engagementIdOf),
       actionIds: contactIds.flatMap((id) => context.index.actionsByContact.get(id) ?? []),
       taskIds: contactIds.flatMap((id) => context.index.tasksByContact.get(id) ?? []),
       ownerUserId: hexOf(account.associations.ownerUserId),
-    },
+    }),
   };
 }
 
@@ -176,12 +176,12 @@ function contactView(entry: Entry<CrmRecord>, context: ViewContext): Record<stri
     phones,
     createdTime: contact.createdTime,
     modifiedTime: contact.modifiedTime,
-    associations: {
+    associations: compact({
       accountId: hexOf(contact.associations.accountIds[0]),
       actionIds: context.index.actionsByContact.get(contact.id) ?? [],
       taskIds: context.index.tasksByContact.get(contact.id) ?? [],
       ownerUserId: hexOf(contact.associations.ownerUserId),
-    },
+    }),
   };
 }
 
@@ -198,12 +198,12 @@ function taskView(entry: Entry<EngagementTask>, context: ViewContext): Record<st
     ...compact({ completedTime: task.completedAt }),
     createdTime: task.createdTime,
     modifiedTime: task.modifiedTime,
-    associations: {
-      callId: context.index.callByTask.get(task.id) ?? null,
+    associations: compact({
+      callId: context.index.callByTask.get(task.id),
       contactId: hexOf(task.associations.contactId),
-      emailId: context.index.emailByTask.get(task.id) ?? null,
+      emailId: context.index.emailByTask.get(task.id),
       ownerUserId: task.associations.userId,
-    },
+    }),
   };
 }
 
@@ -220,12 +220,12 @@ function actionView(entry: Entry<EngagementAction>, context: ViewContext): Recor
     ...compact({ completedTime: action.state === 'finished' ? action.modifiedTime : null }),
     createdTime: action.createdTime,
     modifiedTime: action.modifiedTime,
-    associations: {
-      callId: context.index.callByAction.get(action.id) ?? null,
+    associations: compact({
+      callId: context.index.callByAction.get(action.id),
       contactId: hexOf(action.associations.contactId),
-      emailId: context.index.emailByAction.get(action.id) ?? null,
+      emailId: context.index.emailByAction.get(action.id),
       ownerUserId: action.associations.userId,
-    },
+    }),
   };
 }
 
@@ -242,12 +242,12 @@ function callView(entry: Entry<EngagementCall>, context: ViewContext): Record<st
     }),
     createdTime: call.createdTime,
     modifiedTime: call.modifiedTime,
-    associations: {
+    associations: compact({
       taskId: call.associations.taskId,
       contactId: hexOf(call.associations.contactId),
       actionId: call.associations.actionId,
       ownerUserId: call.associations.userId,
-    },
+    }),
   };
 }
 
@@ -263,13 +263,13 @@ function emailView(entry: Entry<EngagementEmail>): Record<string, unknown> {
     isBounced: email.isBounced,
     createdTime: email.createdTime,
     modifiedTime: email.modifiedTime,
-    associations: {
+    associations: compact({
       taskId: email.associations.taskId,
       contactId: hexOf(email.associations.contactId),
       actionId: email.associations.actionId,
       ownerUserId: email.associations.userId,
       sequenceId: email.associations.sequenceId,
-    },
+    }),
   };
 }
 

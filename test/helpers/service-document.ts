@@ -26,8 +26,6 @@ export function serviceDocument(): any {
       delete schema.properties.required;
     }
   }
-  // Its Apollo users have no modifiedTime (decisions.md, [real]: a quirk of the service, kept), which its EngUser requires.
-  schemas.EngUser.required = schemas.EngUser.required.filter((key: string) => key !== 'modifiedTime');
   // Its contacts/search body gives each `required` as a string, not a list: read as the one-name lists they mean.
   const lists = (node: any): void => {
     if (node === null || typeof node !== 'object') return;
@@ -40,11 +38,10 @@ export function serviceDocument(): any {
   // Its CallDisposition requires `associations`, which it never defines and its examples never show.
   schemas.CallDisposition.required = schemas.CallDisposition.required.filter((key: string) => key !== 'associations');
   // Its engagement records require single associations typed as strings (a task's callId, a contact's accountId) that many records
-  // have none of: present and null then, as decision 0027 reads it (a client indexing them gets no KeyError).
+  // have none of: absent then, as the CRM records' are (decision 0043; its types have no null).
   for (const name of ['EngAccount', 'EngContact', 'EngTask', 'Action', 'Call', 'EngEmail']) {
-    for (const [key, schema] of Object.entries<any>(schemas[name].properties.associations.properties)) {
-      if (!key.endsWith('Ids')) schema.type = ['string', 'null'];
-    }
+    const associations = schemas[name].properties.associations;
+    if (Array.isArray(associations.required)) associations.required = associations.required.filter((key: string) => key.endsWith('Ids'));
   }
   // POST /engagement/emails/search is not in the document (Feb 2023); a sales product used it in production, with EngEmail filters by field:
   // read as the emails list answers, its body as /engagement/contacts/search's is, over the EngEmail fields and associations.

@@ -285,8 +285,7 @@ function engagementUser(ctx: SeedContext, given: Partial<EngagementUser>): Engag
     modifiedTime: given.modifiedTime ?? times.modifiedTime,
     associations: { taskIds: [...(given.associations?.taskIds ?? [])], actionIds: [...(given.associations?.actionIds ?? [])] },
   };
-  // Apollo users have no modifiedTime (a quirk of the original service).
-  if (ctx.integrationId === 'apollo') delete user.modifiedTime;
+  // Apollo users carry modifiedTime too, as the document's EngUser requires (decision 0043 replaces the quirk decisions.md recorded).
   return user;
 }
 
