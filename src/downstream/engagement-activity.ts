@@ -229,28 +229,70 @@ export function startSequence(data: ConnectionData, start: SequenceStart, now: n
 /** How long after a step is done the next one falls due. */
 const STEP_INTERVAL_MS = 2 * 86_400_000;
 
+/** The first action of an enrolment, by which the platforms show it (a sequence state): itself for a first step. */
+export const isEnrolment = (action: EngagementAction) => action.enrolment === undefined;
+
+/** The enrolment (its first action's id) an action is a step of: what a call or email of the step is shown under natively. */
+export function enrolmentIdOf(data: ConnectionData, actionId: string | null): string | null {
+  if (actionId === null) return null;
+  return data.engagementActions.get(actionId)?.enrolment ?? actionId;
+}
+
+/** The step an enrolment is at: its latest action (the first, until a step of it is done). */
+export function currentStep(data: ConnectionData, enrolment: Entry<EngagementAction>): Entry<EngagementAction> {
+  if (!isEnrolment(enrolment.record)) return enrolment;
+  let current = enrolment;
+  for (const entry of data.engagementActions.entries()) {
+    if (entry.record.enrolment === enrolment.record.id && entry.record.step > current.record.step) current = entry;
+  }
+  return current;
+}
+
 /**
- * Completes an action's step, as the platforms move a prospect on: the next step falls due (its
- * kind the sequence's), or after the last one the action is finished. A paused or finished
- * action has no step to complete.
+ * An enrolment as the platforms show it (a sequence state, a cadence membership, a campaign
+ * status): its first action, at the step, state and due time of its current one.
  */
-export function advanceAction(data: ConnectionData, entry: Entry<EngagementAction>, now: number): EngagementAction {
+export function enrolmentState(data: ConnectionData, enrolment: Entry<EngagementAction>): EngagementAction {
+  const current = currentStep(data, enrolment).record;
+  if (current === enrolment.record) return current;
+  const { kind, step, state, dueAt, modifiedTime } = current;
+  return { ...enrolment.record, kind, step, state, dueAt, modifiedTime };
+}
+
+/**
+ * Completes an action's step, as the platforms move a prospect on (decision 0043): the step is done
+ * (finished, with its completion time), and unless it was the sequence's last the next step falls
+ * due as an action of its own (its kind the sequence's), named in the user's `actionIds`. A paused
+ * or finished step has nothing to complete. (A native sequence state completes its
+ * {@link currentStep}.)
+ */
+export function advanceAction(data: ConnectionData, entry: Entry<EngagementAction>, now: number): { done: EngagementAction; next?: EngagementAction } {
   const before = entry.record;
   if (before.state === 'finished') throw new EngagementRefusal('action', 'finished', 'the action is finished: it has no step left to complete');
   if (before.state === 'paused') throw new EngagementRefusal('action', 'paused', 'the action is paused: resume it before completing its step');
   const sequence = data.sequences.entries().find((candidate) => candidate.seq === before.sequence)?.record;
-  const steps = sequence?.numSteps ?? SEQUENCE_STEP_KINDS.length;
+  const last = before.step >= (sequence?.numSteps ?? SEQUENCE_STEP_KINDS.length);
+  if (!last) data.checkRoom();
   const at = new Date(now).toISOString();
-  const last = before.step >= steps;
-  const action: EngagementAction = {
-    ...before,
-    ...(last
-      ? { state: 'finished', dueAt: null }
-      : { step: before.step + 1, kind: SEQUENCE_STEP_KINDS[before.step % SEQUENCE_STEP_KINDS.length]!, dueAt: new Date(now + STEP_INTERVAL_MS).toISOString() }),
+  const done: EngagementAction = { ...before, state: 'finished', dueAt: null, modifiedTime: at, completedAt: at };
+  data.engagementActions.replace(done);
+  if (last) return { done };
+  const next: EngagementAction = {
+    id: newHexId(data, 'actions', now),
+    kind: SEQUENCE_STEP_KINDS[before.step % SEQUENCE_STEP_KINDS.length]!,
+    sequence: before.sequence,
+    step: before.step + 1,
+    state: 'active',
+    dueAt: new Date(now + STEP_INTERVAL_MS).toISOString(),
+    createdTime: at,
     modifiedTime: at,
+    associations: { ...before.associations },
+    ...(before.mailboxId === undefined ? {} : { mailboxId: before.mailboxId }),
+    enrolment: before.enrolment ?? before.id,
   };
-  data.engagementActions.replace(action);
-  return action;
+  data.engagementActions.insert(next);
+  nameAction(data, next.associations.userId, next.id);
+  return { done, next };
 }
 
 /** A call as logged: by whom, to whom, for which task or action, and how it went. */
@@ -295,7 +337,7 @@ export function sequenceOf(data: ConnectionData, action: EngagementAction): Entr
   return data.sequences.entries().find((entry) => entry.seq === action.sequence);
 }
 
-/** Pauses, resumes or finishes an action (an Outreach sequence state's pause, resume and finish). */
+/** Pauses, resumes or finishes an action (an Outreach sequence state's pause, resume and finish, at its {@link currentStep}). */
 export function setActionState(data: ConnectionData, entry: Entry<EngagementAction>, state: EngagementAction['state'], now: number): EngagementAction {
   const before = entry.record;
   if (before.state === 'finished') throw new EngagementRefusal('action', 'finished', 'the action is finished');

@@ -37,6 +37,14 @@ export type EngagementAction = {
   associations: { userId: string; contactId: string | null };
   /** The mailbox a started sequence sends from (actions seeded before sequence starts have none). */
   mailboxId?: string;
+  /**
+   * Each step of an enrolment is an action of its own (decision 0043): a later step names the
+   * enrolment's first action here (the first names none; it is the enrolment the platforms show
+   * as one sequence state, cadence membership or campaign status).
+   */
+  enrolment?: string;
+  /** When the step was done (completed); absent while it is not, and on steps seeded done. */
+  completedAt?: string;
 };
 
 /** The org's sequences (Outreach) or cadences (Salesloft), by number. */

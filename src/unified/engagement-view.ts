@@ -217,7 +217,8 @@ function actionView(entry: Entry<EngagementAction>, context: ViewContext): Recor
     type: typeOf(action.kind),
     ...compact({ dueDate: action.dueAt }),
     status: ACTION_STATUS[action.state],
-    ...compact({ completedTime: action.state === 'finished' ? action.modifiedTime : null }),
+    // A done step keeps when it was done; one finished otherwise (seeded so, or its sequence finished) when it was.
+    ...compact({ completedTime: action.state === 'finished' ? (action.completedAt ?? action.modifiedTime) : null }),
     createdTime: action.createdTime,
     modifiedTime: action.modifiedTime,
     associations: compact({

@@ -433,7 +433,8 @@ function complete(act: EngagementAct, fields: Record<string, unknown>, ignored: 
       reason: 'email',
     });
   }
-  const action = advanceAction(data, entry, now);
+  // The step is done (it reads complete); the contact's next step is an action of its own (decision 0043).
+  const action = advanceAction(data, entry, now).done;
   const isCall = done.type === 'call' || (done.type === undefined && before.kind === 'call');
   if (isCall) logCall(data, { userId: action.associations.userId, contactId: action.associations.contactId, actionId: action.id, ...callOf(done) }, now);
   else ignored.push(...callFields(fields).map((key) => `fields.${key} (only a call keeps it)`));

@@ -3,6 +3,7 @@ import type { EngagementAction } from '../../model/engagement-activity.js';
 import { hash32 } from '../../shared/random.js';
 import type { CollectionApi } from '../collection-api.js';
 import { nestedCustom } from '../custom-fields.js';
+import { enrolmentState, isEnrolment } from '../engagement-activity.js';
 import { CONTACT_ADDRESS_FIELDS, engagementHex24 } from '../engagement-native.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, storedText, time, timeFormat, to } from '../fields.js';
 import { displayName, FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
@@ -53,8 +54,10 @@ const phoneNumbers = computed('phone_numbers', (record) => {
 /** Where a contact stands in each sequence it was added to: the engagement actions about it. */
 const campaignStatuses = computed('contact_campaign_statuses', (record, context) => {
   const out: Flat[] = [];
-  for (const action of context.data.engagementActions.values()) {
-    if (action.associations.contactId === record.id) out.push(renderCampaignStatus(action, context));
+  // One status an enrolment (its first action), at its current step (decision 0043).
+  for (const entry of context.data.engagementActions.entries()) {
+    const action = entry.record;
+    if (action.associations.contactId === record.id && isEnrolment(action)) out.push(renderCampaignStatus(enrolmentState(context.data, entry), context));
   }
   return out;
 });

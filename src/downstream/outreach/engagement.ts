@@ -17,9 +17,13 @@ import {
   completeTask,
   contactOf,
   createTask,
+  currentStep,
   deleteTask,
   EngagementRefusal,
+  enrolmentIdOf,
+  enrolmentState,
   entriesOf,
+  isEnrolment,
   seqOf,
   setActionState,
   startSequence,
@@ -201,7 +205,7 @@ export function renderCall(call: EngagementCall, seq: number, context: Downstrea
       prospect: prospectRef(context, call),
       user: seqRef(context, 'user', 'users', call.associations.userId),
       task: seqRef(context, 'task', 'tasks', call.associations.taskId),
-      sequenceState: seqRef(context, 'sequenceState', 'actions', call.associations.actionId),
+      sequenceState: seqRef(context, 'sequenceState', 'actions', enrolmentIdOf(context.data, call.associations.actionId)),
     },
     context,
   );
@@ -252,7 +256,7 @@ export function renderMailing(email: EngagementEmail, seq: number, context: Down
       mailbox: seqRef(context, 'mailbox', 'mailboxes', email.associations.mailboxId),
       prospect: prospectRef(context, email),
       sequence,
-      sequenceState: seqRef(context, 'sequenceState', 'actions', email.associations.actionId),
+      sequenceState: seqRef(context, 'sequenceState', 'actions', enrolmentIdOf(context.data, email.associations.actionId)),
       task: seqRef(context, 'task', 'tasks', email.associations.taskId),
       user: seqRef(context, 'user', 'users', email.associations.userId),
     },
@@ -283,19 +287,18 @@ function stored(
   path: string,
   collection: ActivityCollection,
   render: (record: never, seq: number, extra: Flat, context: DownstreamContext) => Flat,
+  shown: (entry: Entry<unknown>) => boolean = () => true,
 ): Resource {
+  const entries = (context: DownstreamContext) => entriesOf(context.data, collection).filter(shown);
   return {
     type,
     path,
     collection,
-    count: (context) => entriesOf(context.data, collection).length,
-    ...walkable(
-      (context) => entriesOf(context.data, collection),
-      (entry, context) => render(entry.record as never, entry.seq, entry.extra, context),
-    ),
+    count: (context) => entries(context).length,
+    ...walkable(entries, (entry, context) => render(entry.record as never, entry.seq, entry.extra, context)),
     one: (id, context) => {
       const entry = bySeq(context.data, collection, id);
-      return entry ? render(entry.record as never, entry.seq, entry.extra, context) : undefined;
+      return entry && shown(entry) ? render(entry.record as never, entry.seq, entry.extra, context) : undefined;
     },
   };
 }
@@ -303,8 +306,14 @@ function stored(
 const RESOURCES: Record<string, Resource> = {
   users: stored('user', 'users', 'users', (user: EngagementUser, seq, extra, context) => renderUser(user, seq, extra, context)),
   tasks: stored('task', 'tasks', 'tasks', (task: EngagementTask, seq, _extra, context) => renderTask(task, seq, context)),
-  sequenceStates: stored('sequenceState', 'sequenceStates', 'actions', (action: EngagementAction, seq, _extra, context) =>
-    renderSequenceState(action, seq, context),
+  // A sequence state is an enrolment (its first action), at its current step (decision 0043).
+  sequenceStates: stored(
+    'sequenceState',
+    'sequenceStates',
+    'actions',
+    (action: EngagementAction, seq, _extra, context) =>
+      renderSequenceState(enrolmentState(context.data, context.data.engagementActions.entry(action.id)!), seq, context),
+    (entry) => isEnrolment(entry.record as EngagementAction),
   ),
   sequences: stored('sequence', 'sequences', 'sequences', (sequence: EngagementSequence, seq, _extra, context) => renderSequence(sequence, seq, context)),
   calls: stored('call', 'calls', 'calls', (call: EngagementCall, seq, _extra, context) => renderCall(call, seq, context)),
@@ -629,13 +638,14 @@ function sequenceStateRoutes(): Route[] {
     pattern: `sequenceStates/:id/actions/${verb}`,
     run: (params, _request, context) => {
       const entry = bySeq<EngagementAction>(context.data, 'actions', params.id!);
-      if (!entry) return missing(RESOURCES.sequenceStates!, params.id!);
+      if (!entry || !isEnrolment(entry.record)) return missing(RESOURCES.sequenceStates!, params.id!);
       try {
-        const action =
-          verb === 'advance'
-            ? advanceAction(context.data, entry, context.now)
-            : setActionState(context.data, entry, verb === 'pause' ? 'paused' : verb === 'resume' ? 'active' : 'finished', context.now);
-        return reply(200, { data: renderSequenceState(action, entry.seq, context) }, HEADERS);
+        // A sequence state is its enrolment: what it does, it does at its current step.
+        const step = currentStep(context.data, entry);
+        if (verb === 'advance') advanceAction(context.data, step, context.now);
+        else setActionState(context.data, step, verb === 'pause' ? 'paused' : verb === 'resume' ? 'active' : 'finished', context.now);
+        const state = enrolmentState(context.data, context.data.engagementActions.entry(entry.record.id)!);
+        return reply(200, { data: renderSequenceState(state, entry.seq, context) }, HEADERS);
       } catch (error) {
         if (error instanceof EngagementRefusal) return refused(error);
         throw error;

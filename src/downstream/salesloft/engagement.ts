@@ -12,9 +12,13 @@ import {
   bySeq,
   contactOf,
   createTask,
+  currentStep,
   deleteTask,
   EngagementRefusal,
+  enrolmentIdOf,
+  enrolmentState,
   entriesOf,
+  isEnrolment,
   seqOf,
   sequenceOf,
   startSequence,
@@ -119,13 +123,16 @@ export function renderCadence(sequence: EngagementSequence, id: number, context:
 const MEMBERSHIP_STATE: Record<EngagementAction['state'], string> = { active: 'active', paused: 'paused', finished: 'finished' };
 
 /** A person's membership of a cadence: the action that holds their place in it. */
-export function renderMembership(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+export function renderMembership(enrolment: EngagementAction, seq: number, context: DownstreamContext): Flat {
+  const step = currentStep(context.data, context.data.engagementActions.entry(enrolment.id)!);
+  const action = enrolmentState(context.data, context.data.engagementActions.entry(enrolment.id)!);
+  const ofIt = (actionId: string | null) => enrolmentIdOf(context.data, actionId) === enrolment.id;
   let calls = 0;
-  for (const call of context.data.calls.values()) if (call.associations.actionId === action.id) calls++;
+  for (const call of context.data.calls.values()) if (ofIt(call.associations.actionId)) calls++;
   const emails = context.data.engagementEmails.values();
   const counts = { views: 0, clicks: 0, replies: 0, calls, sent_emails: 0, bounces: 0 };
   for (const email of emails) {
-    if (email.associations.actionId !== action.id) continue;
+    if (!ofIt(email.associations.actionId)) continue;
     counts.sent_emails++;
     counts.views += email.openCount;
     counts.clicks += email.clickCount;
@@ -143,7 +150,7 @@ export function renderMembership(action: EngagementAction, seq: number, context:
     cadence: hrefTo(context, 'cadences', sequenceOf(context.data, action)?.seq ?? null),
     person: personHref(context, action),
     user: userHref(context, action.associations.userId),
-    latest_action: hrefTo(context, 'actions', seq),
+    latest_action: hrefTo(context, 'actions', step.seq),
     counts,
   };
 }
@@ -206,18 +213,21 @@ function stored<T>(
   filters: readonly string[],
   render: (record: T, seq: number, extra: Flat, context: DownstreamContext) => Flat,
   keys: (item: Flat) => Record<string, string | null>,
+  shown: (record: T) => boolean = () => true,
 ): Resource {
   return {
     path,
     filters,
     all: (context) =>
-      entriesOf(context.data, collection).map((entry) => {
-        const item = render(entry.record as T, entry.seq, entry.extra, context);
-        return { item, keys: { ids: String(entry.seq), ...keys(item) } };
-      }),
+      entriesOf(context.data, collection)
+        .filter((entry) => shown(entry.record as T))
+        .map((entry) => {
+          const item = render(entry.record as T, entry.seq, entry.extra, context);
+          return { item, keys: { ids: String(entry.seq), ...keys(item) } };
+        }),
     one: (id, context) => {
       const entry = bySeq(context.data, collection, id);
-      return entry ? render(entry.record as T, entry.seq, entry.extra, context) : undefined;
+      return entry && shown(entry.record as T) ? render(entry.record as T, entry.seq, entry.extra, context) : undefined;
     },
   };
 }
@@ -263,12 +273,14 @@ const RESOURCES: Record<string, Resource> = {
     (sequence, seq, _extra, context) => renderCadence(sequence, seq, context),
     () => ({}),
   ),
+  // A membership is an enrolment (its first action), at its current step; each step is an action of its own (decision 0043).
   cadence_memberships: stored<EngagementAction>(
     'cadence_memberships',
     'actions',
     ['ids', 'person_id', 'cadence_id', 'currently_on_cadence'],
     (action, seq, _extra, context) => renderMembership(action, seq, context),
     (item) => ({ person_id: idIn(item.person), cadence_id: idIn(item.cadence), currently_on_cadence: String(item.currently_on_cadence) }),
+    isEnrolment,
   ),
   'activities/calls': stored<EngagementCall>(
     'activities/calls',
