@@ -21,7 +21,7 @@ export function referenceTables({ UNIFIED_CRM_OBJECTS, UNMAPPED, nativeObjectOf 
     const cells = CRMS.map((crm) => {
       const native = nativeObjectOf(crm, object.type)?.object.name;
       const unmapped = UNMAPPED[crm]?.[object.type] ?? [];
-      return `${native ? `\`${native}\`` : 'none (kept by the sandbox only)'}${unmapped.length ? `; no ${unmapped.map((key) => `\`${key}\``).join(', ')}` : ''}`;
+      return `${native ? `\`${native}\`` : 'none (kept by the sandbox only)'}${unmapped.length ? `; no ${unmapped.map((key) => `\`${key}\``).join(', ')} (refused by name)` : ''}`;
     });
     lines.push(`| ${object.type} | ${cells.join(' | ')} |`);
   }

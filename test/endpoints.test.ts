@@ -276,9 +276,13 @@ const cases: Case[] = [
     name: 'a bad allFields is a 400',
     run: async (t, sandbox) => {
       const mine = await readyLink(t, sandbox);
-      for (const allFields of ['yes', '1', 'TRUE', '']) {
+      for (const allFields of ['yes', '1', 'T', '']) {
         expectError(await t.call('GET', '/engagement/users', { query: { accessToken: mine.accessToken, allFields } }), 400, 'INVALID_FIELD_VALUE', 'allFields');
       }
+      // true and false in any case, as Python's client spells them (decision 0043).
+      const spelt = await t.call('GET', '/engagement/users', { query: { accessToken: mine.accessToken, allFields: 'TRUE' } });
+      expect(spelt.status).toBe(200);
+      expect(spelt.body.users[0]).toHaveProperty('additional');
     },
   },
   {

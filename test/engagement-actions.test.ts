@@ -3,7 +3,7 @@ import { createSandbox, type Sandbox } from '../src/index.js';
 import { callSandbox } from './helpers/sandbox-call.js';
 
 /**
- * An action is one step of a contact's sequence (decision 0043): completing it answers 200 and it
+ * An action is one step of a contact's sequence (decision 0045): completing it answers 200 and it
  * then reads `complete` with its `completedTime`, while the contact's next step is an action of
  * its own, due later. Natively the enrolment stays one record (an Outreach sequence state, a
  * Salesloft cadence membership, an Apollo campaign status) at the next step; Salesloft's own

@@ -27,7 +27,7 @@ const KEY = 'generated-client';
 
 /**
  * Members the document says an integration does not support (its "Not supported by …" notes), by
- * schema: what the sandbox refuses by name in a write there (decision 0043). The rest of the
+ * schema: what the sandbox refuses by name in a write there (decision 0044). The rest of the
  * document's notes the sandbox simulates (a Pipedrive organization keeps its industry).
  */
 const EXCEPTED: Record<string, Partial<Record<IntegrationId, readonly string[]>>> = {
@@ -263,7 +263,7 @@ describe('every operation of the document, as a generated client calls it', () =
 
   /**
    * What a request cannot have on an integration: the members refused by name (under `at`), or the
-   * whole operation. The document's exceptions, and (decision 0043) the fields a platform keeps
+   * whole operation. The document's exceptions, and (decision 0044) the fields a platform keeps
    * nowhere, which the sandbox refuses rather than answer 200 and drop (the reference pages list them).
    */
   function exceptionOf(operation: Operation, integrationId: IntegrationId, form: Form, body: any): { at: string; fields: string[]; whole?: true } | undefined {

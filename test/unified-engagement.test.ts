@@ -164,7 +164,7 @@ const cases: Array<{ name: string; run: (t: Checked, sandbox: Sandbox) => Promis
                 website: 'www.bluecross.example',
                 address: { city: 'Scranton' },
               },
-              // A field a platform keeps nowhere is refused by name (decision 0043): left out there.
+              // A field a platform keeps nowhere is refused by name (decision 0044): left out there.
               (key) => !ENGAGEMENT_UNMAPPED[platform]!.Account.includes(key),
             ),
           },
@@ -391,11 +391,11 @@ const cases: Array<{ name: string; run: (t: Checked, sandbox: Sandbox) => Promis
         ],
         associations: { actionIds: [], taskIds: [] },
       });
-      // No account: the key is absent, as the CRM records' (decision 0043), not null.
+      // No account: the key is absent, as the CRM records' (decision 0045), not null.
       expect(contact.associations).not.toHaveProperty('accountId');
       expect(contact.additional.attributes).toMatchObject({ custom1: 'EMEA', custom2: 'gold' });
 
-      // An account field Outreach has no place for is refused by name (decision 0043): nothing is written.
+      // An account field Outreach has no place for is refused by name (decision 0044): nothing is written.
       const refused = await t.call('POST', '/engagement/account', {
         json: { accessToken, account: { name: 'Engines', phone: '555', address: { line1: '1 Main', city: 'London' } } },
       });

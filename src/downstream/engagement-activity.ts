@@ -260,7 +260,7 @@ export function enrolmentState(data: ConnectionData, enrolment: Entry<Engagement
 }
 
 /**
- * Completes an action's step, as the platforms move a prospect on (decision 0043): the step is done
+ * Completes an action's step, as the platforms move a prospect on (decision 0045): the step is done
  * (finished, with its completion time), and unless it was the sequence's last the next step falls
  * due as an action of its own (its kind the sequence's), named in the user's `actionIds`. A paused
  * or finished step has nothing to complete. (A native sequence state completes its

@@ -38,7 +38,7 @@ export type EngagementAction = {
   /** The mailbox a started sequence sends from (actions seeded before sequence starts have none). */
   mailboxId?: string;
   /**
-   * Each step of an enrolment is an action of its own (decision 0043): a later step names the
+   * Each step of an enrolment is an action of its own (decision 0045): a later step names the
    * enrolment's first action here (the first names none; it is the enrolment the platforms show
    * as one sequence state, cadence membership or campaign status).
    */

@@ -86,8 +86,8 @@ describe('unified(sandbox, connectionId)', () => {
     sandbox.setStatus(connectionId, 'READY');
     const { leads } = await unified(sandbox, connectionId).list('Lead', { limit: 2 });
     expect(leads).toHaveLength(2);
-    // Pipedrive leads have no email: absent, as the route answers them.
-    expect(leads.every((lead) => !('email' in lead))).toBe(true);
+    // Pipedrive leads have no company: absent, as the route answers them.
+    expect(leads.every((lead) => !('account' in lead))).toBe(true);
     expect(sandbox.requests({ apiKey: 'two' }).map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual(['GET /crm/leads 200']);
     sandbox.close();
   });

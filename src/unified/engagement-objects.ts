@@ -58,7 +58,7 @@ export interface EngagementObject {
   operations: readonly EngagementOperation[];
   /** What a record answers besides id, times, associations and additional, in the document's order. */
   fields: readonly EngagementField[];
-  /** The keys of its `associations`; an empty single one is absent (decision 0043). */
+  /** The keys of its `associations`; an empty single one is absent (decision 0045). */
   associations: readonly string[];
   /** Whether records carry createdTime and modifiedTime (sequences do not). */
   times: boolean;

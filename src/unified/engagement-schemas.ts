@@ -39,7 +39,7 @@ function kindSchema(kind: EngagementKind, options?: readonly string[]): z.ZodTyp
 export function engagementRecordSchema(object: EngagementObject) {
   const fields = Object.fromEntries(object.fields.map((field) => [field.key, kindSchema(field.kind, field.options).optional()]));
   const associations = Object.fromEntries(
-    object.associations.map((key) => [key, key.endsWith('Ids') ? z.array(z.string()) : z.string().nullable().describe('null when there is none')]),
+    object.associations.map((key) => [key, key.endsWith('Ids') ? z.array(z.string()) : z.string().optional().describe('absent when there is none')]),
   );
   return z.object({
     id: z.string().describe('32 hex characters'),

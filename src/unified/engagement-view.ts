@@ -98,7 +98,7 @@ export interface ViewContext {
   index: EngagementIndex;
 }
 
-/** Leaves out what has no value (the document's types have no null; an empty single association is absent too, as the CRM views have it: decision 0043). */
+/** Leaves out what has no value (the document's types have no null; an empty single association is absent too, as the CRM views have it: decision 0045). */
 function compact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) if (value !== null && value !== undefined) out[key] = value;

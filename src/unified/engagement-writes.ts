@@ -96,7 +96,7 @@ function inputsOf(write: EngagementWrite, body: Record<string, unknown>): { give
   if (mode === 'create') {
     for (const item of inputs) {
       const value = body[item.key];
-      if (item.required && (value === undefined || value === null || value === '')) {
+      if (item.required && (value === undefined || value === '')) {
         throw bad(
           `${at}.${item.key}`,
           `is required to create a${/^[AEIOU]/.test(object.name) ? 'n' : ''} ${object.name} (the document's ${object.schema}Create)`,
@@ -121,11 +121,6 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
     if (skip.includes(item.key)) throw notKept(`${at}.${item.key}`, type, connection.integrationId);
     if (item.kind === 'address') {
       const parts = addressParts(value, `${at}.address`);
-      if (parts === null) {
-        if (type === 'Account') crm.address = null;
-        else for (const name of Object.values(CONTACT_ADDRESS_FIELDS[connection.integrationId] ?? {})) nativeFields[name] = null;
-        continue;
-      }
       const kept: Record<string, unknown> = {};
       for (const [part, text] of Object.entries(parts)) {
         if (skip.includes(`address.${part}`)) throw notKept(`${at}.address.${part}`, type, connection.integrationId);
@@ -174,16 +169,15 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
   return { id: engagementIdOf(written.id), ignored };
 }
 
-/** An EngAddress: its parts, each a string or null; null for no address. */
-function addressParts(value: unknown, at: string): Record<string, string | null> | null {
-  if (value === null) return null;
+/** An EngAddress: its parts, each a string. */
+function addressParts(value: unknown, at: string): Record<string, string> {
   if (!isPlainObject(value)) throw bad(at, `must be an object with ${ENGAGEMENT_ADDRESS_PARTS.join(', ')}, got ${typeName(value)}`);
   for (const [part, text] of Object.entries(value)) {
     if (!(ENGAGEMENT_ADDRESS_PARTS as readonly string[]).includes(part))
       throw bad(`${at}.${part}`, `is not a part of an address; allowed: ${ENGAGEMENT_ADDRESS_PARTS.join(', ')}`);
-    if (text !== null && typeof text !== 'string') throw bad(`${at}.${part}`, `must be a string, got ${typeName(text)}`);
+    if (typeof text !== 'string') throw bad(`${at}.${part}`, `must be a string, got ${typeName(text)}`);
   }
-  return value as Record<string, string | null>;
+  return value as Record<string, string>;
 }
 
 /** `emails: [{ address, type, isPrimary }]`: the primary one (or the first) is the contact's email; the CRM contact keeps one. */
@@ -297,8 +291,8 @@ function writeTask(write: EngagementWrite, body: Record<string, unknown>): Engag
         task.kind = KIND_OF_TYPE[value as (typeof TASK_TYPES)[number]];
         break;
       case 'body':
-        if (value !== null && typeof value !== 'string') throw bad(where, `must be a string, got ${typeName(value)}`);
-        task.note = value as string | null;
+        if (typeof value !== 'string') throw bad(where, `must be a string, got ${typeName(value)}`);
+        task.note = value;
         break;
       case 'dueDate':
         task.dueAt = dateOf(value, where);
@@ -393,19 +387,19 @@ function completionOf(data: ConnectionData, fields: Record<string, unknown>) {
       allowed: [...COMPLETION_TYPES],
     });
   }
-  if (body !== undefined && body !== null && typeof body !== 'string') throw bad('fields.body', `must be a string, got ${typeName(body)}`);
+  if (body !== undefined && typeof body !== 'string') throw bad('fields.body', `must be a string, got ${typeName(body)}`);
   if (durationSeconds !== undefined && (typeof durationSeconds !== 'number' || !Number.isFinite(durationSeconds) || durationSeconds < 0)) {
     throw bad('fields.durationSeconds', `must be a number of seconds, got ${JSON.stringify(durationSeconds)}`);
   }
-  if (phone !== undefined && phone !== null && typeof phone !== 'string') throw bad('fields.phone', `must be a string, got ${typeName(phone)}`);
+  if (phone !== undefined && typeof phone !== 'string') throw bad('fields.phone', `must be a string, got ${typeName(phone)}`);
   if (dispositionKey !== undefined && typeof dispositionKey !== 'string')
     throw bad('fields.dispositionKey', `must be a string, got ${typeName(dispositionKey)}`);
   const disposition = typeof dispositionKey === 'string' ? dispositionByKey(data, dispositionKey) : undefined;
   return {
     type: type as 'call' | 'other' | undefined,
-    note: (body as string | null | undefined) ?? null,
+    note: (body as string | undefined) ?? null,
     durationSeconds: (durationSeconds as number | undefined) ?? null,
-    phone: (phone as string | null | undefined) ?? null,
+    phone: (phone as string | undefined) ?? null,
     dispositionId: disposition?.id ?? null,
   };
 }
@@ -433,7 +427,7 @@ function complete(act: EngagementAct, fields: Record<string, unknown>, ignored: 
       reason: 'email',
     });
   }
-  // The step is done (it reads complete); the contact's next step is an action of its own (decision 0043).
+  // The step is done (it reads complete); the contact's next step is an action of its own (decision 0045).
   const action = advanceAction(data, entry, now).done;
   const isCall = done.type === 'call' || (done.type === undefined && before.kind === 'call');
   if (isCall) logCall(data, { userId: action.associations.userId, contactId: action.associations.contactId, actionId: action.id, ...callOf(done) }, now);

@@ -10,10 +10,11 @@ export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectTyp
   hubspot: { Event: ['isAllDayEvent'] },
   pipedrive: {
     Account: ['description', 'phone'],
-    // A lead's email, phones and job title are its person's (decision 0043): kept, and a create makes the person.
+    // A lead's email, phones and job title are its person's (decision 0044): kept, and a create makes the person.
     Lead: ['account'],
     User: ['firstName', 'lastName'],
-    Task: ['priority'],
+    // An activity is done or not (the document: a task's status is not supported there).
+    Task: ['priority', 'status'],
     Event: ['isAllDayEvent'],
     // A Pipedrive mail message has no bounce flag and no send status (only its tracking).
     Email: ['isBounced', 'status'],

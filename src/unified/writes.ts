@@ -40,10 +40,10 @@ export interface WritePlan {
   /** The store write: unified fields and `associations`. */
   input: Record<string, unknown>;
   /**
-   * A Contact to create first and link the record to (`associations.contactIds`): the person a new
-   * Pipedrive lead is about, which keeps its email, phones and job title (decision 0043).
+   * The person a Pipedrive lead is about, which keeps its email, phones and job title (decision
+   * 0043): a Contact to create first and link the lead to (no `id`), or the lead's person to update.
    */
-  person?: Record<string, unknown>;
+  person?: { id?: string; fields: Record<string, unknown> };
   /** The record's extras to store: custom fields and native-only values from `additional` (update: merged by the caller). */
   extra?: { custom: Record<string, unknown>; native?: Record<string, unknown> };
   /** Fields given that were not written, each with why: what the caller is told. */
@@ -74,7 +74,7 @@ export function planWrite(request: WriteRequest): WritePlan {
   }
   const ignored: string[] = [];
   const fields: Record<string, unknown> = {};
-  const associations: Record<string, string[] | string | null> = {};
+  const associations: Record<string, string[] | string> = {};
   const recordKeys = new Set(['id', 'nativeId', 'createdTime', 'modifiedTime', 'associations', ...Object.keys(CRM_FIELDS[object.type].shape)]);
 
   for (const [key, value] of Object.entries(body)) {
@@ -118,19 +118,24 @@ export function planWrite(request: WriteRequest): WritePlan {
 /** The fields of a lead that Pipedrive keeps on its person. */
 const PERSON_FIELDS = ['email', 'phone', 'mobilePhone', 'jobTitle'] as const;
 
-/** The person a new Pipedrive lead with an email, a phone or a job title is made with: its name and those (a Pipedrive lead has no such fields of its own). */
-function leadPerson(request: WriteRequest, input: Record<string, unknown>): Record<string, unknown> | undefined {
-  if (request.integrationId !== 'pipedrive' || request.object.type !== 'Lead' || request.mode !== 'create') return undefined;
-  if (!PERSON_FIELDS.some((key) => input[key] !== null && input[key] !== undefined)) return undefined;
+/** The person a Pipedrive lead is about, for a write of its email, phones or job title: made with the lead (its name and those), or its own person changed. */
+function leadPerson(request: WriteRequest, input: Record<string, unknown>): WritePlan['person'] {
+  if (request.integrationId !== 'pipedrive' || request.object.type !== 'Lead') return undefined;
+  const given = PERSON_FIELDS.filter((key) => input[key] !== null && input[key] !== undefined);
+  if (given.length === 0) return undefined;
+  const current = request.current as CrmRecord<'Lead'> | undefined;
+  const id = current?.associations.contactIds[0];
+  if (id !== undefined) return { id, fields: Object.fromEntries(given.map((key) => [key, input[key]])) };
+  // No person yet (a lead made without one): made now, with the lead's name.
   const person = emptyRecord({ ...request, object: { ...request.object, type: 'Contact' } });
-  for (const key of ['firstName', 'lastName', ...PERSON_FIELDS]) person[key] = input[key] ?? null;
-  return person;
+  for (const key of ['firstName', 'lastName', ...PERSON_FIELDS]) person[key] = input[key] ?? current?.[key as keyof CrmRecord<'Lead'>] ?? null;
+  return { fields: person };
 }
 
 /**
  * The 400 of a field an integration keeps nowhere (a Pipedrive organization's phone): refused by
  * name rather than answered 200 and dropped, so a test that passes here does not lose data in
- * production (decision 0043). `docs/reference/unified-objects.md` lists them.
+ * production (decision 0044). `docs/reference/unified-objects.md` lists them.
  */
 export function notKept(field: string, type: string, integrationId: IntegrationId, mode: 'create' | 'update' = 'create'): ApiError {
   const why =
@@ -149,8 +154,8 @@ export function writable(object: UnifiedObject, mode: 'create' | 'update'): stri
   ];
 }
 
+/** A field's value checked against its kind (a `null` never comes here: the route read it as not given, decision 0043). */
 function checkValue(field: UnifiedField, value: unknown, at: string): unknown {
-  if (value === null) return null;
   switch (field.kind) {
     case 'string':
     case 'decimalString': {
@@ -182,7 +187,7 @@ function checkValue(field: UnifiedField, value: unknown, at: string): unknown {
       for (const [part, text] of Object.entries(value)) {
         if (!(ADDRESS_PARTS as readonly string[]).includes(part))
           throw bad(`${at}.${part}`, `is not a part of an address; allowed: ${ADDRESS_PARTS.join(', ')}`);
-        if (text !== null && typeof text !== 'string') throw bad(`${at}.${part}`, `must be a string, got ${typeName(text)}`);
+        if (typeof text !== 'string') throw bad(`${at}.${part}`, `must be a string, got ${typeName(text)}`);
       }
       return value;
     }
@@ -191,7 +196,7 @@ function checkValue(field: UnifiedField, value: unknown, at: string): unknown {
 
 /** An id a write links with, checked against the connection's records, into the association it sets. */
 function linkInto(
-  associations: Record<string, string[] | string | null>,
+  associations: Record<string, string[] | string>,
   link: LinkInput,
   value: unknown,
   at: string,
@@ -199,10 +204,6 @@ function linkInto(
   body: Record<string, unknown>,
 ): void {
   const many = link.association.endsWith('Ids');
-  if (value === null) {
-    if (!many) associations[link.association] = null;
-    return;
-  }
   const ids: string[] = [];
   if (link.form === 'id') {
     if (typeof value !== 'string' || value === '') throw bad(at, `must be a record id, got ${typeName(value)}`);
@@ -243,7 +244,7 @@ function checkRequired(request: WriteRequest, fields: Record<string, unknown>, a
   for (const field of object.fields) {
     if (!field[key]) continue;
     const value = field.key in fields ? fields[field.key] : given[field.key];
-    if (value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
+    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
       throw bad(`${at}.${field.key}`, `is required to ${mode} a ${object.type} (the document's ${object.type}${mode === 'create' ? 'Create' : 'Update'})`);
     }
   }
@@ -254,25 +255,32 @@ function checkRequired(request: WriteRequest, fields: Record<string, unknown>, a
   }
   if (object.type === 'EventAttendee' && mode === 'create') {
     const other = given.associatedObjectType === 'Other';
-    if (other && given.associationId !== undefined && given.associationId !== null) {
+    if (other && given.associationId !== undefined) {
       throw bad(`${at}.associationId`, 'must be left out for an Other attendee, who is named by email');
     }
     if (other && (typeof given.email !== 'string' || given.email === '')) throw bad(`${at}.email`, 'is required for an Other attendee');
     if (!other && associations.associationId === undefined)
       throw bad(`${at}.associationId`, `is required for a ${String(given.associatedObjectType)} attendee`);
-    if (!other && given.email !== undefined && given.email !== null)
-      throw bad(`${at}.email`, 'is only for an Other attendee: a linked one has its record’s email');
+    if (!other && given.email !== undefined) throw bad(`${at}.email`, 'is only for an Other attendee: a linked one has its record’s email');
   }
 }
 
 /**
  * Rules the document's caveats give per CRM. A Salesforce note may name one record of each type
- * (the document's NoteCreate; Salesforce links a note to several records: decision 0043).
+ * (the document's NoteCreate; Salesforce links a note to several records: decision 0044).
  */
 function checkCrmRules(request: WriteRequest, associations: Record<string, unknown>): void {
   if (request.integrationId !== 'salesforce' || request.mode !== 'create') return;
   const given = (name: string) => associations[name] !== undefined;
   const at = request.at;
+  // An EventRelation names a Contact, Lead or User: an attendee with an email alone has no place there (decision 0044).
+  if (request.object.type === 'EventAttendee' && (request.body as Record<string, unknown>).associatedObjectType === 'Other') {
+    throw ApiError.invalidField(
+      `${at}.email`,
+      `${at}.email cannot be written on salesforce: an EventRelation names a Contact, Lead or User, so an Other attendee, by email alone, would not be kept`,
+      { integrationId: 'salesforce' },
+    );
+  }
   if (request.object.type === 'Task') {
     if (given('leadIds') && given('contactIds')) throw bad(`${at}.leadId`, 'and contactId cannot both be given on Salesforce (a Task has one WhoId)');
     if (given('dealIds') && given('accountIds')) throw bad(`${at}.dealId`, 'and accountId cannot both be given on Salesforce (a Task has one WhatId)');

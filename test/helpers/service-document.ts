@@ -38,7 +38,7 @@ export function serviceDocument(): any {
   // Its CallDisposition requires `associations`, which it never defines and its examples never show.
   schemas.CallDisposition.required = schemas.CallDisposition.required.filter((key: string) => key !== 'associations');
   // Its engagement records require single associations typed as strings (a task's callId, a contact's accountId) that many records
-  // have none of: absent then, as the CRM records' are (decision 0043; its types have no null).
+  // have none of: absent then, as the CRM records' are (decision 0045; its types have no null).
   for (const name of ['EngAccount', 'EngContact', 'EngTask', 'Action', 'Call', 'EngEmail']) {
     const associations = schemas[name].properties.associations;
     if (Array.isArray(associations.required)) associations.required = associations.required.filter((key: string) => key.endsWith('Ids'));

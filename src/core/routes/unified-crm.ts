@@ -322,8 +322,9 @@ function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
         ...(native ? { native: { ...native, context: { org: connection.org, data, now } } } : {}),
       });
       const written = atField(object.key, () => {
-        if (plan.person) {
-          const person = data.create('Contact', plan.person);
+        if (plan.person?.id !== undefined) data.update('Contact', plan.person.id, plan.person.fields);
+        else if (plan.person) {
+          const person = data.create('Contact', plan.person.fields);
           plan.input.associations = { ...(plan.input.associations as object), contactIds: [person.id] };
         }
         if (!current) return data.create(object.type, plan.input, plan.extra ?? { custom: {} });

@@ -54,7 +54,7 @@ const phoneNumbers = computed('phone_numbers', (record) => {
 /** Where a contact stands in each sequence it was added to: the engagement actions about it. */
 const campaignStatuses = computed('contact_campaign_statuses', (record, context) => {
   const out: Flat[] = [];
-  // One status an enrolment (its first action), at its current step (decision 0043).
+  // One status an enrolment (its first action), at its current step (decision 0045).
   for (const entry of context.data.engagementActions.entries()) {
     const action = entry.record;
     if (action.associations.contactId === record.id && isEnrolment(action)) out.push(renderCampaignStatus(enrolmentState(context.data, entry), context));

@@ -306,7 +306,7 @@ function stored(
 const RESOURCES: Record<string, Resource> = {
   users: stored('user', 'users', 'users', (user: EngagementUser, seq, extra, context) => renderUser(user, seq, extra, context)),
   tasks: stored('task', 'tasks', 'tasks', (task: EngagementTask, seq, _extra, context) => renderTask(task, seq, context)),
-  // A sequence state is an enrolment (its first action), at its current step (decision 0043).
+  // A sequence state is an enrolment (its first action), at its current step (decision 0045).
   sequenceStates: stored(
     'sequenceState',
     'sequenceStates',

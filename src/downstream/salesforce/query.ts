@@ -359,7 +359,7 @@ export interface QueryAnswer {
 /**
  * The parents a child row is listed under: its reference field's record; a note, under every
  * record it names (a note the unified API linked to an account, a contact, a deal and a lead is
- * one note on each of them, as Salesforce links a note to several records: decision 0043).
+ * one note on each of them, as Salesforce links a note to several records: decision 0044).
  */
 function parentsOf(relation: { childSObject: string; field: string }, row: Flat, context: DownstreamContext): string[] {
   const parentId = row[relation.field];

@@ -273,7 +273,7 @@ const RESOURCES: Record<string, Resource> = {
     (sequence, seq, _extra, context) => renderCadence(sequence, seq, context),
     () => ({}),
   ),
-  // A membership is an enrolment (its first action), at its current step; each step is an action of its own (decision 0043).
+  // A membership is an enrolment (its first action), at its current step; each step is an action of its own (decision 0045).
   cadence_memberships: stored<EngagementAction>(
     'cadence_memberships',
     'actions',

@@ -285,7 +285,7 @@ function engagementUser(ctx: SeedContext, given: Partial<EngagementUser>): Engag
     modifiedTime: given.modifiedTime ?? times.modifiedTime,
     associations: { taskIds: [...(given.associations?.taskIds ?? [])], actionIds: [...(given.associations?.actionIds ?? [])] },
   };
-  // Apollo users carry modifiedTime too, as the document's EngUser requires (decision 0043 replaces the quirk decisions.md recorded).
+  // Apollo users carry modifiedTime too, as the document's EngUser requires (decision 0045 replaces the quirk decisions.md recorded).
   return user;
 }
 
