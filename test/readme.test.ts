@@ -274,7 +274,11 @@ describe('the README run as a user runs it, in a scratch project', () => {
     expect(existsSync(join(dir, 'node_modules/@types/express'))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')).compilerOptions.strict).toBe(true);
     // Every shipped .d.ts, also of the entries no example imports: the tsconfig has no skipLibCheck, so tsc checks them all.
-    const entries = Object.keys(JSON.parse(read('package.json')).exports as Record<string, unknown>).filter((entry) => entry !== './package.json');
+    // crm-sandbox/testcontainers needs its optional peer, testcontainers, which no install line here lists (docs/testing.md says
+    // to install it with it): test/public-types.test.ts checks its shipped .d.ts against testcontainers instead.
+    const entries = Object.keys(JSON.parse(read('package.json')).exports as Record<string, unknown>).filter(
+      (entry) => entry !== './package.json' && entry !== './testcontainers',
+    );
     expect(entries.length).toBeGreaterThan(5);
     writeFileSync(
       join(dir, 'every-entry.ts'),
