@@ -30,11 +30,11 @@ export function launcher(target: string): { command: string; prefix: string[] } 
 
 /**
  * A PATH with no node on it, for the binary and what it runs: a folder holding only the tools the
- * smoke hands to client-check (python3) and qemu where it is needed. Throws if a node is found on it.
+ * smoke hands to client-check (python3), qemu where it is needed, and `tools`. Throws if a node is found on it.
  */
-export function pathWithoutNode(): string {
+export function pathWithoutNode(tools: string[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-no-node-'));
-  for (const tool of ['python3', 'qemu-aarch64-static']) {
+  for (const tool of ['python3', 'qemu-aarch64-static', ...tools]) {
     // The system's own first (a pyenv shim would need pyenv on the PATH).
     const folders = ['/usr/bin', '/bin', ...(process.env.PATH ?? '').split(delimiter)];
     const found = folders.map((folder) => join(folder, tool)).find((path) => existsSync(path));
