@@ -55,6 +55,7 @@ start() {
   local log="$temp/crm-sandbox.log"
   crm_sandbox_command
   echo "crm-sandbox: starting ${command[*]} serve on port $port (log: $log)"
+  : >"$log" # there before the server opens it: the wait below reads it at once
   # serve's flags as its variables: an empty input leaves serve's default.
   (
     export CRM_SANDBOX_PORT="$port" CRM_SANDBOX_API_KEY="$api_key"

@@ -3,14 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { ActionJob } from './helpers/action-runner.js';
 import { BIN } from './helpers/cli.js';
 import { parseJunit } from './helpers/junit.js';
+import { fencedBlocks } from './helpers/markdown.js';
 import { SpecReceiver } from './helpers/spec-receiver.js';
 
 /**
  * The GitHub Action (action.yml, its shell steps in scripts/action.sh; docs/ci.md, "The GitHub
- * Action") run as the runner runs it (test/helpers/action-runner.ts): it starts the sandbox in
+ * Action", and the README's "In CI") run as the runner runs it (test/helpers/action-runner.ts): it starts the sandbox in
  * the background and prints its outputs, plays a scenario on it with a JUnit report, and says why
  * when the server cannot start. Here the server is this checkout's CLI: through the `binary`
  * input (a script that runs it), and through `npx crm-sandbox` when the action has no binary for
@@ -121,7 +123,40 @@ describe('the GitHub Action', () => {
     expect(use.outputs.url).toBe('');
   });
 
+  it('is used in the README and docs/ci.md with inputs action.yml declares, the scenario use after the start', () => {
+    const declared = Object.keys((parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+    const blocks = ['README.md', 'docs/ci.md'].flatMap((file) =>
+      fencedBlocks(file, readFileSync(join(ROOT, file), 'utf8')).filter(
+        (block) => block.marker?.kind === 'tested-by' && block.marker.argument === 'test/action.test.ts',
+      ),
+    );
+    expect(blocks.map((block) => block.file)).toEqual(['README.md', 'docs/ci.md']);
+    for (const block of blocks) {
+      const uses = actionSteps(block.body);
+      expect(uses.length, block.file).toBe(2);
+      for (const step of uses) for (const input of Object.keys(step.with ?? {})) expect(declared, `${block.file}: input ${input}`).toContain(input);
+      expect(uses.map((step) => step.with?.scenario ?? null)).toEqual([null, 'receiver-check']);
+    }
+  });
+
   it('refuses an input action.yml does not declare (the runner is strict, as GitHub warns)', async () => {
     await expect(new ActionJob().use({ 'api-keys': 'x' }, workspace())).rejects.toThrow('action.yml has no input api-keys');
   });
 });
+
+/** The steps of a workflow's text that use this action: each `- uses: OWNER/crm-sandbox@…` item with its more-indented lines, parsed. */
+function actionSteps(text: string): Array<{ uses: string; with?: Record<string, string> }> {
+  const lines = text.split('\n');
+  return lines.flatMap((line, at) => {
+    const item = /^(\s*)- (?:id: \w+\s*$|uses: OWNER\/crm-sandbox@)/.exec(line);
+    if (!item) return [];
+    const indent = item[1]!.length;
+    const body = [line.slice(indent + 2)];
+    for (const next of lines.slice(at + 1)) {
+      if (next.trim() === '' || next.length - next.trimStart().length <= indent) break;
+      body.push(next.slice(indent + 2));
+    }
+    const step = parseYaml(body.join('\n')) as { uses?: string; with?: Record<string, string> };
+    return step.uses?.startsWith('OWNER/crm-sandbox@') ? [step as { uses: string; with?: Record<string, string> }] : [];
+  });
+}
