@@ -1,4 +1,4 @@
-// Single executables of the CLI (docs/binaries.md, docs/decisions/0044): `npm run build:binaries`
+// Single executables of the CLI (docs/binaries.md, docs/decisions/0046): `npm run build:binaries`
 // builds dist/ and then, for each target, Node's own single-executable build (`node --build-sea`)
 // of the CLI bundle on that platform's Node binary, into dist-bin/:
 //
