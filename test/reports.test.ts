@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PROBES } from '../src/scenarios/schema.js';
 import { type Cli, killAll, runCli } from './helpers/cli.js';
 import { parseJunit } from './helpers/junit.js';
 import type { Receiver } from './helpers/receiver.js';
@@ -38,6 +39,14 @@ async function receiver(flaws: Flaw[] = []): Promise<SpecReceiver> {
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'crm-sandbox-reports-'));
 
+/** A command run with `--reporter junit --output FILE` (in a new folder): its exit status, its stdout and the suite written. */
+async function reported(args: string[]) {
+  const output = join(scratch(), 'report.xml');
+  const { code, stdout } = await cli([...args, '--reporter', 'junit', '--output', output]);
+  const [suite] = parseJunit(readFileSync(output, 'utf8')).testsuites[0]!.testsuite;
+  return { code, stdout, suite: suite!, cases: suite!.testcase ?? [] };
+}
+
 describe('scenario run --reporter junit', () => {
   it('writes one suite for a passing run, a case per expectation and one for the deliveries; stdout unchanged', async () => {
     const target = await receiver();
@@ -60,8 +69,7 @@ describe('scenario run --reporter junit', () => {
   it("marks what failed with the report's own words when the receiver rejects every event", async () => {
     const target = await receiver();
     target.accessToken = 'access_not-the-one-the-run-signs-with';
-    const output = join(scratch(), 'failing.xml');
-    const { code, stdout } = await cli([
+    const { code, stdout, suite, cases } = await reported([
       'scenario',
       'run',
       'deal-won',
@@ -71,15 +79,10 @@ describe('scenario run --reporter junit', () => {
       TOKEN,
       '--retry-schedule',
       '',
-      '--reporter',
-      'junit',
-      '--output',
-      output,
     ]);
     expect(code).toBe(1);
-    const [suite] = parseJunit(readFileSync(output, 'utf8')).testsuites[0]!.testsuite;
-    const failed = suite!.testcase!.filter((item) => item.failure !== undefined);
-    expect(Number(suite!.failures)).toBe(failed.length);
+    const failed = cases.filter((item) => item.failure !== undefined);
+    expect(Number(suite.failures)).toBe(failed.length);
     expect(failed.length).toBeGreaterThan(0);
     // Each failure's text is a line of the printed Failures section.
     const printed = stdout.slice(stdout.indexOf('Failures:'));
@@ -88,35 +91,9 @@ describe('scenario run --reporter junit', () => {
 
   it('reports receiver-check as one case per probe, the failing ones with their fix', async () => {
     const target = await receiver(['accepts-forged']);
-    const output = join(scratch(), 'receiver-check.xml');
-    const { code } = await cli([
-      'scenario',
-      'run',
-      'receiver-check',
-      '--webhook-url',
-      target.url,
-      '--access-token',
-      TOKEN,
-      '--reporter',
-      'junit',
-      '--output',
-      output,
-    ]);
+    const { code, suite, cases } = await reported(['scenario', 'run', 'receiver-check', '--webhook-url', target.url, '--access-token', TOKEN]);
     expect(code).toBe(1);
-    const [suite] = parseJunit(readFileSync(output, 'utf8')).testsuites[0]!.testsuite;
-    const cases = suite!.testcase!;
-    expect(cases.map((item) => item.name)).toEqual(
-      [
-        'valid-signature',
-        'forged-signature',
-        'tampered-body',
-        'missing-signature',
-        'missing-timestamp',
-        'stale-timestamp',
-        'duplicate-event',
-        'answers-in-time',
-      ].map((probe) => `steps[0] probe ${probe}`),
-    );
+    expect(cases.map((item) => item.name)).toEqual(PROBES.map((probe) => `steps[0] probe ${probe}`));
     expect(suite).toMatchObject({ tests: '8', failures: '2' });
     const forged = cases.find((item) => item.name === 'steps[0] probe forged-signature')!;
     expect(forged.failure![0]!.message).toMatch(/^steps\[0\] \(receiverCheck\): probe forged-signature: expected non-2xx, got 200; fix: /);
