@@ -75,11 +75,12 @@ start() {
     waited=$((waited + 1))
   done
   [ "$waited" -lt $((timeout * 10)) ] || { cat "$log" >&2; fail "crm-sandbox serve did not answer /sandbox/health within ${timeout}s"; }
-  echo "crm-sandbox: healthy at $url (pid $pid)"
+  echo "crm-sandbox: healthy at $url (pid $pid); outputs:"
+  # The outputs, printed for the log as they are set.
   {
     echo "url=$url"
     echo "api-key=$api_key"
-  } >>"${GITHUB_OUTPUT:?}"
+  } | tee -a "${GITHUB_OUTPUT:?}"
   {
     echo "CRM_SANDBOX_URL=$url"
     echo "CRM_SANDBOX_API_KEY=$api_key"
@@ -96,7 +97,7 @@ scenario() {
   [ -z "${INPUT_ACCESS_TOKEN:-}" ] || args+=(--access-token "$INPUT_ACCESS_TOKEN")
   # On the sandbox an earlier `start` of this action began, when there is one; else in its own process.
   [ -z "${CRM_SANDBOX_URL:-}" ] || args+=(--server "$CRM_SANDBOX_URL" --api-key "${CRM_SANDBOX_API_KEY:-sandbox-api-key}")
-  echo "report=$report" >>"${GITHUB_OUTPUT:?}"
+  echo "report=$report" | tee -a "${GITHUB_OUTPUT:?}"
   echo "crm-sandbox: ${command[*]} ${args[*]}"
   "${command[@]}" "${args[@]}"
 }

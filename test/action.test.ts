@@ -57,6 +57,8 @@ describe('the GitHub Action', () => {
     expect(use.steps.map((step) => step.id)).toEqual(['start']);
     expect(use.outputs).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), 'api-key': 'ci-key', report: '' });
     expect(job.env).toEqual({ CRM_SANDBOX_URL: use.outputs.url, CRM_SANDBOX_API_KEY: 'ci-key' });
+    // Printed for the job's log too.
+    expect(use.steps[0]!.stdout).toContain(`url=${use.outputs.url}\napi-key=ci-key\n`);
     const health = await fetch(`${use.outputs.url}/sandbox/health`);
     expect(health.status).toBe(200);
     // The inputs reached serve: its banner (the action's log) says the seed and the state file.

@@ -16,7 +16,7 @@ const TOKEN = `access_${'0123456789abcdef'.repeat(3).slice(0, 40)}`;
 const job = new ActionJob(
   ROOT,
   { os: 'Linux', arch: 'X64' },
-  { PATH: pathWithoutNode(['bash', 'sh', 'curl', 'sed', 'head', 'cat', 'sleep', 'basename', 'uname']) },
+  { PATH: pathWithoutNode(['bash', 'sh', 'curl', 'sed', 'head', 'cat', 'tee', 'sleep', 'basename', 'uname']) },
 );
 const receiver = new SpecReceiver([], { toleranceSeconds: 300 });
 receiver.accessToken = TOKEN;
