@@ -3,13 +3,14 @@
 // Prints every figure raw, its ratio, its goal and PASS/FAIL (REFUSED where the load generator cannot judge it),
 // then how many rows passed, failed and were refused; exits 1 when a row FAILed. Not part of `npm test`.
 // Options: --quick (short runs, small soak), --only=name[,name] (throughput, pages, deliveries,
-// cold-start, msw, memory, snapshots, durability, scenarios, responsiveness, passthrough-queries, peers, soak), --write (also write
+// cold-start, binary, msw, memory, snapshots, durability, scenarios, reports, responsiveness, passthrough-queries, peers, soak), --write (also write
 // the table to bench/latest.md, a tracked file: only when asked).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { binaryBench, junitCost } from './binary.mjs';
 import { coldStart } from './cold-start.mjs';
 import { deliveries } from './deliveries.mjs';
 import { durability } from './durability.mjs';
@@ -213,6 +214,8 @@ if (wants('cold-start')) {
     });
   } else console.log('  (no scripts/serve-loads.mjs in this tree: the bytes `serve` loads before its first answer are not measured)');
 }
+// The single executable of this platform (issue 46): its size, and its cold start and RSS against the npm package's.
+if (wants('binary')) await binaryBench({ rounds: quick ? 3 : 5 });
 if (wants('deliveries')) await deliveries({ rounds: quick ? 7 : 9, slowRounds: quick ? 3 : 5 });
 
 if (wants('msw')) {
@@ -321,6 +324,9 @@ if (wants('scenarios')) {
     ratio: scenario / ceiling,
   });
 }
+
+// What a JUnit report costs a scenario run (issue 46).
+if (wants('reports')) await junitCost({ rounds: quick ? 2 : 3 });
 
 if (wants('responsiveness')) {
   // Others' requests while one tenant plays the biggest scenario the control API allows.

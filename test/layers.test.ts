@@ -21,7 +21,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['scenarios'],
   ['client-check'], // the conduct rules and hard cases the core applies while client-check is on
   ['core'],
-  ['testing', 'adapters', 'node'], // node/: what only Node has, injected by the Node entry
+  ['testing', 'adapters', 'node', 'testcontainers'], // node/: what only Node has, injected by the Node entry; testcontainers/: crm-sandbox/testcontainers
   ['mcp'], // crm-sandbox mcp's tools and resources, over the HTTP API (the CLI loads the MCP SDK with them)
   ['cli'],
   ['.'], // the package's entry files: src/index.ts, src/server.ts

@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 // Everything but Node's own parts runs in browsers: no `node:` module and no Buffer there. What
 // needs Node lives in src/node/ (the platform the Node entry passes to its sandboxes: file
 // reading, the node:http transport; and the dev server), besides the parts that are Node
-// programs by nature: the CLI, crm-sandbox/testing (its receiver is a node:http server) and the
-// CLI's MCP server (src/mcp: stdio, the SDK's, and the package's own scenario files).
+// programs by nature: the CLI, crm-sandbox/testing (its receiver is a node:http server), the
+// CLI's MCP server (src/mcp: stdio, the SDK's, and the package's own scenario files) and
+// crm-sandbox/testcontainers (Testcontainers runs in Node; it reads scenario files).
 const root = new URL('../', import.meta.url).pathname;
-const NODE_ONLY_FOLDERS = new Set(['src/node', 'src/cli', 'src/testing', 'src/mcp']);
+const NODE_ONLY_FOLDERS = new Set(['src/node', 'src/cli', 'src/testing', 'src/mcp', 'src/testcontainers']);
 /** The Node entries (`crm-sandbox` under the node condition, `crm-sandbox/server`); src/browser.ts and src/api.ts are portable. */
 const NODE_ENTRIES = new Set(['src/index.ts', 'src/server.ts']);
 
@@ -33,7 +34,7 @@ function offences(file: string): string[] {
 }
 
 describe('the portable core', () => {
-  it('imports no node: module and uses no Buffer outside src/node, src/cli, src/testing, src/mcp and the Node entries', () => {
+  it('imports no node: module and uses no Buffer outside src/node, src/cli, src/testing, src/mcp, src/testcontainers and the Node entries', () => {
     const files = sourceFiles('src');
     // Every folder of src/ but the Node-only ones, the browser entry and the API it shares.
     for (const folder of ['adapters', 'client-check', 'clock', 'core', 'downstream', 'events', 'model', 'scenarios', 'shared', 'store', 'webhooks']) {

@@ -5,9 +5,11 @@ import type * as Root from 'crm-sandbox';
 import type * as Browser from 'crm-sandbox/browser';
 import type * as Msw from 'crm-sandbox/msw';
 import type * as Server from 'crm-sandbox/server';
+import type * as Testcontainers from 'crm-sandbox/testcontainers';
 import type * as Testing from 'crm-sandbox/testing';
 import type * as TestingVitest from 'crm-sandbox/testing/vitest';
 import type { HttpHandler } from 'msw';
+import type { GenericContainer, StartedTestContainer } from 'testcontainers';
 import { describe, expectTypeOf, it } from 'vitest';
 
 /** A client whose generic methods the type tests instantiate (never called). */
@@ -128,5 +130,19 @@ describe('crm-sandbox/testing and crm-sandbox/testing/vitest', () => {
   it('useSandbox gives the same test sandbox, run by vitest hooks', () => {
     expectTypeOf<typeof TestingVitest.useSandbox>().returns.toEqualTypeOf<Testing.TestSandbox>();
     expectTypeOf<typeof TestingVitest.createTestSandbox>().toEqualTypeOf<typeof Testing.createTestSandbox>();
+  });
+});
+
+describe('crm-sandbox/testcontainers', () => {
+  it('is a GenericContainer of the image given, whose start() gives the started sandbox with its URL, key and calls', () => {
+    expectTypeOf<Testcontainers.CrmSandboxContainer>().toMatchTypeOf<GenericContainer>();
+    expectTypeOf<typeof Testcontainers.CrmSandboxContainer>().constructorParameters.toEqualTypeOf<[image: string]>();
+    expectTypeOf<Testcontainers.CrmSandboxContainer['withApiKey']>().returns.toEqualTypeOf<Testcontainers.CrmSandboxContainer>();
+    expectTypeOf<Testcontainers.CrmSandboxContainer['withStateFile']>().parameters.toEqualTypeOf<[path: string | null]>();
+    expectTypeOf<Testcontainers.CrmSandboxContainer['start']>().returns.toEqualTypeOf<Promise<Testcontainers.StartedCrmSandboxContainer>>();
+    expectTypeOf<Testcontainers.StartedCrmSandboxContainer>().toMatchTypeOf<StartedTestContainer>();
+    expectTypeOf<Testcontainers.StartedCrmSandboxContainer['getBaseUrl']>().returns.toEqualTypeOf<string>();
+    expectTypeOf<Awaited<ReturnType<Testcontainers.StartedCrmSandboxContainer['linkConnection']>>['accessToken']>().toEqualTypeOf<string>();
+    expectTypeOf<Testcontainers.LinkConnectionOptions['status']>().toEqualTypeOf<'NEW_CONNECTION' | 'INITIAL_SYNCED' | 'READY' | undefined>();
   });
 });

@@ -12,6 +12,8 @@ import { formatDuration, requireUnit } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { flagName, readDuration, readInteger, readList, readText } from './flags.js';
 import { createLineWriter } from './line-writer.js';
+import { type CommandRun, clientCheckLines, clientCheckSuite } from './reporters/client-check.js';
+import { checkReportArgs, REPORT_OPTIONS, writeReports } from './reporters/output.js';
 
 /** After the timeout's SIGTERM, how long the command has to exit before it is killed. */
 const KILL_AFTER_MS = 5_000;
@@ -73,9 +75,11 @@ const builder = (yargs: Argv) =>
       coerce: (value) => ({ text: String(value), ms: readDuration('timeout', value) }),
     })
     .option('log', { type: 'boolean', default: false, describe: 'Log each request the sandbox answers, on stderr' })
+    .options(REPORT_OPTIONS)
     .example('$0 client-check -- npm test', 'Run your test suite against a sandbox that puts hard cases in its way, then judge its conduct')
     .example('$0 client-check --delete-connection 5s --strict -- node sync.mjs', 'Also delete each connection mid-run; fail rules the run did not exercise')
     .example('$0 client-check --seed 7 --json -- python3 sync.py > report.json', 'Reproduce a run; a machine-readable report')
+    .example('$0 client-check --reporter junit --output reports/client-check.xml -- npm test', 'Also write JUnit XML for CI: one testcase per rule')
     .epilogue(
       'The command runs with CRM_SANDBOX_URL (the sandbox, on a free port of 127.0.0.1) and CRM_SANDBOX_API_KEY in its environment. ' +
         'Exit status: 0 when the command succeeded and every exercised rule held, 1 when a rule failed or the command failed, 2 for bad usage. The rules: see the README.',
@@ -92,15 +96,6 @@ function readRetryAfter(value: unknown): string {
   return text;
 }
 
-/** What became of the command. */
-interface CommandOutcome {
-  argv: string[];
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-}
-
 async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
   const command = args._.slice(1).map(String);
   if (command.length === 0) throw new SandboxConfigError('client-check needs the command to run after --: crm-sandbox client-check [options] -- npm test');
@@ -109,6 +104,7 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
       `${flagName('ready-delay')} (${formatDuration(args.readyDelay)}) must not be shorter than ${flagName('initial-sync-delay')} (${formatDuration(args.initialSyncDelay)})`,
     );
   }
+  checkReportArgs(args);
   const apiKey = args.apiKey;
   // A sandbox for this run only: tokens from the seed too, so a seed replays the whole run.
   const sandbox = createSandbox({
@@ -128,7 +124,8 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
   const log = args.log ? createLineWriter(process.stderr) : undefined;
   const server = await startDevServer(sandbox, { port: 0, host: '127.0.0.1', ...(log ? { log } : {}) });
   process.stderr.write(`client-check: sandbox at ${server.url} (CRM_SANDBOX_URL), API key ${apiKey} (CRM_SANDBOX_API_KEY); running: ${command.join(' ')}\n`);
-  let outcome: CommandOutcome;
+  let outcome: CommandRun;
+  const timestamp = new Date().toISOString();
   try {
     outcome = await runCommand(command, { ...process.env, CRM_SANDBOX_URL: server.url, CRM_SANDBOX_API_KEY: apiKey }, args.json, args.timeout);
   } catch (error) {
@@ -141,6 +138,12 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
   await server.close();
   const commandOk = outcome.exitCode === 0 && !outcome.timedOut;
   const exitCode = report.ok && commandOk ? 0 : 1;
+  const ran = commandLine(outcome).trim();
+  writeReports(
+    args,
+    () => clientCheckSuite(report, outcome, ran, timestamp),
+    () => clientCheckLines(report, ran),
+  );
   await write(
     process.stdout,
     args.json
@@ -151,7 +154,7 @@ async function run(args: ArgumentsCamelCase<ClientCheckArgs>): Promise<number> {
 }
 
 /** `command: node client.mjs — exited with 0 after 8.412 s`. */
-function commandLine(outcome: CommandOutcome): string {
+function commandLine(outcome: CommandRun): string {
   const how = outcome.timedOut
     ? `stopped after --timeout (${outcome.signal ?? `exit ${outcome.exitCode}`})`
     : outcome.signal !== null
@@ -166,7 +169,7 @@ function commandLine(outcome: CommandOutcome): string {
  * second one exits at once); the timeout stops it (SIGTERM, then SIGKILL). A command that cannot
  * be started is a usage error (exit 2).
  */
-function runCommand(argv: string[], env: NodeJS.ProcessEnv, json: boolean, timeout: { text: string; ms: number }): Promise<CommandOutcome> {
+function runCommand(argv: string[], env: NodeJS.ProcessEnv, json: boolean, timeout: { text: string; ms: number }): Promise<CommandRun> {
   const started = performance.now();
   const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['inherit', json ? 2 : 'inherit', 'inherit'] });
   let timedOut = false;
@@ -188,7 +191,7 @@ function runCommand(argv: string[], env: NodeJS.ProcessEnv, json: boolean, timeo
           killer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
         }, timeout.ms)
       : undefined;
-  return new Promise<CommandOutcome>((resolve, reject) => {
+  return new Promise<CommandRun>((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);
       clearTimeout(killer);

@@ -9,6 +9,8 @@ import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
 import { readCa } from './read-ca.js';
+import { checkReportArgs, REPORT_OPTIONS, writeReports } from './reporters/output.js';
+import { scenarioLines, scenarioSuite } from './reporters/scenario.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
 const engine = async () => ({
@@ -107,9 +109,14 @@ const runBuilder = (yargs: Argv) =>
       describe: 'Real time the whole run may take; then it stops and reports what happened so far (0: no limit)',
       coerce: (value) => ({ text: String(value), ms: readDuration('timeout', value) }),
     })
+    .options(REPORT_OPTIONS)
     .example('$0 scenario run deal-won --webhook-url http://127.0.0.1:3000/webhooks', 'Play a built-in, instantly')
     .example('$0 scenario run receiver-check --webhook-url http://127.0.0.1:3000/webhooks --access-token access_<40 hex>', 'Probe your receiver')
-    .example('$0 scenario run ./my-story.yaml --server http://127.0.0.1:4010 --connection-id <id>', "Play a file on a running server's connection");
+    .example('$0 scenario run ./my-story.yaml --server http://127.0.0.1:4010 --connection-id <id>', "Play a file on a running server's connection")
+    .example(
+      '$0 scenario run deal-won --webhook-url http://127.0.0.1:3000/webhooks --reporter junit --output reports/deal-won.xml',
+      'Also write JUnit XML for CI',
+    );
 
 type RunArgs = ReturnType<typeof runBuilder> extends Argv<infer T> ? T : never;
 
@@ -161,6 +168,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
     }
     if (speed !== Infinity && speed !== 1) throw new SandboxConfigError('--speed: a server runs on its own real clock; leave --speed out with --server');
   }
+  checkReportArgs(args);
   const ca = args.webhookCa === undefined ? undefined : readCa(args.webhookCa);
   const seed = (args.server === undefined ? args.seed : undefined) ?? scenario.definition.seed ?? 1;
   const realtime = speed !== Infinity;
@@ -200,6 +208,8 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
   const timer =
     args.timeout.ms > 0 ? setTimeout(() => halt(`the run took longer than ${flagName('timeout')} ${args.timeout.text}`), args.timeout.ms) : undefined;
   timer?.unref();
+  const timestamp = new Date().toISOString();
+  const started = performance.now();
   try {
     const report = await runScenarioOn(scenario, target, {
       webhookUrl,
@@ -217,6 +227,12 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
       signal: stop.signal,
     });
     progress.end();
+    const seconds = (performance.now() - started) / 1000;
+    writeReports(
+      args,
+      () => scenarioSuite(report, { timestamp, seconds }),
+      () => scenarioLines(report),
+    );
     await write(process.stdout, args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatSummary(report)}\n`);
     return report.exitCode;
   } finally {

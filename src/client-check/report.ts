@@ -181,11 +181,19 @@ export function formatReport(report: ClientCheckReport): string {
   ];
   const width = Math.max(...report.rules.map((rule) => rule.rule.length));
   for (const rule of report.rules) lines.push(`  ${LABELS[rule.status].padEnd(13)}  ${rule.rule.padEnd(width)}  ${rule.summary}`);
-  for (const rule of failed) {
-    lines.push('', `${rule.rule}: ${rule.title}`);
-    for (const item of rule.evidence) lines.push(`  ${item.since.padStart(9)}  ${item.status ? `[${item.status}] ` : ''}${told(item)}`);
-    if (rule.failures > rule.evidence.length) lines.push(`  … and ${rule.failures - rule.evidence.length} more`);
-    lines.push(`  fix: ${rule.hint}`);
-  }
+  for (const rule of failed) lines.push('', ...ruleFailureLines(rule));
   return lines.join('\n');
+}
+
+/**
+ * A failed rule as the report prints it: its title, the requests that show it, and the fix.
+ *
+ * @example ruleFailureLines(report.rules.find((rule) => rule.status === 'fail')!).join('\n')
+ */
+export function ruleFailureLines(rule: RuleReport): string[] {
+  const lines = [`${rule.rule}: ${rule.title}`];
+  for (const item of rule.evidence) lines.push(`  ${item.since.padStart(9)}  ${item.status ? `[${item.status}] ` : ''}${told(item)}`);
+  if (rule.failures > rule.evidence.length) lines.push(`  … and ${rule.failures - rule.evidence.length} more`);
+  lines.push(`  fix: ${rule.hint}`);
+  return lines;
 }
