@@ -1,3 +1,4 @@
+import { calendarMistake } from '../shared/calendar.js';
 import { ApiError } from '../shared/errors.js';
 import type { FilterField, FilterKind } from './crm-objects.js';
 
@@ -128,9 +129,15 @@ function numberOperand(operand: unknown, at: string): number {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function dateOperand(operand: unknown, at: string): number {
-  const time = typeof operand === 'string' && ISO_DATE.test(operand) ? Date.parse(operand.length === 10 ? `${operand}T00:00:00Z` : operand) : Number.NaN;
+  const shaped = typeof operand === 'string' && ISO_DATE.test(operand);
+  // Date.parse rolls an impossible day over (2025-02-30 → March 2): such a date is refused, as in a write.
+  const mistake = shaped ? calendarMistake(operand) : undefined;
+  const time = shaped && !mistake ? Date.parse(operand.length === 10 ? `${operand}T00:00:00Z` : operand) : Number.NaN;
   if (Number.isNaN(time)) {
-    throw ApiError.invalidField(at, `${at} must be an ISO-8601 date or date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(operand)}`);
+    throw ApiError.invalidField(
+      at,
+      `${at} must be an ISO-8601 date or date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(operand)}${mistake ? `: ${mistake}` : ''}`,
+    );
   }
   return time;
 }
