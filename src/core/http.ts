@@ -1,4 +1,5 @@
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { headerText, isHeaderSafe } from '../shared/header-text.js';
 
 export type { SandboxRequest, SandboxResponse } from '../model/request.js';
 
@@ -41,8 +42,28 @@ export function respond(reply: Reply): SandboxResponse {
     if (reply.encoded) response.encoded = reply.encoded;
     return response;
   }
-  const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...reply.headers } : { 'content-type': JSON_CONTENT_TYPE };
+  const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...safeHeaders(reply.headers) } : { 'content-type': JSON_CONTENT_TYPE };
   return { status: reply.status ?? 200, headers, body: JSON.stringify(reply.body) };
+}
+
+/** Most characters one header of a route's answer carries: whatever a route puts there, the answer's headers stay under 8 KiB. */
+export const MAX_HEADER_CHARS = 4096;
+
+/**
+ * A route's headers as they can go out, whatever the route put in them: a value with a character a header may not
+ * carry is percent-encoded, a longer one cut. The routes build theirs so already (unified-shared's writeAnswer); this
+ * is the guard that a new one cannot turn a write that was done into a 500 (node refuses such a header only once the
+ * answer is written, after the work).
+ */
+function safeHeaders(headers: Record<string, string>): Record<string, string> {
+  let safe: Record<string, string> | undefined;
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (isHeaderSafe(value) && value.length <= MAX_HEADER_CHARS) continue;
+    safe ??= { ...headers };
+    safe[name] = headerText(value).slice(0, MAX_HEADER_CHARS);
+  }
+  return safe ?? headers;
 }
 
 export function respondError(error: ApiError): SandboxResponse {

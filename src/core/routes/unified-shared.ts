@@ -2,6 +2,7 @@ import type { Clock } from '../../clock/clock.js';
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import { loadDownstream } from '../../downstream/load.js';
 import { ApiError } from '../../shared/errors.js';
+import { headerText } from '../../shared/header-text.js';
 import { type Pieces, runOfOneMoment } from '../../shared/pieces.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
@@ -158,11 +159,37 @@ export const extraKeys = (body: Record<string, unknown>, known: string[]) =>
     .filter((key) => !known.includes(key))
     .map((key) => `${key} (not a field of this request)`);
 
-/** A write's answer: the record's id, and the fields it ignored in {@link IGNORED_FIELDS_HEADER}. */
-export const writeAnswer = (id: string, ignored: string[]): Reply => ({
-  body: { id },
-  ...(ignored.length > 0 ? { headers: { [IGNORED_FIELDS_HEADER]: ignored.join(', ') } } : {}),
-});
+/**
+ * Most bytes {@link IGNORED_FIELDS_HEADER} takes: with the answer's other headers, well under the 8 KiB many clients
+ * read at most (Node's fetch refuses 16 KiB of headers, and the record would be written all the same).
+ */
+export const IGNORED_FIELDS_HEADER_BYTES = 4096;
+/** Most characters one ignored field takes in the header when the list is summarised (a name may be 100,000 long). */
+const IGNORED_ITEM_CHARS = 256;
+
+/**
+ * A write's answer: the record's id, and the fields it ignored in {@link IGNORED_FIELDS_HEADER}, each name as a header
+ * can carry it (percent-encoded where it is not plain ASCII: `contact.%CE%A9mega (not a field of Contact)`). When
+ * they do not fit in {@link IGNORED_FIELDS_HEADER_BYTES}, the header says how many and names the first few, and the
+ * body carries every one, as given, in `metadata.ignoredFields`.
+ */
+export function writeAnswer(id: string, ignored: string[]): Reply {
+  if (ignored.length === 0) return { body: { id } };
+  const items = ignored.map((item) => headerText(item, true));
+  const whole = items.join(', ');
+  if (whole.length <= IGNORED_FIELDS_HEADER_BYTES) return { body: { id }, headers: { [IGNORED_FIELDS_HEADER]: whole } };
+  const shown: string[] = [];
+  // Room for the count before and the pointer to the body after.
+  let room = IGNORED_FIELDS_HEADER_BYTES - 160;
+  for (const item of items) {
+    const cut = item.length > IGNORED_ITEM_CHARS ? `${item.slice(0, IGNORED_ITEM_CHARS)}...` : item;
+    if (cut.length + 2 > room) break;
+    shown.push(cut);
+    room -= cut.length + 2;
+  }
+  const header = `${ignored.length} fields ignored; the first ${shown.length}: ${shown.join(', ')}; all ${ignored.length} in the answer's metadata.ignoredFields`;
+  return { body: { id, metadata: { ignoredFields: ignored } }, headers: { [IGNORED_FIELDS_HEADER]: header } };
+}
 
 /**
  * `answer(data)` with the connection's data set: at once when it is seeded, else once it is,
