@@ -6,6 +6,7 @@ export type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import { jsonTooDeep, MAX_JSON_DEPTH, MAX_SNAPSHOT_DEPTH, tooDeepPhrase } from '../shared/json-depth.js';
 import { utf8ByteLength } from '../shared/text-codec.js';
+import { CachedPage } from './page-cache.js';
 
 /** Bodies over 1 MiB are refused with a 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -32,10 +33,11 @@ export function payloadTooLarge(limit = MAX_BODY_BYTES): ApiError {
   return new ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, `request body is over the ${limit} byte limit`, { limit });
 }
 
-/** What a route returns: a value to serialise, or JSON text it already has (a cached page, maybe encoded too). */
-export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Uint8Array };
+/** What a route returns: a value to serialise, JSON text it already has (maybe encoded too), or a kept page (a 200). */
+export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Uint8Array } | CachedPage;
 
 export function respond(reply: Reply): SandboxResponse {
+  if (reply instanceof CachedPage) return pageResponse(reply);
   if ('json' in reply) {
     // Built in place (no spread of a throw-away object): most answers are kept pages.
     const response: SandboxResponse = { status: reply.status ?? 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: reply.json };
@@ -64,6 +66,21 @@ function safeHeaders(headers: Record<string, string>): Record<string, string> {
     safe[name] = headerText(value).slice(0, MAX_HEADER_CHARS);
   }
   return safe ?? headers;
+}
+
+/**
+ * A kept page's answer: its bytes for the wire, its text decoded only when read (a dev server never reads it; a
+ * Fetch answer is made from the bytes too).
+ */
+function pageResponse(page: CachedPage): SandboxResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': JSON_CONTENT_TYPE },
+    encoded: page.encoded,
+    get body() {
+      return page.json;
+    },
+  };
 }
 
 export function respondError(error: ApiError): SandboxResponse {

@@ -1,4 +1,5 @@
 import { needleFinder } from './needles.js';
+import { chargeWork } from './work.js';
 
 /**
  * Wildcard patterns (SOQL `LIKE` with `%` and `_`, HubSpot `CONTAINS_TOKEN` with `*`) matched
@@ -174,6 +175,7 @@ function shiftAnd(text: string, wildAt: Uint8Array): Segment['find'] {
   const lastWord = (text.length - 1) >>> 5;
   const lastBit = 1 << ((text.length - 1) & 31);
   return (value, from, to) => {
+    chargeWork((to - from) * words);
     const state = new Uint32Array(words);
     for (let j = from; j < to; j++) {
       const mask = masks.get(value.charCodeAt(j)) ?? anyChar;
