@@ -157,7 +157,7 @@ function search(object: UnifiedObject): Route<Uses> {
       // A connection's first call seeds its data set in pieces (decision 0038).
       return withData(deps.registry, connection, (data) => {
         const collection = data.crm[object.type];
-        const key = `search:${searchKey(ctx, body)}:${page.afterSeq}:${page.limit}`;
+        const key = searchKey(ctx, body, page, 'search');
         return withSystems(allFields, (downstreamFor) => {
           const slot = slotOf(data, collection, key, allFields, object.type);
           const known = cachedNow(deps, slot);

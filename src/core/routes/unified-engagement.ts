@@ -257,7 +257,7 @@ function search(object: EngagementObject): Route<Uses> {
       // A connection's first call seeds its data set in pieces (decision 0038).
       return withData(deps.registry, connection, (data) => {
         const collection = collectionOf(data, object);
-        const key = `engagement:${object.name}:search:${searchKey(ctx, body)}:${page.afterSeq}:${page.limit}:${allFields}`;
+        const key = searchKey(ctx, body, page, `engagement:${object.name}:search:${allFields}`);
         return withSystems(allFields, (downstreamFor) => {
           const known = deps.pages.peek(data, key);
           if (known) return pageReply(known);

@@ -163,13 +163,18 @@ class Walk<T extends { id: string }> {
 }
 
 /**
- * A search's part of its cache key: its body's text (a long one by its digest), worked out once per shared body. The
+ * A search's cache key: its body's text (a long one by its digest) and its page, worked out once per shared body. The
  * body's text, not its filters written again as JSON: 1 MiB of filters took 10 ms to write out, at every request.
  */
-const searchKeys = new WeakMap<object, string>();
-export function searchKey(ctx: RouteContext, body: Readonly<Record<string, unknown>>): string {
-  let key = searchKeys.get(body);
-  if (key === undefined) searchKeys.set(body, (key = requestKey(ctx.request.body ?? '')));
+const searchKeys = new WeakMap<object, { text: string; last?: { route: string; afterSeq: number; limit: number; key: string } }>();
+export function searchKey(ctx: RouteContext, body: Readonly<Record<string, unknown>>, page: PageRequest, route: string): string {
+  let kept = searchKeys.get(body);
+  if (kept === undefined) searchKeys.set(body, (kept = { text: requestKey(ctx.request.body ?? '') }));
+  // The whole key last made with this body, kept: a new string each request would be hashed again by the cache's map.
+  const { last } = kept;
+  if (last?.route === route && last.afterSeq === page.afterSeq && last.limit === page.limit) return last.key;
+  const key = `${route}:${kept.text}:${page.afterSeq}:${page.limit}`;
+  kept.last = { route, afterSeq: page.afterSeq, limit: page.limit, key };
   return key;
 }
 
