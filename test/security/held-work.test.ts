@@ -185,6 +185,7 @@ describe('no unified search holds the event loop (issue 47, items 1 and 7)', () 
     expect(JSON.parse(result.searched.text).emails).toEqual([]);
     expect(result.health).toBe(200);
     expect(result.answeredFirst).toBe(true);
+    console.log(`issue 47's probe: hasSome of 30,000 over 200 emails of 2,000 recipients, longest hold ${heldMs.toFixed(1)} ms`);
     expect(heldMs).toBeLessThan(MOST_HELD_MS);
   });
 });
