@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Random } from '../src/shared/random.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { type Cli, killAll, runCli } from './helpers/cli.js';
+import { freePort } from './helpers/raw-http.js';
 
 /*
  * A crash soak (issue 47, item 6): `serve --state-file` takes a seeded sequence of creates, updates and deletes
@@ -26,15 +27,6 @@ const spawned: Cli[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-soak-'));
 afterEach(() => killAll(spawned));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A free port on 127.0.0.1, for a server restarted on the same one. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** An event as the receiver kept it: its record's id, and the order it first arrived in. */
 interface Arrived {

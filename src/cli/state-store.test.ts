@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../index.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { StateStore, type StateStoreOptions } from './state-store.js';
@@ -179,23 +179,20 @@ describe('batched saves in pieces (docs/decisions/0044)', () => {
     store.open();
     const { connectionId } = sandbox.connect({ integrationId: 'hubspot' });
     for (let i = 0; i < 300; i++) sandbox.createRecord(connectionId, 'Contact', { firstName: `p${i}`, jobTitle: 'x'.repeat(2000) });
-    // A save in pieces: the turns it gives, counted while it runs.
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(count);
-    };
-    setImmediate(count);
-    const saved = JSON.parse(readFileSync(path, 'utf8')).connections.length;
+    // A save in pieces: a turn of the event loop queued as it begins (its save point) comes while the old file is still there.
+    const before = readFileSync(path, 'utf8');
+    let seenMeanwhile: string | undefined;
+    const savePoint = sandbox.savePoint.bind(sandbox);
+    vi.spyOn(sandbox, 'savePoint').mockImplementationOnce(() => {
+      setImmediate(() => (seenMeanwhile = readFileSync(path, 'utf8')));
+      return savePoint();
+    });
     store.start();
     await new Promise<void>((resolve) => {
-      const wait = () => (JSON.parse(readFileSync(path, 'utf8')).connections.length > saved ? resolve() : setTimeout(wait, 5));
+      const wait = () => (readFileSync(path, 'utf8') !== before ? resolve() : setTimeout(wait, 5));
       wait();
     });
-    counting = false;
-    expect(turns).toBeGreaterThan(2);
+    expect(seenMeanwhile).toBe(before);
     // What the file holds, as a snapshot of the same state gives it.
     const file = JSON.parse(readFileSync(path, 'utf8'));
     expect(file.connections.map((connection: { connectionId: string }) => connection.connectionId)).toContain(connectionId);

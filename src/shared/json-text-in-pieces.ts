@@ -1,3 +1,4 @@
+import { CLOSE_BRACE, CLOSE_BRACKET, escaped, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-depth.js';
 import type { Pieces } from './pieces.js';
 
 /**
@@ -13,12 +14,6 @@ const PART_CHARS = 64 * 1024;
 /** Characters a scan reads between two stops. */
 const SCAN_CHARS = 256 * 1024;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
@@ -175,13 +170,6 @@ class Reader {
 
 const isDelimiter = (code: number) =>
   code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === COLON;
-
-/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
-function escaped(text: string, at: number): boolean {
-  let backslashes = 0;
-  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-  return backslashes % 2 === 1;
-}
 
 /**
  * `JSON.stringify(value)` in pieces: the same text, the built-in writing every part of {@link PART_CHARS} or less at
