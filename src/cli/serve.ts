@@ -219,7 +219,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     if (args.stateFile) checkStateFileWritable(args.stateFile);
     const store = args.stateFile ? new StateStore(sandbox, args.stateFile, { sync: args.stateSync ?? 'batched' }) : undefined;
     // The server listens while the state file loads in pieces: health is answered at once, the rest waits for the state
-    // (docs/decisions/0044). The banner comes once it is loaded.
+    // (docs/decisions/0050). The banner comes once it is loaded.
     const opening = store?.openInTurns();
     const log = args.quiet ? undefined : createLineWriter(process.stdout);
     const server = await startDevServer(sandbox, {

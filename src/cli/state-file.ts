@@ -49,7 +49,7 @@ export function loadStateFile(sandbox: Sandbox, path: string, readCommits: (text
 
 /**
  * {@link loadStateFile} with turns of the event loop between its pieces, so that a server that listens while it loads
- * answers others meanwhile (docs/decisions/0044): the file read by the thread pool, its JSON parsed in pieces, the
+ * answers others meanwhile (docs/decisions/0050): the file read by the thread pool, its JSON parsed in pieces, the
  * journal's commits laid over it one at a time, the state restored in pieces (`Sandbox.restoreInTurns`). The same
  * state and the same refusals.
  */

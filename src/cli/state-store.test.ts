@@ -44,7 +44,7 @@ describe('the state store', () => {
     const third = serve(path); // and now a crash: no close
     const told = third.sandbox.createRecord(connectionId, 'Contact', { firstName: 'Lost' });
     const fourth = serve(path);
-    // Batched saves complete turns after their snapshot: the mark holds two reservations (docs/decisions/0044).
+    // Batched saves complete turns after their snapshot: the mark holds two reservations (docs/decisions/0050).
     expect(fourth.opened).toMatchObject({ loaded: true, recovered: 2 * 8192 });
     expect(firstNames(fourth.sandbox, connectionId)).toContain('Saved');
     expect(firstNames(fourth.sandbox, connectionId)).not.toContain('Lost');
@@ -171,7 +171,7 @@ describe('--state-sync always: the journal', () => {
   });
 });
 
-describe('batched saves in pieces (docs/decisions/0044)', () => {
+describe('batched saves in pieces (docs/decisions/0050)', () => {
   it('write the state with turns between, and never replace a later save', async () => {
     const path = fresh();
     const sandbox = createSandbox({ ...options, clock: 'real', initialSyncDelay: '1ms', readyDelay: '1ms' });

@@ -129,7 +129,7 @@ export class StateStore {
 
   /**
    * {@link open} with turns of the event loop while the file is read, parsed and laid in (`serve` listens meanwhile,
-   * answering `/sandbox/health` and holding the rest: docs/decisions/0044). What comes after the load (a recovery, the
+   * answering `/sandbox/health` and holding the rest: docs/decisions/0050). What comes after the load (a recovery, the
    * save a start may need, the mark) is done at once, as by {@link open}.
    */
   async openInTurns(): Promise<OpenedState> {
@@ -332,7 +332,7 @@ export class StateStore {
   }
 
   /**
-   * `batched`: the state written whole with turns of the event loop between its pieces (docs/decisions/0044): the
+   * `batched`: the state written whole with turns of the event loop between its pieces (docs/decisions/0050): the
    * snapshot at once (one moment), its JSON text in pieces, the file by the thread pool (fsync included), then renamed
    * over the old one at once, unless a clean stop saved after it. Only then do the events the snapshot holds go out
    * (a save point), and the streams count from the positions it holds (Reservation.begin and commit).

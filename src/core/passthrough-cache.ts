@@ -66,7 +66,7 @@ export class PassthroughCache {
     const answered = answer(context);
     if (!isPieces(answered)) return serialised(answered);
     if (!inTurns) return serialised(runToEnd(answered));
-    // Started again in pieces when a turn changed the data, at most twice; then at once (decision 0043).
+    // Started again in pieces when a turn changed the data, at most twice; then at once (decision 0049).
     return runOfOneMoment(
       mapPieces(answered, serialised),
       () => data.changeMark() !== before,

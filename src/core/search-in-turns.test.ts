@@ -38,7 +38,7 @@ const search = (sandbox: Sandbox, accessToken: string, filters: unknown, limit =
 const answerOf = (sandbox: Sandbox, connectionId: string, ids: string[]) =>
   JSON.stringify({ contacts: ids.map((id) => sandbox.getRecord(connectionId, 'Contact', id)), nextPageCursor: null });
 
-describe('a unified search over a long collection (docs/decisions/0041, 0043)', () => {
+describe('a unified search over a long collection (docs/decisions/0041, 0049)', () => {
   it('on a real clock, walks it in pieces with turns of the event loop between, and answers what it found', async () => {
     const { sandbox, connectionId, accessToken, needles } = withHaystack('real');
     await warmUp(sandbox);
@@ -138,7 +138,7 @@ describe('a unified search over a long collection (docs/decisions/0041, 0043)', 
     sandbox.close();
   });
 
-  it('cuts a short but costly walk by its work: 100 emails of 5,000 recipients each against a hasSome of 20,000 give turns (decision 0043)', async () => {
+  it('cuts a short but costly walk by its work: 100 emails of 5,000 recipients each against a hasSome of 20,000 give turns (decision 0049)', async () => {
     const sandbox = createSandbox({ seed: 9, dataset: { crm: { Email: 0 }, engagement: {} }, fixtures: false });
     const { connectionId, accessToken } = sandbox.connect({ integrationId: 'hubspot' });
     sandbox.setStatus(connectionId, 'READY');

@@ -34,7 +34,7 @@ export interface DevServerOptions {
    */
   beforeAnswer?: (request: SandboxRequest, response: SandboxResponse) => Promise<SandboxResponse> | undefined;
   /**
-   * Set while the sandbox's state loads after the server listens (`serve --state-file`, docs/decisions/0044): until it
+   * Set while the sandbox's state loads after the server listens (`serve --state-file`, docs/decisions/0050): until it
    * resolves, `GET /sandbox/health` is answered at once and every other request waits for it. A rejection leaves the
    * waiting requests unanswered (the caller stops the server).
    */

@@ -17,7 +17,7 @@ import { UNIFIED_ENGAGEMENT_OBJECTS } from '../../src/unified/engagement-objects
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-/** The goal is pieces of 20 ms or less (docs/decisions/0043); the test allows what a collection or a slow core may add. */
+/** The goal is pieces of 20 ms or less (docs/decisions/0049); the test allows what a collection or a slow core may add. */
 const MOST_HELD_MS = 100;
 /** 1 MiB: the dev server's body limit. */
 const BODY_LIMIT = 1024 * 1024;

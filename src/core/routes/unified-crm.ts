@@ -163,7 +163,7 @@ function search(object: UnifiedObject): Route<Uses> {
           const known = cachedNow(deps, slot);
           if (known) return known;
           // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached. A 1 MiB
-          // body's lists compile in pieces, and the walk goes in pieces by its work (decision 0043); the page is
+          // body's lists compile in pieces, and the walk goes in pieces by its work (decision 0049); the page is
           // rendered (and kept, when it is of the data as it is now) at once after it.
           return onceThere(searchFilter(deps.clock, body.filters, object.filters), (filter) => {
             const passes = (entry: Entry<CrmRecord>) => filter(unifiedView(connection.integrationId, object.type, entry.record));

@@ -262,7 +262,7 @@ function search(object: EngagementObject): Route<Uses> {
           const known = deps.pages.peek(data, key);
           if (known) return pageReply(known);
           // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached. In pieces
-          // on a real clock, as the walk (decision 0043).
+          // on a real clock, as the walk (decision 0049).
           const compiled = deps.clock.kind === 'real' ? runFromNow(compileSearch(body.filters, object)) : runToEnd(compileSearch(body.filters, object));
           return onceThere(compiled, (filter) => {
             const view = engagementView(object);

@@ -91,7 +91,7 @@ const WALK_RESTARTS = 2;
  * (`runOfOneMoment`, decisions 0041, 0042), at most {@link WALK_RESTARTS} times. After that (writes coming faster
  * than the pieces), a walk whose records are all it reads (`frozen`: a CRM search) goes on in pieces over a copy of
  * the collection's entries as they are then, and answers that moment's page without keeping it; another (an
- * engagement search, whose views read the whole data set) is made at once (decision 0043).
+ * engagement search, whose views read the whole data set) is made at once (decision 0049).
  *
  * @example const found = await matchingFor(deps.clock, collection, page, () => collection.version, passes, true);
  */
