@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Random } from '../src/shared/random.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { type Cli, killAll, runCli } from './helpers/cli.js';
+import { freePort } from './helpers/raw-http.js';
 
 /*
  * Crash consistency judged from outside, the way crash-consistency tests judge a store
@@ -46,15 +47,6 @@ interface Linked {
   connectionId: string;
   accessToken: string;
   webhookId: string;
-}
-
-/** A free port on 127.0.0.1, for a server restarted on the same one. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** What a receiver that de-duplicates by eventId learns: the first body of each eventId, and every way the deliveries broke the rules. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeObjectOf } from '../src/downstream/native-objects.js';
 import { createSandbox, type Sandbox } from '../src/index.js';
-import { INTEGRATIONS, type IntegrationId } from '../src/model/integrations.js';
+import type { IntegrationId } from '../src/model/integrations.js';
 import { type LinkInput, UNIFIED_CRM_OBJECTS, type UnifiedField, type UnifiedObject } from '../src/unified/crm-objects.js';
 import { type EngagementInput, engagementObjectOf } from '../src/unified/engagement-objects.js';
 import { callSandbox } from './helpers/sandbox-call.js';
@@ -18,7 +18,7 @@ const CRMS: IntegrationId[] = ['salesforce', 'hubspot', 'pipedrive', 'zoho'];
 const PLATFORMS: IntegrationId[] = ['outreach', 'salesloft', 'apollo'];
 
 /** A value of a field's kind, unlike what a record starts with. */
-function valueOf(field: { key: string; kind: string; options?: readonly string[] }): unknown {
+function writtenValueOf(field: { key: string; kind: string; options?: readonly string[] }): unknown {
   if (field.options) return field.options[Math.min(1, field.options.length - 1)];
   // An email's status is CRM-specific text; READ is one every CRM keeps (Salesforce's Status picklist has it).
   if (field.key === 'status') return 'READ';
@@ -165,7 +165,7 @@ describe('every writable field, on every integration: read back equal, or refuse
     const { accessToken, connectionId } = tokens.get(integrationId)!;
     const isField = 'key' in input;
     const key = isField ? (input as UnifiedField).key : (input as LinkInput).input;
-    let written = isField ? valueOf(input as UnifiedField) : await linkValue(input as LinkInput, accessToken);
+    let written = isField ? writtenValueOf(input as UnifiedField) : await linkValue(input as LinkInput, accessToken);
     const required = await requiredOf(object, accessToken);
     // An attendee names its record (associationId), or (Other) its email alone.
     if (object.type === 'EventAttendee' && key === 'associatedObjectType') {
@@ -177,7 +177,6 @@ describe('every writable field, on every integration: read back equal, or refuse
       delete required.associationId;
     }
     const at = `${object.key}.${key}`;
-    let id: string;
     let answer: { status: number; body: any };
     let nativeBefore: unknown;
     if (mode === 'create') {
@@ -196,7 +195,7 @@ describe('every writable field, on every integration: read back equal, or refuse
       answer = await call('PATCH', `/crm/${object.one}`, { accessToken, id: base.body.id, [object.key]: update });
     }
     if (answer.status !== 200) return refusedByName(answer, at, integrationId, label);
-    id = answer.body.id;
+    const id: string = answer.body.id;
     const record = (await call('GET', `/crm/${object.one}?accessToken=${accessToken}&id=${id}&allFields=true`)).body[object.key];
     const event = lastEvent(connectionId);
     expect(event.eventType, label).toBe(mode === 'create' ? 'CREATE' : 'UPDATE');

@@ -218,7 +218,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     }
     if (args.stateFile) checkStateFileWritable(args.stateFile);
     const store = args.stateFile ? new StateStore(sandbox, args.stateFile, { sync: args.stateSync ?? 'batched' }) : undefined;
-    const opened = store?.open();
+    // The server listens while the state file loads in pieces: health is answered at once, the rest waits for the state
+    // (docs/decisions/0050). The banner comes once it is loaded.
+    const opening = store?.openInTurns();
     const log = args.quiet ? undefined : createLineWriter(process.stdout);
     const server = await startDevServer(sandbox, {
       port: args.port,
@@ -226,7 +228,19 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}),
       ...(log ? { log } : {}),
       ...(store?.sync === 'always' ? { beforeAnswer: (request, response) => store.durable(request.method, response) } : {}),
+      ...(opening ? { loading: opening } : {}),
+    }).catch(async (error: unknown) => {
+      // The port was taken, say: the load goes on to its end (or its own error) before the command stops.
+      await opening?.catch(() => undefined);
+      throw error;
     });
+    let opened: OpenedState | undefined;
+    try {
+      opened = await opening;
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
     const { options } = sandbox;
     const keys = options.apiKeys;
     // One write, so whoever reads the output sees the whole banner at once.

@@ -1,9 +1,12 @@
 import { accessSync, closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Sandbox } from '../core/sandbox.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
 import { jsonTooDeep, MAX_SNAPSHOT_DEPTH, tooDeepPhrase } from '../shared/json-depth.js';
 import { applyJsonDiff, type Json, type JsonOp } from '../shared/json-diff.js';
+import { JsonTooDeepError, parseJsonInPieces } from '../shared/json-text-in-pieces.js';
+import { type Pieces, runInTurns, runToEnd } from '../shared/pieces.js';
 import { flagName } from './flags.js';
 
 /** What loading a state file found: whether there was one, and how many commits of its journal were laid over it. */
@@ -24,10 +27,9 @@ export function loadStateFile(sandbox: Sandbox, path: string, readCommits: (text
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { loaded: false, commits: 0 };
-    throw new SandboxConfigError(`${flagName('state-file')} ${path}: cannot read it: ${(error as Error).message}`);
+    return notRead(path, error);
   }
-  const refuse = (why: string) => new SandboxConfigError(`${flagName('state-file')} ${path}: ${why}; the file was left as it is`);
+  const refuse = refusal(path);
   if (jsonTooDeep(text, MAX_SNAPSHOT_DEPTH)) throw refuse(`its JSON is ${tooDeepPhrase(MAX_SNAPSHOT_DEPTH)}`);
   let value: unknown;
   try {
@@ -35,25 +37,72 @@ export function loadStateFile(sandbox: Sandbox, path: string, readCommits: (text
   } catch (error) {
     throw refuse(`not valid JSON (${(error as Error).message})`);
   }
+  const state = runToEnd(withCommits(path, value, readCommits(text)));
+  try {
+    sandbox.restore(state.value);
+  } catch (error) {
+    if (error instanceof ApiError) throw refuse(error.message);
+    throw error;
+  }
+  return { loaded: true, commits: state.commits };
+}
+
+/**
+ * {@link loadStateFile} with turns of the event loop between its pieces, so that a server that listens while it loads
+ * answers others meanwhile (docs/decisions/0050): the file read by the thread pool, its JSON parsed in pieces, the
+ * journal's commits laid over it one at a time, the state restored in pieces (`Sandbox.restoreInTurns`). The same
+ * state and the same refusals.
+ */
+export async function loadStateFileInTurns(sandbox: Sandbox, path: string, readCommits: (text: string) => JsonOp[][] = () => []): Promise<LoadedState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    return notRead(path, error);
+  }
+  const refuse = refusal(path);
+  let value: unknown;
+  try {
+    value = await runInTurns(parseJsonInPieces(text, MAX_SNAPSHOT_DEPTH));
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw refuse(`its JSON is ${tooDeepPhrase(MAX_SNAPSHOT_DEPTH)}`);
+    throw refuse(`not valid JSON (${(error as Error).message})`);
+  }
+  const state = await runInTurns(withCommits(path, value, readCommits(text)));
+  try {
+    await sandbox.restoreInTurns(state.value);
+  } catch (error) {
+    if (error instanceof ApiError) throw refuse(error.message);
+    throw error;
+  }
+  return { loaded: true, commits: state.commits };
+}
+
+/** A file that could not be read: a fresh start when there is none, else a SandboxConfigError naming it. */
+function notRead(path: string, error: unknown): LoadedState {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { loaded: false, commits: 0 };
+  throw new SandboxConfigError(`${flagName('state-file')} ${path}: cannot read it: ${(error as Error).message}`);
+}
+
+const refusal = (path: string) => (why: string) => new SandboxConfigError(`${flagName('state-file')} ${path}: ${why}; the file was left as it is`);
+
+/** A parsed state file checked as one, with its journal's commits laid over it, one a piece. */
+function* withCommits(path: string, parsed: unknown, commits: JsonOp[][]): Pieces<{ value: unknown; commits: number }> {
+  const refuse = refusal(path);
+  let value = parsed;
   const format = (value as { format?: unknown } | null)?.format;
   if (typeof value !== 'object' || value === null || format !== 'crm-sandbox-state') {
     throw refuse(`not a crm-sandbox state file (its "format" is ${JSON.stringify(format)}, expected "crm-sandbox-state")`);
   }
-  const commits = readCommits(text);
-  commits.forEach((ops, i) => {
+  for (const [i, ops] of commits.entries()) {
     try {
       value = applyJsonDiff(value as Json, ops);
     } catch (error) {
       throw refuse(`its journal's commit ${i + 1} does not fit it (${(error as Error).message})`);
     }
-  });
-  try {
-    sandbox.restore(value);
-  } catch (error) {
-    if (error instanceof ApiError) throw refuse(error.message);
-    throw error;
+    yield;
   }
-  return { loaded: true, commits: commits.length };
+  return { value, commits: commits.length };
 }
 
 /**
@@ -122,6 +171,47 @@ export function writeFileAtomic(path: string, text: string): void {
   } catch {
     // Some file systems cannot fsync a directory; the rename is still atomic.
   }
+}
+
+/**
+ * {@link writeFileAtomic} with the writing and the fsyncs done by the thread pool, so the event loop goes on meanwhile;
+ * the rename over the target is made at once, and only unless `abandoned()` says a later save took its place (then the
+ * temporary file goes). Whether the file was replaced.
+ */
+export async function writeFileAtomicInTurns(path: string, text: string, abandoned: () => boolean): Promise<boolean> {
+  const temporary = `${path}.${process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex')}.tmp`;
+  const file = await open(temporary, 'wx', 0o600);
+  try {
+    try {
+      await file.writeFile(text);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    if (abandoned()) {
+      unlinkSync(temporary);
+      return false;
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // gone already (renamed, or never made)
+    }
+    throw error;
+  }
+  try {
+    const dir = await open(dirname(path), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  } catch {
+    // Some file systems cannot fsync a directory; the rename is still atomic.
+  }
+  return true;
 }
 
 /** Whether `path` is a regular file only its owner may read or write (or no file yet: it will be one). */

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../index.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { StateStore, type StateStoreOptions } from './state-store.js';
@@ -44,7 +44,8 @@ describe('the state store', () => {
     const third = serve(path); // and now a crash: no close
     const told = third.sandbox.createRecord(connectionId, 'Contact', { firstName: 'Lost' });
     const fourth = serve(path);
-    expect(fourth.opened).toMatchObject({ loaded: true, recovered: 8192 });
+    // Batched saves complete turns after their snapshot: the mark holds two reservations (docs/decisions/0050).
+    expect(fourth.opened).toMatchObject({ loaded: true, recovered: 2 * 8192 });
     expect(firstNames(fourth.sandbox, connectionId)).toContain('Saved');
     expect(firstNames(fourth.sandbox, connectionId)).not.toContain('Lost');
     const next = fourth.sandbox.createRecord(connectionId, 'Contact', { firstName: 'Next' });
@@ -62,7 +63,7 @@ describe('the state store', () => {
     const { connectionId } = run.sandbox.connect({ integrationId: 'hubspot' });
     run.sandbox.listRecords(connectionId, 'Contact');
     const mark = () => JSON.parse(readFileSync(`${path}.running`, 'utf8')).reserve as number;
-    expect(mark()).toBe(64);
+    expect(mark()).toBe(2 * 64);
     for (let i = 0; i < 20; i++) run.sandbox.createRecord(connectionId, 'Contact', {}); // 15 draws each, at least
     expect(mark()).toBeGreaterThan(64 * 4);
     const drawn = mark();
@@ -167,5 +168,41 @@ describe('--state-sync always: the journal', () => {
     stale.sandbox.close();
     truncateSync(path, 0);
     expect(() => serve(path)).toThrow(/not valid JSON/);
+  });
+});
+
+describe('batched saves in pieces (docs/decisions/0050)', () => {
+  it('write the state with turns between, and never replace a later save', async () => {
+    const path = fresh();
+    const sandbox = createSandbox({ ...options, clock: 'real', initialSyncDelay: '1ms', readyDelay: '1ms' });
+    const store = new StateStore(sandbox, path, { intervalMs: 5 });
+    store.open();
+    const { connectionId } = sandbox.connect({ integrationId: 'hubspot' });
+    for (let i = 0; i < 300; i++) sandbox.createRecord(connectionId, 'Contact', { firstName: `p${i}`, jobTitle: 'x'.repeat(2000) });
+    // A save in pieces: a turn of the event loop queued as it begins (its save point) comes while the old file is still there.
+    const before = readFileSync(path, 'utf8');
+    let seenMeanwhile: string | undefined;
+    const savePoint = sandbox.savePoint.bind(sandbox);
+    vi.spyOn(sandbox, 'savePoint').mockImplementationOnce(() => {
+      setImmediate(() => (seenMeanwhile = readFileSync(path, 'utf8')));
+      return savePoint();
+    });
+    store.start();
+    await new Promise<void>((resolve) => {
+      const wait = () => (readFileSync(path, 'utf8') !== before ? resolve() : setTimeout(wait, 5));
+      wait();
+    });
+    expect(seenMeanwhile).toBe(before);
+    // What the file holds, as a snapshot of the same state gives it.
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    expect(file.connections.map((connection: { connectionId: string }) => connection.connectionId)).toContain(connectionId);
+    // A clean stop saves at once and wins over a save in pieces still under way.
+    sandbox.createRecord(connectionId, 'Contact', { firstName: 'last' });
+    store.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(JSON.stringify(JSON.parse(readFileSync(path, 'utf8')))).toContain('"firstName":"last"');
+    expect(existsSync(`${path}.running`)).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.startsWith(path.slice(dir.length + 1)) && name.endsWith('.tmp'))).toEqual([]);
+    sandbox.close();
   });
 });

@@ -1,10 +1,20 @@
 import { respondError, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { ApiError, ErrorCode, SandboxConfigError } from '../shared/errors.js';
+import { stringifyInPieces } from '../shared/json-text-in-pieces.js';
+import { runInTurns } from '../shared/pieces.js';
 import { Reservation } from '../shared/reservation.js';
 import { flagName } from './flags.js';
 import { markPath, readRunningMark, removeRunningMark, writeRunningMark } from './running-mark.js';
-import { loadStateFile, ownerOnlyFile, removeTempFiles, writeFileAtomic } from './state-file.js';
+import {
+  type LoadedState,
+  loadStateFile,
+  loadStateFileInTurns,
+  ownerOnlyFile,
+  removeTempFiles,
+  writeFileAtomic,
+  writeFileAtomicInTurns,
+} from './state-file.js';
 import { Journal, readJournal, removeJournal } from './state-journal.js';
 
 /*
@@ -84,6 +94,10 @@ export class StateStore {
   /** Answers waiting for the next commit, and whether it is scheduled. */
   private waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   private scheduled = false;
+  /** `batched`: the save in pieces under way, if any. */
+  private saving: Promise<void> | undefined;
+  /** Changes at a clean stop: a save in pieces begun before it does not replace the file after it. */
+  private generation = 0;
   private readonly onError: (error: unknown) => void;
 
   constructor(sandbox: Sandbox, path: string, options: StateStoreOptions = {}) {
@@ -107,7 +121,25 @@ export class StateStore {
   open(): OpenedState {
     const mark = readRunningMark(this.path);
     this.sandbox.persist(this.reservation);
-    const { loaded, commits } = loadStateFile(this.sandbox, this.path, (text) => readJournal(this.path, text));
+    return this.opened(
+      mark,
+      loadStateFile(this.sandbox, this.path, (text) => readJournal(this.path, text)),
+    );
+  }
+
+  /**
+   * {@link open} with turns of the event loop while the file is read, parsed and laid in (`serve` listens meanwhile,
+   * answering `/sandbox/health` and holding the rest: docs/decisions/0050). What comes after the load (a recovery, the
+   * save a start may need, the mark) is done at once, as by {@link open}.
+   */
+  async openInTurns(): Promise<OpenedState> {
+    const mark = readRunningMark(this.path);
+    this.sandbox.persist(this.reservation);
+    return this.opened(mark, await loadStateFileInTurns(this.sandbox, this.path, (text) => readJournal(this.path, text)));
+  }
+
+  /** What follows the load: temporary files removed, a recovery after a crash, the save a start needs, the mark. */
+  private opened(mark: ReturnType<typeof readRunningMark>, { loaded, commits }: LoadedState): OpenedState {
     const removed = removeTempFiles(this.path);
     // A mark without a file: the file was removed to start over (a fresh start is saved before its mark is written).
     const recovered = loaded && mark ? mark.reserve : undefined;
@@ -124,7 +156,7 @@ export class StateStore {
     }
     // Batched: a journal of an earlier `always` run is in the file now (laid over it and saved), or belonged to an earlier file.
     if (!this.journal) removeJournal(this.path);
-    writeRunningMark(this.path, { reserve: this.reserve });
+    writeRunningMark(this.path, { reserve: this.markFor(this.reserve) });
     return { loaded, commits, recovered, removed };
   }
 
@@ -172,6 +204,8 @@ export class StateStore {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    // A save in pieces under way is left unfinished: the one made here, at once, holds more.
+    this.generation++;
     try {
       if (this.sandbox.stateRevision !== this.savedRevision || (this.journal?.commits ?? 0) > 0 || this.journalBroken) this.saveWhole();
       this.journal?.close();
@@ -194,7 +228,18 @@ export class StateStore {
         if (this.sandbox.stateRevision !== this.durableRevision) this.append();
         return;
       }
-      if (this.sandbox.stateRevision !== this.savedRevision || this.journalBroken || (this.journal?.commits ?? 0) > 0) this.saveWhole();
+      if (this.sandbox.stateRevision === this.savedRevision && !this.journalBroken && (this.journal?.commits ?? 0) === 0) return;
+      if (this.journal) {
+        this.saveWhole();
+        return;
+      }
+      // Batched: in pieces, one save at a time.
+      if (this.saving) return;
+      this.saving = this.saveWholeInTurns()
+        .catch((error: unknown) => this.onError(error))
+        .finally(() => {
+          this.saving = undefined;
+        });
     } catch (error) {
       this.onError(error);
     }
@@ -245,6 +290,8 @@ export class StateStore {
   /** Writes the whole state (and, `always`, starts the journal again from it). */
   private saveWhole(): void {
     const revision = this.sandbox.stateRevision;
+    // A save in pieces under way completes after this one, if at all: it must not replace it.
+    this.generation++;
     const snapshot = this.sandbox.snapshot();
     const text = JSON.stringify(snapshot);
     writeFileAtomic(this.path, text);
@@ -260,25 +307,55 @@ export class StateStore {
    * positions it holds, and a mark made larger by a burst goes back to its size.
    */
   private afterSave(): void {
-    if (this.reservation.size > this.reserve) {
-      try {
-        writeRunningMark(this.path, { reserve: this.reserve });
-        this.reservation.renew(this.reserve);
-      } catch (error) {
-        this.onError(error);
-        this.reservation.renew();
-      }
-    } else {
-      this.reservation.renew();
-    }
+    this.reservation.renew(this.markedBack());
     this.sandbox.saved();
+  }
+
+  /** After a save: a mark made larger by a burst goes back to its size; the size to count against from now on. */
+  private markedBack(): number {
+    if (this.reservation.size <= this.reserve) return this.reservation.size;
+    try {
+      writeRunningMark(this.path, { reserve: this.markFor(this.reserve) });
+      return this.reserve;
+    } catch (error) {
+      this.onError(error);
+      return this.reservation.size;
+    }
+  }
+
+  /**
+   * What the mark says for a reservation of `size` draws: `batched` saves complete turns after their snapshot, so a
+   * stream may be up to two reservations past the file (see Reservation.begin): twice the size. `always` saves at once.
+   */
+  private markFor(size: number): number {
+    return this.sync === 'batched' ? 2 * size : size;
+  }
+
+  /**
+   * `batched`: the state written whole with turns of the event loop between its pieces (docs/decisions/0050): the
+   * snapshot at once (one moment), its JSON text in pieces, the file by the thread pool (fsync included), then renamed
+   * over the old one at once, unless a clean stop saved after it. Only then do the events the snapshot holds go out
+   * (a save point), and the streams count from the positions it holds (Reservation.begin and commit).
+   */
+  private async saveWholeInTurns(): Promise<void> {
+    const revision = this.sandbox.stateRevision;
+    const point = this.sandbox.savePoint();
+    this.reservation.begin();
+    const snapshot = this.sandbox.snapshot();
+    const text = await runInTurns(stringifyInPieces(snapshot));
+    const generation = this.generation;
+    if (!(await writeFileAtomicInTurns(this.path, text, () => this.generation !== generation))) return;
+    this.savedBytes = text.length;
+    this.savedRevision = this.durableRevision = revision;
+    this.reservation.commit(this.markedBack());
+    this.sandbox.saved(point);
   }
 
   /** A stream is about to pass the reservation: the mark says more first. */
   private extend(size: number): number {
     const larger = size + this.reserve;
     try {
-      writeRunningMark(this.path, { reserve: larger });
+      writeRunningMark(this.path, { reserve: this.markFor(larger) });
     } catch (error) {
       this.onError(new Error(`cannot write ${markPath(this.path)} (${(error as Error).message}): ids drawn from now on could be issued again after a crash`));
     }

@@ -29,6 +29,7 @@ export async function toSandboxRequest(request: Request, basePath = ''): Promise
 
 /** The core's answer as a Fetch `Response`. */
 export function toFetchResponse(response: SandboxResponse): Response {
-  const body = NULL_BODY_STATUSES.has(response.status) ? null : response.body;
+  // A kept page's bytes as they are (Response copies them), not its text decoded only to be encoded again.
+  const body = NULL_BODY_STATUSES.has(response.status) ? null : ((response.encoded as Uint8Array<ArrayBuffer> | undefined) ?? response.body);
   return new Response(body, { status: response.status, headers: response.headers });
 }

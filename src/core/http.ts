@@ -1,10 +1,12 @@
 import { ApiError, ErrorCode } from '../shared/errors.js';
+import { headerText, isHeaderSafe } from '../shared/header-text.js';
 
 export type { SandboxRequest, SandboxResponse } from '../model/request.js';
 
 import type { SandboxRequest, SandboxResponse } from '../model/request.js';
 import { jsonTooDeep, MAX_JSON_DEPTH, MAX_SNAPSHOT_DEPTH, tooDeepPhrase } from '../shared/json-depth.js';
 import { utf8ByteLength } from '../shared/text-codec.js';
+import { CachedPage } from './page-cache.js';
 
 /** Bodies over 1 MiB are refused with a 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -31,18 +33,60 @@ export function payloadTooLarge(limit = MAX_BODY_BYTES): ApiError {
   return new ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, `request body is over the ${limit} byte limit`, { limit });
 }
 
-/** What a route returns: a value to serialise, or JSON text it already has (a cached page, maybe encoded too). */
-export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Uint8Array };
+/** What a route returns: a value to serialise, JSON text it already has (maybe encoded too), or a kept page (a 200). */
+export type Reply = { status?: number; body: unknown; headers?: Record<string, string> } | { status?: number; json: string; encoded?: Uint8Array } | CachedPage;
 
 export function respond(reply: Reply): SandboxResponse {
+  if (reply instanceof CachedPage) return pageResponse(reply);
   if ('json' in reply) {
     // Built in place (no spread of a throw-away object): most answers are kept pages.
     const response: SandboxResponse = { status: reply.status ?? 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: reply.json };
     if (reply.encoded) response.encoded = reply.encoded;
     return response;
   }
-  const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...reply.headers } : { 'content-type': JSON_CONTENT_TYPE };
+  const headers = reply.headers ? { 'content-type': JSON_CONTENT_TYPE, ...safeHeaders(reply.headers) } : { 'content-type': JSON_CONTENT_TYPE };
   return { status: reply.status ?? 200, headers, body: JSON.stringify(reply.body) };
+}
+
+/** Most characters one header of a route's answer carries: whatever a route puts there, the answer's headers stay under 8 KiB. */
+export const MAX_HEADER_CHARS = 4096;
+
+/**
+ * A route's headers as they can go out, whatever the route put in them: a value with a character a header may not
+ * carry is percent-encoded, a longer one cut. The routes build theirs so already (unified-shared's writeAnswer); this
+ * is the guard that a new one cannot turn a write that was done into a 500 (node refuses such a header only once the
+ * answer is written, after the work).
+ */
+function safeHeaders(headers: Record<string, string>): Record<string, string> {
+  let safe: Record<string, string> | undefined;
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (isHeaderSafe(value) && value.length <= MAX_HEADER_CHARS) continue;
+    safe ??= { ...headers };
+    safe[name] = headerText(value).slice(0, MAX_HEADER_CHARS);
+  }
+  return safe ?? headers;
+}
+
+/**
+ * A kept page's answer: its bytes for the wire, its text decoded only when read (a dev server never reads it; a
+ * Fetch answer is made from the bytes too).
+ */
+function pageResponse(page: CachedPage): SandboxResponse {
+  return new PageResponse(page);
+}
+
+/** A kept page's answer, one shape for all (an object literal with a getter made a closure per answer: 0.5 µs a request). */
+class PageResponse implements SandboxResponse {
+  readonly status = 200;
+  readonly headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  readonly encoded: Uint8Array;
+  constructor(private readonly page: CachedPage) {
+    this.encoded = page.encoded;
+  }
+  get body(): string {
+    return this.page.json;
+  }
 }
 
 export function respondError(error: ApiError): SandboxResponse {

@@ -21,6 +21,7 @@ import { parseOrThrow } from '../shared/validation.js';
 import { unifiedView } from '../unified/view.js';
 import { type ChaosSettings, parseChaos } from '../webhooks/chaos.js';
 import type { Delivery } from '../webhooks/delivery.js';
+import type { SavePoint } from '../webhooks/dispatcher.js';
 import { clientCheckCode } from './client-check-slot.js';
 import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
 import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from './faults.js';
@@ -93,6 +94,8 @@ export class Sandbox {
   private revision = 0;
   private readonly faults: FaultInjector;
   private checker: ClientCheck | undefined;
+  /** The parts each save point was taken of. */
+  private readonly savePoints = new WeakMap<SavePoint, SandboxParts>();
   /** Set while a store saves the state ({@link persist}): every set of parts is built with it. */
   private persistence: Persistence | undefined;
 
@@ -836,8 +839,21 @@ export class Sandbox {
    * @internal The store has just saved the state as {@link snapshot} gave it: the events it
    * holds may go out. Call it right after the save, before anything else runs.
    */
-  saved(): void {
-    this.parts.dispatcher.saved();
+  saved(point?: SavePoint): void {
+    // A point of parts a reset or restore replaced since holds none of the new parts' events.
+    if (point !== undefined && this.savePoints.get(point) !== this.parts) return;
+    this.parts.dispatcher.saved(point);
+  }
+
+  /**
+   * @internal What a save about to be taken (its {@link snapshot} next, with nothing between) holds: for
+   * {@link saved} once the save completes, when it completes later, after turns of the event loop (a whole save
+   * written in pieces), so that it releases these events and not those emitted meanwhile.
+   */
+  savePoint(): SavePoint {
+    const point = this.parts.dispatcher.savePoint();
+    this.savePoints.set(point, this.parts);
+    return point;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
+import { calendarMistake } from '../shared/calendar.js';
 import { FieldError, type FieldMap, isPlainObject, NATIVE_PATH, nativeOf, valueAt, type WriteContext } from './rest-engine.js';
 import type { DownstreamContext } from './types.js';
 
@@ -62,6 +63,9 @@ export function parseTime(value: unknown, native: string): string | null {
   if (typeof value !== 'string') throw typeError(native, 'a date-time string', value);
   if (/^\d{11,}$/.test(value)) return new Date(Number(value)).toISOString();
   const m = TIME.exec(value.trim());
+  // Date.parse would roll an impossible day over into the next month (2025-02-30 → March 2): refused, as the platforms refuse it.
+  const mistake = m ? calendarMistake(value.trim()) : undefined;
+  if (mistake) throw new FieldError(native, `${native}: ${JSON.stringify(value)} is not a valid date-time (${mistake})`, 'value');
   const zone = m?.[5] === undefined || m[5] === 'Z' ? 'Z' : m[5].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
   const ms = m ? Date.parse(`${m[1]}T${m[2] ?? '00:00'}:${m[3] ?? '00'}${(m[4] ?? '').slice(0, 4)}${zone}`) : Number.NaN;
   if (Number.isNaN(ms)) throw new FieldError(native, `${native}: ${JSON.stringify(value)} is not a valid date-time`, 'value');

@@ -1,4 +1,5 @@
 import type { Pieces } from '../shared/pieces.js';
+import { WORK_PIECE, workDone } from '../shared/work.js';
 
 /**
  * A simulated system's walk over a whole collection (a search, a filtered query), in pieces: a route that walks
@@ -7,8 +8,25 @@ import type { Pieces } from '../shared/pieces.js';
  * the walk finds, only when other requests get their turn.
  */
 
-/** Records a walk looks at between two stops: 0.1–1 ms of rendering and testing them (1–10 µs a record, by system). */
+/**
+ * Records a walk looks at between two stops at most: 0.1–1 ms of rendering and testing them (1–10 µs a record, by
+ * system). A piece also stops once its tests have done {@link WORK_PIECE} units of work (src/shared/work.ts: the
+ * matchers count the characters they compare), so that a walk whose every record is a long text matched against a
+ * long pattern stops after a few records, not a hundred.
+ */
 export const WALK_PIECE = 100;
+
+/** The records and the work of the piece under way: `over()` after each record says whether to stop there. */
+class Piece {
+  private count = 0;
+  private since = workDone();
+  over(): boolean {
+    if (++this.count < WALK_PIECE && workDone() - this.since < WORK_PIECE) return false;
+    this.count = 0;
+    this.since = workDone();
+    return true;
+  }
+}
 
 /**
  * What `pick` makes of each item, in order, bar those it makes nothing of (undefined): stops after every
@@ -18,10 +36,11 @@ export const WALK_PIECE = 100;
  */
 export function* collectInPieces<T, U>(items: readonly T[], pick: (item: T) => U | undefined): Pieces<U[]> {
   const found: U[] = [];
+  const piece = new Piece();
   for (let i = 0; i < items.length; i++) {
     const made = pick(items[i]!);
     if (made !== undefined) found.push(made);
-    if ((i + 1) % WALK_PIECE === 0) yield;
+    if (piece.over()) yield;
   }
   return found;
 }
@@ -31,9 +50,10 @@ export function* collectInPieces<T, U>(items: readonly T[], pick: (item: T) => U
  * further than the one it finds.
  */
 export function* findInPieces<T>(items: readonly T[], test: (item: T) => boolean): Pieces<T | undefined> {
+  const piece = new Piece();
   for (let i = 0; i < items.length; i++) {
     if (test(items[i]!)) return items[i];
-    if ((i + 1) % WALK_PIECE === 0) yield;
+    if (piece.over()) yield;
   }
   return undefined;
 }
@@ -65,11 +85,12 @@ export function* sortInPieces<T>(items: T[], compare: (a: T, b: T) => number): P
 /** Two sorted runs as one, the earlier run's item first on a tie (so the sort stays stable). */
 function* mergeInPieces<T>(earlier: T[], later: T[], compare: (a: T, b: T) => number): Pieces<T[]> {
   const out: T[] = [];
+  const piece = new Piece();
   let i = 0;
   let j = 0;
   while (i < earlier.length && j < later.length) {
     out.push(compare(later[j]!, earlier[i]!) < 0 ? later[j++]! : earlier[i++]!);
-    if (out.length % WALK_PIECE === 0) yield;
+    if (piece.over()) yield;
   }
   for (; i < earlier.length; i++) out.push(earlier[i]!);
   for (; j < later.length; j++) out.push(later[j]!);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { bodyLimit, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
+import { bodyLimit, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { merged } from '../shared/merged.js';
@@ -33,6 +33,12 @@ export interface DevServerOptions {
    * waits there for the save that holds the request's changes.
    */
   beforeAnswer?: (request: SandboxRequest, response: SandboxResponse) => Promise<SandboxResponse> | undefined;
+  /**
+   * Set while the sandbox's state loads after the server listens (`serve --state-file`, docs/decisions/0050): until it
+   * resolves, `GET /sandbox/health` is answered at once and every other request waits for it. A rejection leaves the
+   * waiting requests unanswered (the caller stops the server).
+   */
+  loading?: Promise<unknown>;
 }
 
 /** A running dev server: its address, the `node:http` server, and how to stop it. */
@@ -79,8 +85,13 @@ const NO_SNIFF = { 'x-content-type-options': 'nosniff' } as const;
  * @example
  * const server = http.createServer(createRequestListener(createSandbox()));
  */
-export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerOptions, 'log' | 'beforeAnswer'> = {}): RequestListener {
+export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerOptions, 'log' | 'beforeAnswer' | 'loading'> = {}): RequestListener {
   const { log, beforeAnswer } = options;
+  let { loading } = options;
+  void loading?.then(
+    () => (loading = undefined),
+    () => undefined,
+  );
   // Answered before the core: the link widget's and the inspector's files.
   const serveAsset = staticAssets(options);
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
@@ -95,8 +106,19 @@ export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerO
       },
     );
   };
-  return (req, res) => serveAsset(req, res, () => answer(req, res));
+  return (req, res) =>
+    serveAsset(req, res, () => {
+      if (loading === undefined) answer(req, res);
+      // While the state loads, health (liveness) is answered here, as the core answers it, without the core (whose first
+      // answer loads and compiles its routes: tens of milliseconds); the rest waits for the state.
+      else if (isHealth(req)) writeResponse(res, req.method === 'HEAD' ? { ...HEALTHY, body: '' } : HEALTHY);
+      else void loading.then(() => answer(req, res));
+    });
 }
+
+const isHealth = (req: IncomingMessage) => (req.method === 'GET' || req.method === 'HEAD') && req.url === '/sandbox/health';
+/** `GET /sandbox/health`'s answer (src/core/routes/control.ts). */
+const HEALTHY = respond({ body: { status: 'ok' } });
 
 /**
  * Starts the dev server (plain `node:http`).

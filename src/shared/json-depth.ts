@@ -42,7 +42,7 @@ export function jsonTooDeep(text: string, limit: number): boolean {
 }
 
 /** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
-function escaped(text: string, at: number): boolean {
+export function escaped(text: string, at: number): boolean {
   let backslashes = 0;
   while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
   return backslashes % 2 === 1;
@@ -76,9 +76,10 @@ export function tooDeepPhrase(limit: number): string {
   return `nested more than ${limit} levels deep (objects and arrays inside each other)`;
 }
 
-const QUOTE = 0x22;
+/** The character codes JSON's structure is read by. */
+export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;

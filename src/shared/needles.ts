@@ -1,3 +1,5 @@
+import { chargeWork } from './work.js';
+
 /**
  * Looking for needles from a request in texts, in time linear in both. Not with `includes` or
  * `indexOf`: V8's string search takes text × needle on a needle such as 'a'.repeat(k) + 'b' +
@@ -14,7 +16,13 @@ const SHORT = 64;
  * (Knuth–Morris–Pratt: one pass over the text, never stepping back).
  */
 export function needleFinder(needle: string): (text: string, from?: number) => number {
-  if (needle.length <= SHORT) return (text, from = 0) => text.indexOf(needle, from);
+  // Each search counts the text it may read as work (src/shared/work.ts), so that a walk of many long texts stops often.
+  if (needle.length <= SHORT) {
+    return (text, from = 0) => {
+      chargeWork(text.length - from);
+      return text.indexOf(needle, from);
+    };
+  }
   // border[i]: the length of the longest proper prefix of needle[0..i] that is also its suffix.
   const border = new Int32Array(needle.length);
   for (let i = 1, k = 0; i < needle.length; i++) {
@@ -23,6 +31,7 @@ export function needleFinder(needle: string): (text: string, from?: number) => n
     border[i] = k;
   }
   return (text, from = 0) => {
+    chargeWork(text.length - from);
     for (let i = Math.max(0, from), k = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       while (k > 0 && code !== needle.charCodeAt(k)) k = border[k - 1]!;
@@ -99,6 +108,7 @@ export class NeedleSet {
 
   /** How many different needles occur in `text`, counting stopped once `enough` are found. */
   countIn(text: string, enough = this.size): number {
+    chargeWork(text.length);
     let count = this.hasEmpty ? 1 : 0;
     if (count >= enough) return count;
     const seen = new Set<number>();

@@ -102,16 +102,29 @@ export function* mapPieces<T, U>(pieces: Pieces<T>, map: (result: T) => U): Piec
 /**
  * Runs work given in pieces to its end, as of one moment: at once (no promise) when it ends within its first slice;
  * else with a turn of the event loop whenever it has held it for `sliceMs`, and, when a turn changed what it reads
- * (`changed()`, asked after each turn), left unfinished and made `again()` at once, over what there is now.
+ * (`changed()`, asked after each turn), left unfinished and made `again()` over what there is now (at once, or in
+ * pieces of its own: `again` may answer a promise).
  *
  * @example const answer = runOfOneMoment(search(), () => data.changeMark() !== before, () => runToEnd(search()));
  */
-export function runOfOneMoment<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T, sliceMs = BREATH_SLICE_MS): T | Promise<T> {
+export function runOfOneMoment<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T | Promise<T>, sliceMs = BREATH_SLICE_MS): T | Promise<T> {
   const step = runSlice(pieces, sliceMs);
   return step.done ? step.value : goOnInTurns(pieces, changed, again, sliceMs);
 }
 
-async function goOnInTurns<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T, sliceMs: number): Promise<T> {
+/**
+ * Runs work given in pieces to its end: at once (no promise) when it ends within its first slice, else with a turn of
+ * the event loop whenever it has held it for `sliceMs` (work that reads nothing another request may change: a search's
+ * filters compiled).
+ *
+ * @example const filter = await runFromNow(compileFiltersInPieces(body.filters, object.filters));
+ */
+export function runFromNow<T>(pieces: Pieces<T>, sliceMs = BREATH_SLICE_MS): T | Promise<T> {
+  const step = runSlice(pieces, sliceMs);
+  return step.done ? step.value : nextTurn().then(() => runInTurns(pieces, sliceMs));
+}
+
+async function goOnInTurns<T>(pieces: Pieces<T>, changed: () => boolean, again: () => T | Promise<T>, sliceMs: number): Promise<T> {
   for (;;) {
     await nextTurn();
     if (changed()) return again();

@@ -56,4 +56,26 @@ describe('Random', () => {
     counted.uint32();
     expect(extended).toEqual([16, 16]);
   });
+
+  it('counts from a save in pieces’ snapshot, and on across a second one begun before the first completed', () => {
+    const extended: number[] = [];
+    const reservation = new Reservation(8, (size) => {
+      extended.push(size + 8);
+      return size + 8;
+    });
+    const counted = new Random(5);
+    counted.reserve(reservation);
+    for (let i = 0; i < 6; i++) counted.uint32();
+    reservation.begin(); // a save's snapshot: counts start again from the positions it holds
+    for (let i = 0; i < 8; i++) counted.uint32();
+    expect(extended).toEqual([]);
+    // Another save begun before the first completed (it failed): counts go on, the file holding what it held.
+    reservation.begin();
+    counted.uint32();
+    expect(extended).toEqual([16]);
+    reservation.commit(8);
+    reservation.begin();
+    for (let i = 0; i < 8; i++) counted.uint32();
+    expect(extended).toEqual([16]);
+  });
 });

@@ -22,10 +22,32 @@ export class Reservation {
     this.extend = extend;
   }
 
+  /** A save taken since {@link begin} has not completed (or failed): the next one counts on from the same epoch. */
+  private pending = false;
+
   /** A save now holds every stream's position: counts start again, against `size` (default: the current one). */
   renew(size = this.size): void {
     this.size = size;
     this.epoch++;
+    this.pending = false;
+  }
+
+  /**
+   * A save whose snapshot is taken now will complete later (its text written in pieces, the file by the thread pool):
+   * counts start again from the positions it holds, unless the last such save has not completed, when they go on
+   * (the file then still holds an older state, whose distance is the draws of both epochs). So until a save completes,
+   * a stream may be two reservations past the file: the mark must say twice the size (StateStore does).
+   */
+  begin(): void {
+    if (this.pending) return;
+    this.pending = true;
+    this.epoch++;
+  }
+
+  /** The save begun last has completed: the file holds the positions its epoch counts from. Against `size` from now on. */
+  commit(size = this.size): void {
+    this.pending = false;
+    this.size = size;
   }
 
   /** A stream is about to pass `size`. */

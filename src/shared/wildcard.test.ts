@@ -53,6 +53,24 @@ describe('wildcardMatcher', () => {
     expect(all.filter(([pattern, value]) => hubspot(pattern)(value)).length).toBeGreaterThan(2000);
   });
 
+  it('takes wildcard characters marked literal as themselves (SOQL \\% and \\_), against a RegExp that escapes them', () => {
+    const random = new Random(5);
+    const differ: Array<[string, number[], string]> = [];
+    let matched = 0;
+    for (const [pattern, value] of [...cases(6, 20_000), ...cases(7, 20_000, 'ab%_', 'ab%%__')]) {
+      // Some of the pattern's wildcard characters, drawn, stand for themselves.
+      const literalAt = new Set([...pattern].flatMap((c, i) => ((c === '%' || c === '_') && random.uint32() % 2 === 0 ? [i] : [])));
+      const source = [...pattern].map((c, i) => (literalAt.has(i) ? escapeRegExp(c) : c === '%' ? '.*' : c === '_' ? '.' : escapeRegExp(c))).join('');
+      const expected = new RegExp(`^${source}$`, 'is').test(value);
+      if (expected) matched++;
+      if (wildcardMatcher(pattern, { any: '%', one: '_', ignoreCase: true }, literalAt)(value) !== expected) differ.push([pattern, [...literalAt], value]);
+    }
+    expect(differ).toEqual([]);
+    expect(matched).toBeGreaterThan(2000);
+    expect(wildcardMatcher('L50%tag', { any: '%', one: '_' }, new Set([3]))('L50Xtag')).toBe(false);
+    expect(wildcardMatcher('L50%tag', { any: '%', one: '_' }, new Set([3]))('L50%tag')).toBe(true);
+  });
+
   it('anchors at both ends and handles empty patterns, empty segments and runs of wildcards', () => {
     expect(soql('')('')).toBe(true);
     expect(soql('')('a')).toBe(false);

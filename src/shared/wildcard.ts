@@ -1,4 +1,5 @@
 import { needleFinder } from './needles.js';
+import { chargeWork } from './work.js';
 
 /**
  * Wildcard patterns (SOQL `LIKE` with `%` and `_`, HubSpot `CONTAINS_TOKEN` with `*`) matched
@@ -31,8 +32,15 @@ export type WildcardMatcher = (value: string) => boolean;
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 const LINE_BREAKS = /([\n\r\u2028\u2029])/;
 
-/** Compiles a pattern once, to test many values. */
-export function wildcardMatcher(pattern: string, syntax: WildcardSyntax): WildcardMatcher {
+/**
+ * Compiles a pattern once, to test many values. `literalAt`: places in the pattern whose wildcard character stands for
+ * itself (SOQL's `\%` and `\_`, already unescaped by the caller); not with `withinLines`.
+ */
+export function wildcardMatcher(pattern: string, syntax: WildcardSyntax, literalAt?: ReadonlySet<number>): WildcardMatcher {
+  if (literalAt && literalAt.size > 0) {
+    if (syntax.withinLines) throw new Error('wildcardMatcher: literal wildcard characters are not taken with withinLines');
+    return lineMatcher(pattern, syntax, literalAt);
+  }
   if (!syntax.withinLines) return lineMatcher(pattern, syntax);
   if (!LINE_BREAK.test(pattern)) {
     const line = lineMatcher(pattern, syntax);
@@ -51,17 +59,19 @@ export function wildcardMatcher(pattern: string, syntax: WildcardSyntax): Wildca
 
 interface Segment {
   text: string;
-  /** The single-character wildcard's code unit, -1 for none. */
-  one: number;
+  /** 1 where the text has a single-character wildcard; undefined when it has none. */
+  wildAt: Uint8Array | undefined;
   /** Holds single-character wildcards. */
   wild: boolean;
   /** The leftmost place in [from, to) where the whole segment matches, or -1. */
   find(value: string, from: number, to: number): number;
 }
 
-function lineMatcher(pattern: string, syntax: WildcardSyntax): WildcardMatcher {
+function lineMatcher(pattern: string, syntax: WildcardSyntax, literalAt?: ReadonlySet<number>): WildcardMatcher {
   const folding = syntax.ignoreCase === true;
-  const segments = pattern.split(syntax.any).map((text) => segment(folding ? foldCase(text) : text, syntax.one));
+  const segments = split(pattern, syntax, literalAt).map(({ text, from }) =>
+    segment(folding ? foldCase(text) : text, wildPlaces(text, from, syntax.one, literalAt)),
+  );
   const first = segments[0]!;
   if (segments.length === 1) return (value) => value.length === first.text.length && matchesAt(value, 0, first, folding);
   const last = segments.at(-1)!;
@@ -87,14 +97,42 @@ function lineMatcher(pattern: string, syntax: WildcardSyntax): WildcardMatcher {
   };
 }
 
-function segment(text: string, one: string | undefined): Segment {
-  const wild = one !== undefined && text.includes(one);
-  return {
-    text,
-    one: one === undefined ? -1 : one.charCodeAt(0),
-    wild,
-    find: wild ? shiftAnd(text, one!) : leftmost(text),
-  };
+/** The pattern's segments between its run wildcards (those not in `literalAt`), each with where it starts in the pattern. */
+function split(pattern: string, syntax: WildcardSyntax, literalAt: ReadonlySet<number> | undefined): Array<{ text: string; from: number }> {
+  if (!literalAt) {
+    let from = 0;
+    return pattern.split(syntax.any).map((text) => {
+      const part = { text, from };
+      from += text.length + 1;
+      return part;
+    });
+  }
+  const parts: Array<{ text: string; from: number }> = [];
+  let from = 0;
+  for (let at = pattern.indexOf(syntax.any); at !== -1; at = pattern.indexOf(syntax.any, at + 1)) {
+    if (literalAt.has(at)) continue;
+    parts.push({ text: pattern.slice(from, at), from });
+    from = at + 1;
+  }
+  parts.push({ text: pattern.slice(from), from });
+  return parts;
+}
+
+/** Where a segment (starting at `from` in the pattern) has single-character wildcards; undefined for none. */
+function wildPlaces(text: string, from: number, one: string | undefined, literalAt: ReadonlySet<number> | undefined): Uint8Array | undefined {
+  if (one === undefined || !text.includes(one)) return undefined;
+  const places = new Uint8Array(text.length);
+  let any = false;
+  for (let i = text.indexOf(one); i !== -1; i = text.indexOf(one, i + 1)) {
+    if (literalAt?.has(from + i)) continue;
+    places[i] = 1;
+    any = true;
+  }
+  return any ? places : undefined;
+}
+
+function segment(text: string, wildAt: Uint8Array | undefined): Segment {
+  return { text, wildAt, wild: wildAt !== undefined, find: wildAt ? shiftAnd(text, wildAt) : leftmost(text) };
 }
 
 /** A segment without single-character wildcards: its leftmost place, by `needleFinder`. */
@@ -110,8 +148,8 @@ function leftmost(text: string): Segment['find'] {
 function matchesAt(value: string, at: number, item: Segment, folding: boolean): boolean {
   if (!item.wild && !folding) return value.startsWith(item.text, at);
   for (let i = 0; i < item.text.length; i++) {
+    if (item.wildAt?.[i]) continue;
     const want = item.text.charCodeAt(i);
-    if (want === item.one) continue;
     const got = value.charCodeAt(at + i);
     if ((folding ? foldUnit(got) : got) !== want) return false;
   }
@@ -122,13 +160,13 @@ function matchesAt(value: string, at: number, item: Segment, folding: boolean): 
  * Shift-And: bit i of the state says the segment's first i+1 characters match the text ending
  * here. One pass over the text, ⌈k/32⌉ words a character, whatever the segment holds.
  */
-function shiftAnd(text: string, one: string): Segment['find'] {
+function shiftAnd(text: string, wildAt: Uint8Array): Segment['find'] {
   const words = (text.length + 31) >>> 5;
   const anyChar = new Uint32Array(words);
-  for (let i = 0; i < text.length; i++) if (text[i] === one) anyChar[i >>> 5] = anyChar[i >>> 5]! | (1 << (i & 31));
+  for (let i = 0; i < text.length; i++) if (wildAt[i]) anyChar[i >>> 5] = anyChar[i >>> 5]! | (1 << (i & 31));
   const masks = new Map<number, Uint32Array>();
   for (let i = 0; i < text.length; i++) {
-    if (text[i] === one) continue;
+    if (wildAt[i]) continue;
     const code = text.charCodeAt(i);
     let mask = masks.get(code);
     if (!mask) masks.set(code, (mask = anyChar.slice()));
@@ -137,6 +175,7 @@ function shiftAnd(text: string, one: string): Segment['find'] {
   const lastWord = (text.length - 1) >>> 5;
   const lastBit = 1 << ((text.length - 1) & 31);
   return (value, from, to) => {
+    chargeWork((to - from) * words);
     const state = new Uint32Array(words);
     for (let j = from; j < to; j++) {
       const mask = masks.get(value.charCodeAt(j)) ?? anyChar;

@@ -23,7 +23,7 @@ import type { Entry } from '../store/ordered-collection.js';
 import { unifiedObjectOf } from './crm-objects.js';
 import { COMPLETION_TYPES, ENGAGEMENT_UNMAPPED, type EngagementInput, type EngagementObject, TASK_TYPES } from './engagement-objects.js';
 import { crmIdOf, engagementIdOf } from './engagement-view.js';
-import { notKept, planWrite } from './writes.js';
+import { noSuchInstant, notKept, planWrite } from './writes.js';
 
 /**
  * The unified engagement writes: creates and updates of accounts, contacts and tasks, completing a
@@ -321,7 +321,7 @@ function dateOf(value: unknown, at: string): string {
   } catch {
     // answered below
   }
-  throw bad(at, `must be an ISO-8601 date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(value)}`);
+  throw bad(at, `must be an ISO-8601 date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(value)}${noSuchInstant(value)}`);
 }
 
 /** The CRM Contact an engagement contact id names, or a 400 naming the field. */

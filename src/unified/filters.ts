@@ -1,4 +1,8 @@
+import { calendarMistake } from '../shared/calendar.js';
 import { ApiError } from '../shared/errors.js';
+import { needleFinder } from '../shared/needles.js';
+import { type Pieces, runToEnd } from '../shared/pieces.js';
+import { chargeWork, LOOKUP_WORK, WORK_PIECE, workDone } from '../shared/work.js';
 import type { FilterField, FilterKind } from './crm-objects.js';
 
 /**
@@ -34,6 +38,15 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * @example compileFilters({ lastName: { in: ['Hopper', 'Lovelace'] } }, contactFilters)(record)
  */
 export function compileFilters(filters: unknown, fields: readonly FilterField[], at = 'filters'): RecordFilter {
+  return runToEnd(compileFiltersInPieces(filters, fields, at));
+}
+
+/**
+ * {@link compileFilters} in pieces: a list operand of a 1 MiB body holds tens of thousands of values (each date
+ * parsed and checked), about 40 ms at once; in pieces it stops every {@link WORK_PIECE} units of work, so a search
+ * that runs it with turns between (src/core/routes/unified-shared.ts) holds the event loop a piece at a time.
+ */
+export function* compileFiltersInPieces(filters: unknown, fields: readonly FilterField[], at = 'filters'): Pieces<RecordFilter> {
   if (filters === undefined || filters === null) return () => true;
   if (!isObject(filters)) throw ApiError.invalidField(at, `${at} must be an object of field filters, got ${typeName(filters)}`);
   const tests: Array<{ path: string; test: Test }> = [];
@@ -51,7 +64,7 @@ export function compileFilters(filters: unknown, fields: readonly FilterField[],
       );
     }
     for (const [operator, operand] of Object.entries(condition)) {
-      tests.push({ path: field.path ?? field.key, test: operatorTest(field.kind, operator, operand, `${at}.${key}.${operator}`) });
+      tests.push({ path: field.path ?? field.key, test: yield* operatorTest(field.kind, operator, operand, `${at}.${key}.${operator}`) });
     }
   }
   if (tests.length === 0) return () => true;
@@ -65,24 +78,24 @@ function valueAt(record: Record<string, unknown>, path: string): unknown {
   return value;
 }
 
-function operatorTest(kind: FilterKind, operator: string, operand: unknown, at: string): Test {
+function* operatorTest(kind: FilterKind, operator: string, operand: unknown, at: string): Pieces<Test> {
   const allowed = OPERATORS[kind];
   if (!allowed.includes(operator)) {
     throw ApiError.invalidField(at, `${at} is not an operator of a ${kindName(kind)} filter; allowed: ${allowed.join(', ')}`, { allowed: [...allowed] });
   }
   switch (kind) {
     case 'string':
-      return stringTest(operator, operand, at);
+      return yield* stringTest(operator, operand, at);
     case 'number':
-      return orderedTest(operator, operand, at, numberOperand, toNumber);
+      return yield* orderedTest(operator, operand, at, numberOperand, toNumber);
     case 'date':
-      return orderedTest(operator, operand, at, dateOperand, toTime);
+      return yield* orderedTest(operator, operand, at, dateOperand, toTime);
     case 'boolean': {
       if (typeof operand !== 'boolean') throw ApiError.invalidField(at, `${at} must be true or false, got ${typeName(operand)}`);
       return operator === 'equals' ? (value) => value === operand : (value) => typeof value === 'boolean' && value !== operand;
     }
     case 'stringList':
-      return listTest(operator, operand, at);
+      return yield* listTest(operator, operand, at);
   }
 }
 
@@ -93,29 +106,77 @@ function stringOperand(operand: unknown, at: string): string {
   return operand;
 }
 
-function listOperand<T>(operand: unknown, at: string, item: (value: unknown, at: string) => T): T[] {
+/** Work a list operand's value costs to check and keep in a set (a new string's first hash: LOOKUP_WORK), besides its characters. */
+const ITEM_WORK = { plain: LOOKUP_WORK, date: LOOKUP_WORK + 400 };
+
+/**
+ * A list operand's values, each checked by `item`, as a set: stops every {@link WORK_PIECE} units of work. A bad
+ * value is a 400 naming its place (`filters.id.in[3]`), the place worked out only then.
+ */
+function* listOperand<T>(operand: unknown, at: string, item: (value: unknown, at: string) => T, work = ITEM_WORK.plain): Pieces<Set<T>> {
   if (!Array.isArray(operand)) throw ApiError.invalidField(at, `${at} must be an array, got ${typeName(operand)}`);
-  return operand.map((value, index) => item(value, `${at}[${index}]`));
+  const values = new Set<T>();
+  let since = workDone();
+  for (let index = 0; index < operand.length; index++) {
+    const value: unknown = operand[index];
+    let made: T;
+    try {
+      made = item(value, at);
+    } catch {
+      item(value, `${at}[${index}]`);
+      throw ApiError.invalidField(at, `${at}[${index}] is not valid`);
+    }
+    values.add(made);
+    chargeWork(work + (typeof value === 'string' ? value.length : 0));
+    if (workDone() - since >= WORK_PIECE) {
+      yield;
+      since = workDone();
+    }
+  }
+  return values;
 }
 
-function stringTest(operator: string, operand: unknown, at: string): Test {
+function* stringTest(operator: string, operand: unknown, at: string): Pieces<Test> {
   if (operator === 'in' || operator === 'notIn') {
-    const values = new Set(listOperand(operand, at, stringOperand));
-    return operator === 'in' ? (value) => typeof value === 'string' && values.has(value) : (value) => typeof value === 'string' && !values.has(value);
+    const values = yield* listOperand(operand, at, stringOperand);
+    const wanted = operator === 'in';
+    return (value) => {
+      if (typeof value !== 'string') return false;
+      chargeWork(LOOKUP_WORK + value.length);
+      return values.has(value) === wanted;
+    };
   }
   const text = stringOperand(operand, at);
-  const is = (value: unknown): value is string => typeof value === 'string';
   switch (operator) {
     case 'equals':
-      return (value) => value === text;
+      return (value) => {
+        if (typeof value === 'string') chargeWork(Math.min(value.length, text.length));
+        return value === text;
+      };
     case 'not':
-      return (value) => is(value) && value !== text;
-    case 'contains':
-      return (value) => is(value) && value.includes(text);
+      return (value) => {
+        if (typeof value !== 'string') return false;
+        chargeWork(Math.min(value.length, text.length));
+        return value !== text;
+      };
+    case 'contains': {
+      // Linear in the value and the text (`includes` is not, on some long texts: src/shared/needles.ts).
+      const find = needleFinder(text);
+      // The finder counts the work it does.
+      return (value) => typeof value === 'string' && find(value) !== -1;
+    }
     case 'startsWith':
-      return (value) => is(value) && value.startsWith(text);
+      return (value) => {
+        if (typeof value !== 'string') return false;
+        chargeWork(Math.min(value.length, text.length));
+        return value.startsWith(text);
+      };
     default:
-      return (value) => is(value) && value.endsWith(text);
+      return (value) => {
+        if (typeof value !== 'string') return false;
+        chargeWork(Math.min(value.length, text.length));
+        return value.endsWith(text);
+      };
   }
 }
 
@@ -128,9 +189,15 @@ function numberOperand(operand: unknown, at: string): number {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function dateOperand(operand: unknown, at: string): number {
-  const time = typeof operand === 'string' && ISO_DATE.test(operand) ? Date.parse(operand.length === 10 ? `${operand}T00:00:00Z` : operand) : Number.NaN;
+  const shaped = typeof operand === 'string' && ISO_DATE.test(operand);
+  // Date.parse rolls an impossible day over (2025-02-30 → March 2): such a date is refused, as in a write.
+  const mistake = shaped ? calendarMistake(operand) : undefined;
+  const time = shaped && !mistake ? Date.parse(operand.length === 10 ? `${operand}T00:00:00Z` : operand) : Number.NaN;
   if (Number.isNaN(time)) {
-    throw ApiError.invalidField(at, `${at} must be an ISO-8601 date or date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(operand)}`);
+    throw ApiError.invalidField(
+      at,
+      `${at} must be an ISO-8601 date or date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(operand)}${mistake ? `: ${mistake}` : ''}`,
+    );
   }
   return time;
 }
@@ -148,17 +215,18 @@ function toTime(value: unknown): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
-function orderedTest(
+function* orderedTest(
   operator: string,
   operand: unknown,
   at: string,
   parse: (operand: unknown, at: string) => number,
   read: (value: unknown) => number | undefined,
-): Test {
+): Pieces<Test> {
   if (operator === 'in' || operator === 'notIn') {
-    const values = new Set(listOperand(operand, at, parse));
+    const values = yield* listOperand(operand, at, parse, parse === dateOperand ? ITEM_WORK.date : ITEM_WORK.plain);
     const wanted = operator === 'in';
     return (value) => {
+      chargeWork(LOOKUP_WORK);
       const n = read(value);
       return n !== undefined && values.has(n) === wanted;
     };
@@ -182,16 +250,42 @@ function orderedTest(
   };
 }
 
-function listTest(operator: string, operand: unknown, at: string): Test {
-  const list = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
+/**
+ * A string list's operators, each in time linear in the list: `hasSome` looks each entry up in a set of the wanted
+ * values, `hasEvery` the wanted values in a set of the entries (and fails at once when there are fewer entries than
+ * wanted values), where comparing every wanted value with every entry took 30,000 × the list's length a record.
+ */
+function* listTest(operator: string, operand: unknown, at: string): Pieces<Test> {
+  const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
   if (operator === 'isEmpty') {
     if (typeof operand !== 'boolean') throw ApiError.invalidField(at, `${at} must be true or false, got ${typeName(operand)}`);
     return (value) => (list(value).length === 0) === operand;
   }
   if (operator === 'has') {
     const text = stringOperand(operand, at);
-    return (value) => list(value).includes(text);
+    return (value) => {
+      const entries = list(value);
+      chargeWork(entries.length);
+      return entries.includes(text);
+    };
   }
-  const wanted = listOperand(operand, at, stringOperand);
-  return operator === 'hasEvery' ? (value) => wanted.every((item) => list(value).includes(item)) : (value) => wanted.some((item) => list(value).includes(item));
+  const wanted = yield* listOperand(operand, at, stringOperand);
+  if (operator === 'hasSome') {
+    return (value) => {
+      const entries = list(value);
+      chargeWork(LOOKUP_WORK * entries.length);
+      for (const entry of entries) if (wanted.has(entry as string)) return true;
+      return false;
+    };
+  }
+  return (value) => {
+    const entries = list(value);
+    chargeWork(entries.length);
+    if (wanted.size > entries.length) return false;
+    if (wanted.size === 0) return true;
+    const present = new Set(entries);
+    chargeWork(LOOKUP_WORK * (entries.length + wanted.size));
+    for (const item of wanted) if (!present.has(item)) return false;
+    return true;
+  };
 }

@@ -4,6 +4,7 @@ import { FieldError, isPlainObject, type NativeObject, translate, type WritePoli
 import type { DownstreamContext } from '../downstream/types.js';
 import { ADDRESS_PARTS, CRM_FIELDS, type CrmObjectType, type CrmRecord, DERIVED_FIELDS } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
+import { calendarMistake } from '../shared/calendar.js';
 import { ApiError } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import { DEAL_STAGES } from '../store/seed/fake-fields.js';
@@ -56,6 +57,11 @@ const FIRST_STAGE = DEAL_STAGES[0].stage;
 const SALESFORCE_LEAD_COMPANY = '[TODO]: Fill in Company Name';
 const typeName = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 const bad = (field: string, message: string, more: Record<string, unknown> = {}) => ApiError.invalidField(field, `${field} ${message}`, more);
+/** Why a date that reads as ISO-8601 is still refused (`: February 2025 has no day 30`), or ''. */
+export const noSuchInstant = (value: unknown): string => {
+  const mistake = typeof value === 'string' ? calendarMistake(value.trim()) : undefined;
+  return mistake ? `: ${mistake}` : '';
+};
 
 /**
  * Plans a unified write, or throws a 400 naming the first bad field.
@@ -154,8 +160,13 @@ export function writable(object: UnifiedObject, mode: 'create' | 'update'): stri
   ];
 }
 
-/** A field's value checked against its kind (a `null` never comes here: the route read it as not given, decision 0043). */
+/**
+ * A field's value checked against its kind. A client's `null` never comes here (the route read it
+ * as not given, decision 0043); the engagement writes' own do: a contact's `phones` list replaces
+ * both numbers, clearing the one it does not give.
+ */
 function checkValue(field: UnifiedField, value: unknown, at: string): unknown {
+  if (value === null) return null;
   switch (field.kind) {
     case 'string':
     case 'decimalString': {
@@ -177,7 +188,7 @@ function checkValue(field: UnifiedField, value: unknown, at: string): unknown {
       try {
         return parseTime(value, at);
       } catch {
-        throw bad(at, `must be an ISO-8601 date or date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(value)}`);
+        throw bad(at, `must be an ISO-8601 date or date-time such as 2024-05-01T12:00:00Z, got ${JSON.stringify(value)}${noSuchInstant(value)}`);
       }
     case 'stringList':
       if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw bad(at, `must be an array of strings, got ${typeName(value)}`);

@@ -467,4 +467,20 @@ describe('the outbox (a state file: docs/decisions/0031)', () => {
     expect(second.posts).toEqual(['event-0@2000']);
     expect(second.dispatcher.get('event-0')!.state).toBe('succeeded');
   });
+
+  it('with a save point (a save that completes turns later), releases only the events its snapshot held', async () => {
+    const { clock, dispatcher, posts } = outbox();
+    dispatcher.enqueue(event('event-1', B, START));
+    const point = dispatcher.savePoint();
+    // Emitted after the snapshot, while the save is still being written.
+    dispatcher.enqueue(event('event-2', A, START));
+    dispatcher.saved(point);
+    await clock.settle();
+    expect(posts).toEqual(['event-1@0']);
+    expect(dispatcher.get('event-2')!.state).toBe('pending');
+    // The next save holds it.
+    dispatcher.saved(dispatcher.savePoint());
+    await clock.settle();
+    expect(posts).toEqual(['event-1@0', 'event-2@0']);
+  });
 });

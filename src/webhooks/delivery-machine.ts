@@ -219,19 +219,30 @@ export class DeliveryMachine {
   }
 
   /**
-   * With an outbox: a save holding every event queued so far has completed, so they may go
-   * (a resumed retry at its time). Call it right after the save, before anything else runs.
+   * With an outbox: the events a save about to be taken holds (those queued so far), for {@link saved} once it has
+   * completed: a save that completes later, with turns of the event loop between (a whole save in pieces), releases
+   * these and not those queued meanwhile.
    */
-  saved(): void {
+  savePoint(): ReadonlySet<DeliveryEntry> {
+    return new Set(this.unsaved);
+  }
+
+  /**
+   * With an outbox: a save holding every event queued so far (or those of `point`, taken as the save began) has
+   * completed, so they may go (a resumed retry at its time). Without a point, call it right after the save, before
+   * anything else runs.
+   */
+  saved(point?: ReadonlySet<DeliveryEntry>): void {
     if (!this.unsaved || this.unsaved.size === 0) return;
     const connections = new Set<string>();
-    for (const entry of this.unsaved) {
+    for (const entry of point ?? this.unsaved) {
+      if (point) this.unsaved.delete(entry);
       // Dropped, or its connection or webhook gone meanwhile: nothing to send.
       if (!this.options.log.holds(entry) || isFinished(entry.state)) continue;
       if (entry.state === 'retrying' && !entry.timer) this.retryAtItsTime(entry);
       connections.add(entry.emitted.connectionId);
     }
-    this.unsaved.clear();
+    if (!point) this.unsaved.clear();
     for (const connectionId of connections) this.pump(connectionId);
   }
 

@@ -9,7 +9,7 @@ import type { Random } from '../shared/random.js';
 import type { ChaosSettings } from './chaos.js';
 import type { Delivery } from './delivery.js';
 import { chaosRecordSchema, DeliveryChaos } from './delivery-chaos.js';
-import { DeliveryLog, type DeliveryMoment, deliveryRecordSchema } from './delivery-log.js';
+import { type DeliveryEntry, DeliveryLog, type DeliveryMoment, deliveryRecordSchema } from './delivery-log.js';
 import { DeliveryMachine } from './delivery-machine.js';
 import { RetryPolicy } from './retry-policy.js';
 
@@ -65,6 +65,9 @@ export interface DispatcherOptions {
   outbox?: boolean;
 }
 
+/** The events a save about to be taken holds (opaque: for {@link Dispatcher.saved} once it has completed). */
+export type SavePoint = ReadonlySet<unknown>;
+
 /**
  * Delivers events to webhooks: one connection's events strictly in order (a failing event
  * holds back later ones until it succeeds or is marked failed), each attempt signed afresh,
@@ -100,9 +103,14 @@ export class Dispatcher {
     this.machine.useOutbox();
   }
 
-  /** With an outbox: a save holding every event so far has completed; they may go out (docs/decisions/0031). */
-  saved(): void {
-    this.machine.saved();
+  /** With an outbox: what a save about to be taken holds, for {@link saved} once it has completed (see DeliveryMachine.savePoint). */
+  savePoint(): SavePoint {
+    return this.machine.savePoint();
+  }
+
+  /** With an outbox: a save holding every event so far (or those of `point`) has completed; they may go out (docs/decisions/0031). */
+  saved(point?: SavePoint): void {
+    this.machine.saved(point as ReadonlySet<DeliveryEntry> | undefined);
   }
 
   /** Logs an event and sends it when its connection's earlier events are done. */

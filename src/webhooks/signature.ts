@@ -1,27 +1,8 @@
-// A synchronous SHA-256 that runs in browsers, Node, Deno and Bun alike: node:crypto's where the runtime has it, else an audited JavaScript one.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { constantTimeEqual } from '../shared/constant-time.js';
+import { sha256Hex } from '../shared/digest.js';
 
-const utf8 = new TextEncoder();
 // ignoreBOM keeps a leading BOM in the text, as the bytes were signed (Buffer#toString did the same).
 const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-
-type NodeHash = (algorithm: string, data: string, encoding: 'hex') => string;
-
-/**
- * Node's native SHA-256 where there is one (the same hex, about a tenth of the JavaScript one's
- * CPU per delivery, which the delivery rate felt); the audited JavaScript one everywhere else.
- * Looked up through `process.getBuiltinModule`, so no import of node:crypto reaches a browser;
- * on the first signature, not at import: loading node:crypto costs about 6 ms of a `serve` start
- * that signs nothing before its first event (docs/decisions/0035).
- */
-let nodeHash: NodeHash | false | undefined;
-/** Node's hash, or false where the runtime has none (false, not null: `??=` looks up once either way). */
-function lookUpNodeHash(): NodeHash | false {
-  const runtime = globalThis as { process?: { getBuiltinModule?: (id: string) => { hash?: NodeHash } | undefined } };
-  return runtime.process?.getBuiltinModule?.('node:crypto')?.hash ?? false;
-}
 
 /**
  * The service's signature: lowercase hex SHA-256 of the connection's accessToken, the exact
@@ -30,9 +11,7 @@ function lookUpNodeHash(): NodeHash | false {
  * @example signPayload('access_…', '{"eventId":"…"}', '1735689600')
  */
 export function signPayload(accessToken: string, body: string, timestamp: string): string {
-  const text = accessToken + body + timestamp;
-  nodeHash ??= lookUpNodeHash();
-  return nodeHash ? nodeHash('sha256', text, 'hex') : bytesToHex(sha256(utf8.encode(text)));
+  return sha256Hex(accessToken + body + timestamp);
 }
 
 export interface VerifySignatureInput {

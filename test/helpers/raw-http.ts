@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 
 export interface RawAnswer {
   status: number;
@@ -43,4 +43,13 @@ export function exchange(port: number, text: string): Promise<string> {
     socket.on('close', () => resolve(answer));
     socket.on('error', reject);
   });
+}
+
+/** A free port on 127.0.0.1, for a server restarted on the same one (`serve --port` takes a number). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

@@ -225,7 +225,13 @@ export const unifiedBatchSchema = (object: UnifiedObject) =>
 /** `{ fields: [Field…], nextPageCursor: null }`. */
 export const fieldDetailsSchema = () => pageSchema('fields', fieldDetailSchema());
 /** `{ id }`: what a unified create or update answers (one schema, named once in the document). */
-export const idAnswerSchema = z.object({ id: z.string() });
+export const idAnswerSchema = z.object({
+  id: z.string(),
+  metadata: z
+    .object({ ignoredFields: z.array(z.string()) })
+    .optional()
+    .describe('The sandbox: every field the write ignored, when they are too many for the x-sandbox-ignored-fields header (which then names the first few)'),
+});
 
 /** `{ record }`: what the record routes answer (one schema, named once in the document). */
 export const recordBodySchema = z.object({ record: anyRecordSchema });

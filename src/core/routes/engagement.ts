@@ -50,17 +50,22 @@ function answer(
     const data = registry.dataOf(connection);
     const collection = data[list] as OrderedCollection<Mailbox | EngagementUser>;
     const names = { key: list, list, connectionId: connection.connectionId };
-    return pages.get(collection, `${page.afterSeq}:${page.limit}:${allFields}`, () => {
-      if (!downstreamFor) return JSON.stringify(pageBody(collection, page, names, (entry) => entry.record));
-      const system = downstreamFor(connection.integrationId);
-      const context = { org: connection.org, data, now: clock.now() };
-      return JSON.stringify(
-        pageBody(collection, page, names, (entry) => ({
-          ...entry.record,
-          additional: system.nativeEngagement(list, entry.record, entry.extra, context),
-        })),
-      );
-    });
+    return pages.get(
+      collection,
+      `${page.afterSeq}:${page.limit}:${allFields}`,
+      () => {
+        if (!downstreamFor) return JSON.stringify(pageBody(collection, page, names, (entry) => entry.record));
+        const system = downstreamFor(connection.integrationId);
+        const context = { org: connection.org, data, now: clock.now() };
+        return JSON.stringify(
+          pageBody(collection, page, names, (entry) => ({
+            ...entry.record,
+            additional: system.nativeEngagement(list, entry.record, entry.extra, context),
+          })),
+        );
+      },
+      data,
+    );
   };
   // A connection's first read seeds its data set in pieces (decision 0038), then answers.
   return connection.data === undefined ? registry.whenSeeded(connection, read) : read();

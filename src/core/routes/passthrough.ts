@@ -3,6 +3,7 @@ import { loadDownstream, loadedDownstream } from '../../downstream/load.js';
 import { type DownstreamRequest, type DownstreamResponse, PASSTHROUGH_METHODS } from '../../downstream/types.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { nativeBodySchema, nativeQuerySchema } from '../../model/passthrough.js';
+import { requestKey } from '../../shared/digest.js';
 import { ApiError } from '../../shared/errors.js';
 import { once } from '../../shared/once.js';
 import { isPieces, mapPieces } from '../../shared/pieces.js';
@@ -110,7 +111,8 @@ function callOf(ctx: RouteContext): { call: Call; connection: ConnectionState } 
     for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
   }
   const search = query.toString();
-  const key = `${body.method} ${path}?${search} ${body.body === undefined ? '' : JSON.stringify(body.body)}`;
+  // A long call by its digest: a kept answer never holds a whole request.
+  const key = requestKey(`${body.method} ${path}?${search} ${body.body === undefined ? '' : JSON.stringify(body.body)}`);
   const call: Call = { accessToken: body.accessToken, method: body.method, path, query, search, nativeBody: body.body, key };
   calls.set(shared, call);
   return { call, connection };

@@ -6,7 +6,6 @@ import { ApiError, ErrorCode } from '../../shared/errors.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
 import { UNIFIED_CRM_OBJECTS, type UnifiedObject } from '../../unified/crm-objects.js';
-import { compileFilters } from '../../unified/filters.js';
 import { loadFieldDetails, loadUnifiedWrites } from '../../unified/load.js';
 import { searchBodySchema, writeBodySchema } from '../../unified/schemas.js';
 import { unifiedView } from '../../unified/view.js';
@@ -15,7 +14,20 @@ import { encodeCursor } from '../cursor.js';
 import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { MAX_LIMIT, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
-import { bodyToken, extraKeys, matchingFor, onceThere, pageReply, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
+import {
+  bodyToken,
+  extraKeys,
+  matchingFor,
+  onceThere,
+  pageReply,
+  searchAllFields,
+  searchFilter,
+  searchKey,
+  searchPage,
+  withData,
+  withSystems,
+  writeAnswer,
+} from './unified-shared.js';
 
 /**
  * The service's unified CRM objects, ten families of seven operations each (users are read
@@ -76,13 +88,15 @@ function renderer(connection: ConnectionState, data: ConnectionData, object: Uni
 interface CacheSlot {
   holder: { version: number };
   key: string;
+  /** The connection's data set, which the cache's limit per connection is counted on. */
+  owner: ConnectionData;
 }
 const slotOf = (data: ConnectionData, collection: OrderedCollection<CrmRecord>, key: string, allFields: boolean, type: string): CacheSlot =>
-  allFields ? { holder: data, key: `${type}:${key}` } : { holder: collection, key };
+  allFields ? { holder: data, key: `${type}:${key}`, owner: data } : { holder: collection, key, owner: data };
 
 /** The answer cached in `slot`, or the one `render` makes (then cached). */
-function cached(deps: Deps, { holder, key }: CacheSlot, render: () => string): Reply {
-  const page = deps.pages.get(holder, key, render);
+function cached(deps: Deps, { holder, key, owner }: CacheSlot, render: () => string): Reply {
+  const page = deps.pages.get(holder, key, render, owner);
   return pageReply(page);
 }
 
@@ -143,37 +157,32 @@ function search(object: UnifiedObject): Route<Uses> {
       // A connection's first call seeds its data set in pieces (decision 0038).
       return withData(deps.registry, connection, (data) => {
         const collection = data.crm[object.type];
-        const key = `search:${filtersKey(body)}:${page.afterSeq}:${page.limit}`;
+        const key = searchKey(ctx, body, page, 'search');
         return withSystems(allFields, (downstreamFor) => {
           const slot = slotOf(data, collection, key, allFields, object.type);
           const known = cachedNow(deps, slot);
           if (known) return known;
-          // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
-          const filter = compileFilters(body.filters, object.filters);
-          const passes = (entry: Entry<CrmRecord>) => filter(unifiedView(connection.integrationId, object.type, entry.record));
-          // A long walk gives turns between its pieces; the page is rendered (and cached) at once after it.
-          return onceThere(
-            matchingFor(deps.clock, collection, page, () => collection.version, passes),
-            (found) =>
-              cached(deps, slot, () =>
-                JSON.stringify({
-                  [object.listKey]: found.entries.map(renderer(connection, data, object, deps.clock.now(), downstreamFor)),
-                  nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
-                }),
-              ),
-          );
+          // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached. A 1 MiB
+          // body's lists compile in pieces, and the walk goes in pieces by its work (decision 0049); the page is
+          // rendered (and kept, when it is of the data as it is now) at once after it.
+          return onceThere(searchFilter(deps.clock, body.filters, object.filters), (filter) => {
+            const passes = (entry: Entry<CrmRecord>) => filter(unifiedView(connection.integrationId, object.type, entry.record));
+            return onceThere(
+              matchingFor(deps.clock, collection, page, () => collection.version, passes, true),
+              (found) => {
+                const render = () =>
+                  JSON.stringify({
+                    [object.listKey]: found.entries.map(renderer(connection, data, object, deps.clock.now(), downstreamFor)),
+                    nextPageCursor: found.lastSeq === undefined ? null : encodeCursor(list, connection.connectionId, found.lastSeq),
+                  });
+                return found.current ? cached(deps, slot, render) : { json: render() };
+              },
+            );
+          });
         });
       });
     },
   };
-}
-
-/** The filters of a (shared, frozen) search body as JSON, by body: written once per body, not once per request. */
-const filterKeys = new WeakMap<object, string>();
-function filtersKey(body: Readonly<Record<string, unknown>>): string {
-  let key = filterKeys.get(body);
-  if (key === undefined) filterKeys.set(body, (key = JSON.stringify(body.filters ?? null)));
-  return key;
 }
 
 function get(object: UnifiedObject): Route<Uses> {

@@ -2,13 +2,14 @@ import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import type { CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
+import { type Pieces, runFromNow, runToEnd } from '../../shared/pieces.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
 import type { FilterField } from '../../unified/crm-objects.js';
 import { type EngagementObject, UNIFIED_ENGAGEMENT_OBJECTS } from '../../unified/engagement-objects.js';
 import { engagementActionBodySchema, engagementSearchBodySchema, engagementWriteBodySchema } from '../../unified/engagement-schemas.js';
 import { crmIdOf, crmUserView, engagementIndex, engagementView, type ViewContext } from '../../unified/engagement-view.js';
-import { compileFilters, type RecordFilter } from '../../unified/filters.js';
+import { compileFiltersInPieces, type RecordFilter } from '../../unified/filters.js';
 import { loadEngagementWrites } from '../../unified/load.js';
 import type { ConnectionState } from '../connections.js';
 import { encodeCursor } from '../cursor.js';
@@ -16,7 +17,19 @@ import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { engagementRoutes } from './engagement.js';
 import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
-import { bodyToken, extraKeys, matchingFor, onceThere, pageReply, searchAllFields, searchPage, withData, withSystems, writeAnswer } from './unified-shared.js';
+import {
+  bodyToken,
+  extraKeys,
+  matchingFor,
+  onceThere,
+  pageReply,
+  searchAllFields,
+  searchKey,
+  searchPage,
+  withData,
+  withSystems,
+  writeAnswer,
+} from './unified-shared.js';
 
 /**
  * The service's unified engagement objects: users, accounts, contacts, tasks, actions, calls,
@@ -202,21 +215,21 @@ function get(object: EngagementObject): Route<Uses> {
   };
 }
 
-/** Compiles a search's filters: flat ones by field, list ones (`emails: { address: { equals } }`) matching any item. */
-function compileSearch(filters: unknown, object: EngagementObject): RecordFilter {
+/** Compiles a search's filters, in pieces: flat ones by field, list ones (`emails: { address: { equals } }`) matching any item. */
+function* compileSearch(filters: unknown, object: EngagementObject): Pieces<RecordFilter> {
   const flat = object.filters ?? [];
   const lists = object.listFilters ?? [];
-  if (typeof filters !== 'object' || filters === null || Array.isArray(filters)) return compileFilters(filters, flat);
+  if (typeof filters !== 'object' || filters === null || Array.isArray(filters)) return yield* compileFiltersInPieces(filters, flat);
   const allowed = [...flat.map((field) => field.key), ...lists.map((list) => list.key)];
   const rest: Record<string, unknown> = {};
   const nested: Array<{ key: string; test: RecordFilter }> = [];
   for (const [key, condition] of Object.entries(filters)) {
     const list = lists.find((candidate) => candidate.key === key);
-    if (list) nested.push({ key, test: compileFilters(condition, list.fields as FilterField[], `filters.${key}`) });
+    if (list) nested.push({ key, test: yield* compileFiltersInPieces(condition, list.fields as FilterField[], `filters.${key}`) });
     else if (flat.some((field) => field.key === key)) rest[key] = condition;
     else throw ApiError.invalidField(`filters.${key}`, `filters.${key} is not a filter of ${object.listKey}; allowed: ${allowed.join(', ')}`, { allowed });
   }
-  const test = compileFilters(rest, flat);
+  const test = yield* compileFiltersInPieces(rest, flat);
   return (record) =>
     test(record) &&
     nested.every(({ key, test: item }) => Array.isArray(record[key]) && (record[key] as Array<Record<string, unknown>>).some((value) => item(value)));
@@ -234,7 +247,8 @@ function search(object: EngagementObject): Route<Uses> {
     ok: { status: 200, schema: (out) => out.engagementPageSchema(object), description: `A page of matching ${object.listKey}` },
     errors: [409],
     handler: (ctx, deps) => {
-      const body = ctx.body();
+      // Read only: parsed once per distinct body text, and its key made once per body.
+      const body = ctx.sharedBody();
       const accessToken = bodyToken(ctx, true);
       const allFields = searchAllFields(ctx, body);
       const connection = engagementConnection(ctx, accessToken, object);
@@ -243,30 +257,34 @@ function search(object: EngagementObject): Route<Uses> {
       // A connection's first call seeds its data set in pieces (decision 0038).
       return withData(deps.registry, connection, (data) => {
         const collection = collectionOf(data, object);
-        const key = `engagement:${object.name}:search:${JSON.stringify(body.filters ?? null)}:${page.afterSeq}:${page.limit}:${allFields}`;
+        const key = searchKey(ctx, body, page, `engagement:${object.name}:search:${allFields}`);
         return withSystems(allFields, (downstreamFor) => {
           const known = deps.pages.peek(data, key);
           if (known) return pageReply(known);
-          // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached.
-          const filter = compileSearch(body.filters, object);
-          const view = engagementView(object);
-          const context: ViewContext = { integrationId: connection.integrationId, data, index: engagementIndex(data) };
-          // A view reads other collections (its index): the walk's moment is the whole data set's.
-          const found = matchingFor(
-            deps.clock,
-            collection,
-            page,
-            () => data.version,
-            (entry) => filter(view(entry, context)),
-          );
-          return onceThere(found, ({ entries, lastSeq }) =>
-            cached(deps, data, key, () =>
-              JSON.stringify({
-                [object.listKey]: entries.map(renderer(connection, data, object, deps.clock.now(), downstreamFor)),
-                nextPageCursor: lastSeq === undefined ? null : encodeCursor(listName, connection.connectionId, lastSeq),
-              }),
-            ),
-          );
+          // Filters are compiled (and checked) only for an answer not cached yet: a bad one is never cached. In pieces
+          // on a real clock, as the walk (decision 0049).
+          const compiled = deps.clock.kind === 'real' ? runFromNow(compileSearch(body.filters, object)) : runToEnd(compileSearch(body.filters, object));
+          return onceThere(compiled, (filter) => {
+            const view = engagementView(object);
+            const context: ViewContext = { integrationId: connection.integrationId, data, index: engagementIndex(data) };
+            // A view reads other collections (its index): the walk's moment is the whole data set's.
+            const found = matchingFor(
+              deps.clock,
+              collection,
+              page,
+              () => data.version,
+              (entry) => filter(view(entry, context)),
+              false,
+            );
+            return onceThere(found, ({ entries, lastSeq }) =>
+              cached(deps, data, key, () =>
+                JSON.stringify({
+                  [object.listKey]: entries.map(renderer(connection, data, object, deps.clock.now(), downstreamFor)),
+                  nextPageCursor: lastSeq === undefined ? null : encodeCursor(listName, connection.connectionId, lastSeq),
+                }),
+              ),
+            );
+          });
         });
       });
     },

@@ -1,10 +1,15 @@
 import type { Clock } from '../../clock/clock.js';
 import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import { loadDownstream } from '../../downstream/load.js';
+import { requestKey } from '../../shared/digest.js';
 import { ApiError } from '../../shared/errors.js';
-import { type Pieces, runOfOneMoment } from '../../shared/pieces.js';
+import { headerText } from '../../shared/header-text.js';
+import { type Pieces, runFromNow, runOfOneMoment, runToEnd } from '../../shared/pieces.js';
+import { chargeWork, RECORD_WORK, WORK_PIECE, workDone } from '../../shared/work.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
+import type { FilterField } from '../../unified/crm-objects.js';
+import { compileFiltersInPieces, type RecordFilter } from '../../unified/filters.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
 import { queryParam, type Reply } from '../http.js';
 import type { CachedPage } from '../page-cache.js';
@@ -59,29 +64,36 @@ function asText(value: unknown, name: string): string | undefined {
 export interface MatchedPage<T> {
   entries: Entry<T>[];
   lastSeq: number | undefined;
+  /** Whether the page is of the data as it is now (one that is not is answered, never kept). */
+  current: boolean;
 }
 
 /** A page of the entries that pass, after the page's cursor, walked at once. */
 function matching<T extends { id: string }>(collection: OrderedCollection<T>, page: PageRequest, passes: (entry: Entry<T>) => boolean): MatchedPage<T> {
-  const walk = new Walk(collection, page, passes);
+  const walk = new Walk(collection.entries(), collection.indexAfter(page.afterSeq), page, passes);
   walk.step(Number.POSITIVE_INFINITY);
   return walk.found;
 }
 
-/** Collections up to this size are walked at once (about a millisecond a thousand entries): a longer walk gives turns. */
-export const WALK_AT_ONCE = 2_000;
-/** Entries a piece of a long walk looks at. */
-const UNIFIED_WALK_PIECE = 500;
+/** How often a walk in pieces starts again in pieces after a turn changed what it reads, before it takes another way (below). */
+const WALK_RESTARTS = 2;
 
 /**
  * A page of the entries that pass, as {@link matching} finds it, and the {@link MatchedPage} a route renders at once
- * after it: a long walk on a real clock goes in pieces with turns of the event loop between (a search that finds
- * nothing in 100,000 records held the server for 50–120 ms), so other requests wait a piece, not the walk.
- * `moment` is the version of all the walk reads (the collection, or the whole data set where a view reads others):
- * when a turn changed it, the walk is made again at once over what there is now, so the page is of one moment
- * (`runOfOneMoment`, as the passthrough's native walks run: decision 0042).
+ * after it. On a real clock the walk goes in pieces of {@link WORK_PIECE} units of work (src/shared/work.ts: what the
+ * filters compared, as well as the records looked at), with a turn of the event loop once a slice is used: a piece of
+ * 500 records held the loop 657–989 ms when each record's test was a list of thousands against 30,000 wanted values,
+ * and a short collection was walked at once whatever its tests cost. A walk that ends within its first slice answers
+ * without a promise, as before.
  *
- * @example const found = await matchingFor(deps.clock, collection, page, () => collection.version, passes);
+ * The page is of one moment: `moment` is the version of all the walk reads (the collection, or the whole data set
+ * where a view reads others); when a turn changed it, the walk starts again in pieces over what there is now
+ * (`runOfOneMoment`, decisions 0041, 0042), at most {@link WALK_RESTARTS} times. After that (writes coming faster
+ * than the pieces), a walk whose records are all it reads (`frozen`: a CRM search) goes on in pieces over a copy of
+ * the collection's entries as they are then, and answers that moment's page without keeping it; another (an
+ * engagement search, whose views read the whole data set) is made at once (decision 0049).
+ *
+ * @example const found = await matchingFor(deps.clock, collection, page, () => collection.version, passes, true);
  */
 export function matchingFor<T extends { id: string }>(
   clock: Clock,
@@ -89,47 +101,56 @@ export function matchingFor<T extends { id: string }>(
   page: PageRequest,
   moment: () => number,
   passes: (entry: Entry<T>) => boolean,
+  frozen: boolean,
+  restarts = 0,
 ): MatchedPage<T> | Promise<MatchedPage<T>> {
-  if (clock.kind !== 'real' || collection.size <= WALK_AT_ONCE) return matching(collection, page, passes);
+  if (clock.kind !== 'real') return matching(collection, page, passes);
+  if (restarts > WALK_RESTARTS) {
+    if (!frozen) return matching(collection, page, passes);
+    const copy = collection.entries().map((entry): Entry<T> => ({ seq: entry.seq, record: entry.record, extra: entry.extra }));
+    return runFromNow(matchingInPieces(copy, collection.indexAfter(page.afterSeq), page, passes, false));
+  }
   const at = moment();
   return runOfOneMoment(
-    matchingInPieces(collection, page, passes),
+    matchingInPieces(collection.entries(), collection.indexAfter(page.afterSeq), page, passes, true),
     () => moment() !== at,
-    () => matching(collection, page, passes),
+    () => matchingFor(clock, collection, page, moment, passes, frozen, restarts + 1),
   );
 }
 
-/** The walk, a piece at a time. */
+/** The walk, a piece of work at a time. */
 function* matchingInPieces<T extends { id: string }>(
-  collection: OrderedCollection<T>,
+  entries: readonly Entry<T>[],
+  from: number,
   page: PageRequest,
   passes: (entry: Entry<T>) => boolean,
+  current: boolean,
 ): Pieces<MatchedPage<T>> {
-  const walk = new Walk(collection, page, passes);
-  while (!walk.step(UNIFIED_WALK_PIECE)) yield;
+  const walk = new Walk(entries, from, page, passes);
+  while (!walk.step(WORK_PIECE)) yield;
+  walk.found.current = current;
   return walk.found;
 }
 
-/** A search's walk along a collection from the page's cursor, a number of entries at a time (a plain loop: no generator per entry). */
+/** A search's walk along a collection's entries from the page's cursor, a piece of work at a time (a plain loop: no generator per entry). */
 class Walk<T extends { id: string }> {
-  readonly found: MatchedPage<T> = { entries: [], lastSeq: undefined };
-  private next: number;
+  readonly found: MatchedPage<T> = { entries: [], lastSeq: undefined, current: true };
 
   constructor(
-    private readonly collection: OrderedCollection<T>,
+    private readonly all: readonly Entry<T>[],
+    private next: number,
     private readonly page: PageRequest,
     private readonly passes: (entry: Entry<T>) => boolean,
-  ) {
-    this.next = collection.indexAfter(page.afterSeq);
-  }
+  ) {}
 
-  /** Looks at up to `count` more entries; true when the walk is over (a page found, or the collection's end). */
-  step(count: number): boolean {
-    const all = this.collection.entries();
+  /** Looks at more entries until `budget` units of work are done; true when the walk is over (a page found, or the entries' end). */
+  step(budget: number): boolean {
+    const { all } = this;
     const { entries } = this.found;
-    const end = Math.min(all.length, this.next + count);
-    for (; this.next < end; this.next++) {
-      const entry = all[this.next]!;
+    const until = workDone() + budget;
+    while (this.next < all.length && workDone() < until) {
+      const entry = all[this.next++]!;
+      chargeWork(RECORD_WORK);
       if (!this.passes(entry)) continue;
       if (entries.length === this.page.limit) {
         this.found.lastSeq = entries[entries.length - 1]!.seq;
@@ -141,11 +162,34 @@ class Walk<T extends { id: string }> {
   }
 }
 
-/** A cached page as a route's answer (a copy: the cache's own object is never handed out). */
-export const pageReply = ({ json, encoded }: CachedPage): Reply => ({ json, encoded });
+/**
+ * A search's cache key: its body's text (a long one by its digest) and its page, worked out once per shared body. The
+ * body's text, not its filters written again as JSON: 1 MiB of filters took 10 ms to write out, at every request.
+ */
+const searchKeys = new WeakMap<object, { text: string; last?: { route: string; afterSeq: number; limit: number; key: string } }>();
+export function searchKey(ctx: RouteContext, body: Readonly<Record<string, unknown>>, page: PageRequest, route: string): string {
+  let kept = searchKeys.get(body);
+  if (kept === undefined) searchKeys.set(body, (kept = { text: requestKey(ctx.request.body ?? '') }));
+  // The whole key last made with this body, kept: a new string each request would be hashed again by the cache's map.
+  const { last } = kept;
+  if (last?.route === route && last.afterSeq === page.afterSeq && last.limit === page.limit) return last.key;
+  const key = `${route}:${kept.text}:${page.afterSeq}:${page.limit}`;
+  kept.last = { route, afterSeq: page.afterSeq, limit: page.limit, key };
+  return key;
+}
+
+/** A search's filters compiled (and checked: a 400 for a bad one): in pieces on a real clock (a 1 MiB body's lists), at once on a virtual one. */
+export function searchFilter(clock: Clock, filters: unknown, fields: readonly FilterField[]): RecordFilter | Promise<RecordFilter> {
+  const pieces = compileFiltersInPieces(filters, fields);
+  return clock.kind === 'real' ? runFromNow(pieces) : runToEnd(pieces);
+}
+
+/** A cached page as a route's answer. */
+export const pageReply = (page: CachedPage): Reply => page;
 
 /** `next(value)`, at once for a value and once it is there for a promise of one. */
-export const onceThere = <T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<R> => (value instanceof Promise ? value.then(next) : next(value));
+export const onceThere = <T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> =>
+  value instanceof Promise ? value.then(next) : next(value);
 
 /** Loads the systems first when `additional` is asked for. */
 export function withSystems<T>(allFields: boolean, answer: (downstreamFor: typeof DownstreamFor | undefined) => T | Promise<T>): T | Promise<T> {
@@ -158,11 +202,37 @@ export const extraKeys = (body: Record<string, unknown>, known: string[]) =>
     .filter((key) => !known.includes(key))
     .map((key) => `${key} (not a field of this request)`);
 
-/** A write's answer: the record's id, and the fields it ignored in {@link IGNORED_FIELDS_HEADER}. */
-export const writeAnswer = (id: string, ignored: string[]): Reply => ({
-  body: { id },
-  ...(ignored.length > 0 ? { headers: { [IGNORED_FIELDS_HEADER]: ignored.join(', ') } } : {}),
-});
+/**
+ * Most bytes {@link IGNORED_FIELDS_HEADER} takes: with the answer's other headers, well under the 8 KiB many clients
+ * read at most (Node's fetch refuses 16 KiB of headers, and the record would be written all the same).
+ */
+export const IGNORED_FIELDS_HEADER_BYTES = 4096;
+/** Most characters one ignored field takes in the header when the list is summarised (a name may be 100,000 long). */
+const IGNORED_ITEM_CHARS = 256;
+
+/**
+ * A write's answer: the record's id, and the fields it ignored in {@link IGNORED_FIELDS_HEADER}, each name as a header
+ * can carry it (percent-encoded where it is not plain ASCII: `contact.%CE%A9mega (not a field of Contact)`). When
+ * they do not fit in {@link IGNORED_FIELDS_HEADER_BYTES}, the header says how many and names the first few, and the
+ * body carries every one, as given, in `metadata.ignoredFields`.
+ */
+export function writeAnswer(id: string, ignored: string[]): Reply {
+  if (ignored.length === 0) return { body: { id } };
+  const items = ignored.map((item) => headerText(item, true));
+  const whole = items.join(', ');
+  if (whole.length <= IGNORED_FIELDS_HEADER_BYTES) return { body: { id }, headers: { [IGNORED_FIELDS_HEADER]: whole } };
+  const shown: string[] = [];
+  // Room for the count before and the pointer to the body after.
+  let room = IGNORED_FIELDS_HEADER_BYTES - 160;
+  for (const item of items) {
+    const cut = item.length > IGNORED_ITEM_CHARS ? `${item.slice(0, IGNORED_ITEM_CHARS)}...` : item;
+    if (cut.length + 2 > room) break;
+    shown.push(cut);
+    room -= cut.length + 2;
+  }
+  const header = `${ignored.length} fields ignored; the first ${shown.length}: ${shown.join(', ')}; all ${ignored.length} in the answer's metadata.ignoredFields`;
+  return { body: { id, metadata: { ignoredFields: ignored } }, headers: { [IGNORED_FIELDS_HEADER]: header } };
+}
 
 /**
  * `answer(data)` with the connection's data set: at once when it is seeded, else once it is,

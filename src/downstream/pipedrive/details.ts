@@ -1,4 +1,5 @@
 import type { CrmRecord } from '../../model/crm.js';
+import { isRealInstant } from '../../shared/calendar.js';
 import { asNumber, owner } from '../fields.js';
 import { FieldError, type FieldMap, isPlainObject } from '../rest-engine.js';
 import type { DownstreamContext } from '../types.js';
@@ -99,7 +100,7 @@ export function leadValue(value: unknown, native: string): unknown {
 /** A `YYYY-MM-DD` date or null. */
 export function dateOnly(value: unknown, native: string): unknown {
   if (value === null) return null;
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || !isRealInstant(value)) {
     throw new FieldError(native, `${native} must be a date as YYYY-MM-DD`, 'value');
   }
   return value;

@@ -318,7 +318,8 @@ function compile(schema: QuerySchema, from: string, condition: Condition, contex
   // Only date literals (TODAY, LAST_N_DAYS:n) need the time; reading it marks the answer as time-dependent.
   const now = literals.some((literal) => literal.kind === 'dateLiteral') ? context.now : 0;
   const literal = literals[0]!;
-  const like = op === 'LIKE' ? wildcardMatcher((literal as { value: string }).value, { any: '%', one: '_', ignoreCase: true }) : undefined;
+  const pattern = literal as Extract<SoqlValue, { kind: 'string' }>;
+  const like = op === 'LIKE' ? wildcardMatcher(pattern.value, { any: '%', one: '_', ignoreCase: true }, pattern.literalAt) : undefined;
   const compare = comparison(literal, now);
   return (row) => {
     const actual = follow(schema, row, path, context);

@@ -156,6 +156,95 @@ describe('salesforce SOQL', () => {
   });
 });
 
+describe("salesforce SOQL string literals: Salesforce's Quoted String Escape Sequences", () => {
+  /** Contacts whose last names hold what the escapes stand for, and the id of each by last name. */
+  function withNames() {
+    const { call, q } = makeData();
+    const names = [
+      'L50%tag',
+      'L50Xtag',
+      'L5_tag',
+      'L5Ztag',
+      "O'Brien",
+      'back\\slash',
+      'tab\there',
+      'line\nbreak',
+      'cr\rx',
+      'ff\fx',
+      'bs\bx',
+      'quote"d',
+      'é-acute',
+    ];
+    const idOf = new Map<string, string>();
+    for (const name of names) {
+      const created = call('POST', `${V}/sobjects/Contact`, { LastName: name });
+      expect(created.statusCode, name).toBe(201);
+      idOf.set(name, created.body.id);
+    }
+    const found = (where: string) => {
+      const answer = q(`SELECT Id, LastName FROM Contact WHERE ${where}`);
+      expect(answer.statusCode, where).toBe(200);
+      return (answer.body.records as Array<{ LastName: string }>).map((row) => row.LastName).filter((name) => idOf.has(name));
+    };
+    return { q, found };
+  }
+
+  // Each row: the WHERE clause as a client writes it (the SOQL text), and the last names it finds.
+  const table: Array<[string, string[]]> = [
+    [String.raw`LastName LIKE 'L50\%tag'`, ['L50%tag']],
+    ["LastName LIKE 'L50%tag'", ['L50%tag', 'L50Xtag']],
+    [String.raw`LastName LIKE 'L50\%%'`, ['L50%tag']],
+    [String.raw`LastName LIKE 'L5\_tag'`, ['L5_tag']],
+    ["LastName LIKE 'L5_tag'", ['L5_tag', 'L5Ztag']],
+    [String.raw`LastName LIKE 'l5\_TAG'`, ['L5_tag']],
+    [String.raw`LastName = 'O\'Brien'`, ["O'Brien"]],
+    [String.raw`LastName LIKE 'O\'%'`, ["O'Brien"]],
+    [String.raw`LastName = 'back\\slash'`, ['back\\slash']],
+    [String.raw`LastName LIKE 'back\\%'`, ['back\\slash']],
+    [String.raw`LastName = 'tab\there'`, ['tab\there']],
+    [String.raw`LastName = 'tab\There'`, ['tab\there']],
+    [String.raw`LastName = 'line\nbreak'`, ['line\nbreak']],
+    [String.raw`LastName = 'line\Nbreak'`, ['line\nbreak']],
+    [String.raw`LastName = 'cr\rx'`, ['cr\rx']],
+    [String.raw`LastName = 'cr\Rx'`, ['cr\rx']],
+    [String.raw`LastName = 'ff\fx'`, ['ff\fx']],
+    [String.raw`LastName = 'ff\Fx'`, ['ff\fx']],
+    [String.raw`LastName = 'bs\bx'`, ['bs\bx']],
+    [String.raw`LastName = 'bs\Bx'`, ['bs\bx']],
+    [String.raw`LastName = 'quote\"d'`, ['quote"d']],
+    [String.raw`LastName = '\u00e9-acute'`, ['é-acute']],
+    [String.raw`LastName IN ('O\'Brien', 'back\\slash')`, ["O'Brien", 'back\\slash']],
+  ];
+  it.each(table)('%s finds %j', (where, names) => {
+    expect(withNames().found(where)).toEqual(names);
+  });
+
+  // "If you use a backslash character in any other context, an error occurs": \% and \_ are a LIKE pattern's only.
+  const refused: Array<[string, string]> = [
+    [String.raw`LastName = 'L50\%tag'`, String.raw`Invalid string literal 'L50\%tag'. Illegal character sequence '\%' in string literal.`],
+    [String.raw`LastName IN ('L5\_tag')`, String.raw`Invalid string literal 'L5\_tag'. Illegal character sequence '\_' in string literal.`],
+    [String.raw`LastName = 'Anne\-Marie'`, String.raw`Invalid string literal 'Anne\-Marie'. Illegal character sequence '\-' in string literal.`],
+    [String.raw`LastName LIKE 'C:\Users%'`, String.raw`Invalid string literal 'C:\Users%'. Illegal character sequence '\U' in string literal.`],
+    [String.raw`LastName = '\u00zz'`, String.raw`Invalid string literal '\u00zz'. Illegal unicode sequence. '\u00zz' in string literal.`],
+  ];
+  it.each(refused)('%s is MALFORMED_QUERY', (where, message) => {
+    expect(withNames().q(`SELECT Id FROM Contact WHERE ${where}`)).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY', message }] });
+  });
+
+  it('refuses a date or date-time literal that names no real day or time, as Salesforce does', () => {
+    const { q } = withNames();
+    expect(q('SELECT Id FROM Opportunity WHERE CloseDate > 2024-02-29').statusCode).toBe(200);
+    for (const [literal, message] of [
+      ['CloseDate > 2025-02-30', 'Invalid date: 2025-02-30'],
+      ['CloseDate = 2025-06-31', 'Invalid date: 2025-06-31'],
+      ['CreatedDate > 2025-01-01T25:00:00Z', 'Invalid datetime: 2025-01-01T25:00:00Z'],
+      ['CreatedDate > 2025-02-29T10:00:00Z', 'Invalid datetime: 2025-02-29T10:00:00Z'],
+    ]) {
+      expect(q(`SELECT Id FROM Opportunity WHERE ${literal}`), literal).toMatchObject({ statusCode: 400, body: [{ errorCode: 'MALFORMED_QUERY', message }] });
+    }
+  });
+});
+
 describe('salesforce describe', () => {
   it('describes an sObject’s fields: types, references, what may be written, custom fields', () => {
     const { call } = makeData();

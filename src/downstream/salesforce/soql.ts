@@ -1,3 +1,4 @@
+import { isRealInstant } from '../../shared/calendar.js';
 import { FieldError } from '../rest-engine.js';
 
 /**
@@ -14,7 +15,8 @@ import { FieldError } from '../rest-engine.js';
 
 /** A literal: a quoted string, a number, a boolean, null, a date or date-time, or a date literal (`TODAY`, `LAST_N_DAYS:7`). */
 export type SoqlValue =
-  | { kind: 'string'; value: string }
+  /** `literalAt`: in a LIKE pattern, where `\%` or `\_` stood (the character itself, not a wildcard). */
+  | { kind: 'string'; value: string; literalAt?: ReadonlySet<number> }
   | { kind: 'number'; value: number }
   | { kind: 'boolean'; value: boolean }
   | { kind: 'null' }
@@ -68,7 +70,72 @@ export const SOQL_LIMITS = { queryLength: 100_000, whereString: 4000, nesting: 1
 
 const malformed = (message: string) => new FieldError('q', message, 'param', 'MALFORMED_QUERY');
 
-type Token = { type: 'word' | 'string' | 'number' | 'op' | 'punct'; text: string; value?: string };
+/** A string's `raw` is its text between the quotes as written; `literalAt` where `\%` or `\_` stood in its value. */
+type Token = { type: 'word' | 'string' | 'number' | 'op' | 'punct'; text: string; value?: string; raw?: string; literalAt?: Set<number> };
+
+/**
+ * What each escape sequence of a quoted string stands for (Salesforce's "Quoted String Escape Sequences"): `\n` `\N`
+ * new line, `\r` `\R` carriage return, `\t` `\T` tab, `\b` `\B` backspace (U+0008: the page says "Bell", its
+ * translations and Java, whose escapes these are, say backspace), `\f` `\F` form feed, `\"`, `\'` and `\\` the
+ * character itself. `\%` and `\_` (a LIKE pattern's literal `%` and `_`) and `\uXXXX` are read apart; any other
+ * is an error.
+ */
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  N: '\n',
+  r: '\r',
+  R: '\r',
+  t: '\t',
+  T: '\t',
+  b: '\b',
+  B: '\b',
+  f: '\f',
+  F: '\f',
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+};
+
+/**
+ * A quoted string from `start` (its opening quote): its value, where `\%` and `\_` stood in it, and where it ends.
+ * Salesforce's errors for a bad escape, word for word.
+ */
+function quotedString(query: string, start: number): { value: string; literalAt: Set<number>; end: number } {
+  let value = '';
+  const literalAt = new Set<number>();
+  let i = start + 1;
+  let from = i;
+  for (;;) {
+    if (i >= query.length) throw malformed(`line 1:${i} mismatched character '<EOF>' expecting '''`);
+    const d = query[i]!;
+    if (d === "'") break;
+    if (d !== '\\') {
+      i++;
+      continue;
+    }
+    value += query.slice(from, i);
+    const next = query[i + 1] ?? '';
+    const raw = () => query.slice(start + 1, Math.max(query.indexOf("'", i + 2), i + 2));
+    if (next === '%' || next === '_') {
+      literalAt.add(value.length);
+      value += next;
+      i += 2;
+    } else if (next === 'u') {
+      const hex = query.slice(i + 2, i + 6);
+      if (!/^[0-9A-Fa-f]{4}$/.test(hex)) throw malformed(`Invalid string literal '${raw()}'. Illegal unicode sequence. '\\u${hex}' in string literal.`);
+      value += String.fromCharCode(Number.parseInt(hex, 16));
+      i += 6;
+    } else if (Object.hasOwn(ESCAPES, next)) {
+      value += ESCAPES[next];
+      i += 2;
+    } else {
+      if (i + 1 >= query.length) throw malformed(`line 1:${i + 1} mismatched character '<EOF>' expecting '''`);
+      throw malformed(`Invalid string literal '${raw()}'. Illegal character sequence '\\${next}' in string literal.`);
+    }
+    from = i;
+  }
+  return { value: value + query.slice(from, i), literalAt, end: i + 1 };
+}
 
 function tokenize(query: string): Token[] {
   const tokens: Token[] = [];
@@ -78,24 +145,9 @@ function tokenize(query: string): Token[] {
     if (/\s/.test(c)) {
       i++;
     } else if (c === "'") {
-      let value = '';
-      i++;
-      for (;;) {
-        if (i >= query.length) throw malformed(`line 1:${i} mismatched character '<EOF>' expecting '''`);
-        const d = query[i]!;
-        if (d === '\\') {
-          const next = query[i + 1] ?? '';
-          value += next === 'n' ? '\n' : next === 't' ? '\t' : next;
-          i += 2;
-        } else if (d === "'") {
-          i++;
-          break;
-        } else {
-          value += d;
-          i++;
-        }
-      }
-      tokens.push({ type: 'string', text: `'${value}'`, value });
+      const { value, literalAt, end } = quotedString(query, i);
+      tokens.push({ type: 'string', text: `'${value}'`, value, raw: query.slice(i + 1, end - 1), ...(literalAt.size > 0 ? { literalAt } : {}) });
+      i = end;
     } else if (/[<>!=]/.test(c)) {
       const two = query.slice(i, i + 2);
       const op = ['<=', '>=', '!=', '<>'].includes(two) ? two : c;
@@ -199,20 +251,32 @@ class Parser {
     return token.text;
   }
 
-  value(): SoqlValue {
+  /** A literal; `like`: a LIKE pattern, the one place `\%` and `\_` may stand. */
+  value(like = false): SoqlValue {
     const token = this.next();
     if (token.type === 'string') {
       if (token.value!.length > SOQL_LIMITS.whereString)
         throw malformed(`Strings in a WHERE clause can't exceed ${SOQL_LIMITS.whereString} characters, got ${token.value!.length}`);
-      return { kind: 'string', value: token.value! };
+      if (token.literalAt && !like) {
+        const escaped = token.value![Math.min(...token.literalAt)];
+        throw malformed(`Invalid string literal '${token.raw}'. Illegal character sequence '\\${escaped}' in string literal.`);
+      }
+      return { kind: 'string', value: token.value!, ...(token.literalAt ? { literalAt: token.literalAt } : {}) };
     }
     if (token.type === 'number') return { kind: 'number', value: Number(token.text) };
     if (token.type === 'word') {
       const upper = token.text.toUpperCase();
       if (upper === 'TRUE' || upper === 'FALSE') return { kind: 'boolean', value: upper === 'TRUE' };
       if (upper === 'NULL') return { kind: 'null' };
-      if (DATE.test(token.text)) return { kind: 'date', value: token.text };
-      if (DATETIME.test(token.text)) return { kind: 'datetime', value: token.text };
+      // A date that reads as one but names no real day or time (2025-02-30, hour 25) is refused, as Salesforce refuses it.
+      if (DATE.test(token.text)) {
+        if (!isRealInstant(token.text)) throw malformed(`Invalid date: ${token.text}`);
+        return { kind: 'date', value: token.text };
+      }
+      if (DATETIME.test(token.text)) {
+        if (!isRealInstant(token.text)) throw malformed(`Invalid datetime: ${token.text}`);
+        return { kind: 'datetime', value: token.text };
+      }
       if (DATE_LITERALS.has(upper)) return { kind: 'dateLiteral', name: upper };
       const n = DATE_N.exec(token.text);
       if (n) return { kind: 'dateLiteral', name: n[1]!.toUpperCase(), n: Number(n[2]) };
@@ -256,7 +320,7 @@ class Parser {
     }
     if (this.isWord('LIKE')) {
       this.next();
-      const value = this.value();
+      const value = this.value(true);
       if (value.kind !== 'string') throw malformed('LIKE operator only valid on string field');
       return { kind: 'compare', field, op: 'LIKE', value };
     }

@@ -7,6 +7,7 @@ import type {
   EngagementSequence,
   EngagementTask,
 } from '../../model/engagement-activity.js';
+import { isRealInstant } from '../../shared/calendar.js';
 import {
   type ActivityCollection,
   bySeq,
@@ -362,7 +363,7 @@ function taskWrite(body: unknown, context: DownstreamContext, creating: boolean)
     write.kind = kind;
   }
   if (body.due_date !== undefined) {
-    if (typeof body.due_date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(body.due_date) || Number.isNaN(Date.parse(body.due_date))) {
+    if (typeof body.due_date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(body.due_date) || !isRealInstant(body.due_date)) {
       return unprocessable('due_date', 'must be a date as YYYY-MM-DD');
     }
     write.dueAt = new Date(`${body.due_date}T00:00:00Z`).toISOString();
