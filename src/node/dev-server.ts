@@ -7,7 +7,7 @@ import { ApiError, ErrorCode } from '../shared/errors.js';
 import { merged } from '../shared/merged.js';
 import { hostCheck, hostNotAllowed } from './allowed-hosts.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
-import { staticAssets } from './static-assets.js';
+import { holdAssets, staticAssets } from './static-assets.js';
 
 // The dev server: the sandbox over a plain `node:http` server (`crm-sandbox serve`, and
 // `crm-sandbox/server` for your own scripts), with no framework in between. `createApp`
@@ -135,6 +135,8 @@ export async function startDevServer(sandbox: Sandbox, options: DevServerOptions
       server.off('error', reject);
       const { port } = server.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
+      // After the start, not in its way: the inspector's and the widget's files, held in memory (see holdAssets).
+      setTimeout(holdAssets, 1_000).unref();
       resolve({
         url: `http://${shownHost}:${port}`,
         port,

@@ -44,6 +44,15 @@ function read(file: string): Buffer | undefined {
 }
 
 /**
+ * Reads every file now, to serve it from memory from then on: a server started from a checkout
+ * goes on serving the files of its own build after `npm run build` there publishes new ones
+ * (scripts/build.mjs). The dev server calls it a moment after it starts listening.
+ */
+export function holdAssets(): void {
+  for (const { file } of Object.values(ASSETS)) read(file);
+}
+
+/**
  * Express-style middleware: answers GET and HEAD of the widget's and the inspector's files and
  * passes every other request on (to `sandbox.handle`). The API routes under `/link/widget/…`
  * and `/sandbox/…` are not assets and pass through. `log` gets one line per file served, as
