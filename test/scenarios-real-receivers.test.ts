@@ -130,14 +130,27 @@ describe('expectations that wait', () => {
 });
 
 describe('bounded runs', () => {
-  it('says at once that a receiver rejecting signed events verifies with another accessToken', async () => {
+  it('says at once that a receiver rejecting signed events verifies with another accessToken, and how to give it the one the run signs with', async () => {
+    const spec = await receiver({ accessToken: `access_${'f'.repeat(40)}` });
+    const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', spec.url]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/crm-sandbox: warning: the receiver answered 401 to STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\), which was signed correctly/);
+    expect(stderr).toContain(`this run's connection ${report.connection.connectionId} signs with ${report.connection.accessToken}`);
+    expect(stderr).toContain('(--access-token)');
+    expect(stderr).toContain('--connection-id');
+  });
+
+  it('with --access-token given, names the connection and the token, and the receiver-side causes: a token stored for that id, or its own WEBHOOK_TOKEN', async () => {
     const spec = await receiver({ accessToken: `access_${'f'.repeat(40)}` });
     const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', spec.url, '--access-token', TOKEN]);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/crm-sandbox: warning: the receiver answered 401 to STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\), which was signed correctly/);
-    expect(stderr).toContain('--access-token');
-    expect(stderr).toContain('--connection-id');
-    expect(report.failures.at(-1)).toContain(`signs with ${TOKEN}`);
+    const id = report.connection.connectionId;
+    expect(stderr).toContain(`This run's connection ${id} signs with ${TOKEN}, the --access-token given, so your receiver verified with another token.`);
+    expect(stderr).toContain(`it holds another one for ${id}`);
+    expect(stderr).toContain('export it there and restart the receiver');
+    // Not the advice to pass --access-token, which was passed.
+    expect(stderr).not.toContain('Give the run the token');
+    expect(report.failures.at(-1)).toContain(`signs with ${TOKEN}, the --access-token given`);
   });
 
   it('ends a realtime run against a rejecting receiver at --max-wait, saying what it waited on', async () => {

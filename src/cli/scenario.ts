@@ -7,6 +7,7 @@ import { createSandbox } from '../node/sandbox.js';
 import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
+import { Random } from '../shared/random.js';
 import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
 import { readCa } from './read-ca.js';
 
@@ -121,6 +122,16 @@ function readTime(option: string, value: unknown): number {
   return ms;
 }
 
+/**
+ * The seed of an in-process run's own sandbox: the run's seed in a namespace of the scenario's name
+ * (decision 0044). A `serve` of the same seed hands out other connection ids, tokens and event ids,
+ * so a receiver that keeps a dev server's connections never mistakes a run's for one of them; the
+ * same scenario and seed still give the same ids on every run.
+ */
+export function runSandboxSeed(seed: number, scenarioName: string): number {
+  return new Random(seed).fork(`scenario:${scenarioName}`).seed;
+}
+
 /** `instant` → Infinity, `realtime` → 1, `10` or `10x` → 10. */
 function readSpeed(value: unknown): number {
   const text = readText('speed', value);
@@ -168,7 +179,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
     args.server === undefined
       ? createSandbox({
           clock: 'virtual',
-          seed,
+          seed: runSandboxSeed(seed, scenario.name),
           startTime: args.startTime ?? (realtime ? Date.now() : DEFAULT_START_TIME),
           apiKeys: [args.apiKey],
           attemptTimeout: formatDuration(args.attemptTimeout),

@@ -253,13 +253,23 @@ class Run {
     if (!rejected) return;
     this.warnedRejection = true;
     this.options.onWarning?.(
-      `the receiver answered ${rejected.status} to ${summarize(delivery.event)} (${delivery.eventId}), which was signed correctly. ${rejectionHint(delivery.connectionId, this.tokenOf(delivery.connectionId))}`,
+      `the receiver answered ${rejected.status} to ${summarize(delivery.event)} (${delivery.eventId}), which was signed correctly. ${this.rejectionHint(delivery.connectionId)}`,
     );
   }
 
-  private tokenOf(connectionId: string): string {
-    for (const connection of this.connections.values()) if (connection.connectionId === connectionId) return connection.accessToken;
-    return '';
+  /** What to do about a receiver that answers 401/403 to a connection's correctly signed events, from what the run knows of its token. */
+  private rejectionHint(connectionId: string): string {
+    const main = this.connections.get('main');
+    const accessToken = [...this.connections.values()].find((connection) => connection.connectionId === connectionId)?.accessToken ?? '';
+    const origin =
+      main?.connectionId !== connectionId
+        ? 'drawn'
+        : this.options.connectionId !== undefined
+          ? 'adopted'
+          : this.options.accessToken !== undefined
+            ? 'given'
+            : 'drawn';
+    return rejectionHint(connectionId, accessToken, origin);
   }
 
   private async linkMain(): Promise<void> {
@@ -548,7 +558,7 @@ class Run {
         if (connection.webhookUrl === null || this.excused.has(delivery.eventId) || delivery.state === 'succeeded') continue;
         const last = delivery.attempts.at(-1);
         const answer = last ? (last.status ?? last.error) : 'no attempt';
-        const rejected = last?.status === 401 || last?.status === 403 ? ` — ${rejectionHint(delivery.connectionId, connection.accessToken)}` : '';
+        const rejected = last?.status === 401 || last?.status === 403 ? ` — ${this.rejectionHint(delivery.connectionId)}` : '';
         const message =
           delivery.state === 'failed'
             ? `the receiver never accepted ${summarize(delivery.event)} (${delivery.eventId}): ${delivery.failureReason}; last answer: ${answer}${rejected}`
@@ -581,10 +591,25 @@ class Run {
   }
 }
 
-/** What to do about a receiver that answers 401/403 to correctly signed events. */
-function rejectionHint(connectionId: string, accessToken: string): string {
+/**
+ * What to do about a receiver that answers 401/403 to correctly signed events, by where the
+ * connection's token came from: drawn by the run, given with --access-token, or the token of a
+ * server's connection the run plays on (--connection-id).
+ */
+function rejectionHint(connectionId: string, accessToken: string, origin: 'drawn' | 'given' | 'adopted'): string {
+  const signs = `connection ${connectionId} signs with ${accessToken}`;
+  if (origin === 'given') {
+    return (
+      `This run's ${signs}, the --access-token given, so your receiver verified with another token. ` +
+      `If it looks tokens up by the x-service-connection-id header, it holds another one for ${connectionId}; if it falls back to one from its environment ` +
+      "(the README's receiver reads WEBHOOK_TOKEN), that variable is not this token in the receiver's own terminal: export it there and restart the receiver."
+    );
+  }
+  if (origin === 'adopted') {
+    return `The server's ${signs} (GET /sandbox/connections/${connectionId} shows it): your receiver verifies with another, so it did not store this one for ${connectionId} at exchange.`;
+  }
   return (
-    `A receiver that rejects a correctly signed event almost always verifies with another accessToken: this run's connection ${connectionId} signs with ${accessToken}. ` +
+    `A receiver that rejects a correctly signed event almost always verifies with another accessToken: this run's ${signs}. ` +
     'Give the run the token your receiver verifies with (--access-token), or play on the connection your app linked itself (--server URL --connection-id ID).'
   );
 }
