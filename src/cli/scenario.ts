@@ -8,8 +8,9 @@ import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '..
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { Random } from '../shared/random.js';
-import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
+import { flagName, onCommandLine, readChoice, readDuration, readInteger, readList, readText, readUrl } from './flags.js';
 import { readCa } from './read-ca.js';
+import { readRetrySchedule } from './serve.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
 const engine = async () => ({
@@ -80,8 +81,8 @@ const runBuilder = (yargs: Argv) =>
     })
     .option('retry-schedule', {
       requiresArg: true,
-      describe: `In-process: delays before each retry [default: ${DEFAULT_RETRY_SCHEDULE.join(',')}]`,
-      coerce: (value) => readDurationList('retry-schedule', value),
+      describe: `In-process: delays before each retry, or dev or service [default: service, ${DEFAULT_RETRY_SCHEDULE.join(',')}]`,
+      coerce: (value) => readRetrySchedule('retry-schedule', value),
     })
     .option('attempt-timeout', {
       requiresArg: true,

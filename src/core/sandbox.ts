@@ -654,6 +654,16 @@ export class Sandbox {
   }
 
   /**
+   * Retry now: the retry a connection's deliveries wait on (a failed event holds back the later
+   * ones) is made at once; once the receiver accepts it, the events behind it follow. Resolves
+   * with the deliveries retried, after their attempts; none when nothing waits on a retry.
+   */
+  retryDeliveries(connectionId: string): Promise<Delivery[]> {
+    this.connection(connectionId);
+    return this.parts.dispatcher.retryNow(connectionId);
+  }
+
+  /**
    * Sets a connection's delivery chaos: duplicates, extra delays, broken order, an outage (see
    * {@link ChaosSettings}); `{}` turns it off. Seeded: the same run makes the same chaos.
    *

@@ -186,6 +186,28 @@ export class DeliveryMachine {
   }
 
   /**
+   * "Retry now": the attempts a connection's queue waits on are made at once, as attempts asked for
+   * by hand that count on the schedule, as a redelivery of a retrying event does. That is its head
+   * when it is retrying (under `reorder` chaos, every retrying event); once it is accepted, the
+   * events held behind it follow at once. Resolves when those attempts are done, with their entries
+   * (none when nothing waits on a retry).
+   */
+  async retryNow(connectionId: string): Promise<DeliveryEntry[]> {
+    const queue = this.queues.get(connectionId);
+    if (!queue || !this.targetOf(connectionId)) return [];
+    const waiting = this.options.chaos.reorders(connectionId) ? queue.items.filter(isWaitingToRetry) : queue.items.slice(0, 1).filter(isWaitingToRetry);
+    if (waiting.length === 0 || (queue.inFlight && !this.options.chaos.reorders(connectionId))) return [];
+    await Promise.all(
+      waiting.map((entry) => {
+        entry.timer?.cancel();
+        entry.timer = undefined;
+        return this.options.clock.track(this.scheduled(entry, 'redeliver'));
+      }),
+    );
+    return waiting;
+  }
+
+  /**
    * Takes over a snapshot's entry (already rebuilt by the log) and goes on: a retry at its
    * scheduled time (at once if it has passed). An attempt that was in flight when the snapshot
    * was taken never finished: it is made again, or, a redelivery, failed. Call {@link pumpAll} after the last.
@@ -342,8 +364,19 @@ export class DeliveryMachine {
       const queue = this.queues.get(entry.emitted.connectionId);
       this.finish(entry, queue, ok ? 'succeeded' : 'failed');
       this.goOn(entry);
+      // The receiver answered 2xx: it is back, so what its queue waits on is tried now, not at its scheduled time.
+      if (ok) this.receiverBack(entry.emitted.connectionId);
       return undefined;
     });
+  }
+
+  /**
+   * A connection's receiver accepted an attempt outside its queue's order (a redelivery of a
+   * finished event): the events held behind a retrying one go now, not at its next scheduled retry.
+   * Tracked, so a virtual clock's `settle()` waits for them.
+   */
+  private receiverBack(connectionId: string): void {
+    if (this.queues.get(connectionId)?.items.some(isWaitingToRetry)) void this.options.clock.track(this.retryNow(connectionId));
   }
 
   /** Chaos's duplicate of an accepted attempt: whatever the receiver answers, the delivery stays succeeded. */
@@ -419,6 +452,9 @@ export class DeliveryMachine {
     this.pump(entry.emitted.connectionId);
   }
 }
+
+/** A retrying event waiting on its timer (not in flight). */
+const isWaitingToRetry = (entry: DeliveryEntry) => entry.state === 'retrying' && entry.timer !== undefined;
 
 const isQueued = (queue: Queue, entry: DeliveryEntry) => queue.items[0] === entry || queue.items.includes(entry);
 

@@ -203,6 +203,16 @@ export class Dispatcher {
     return this.log.view(entry);
   }
 
+  /**
+   * "Retry now" for a connection: the retry its queue waits on is made at once (see
+   * DeliveryMachine.retryNow); once accepted, the events behind it follow. Resolves with the
+   * deliveries retried, after their attempts (none when nothing waits on a retry).
+   */
+  async retryNow(connectionId: string): Promise<Delivery[]> {
+    const entries = await this.machine.retryNow(connectionId);
+    return entries.map((entry) => this.log.view(entry));
+  }
+
   /** The log in order and each connection's chaos, for a snapshot. */
   exportState(): Required<DispatcherState> {
     return { deliveries: this.log.exportState(this.machine.queued()), chaos: this.chaos.exportState() };

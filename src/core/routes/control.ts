@@ -170,6 +170,22 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
   },
   {
     method: 'POST',
+    pattern: '/sandbox/connections/:connectionId/deliveries/retry',
+    operationId: 'retryDeliveries',
+    summary: 'Retry now: the failed event its later events wait behind is sent again at once; once accepted, they follow',
+    tag: 'Sandbox control',
+    ok: {
+      status: 200,
+      schema: (out) => z.object({ deliveries: z.array(out.deliverySchema) }),
+      description: 'The deliveries retried, after their attempt (none when nothing waits on a retry)',
+    },
+    handler: async (ctx, { deliveries }) => {
+      const connection = ctx.connection();
+      return { body: { deliveries: await deliveries.retryDeliveries(connection.connectionId) } };
+    },
+  },
+  {
+    method: 'POST',
     pattern: '/sandbox/deliveries/:eventId/redeliver',
     operationId: 'redeliver',
     summary: 'Deliver an event again now',
