@@ -66,8 +66,25 @@ export function staticAssets(options: { log?: ((line: string) => void) | undefin
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
-    const asset = ASSETS[queryAt === -1 ? url : url.slice(0, queryAt)];
-    if (!asset || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const asset = ASSETS[path];
+    const readOnly = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/' && readOnly && wantsHtml(req)) {
+      // A browser at the server's address gets the inspector; an API client still gets the JSON 404.
+      const body = '<!doctype html><title>crm-sandbox</title><a href="/sandbox/ui">The inspector: /sandbox/ui</a>\n';
+      res
+        .writeHead(302, {
+          location: '/sandbox/ui',
+          'content-type': 'text/html; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+          'cache-control': 'no-cache',
+          'x-content-type-options': 'nosniff',
+        })
+        .end(req.method === 'HEAD' ? undefined : body);
+      options.log?.(`${req.method} ${url} 302 0.0ms`);
+      return;
+    }
+    if (!asset || !readOnly) {
       next();
       return;
     }
@@ -75,6 +92,11 @@ export function staticAssets(options: { log?: ((line: string) => void) | undefin
     send(req, res, asset);
     options.log?.(`${req.method} ${url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
   };
+}
+
+/** Whether the request asks for a page (a browser sends `Accept: text/html,…`), not for JSON (curl sends any type, a client JSON). */
+function wantsHtml(req: IncomingMessage): boolean {
+  return /\btext\/html\b/.test(req.headers.accept ?? '');
 }
 
 function send(req: IncomingMessage, res: ServerResponse, asset: { file: string; framable: boolean }): void {
