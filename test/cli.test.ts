@@ -353,7 +353,7 @@ describe('crm-sandbox serve', () => {
 
     const noCommand = run([]);
     expect(await noCommand.exited).toBe(2);
-    expect(noCommand.errors()).toBe('crm-sandbox: Name a command: serve, scenario, openapi, client-check or mcp; see crm-sandbox --help\n');
+    expect(noCommand.errors()).toBe('crm-sandbox: Name a command: serve, listen, trigger, scenario, openapi, client-check or mcp; see crm-sandbox --help\n');
 
     for (const port of ['abc', '70000', '-1']) {
       const badPort = run(['serve', '--port', port]);

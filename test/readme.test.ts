@@ -192,7 +192,7 @@ describe('the README and docs/, block by block', () => {
 
   it('each CLI summary lists the flags the CLI has, with the same defaults', async () => {
     const summaries = marked('help');
-    expect(summaries.map((block) => block.marker!.argument).sort()).toEqual(['client-check', 'scenario run', 'serve']);
+    expect(summaries.map((block) => block.marker!.argument).sort()).toEqual(['client-check', 'listen', 'scenario run', 'serve', 'trigger']);
     for (const block of summaries) {
       const help = await bash(`${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${block.marker!.argument} --help`, ROOT);
       expect(help.code).toBe(0);

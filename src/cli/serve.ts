@@ -1,12 +1,15 @@
 import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
 import { loadClientCheckCode } from '../core/client-check-slot.js';
 import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, DEV_RETRY_SCHEDULE, type SandboxOptions } from '../core/options.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { parseAllowedHost } from '../node/allowed-hosts.js';
 import { startDevServer } from '../node/dev-server.js';
 import { createSandbox } from '../node/sandbox.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
+import { eventSummary } from '../webhooks/attempt-feed.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
+import { attemptLine } from './delivery-line.js';
 import { faultRuleFromFlags, readLatency, readRateLimit } from './fault-flags.js';
 import { flagName, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText } from './flags.js';
 import { createLineWriter } from './line-writer.js';
@@ -219,6 +222,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const store = args.stateFile ? new StateStore(sandbox, args.stateFile, { sync: args.stateSync ?? 'batched' }) : undefined;
     const opened = store?.open();
     const log = args.quiet ? undefined : createLineWriter(process.stdout);
+    // A line per outgoing delivery attempt beside the request lines: what reached the receiver, and what it answered.
+    if (log) logDeliveries(sandbox, log);
     const server = await startDevServer(sandbox, {
       port: args.port,
       host: args.host,
@@ -262,6 +267,14 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
   },
 };
+
+/** Writes a line per delivery attempt to the request log: `webhook OBJECT_CHANGE Contact CREATE 3f2a91c0… connection … → http://… 204 in 12ms (attempt 1 of 8)`. */
+function logDeliveries(sandbox: Sandbox, log: (line: string) => void): void {
+  const maxAttempts = sandbox.options.retryScheduleMs.length + 1;
+  sandbox.onDeliveryAttempt((attempt, delivery) => {
+    log(`webhook ${attemptLine({ ...delivery, event: eventSummary(delivery.event), attempt, maxAttempts }, { url: true })}`);
+  });
+}
 
 /** The retry schedule as the banner says it: the delays, and which named schedule they are. */
 function retriesLine(scheduleMs: readonly number[]): string {

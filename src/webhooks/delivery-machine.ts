@@ -33,6 +33,8 @@ export interface DeliveryMachineOptions {
   retries: RetryPolicy;
   /** Called after each attempt is recorded (state persistence watches it). */
   onAttempt?: (() => void) | undefined;
+  /** Called with every attempt (chaos's duplicates too) once it is recorded and what comes next is decided. */
+  attempted?: ((entry: DeliveryEntry, attempt: DeliveryAttempt) => void) | undefined;
   /**
    * An outbox (`serve --state-file`, docs/decisions/0031): no event is attempted before a save
    * of the state holding it has completed ({@link DeliveryMachine.saved}). Default: off.
@@ -435,6 +437,7 @@ export class DeliveryMachine {
     if (Object.keys(chaos).length > 0) record.chaos = chaos;
     entry.attempts = entry.attempts.concat([record]);
     const next = settle(accepted(outcome));
+    this.options.attempted?.(entry, record);
     if (next) await next;
   }
 
