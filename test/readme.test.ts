@@ -14,6 +14,7 @@ import {
   freePort,
   installedVersion,
   packPackage,
+  Shell,
   testedRange,
   userEnv,
   waitForHttp,
@@ -32,9 +33,12 @@ import {
  * what "Use it in your project" says to install, as written: npm's latest (CI's older-majors leg
  * installs this checkout's majors instead: `testedRange` in test/helpers/scratch-project.ts).
  *
- * The one change made to the blocks: the fixed addresses `127.0.0.1:4010` (the dev server) and
- * `127.0.0.1:3000` (your app) become the free ports the test's servers got — in the curl session
- * that is its `URL=` line. The app, server.mjs, takes its port from PORT, as the README shows.
+ * The `session` and `shell` blocks run in document order in one bash, as a newcomer types them into
+ * one terminal (the README's receiver started where the README starts it, with `&`), against one
+ * dev server. The one change made to the blocks: the fixed addresses `127.0.0.1:4010` (the dev
+ * server) and `127.0.0.1:3000` (your app) become the free ports the test's servers got — in the
+ * curl session that is its `URL=` line. The app, server.mjs, takes its port from PORT, as the
+ * README shows.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -321,16 +325,44 @@ describe('the README run as a user runs it, in a scratch project', () => {
     );
   }, 120_000);
 
-  it('runs the curl session with bash against the dev server: each answer as the comments show it', async () => {
-    const script = marked('session')
-      .map((block) => localize(block.body))
-      .join('\n');
-    expect(script).toContain(`URL=${sandboxUrl}\n`);
-    const ran = await bash(`set -euo pipefail\n${script}`, dir);
-    expect(ran.code, explain(ran, 'the curl session')).toBe(0);
-    expect(shownAnswers(script).length).toBeGreaterThan(8);
-    expect(missingAnswers(script, ran.stdout), ran.stdout).toEqual([]);
-  }, 60_000);
+  it("runs the README's blocks in order in one shell, as a newcomer does: the curl session, the receiver where it is started, the scenario runs, the pages' sessions; the receiver accepts every event of the session's connection", async () => {
+    const shell = new Shell(dir, appEnv());
+    try {
+      // Document order: the README's blocks, then its pages' (which go on with the session's variables).
+      const blocks = BLOCKS.filter((block) => block.marker?.kind === 'session' || block.marker?.kind === 'shell');
+      expect(blocks.filter((block) => block.file === 'README.md').map((block) => `${block.marker!.kind} ${block.heading}`)).toEqual([
+        'session A first session with curl',
+        'session A receiver',
+        'shell Writing one',
+      ]);
+      for (const block of blocks) {
+        const script = localize(block.body);
+        const ran = await shell.run(script);
+        expect(ran.code, explain(ran, where(block))).toBe(0);
+        if (block.marker!.kind === 'session') expect(missingAnswers(script, ran.stdout), `${where(block)}\n${ran.stdout}`).toEqual([]);
+      }
+      expect(blocks.filter((block) => block.marker!.kind === 'session').flatMap((block) => shownAnswers(block.body)).length).toBeGreaterThan(8);
+      expect(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')).openapi).toMatch(/^3\.1/);
+
+      // The session's connection: every event it made, each accepted by the README's receiver (never a 401).
+      const connectionId = (await shell.run('echo "$CONNECTION_ID"')).stdout.trim();
+      expect(connectionId).toMatch(/^[0-9a-f]{32}$/);
+      const headers = { 'service-api-token': 'sandbox-api-key' };
+      const { deliveries } = (await fetch(`${sandboxUrl}/sandbox/connections/${connectionId}/deliveries`, { headers }).then((response) => response.json())) as {
+        deliveries: Array<{
+          state: string;
+          event: { data: { status?: string; objectType?: string; eventType?: string } };
+          attempts: Array<{ status: number | null }>;
+        }>;
+      };
+      const events = deliveries.map(({ event }) => event.data.status ?? `${event.data.objectType} ${event.data.eventType}`);
+      expect(events).toEqual(expect.arrayContaining(['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY', 'Contact CREATE', 'Contact UPDATE']));
+      expect(deliveries.filter((delivery) => delivery.state !== 'succeeded')).toEqual([]);
+      expect(deliveries.flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.status === 401)).toEqual([]);
+    } finally {
+      await shell.stop();
+    }
+  }, 240_000);
 
   it('links an account with the widget in Chromium: the backend exchanges it, the receiver accepts its signed events', async () => {
     const app = await startApp();
@@ -370,19 +402,6 @@ describe('the README run as a user runs it, in a scratch project', () => {
       await app.stop();
     }
   }, 90_000);
-
-  it('runs the shell blocks (scenarios, the OpenAPI document) with the dev server and the README receiver up', async () => {
-    const app = await startApp();
-    try {
-      for (const block of marked('shell')) {
-        const ran = await bash(`set -euo pipefail\n${localize(block.body)}`, dir, appEnv());
-        expect(ran.code, explain(ran, where(block))).toBe(0);
-      }
-      expect(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')).openapi).toMatch(/^3\.1/);
-    } finally {
-      await app.stop();
-    }
-  }, 120_000);
 
   it("runs the CI example's commands against the README receiver (npm start): every probe and event accepted", async () => {
     // The set-up steps are the runner's: a checkout, Node, and `npm ci` — the scratch project's install.

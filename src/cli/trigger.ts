@@ -11,7 +11,7 @@ import { connectionOption, SERVER_CLIENT_OPTIONS } from './listen.js';
 import { ServerClient } from './server-client.js';
 
 /** What a trigger does: a record written through the control API, or a connection's status. */
-type Trigger =
+export type Trigger =
   | { kind: 'record'; type: CrmObjectType; change: 'created' | 'updated' | 'deleted' }
   | { kind: 'status'; status: 'INITIAL_SYNCED' | 'READY' }
   | { kind: 'link' };
@@ -61,6 +61,8 @@ function updateOf(type: CrmObjectType, record: Record<string, unknown>, stamp: s
 
 /** How often the delivery's outcome is read while waiting for it. */
 const POLL_MS = 100;
+/** How often a refused event is retried now while trigger waits for the receiver. */
+const RETRY_EVERY_MS = 2_000;
 
 const builder = (yargs: Argv) =>
   yargs
@@ -130,8 +132,7 @@ export const triggerCommand: CommandModule<object, TriggerArgs> = {
       throw new SandboxConfigError(`unknown trigger ${what}${near ? `; did you mean ${near}?` : ''} See crm-sandbox trigger --list`);
     }
     const client = new ServerClient(args.server, args.apiKey);
-    const fired = await fire(client, found.trigger, args);
-    const delivery = await outcome(client, fired, args.wait, (line) => process.stderr.write(`${line}\n`));
+    const { fired, delivery } = await fireAndFollow(client, found.trigger, args, (line) => process.stderr.write(`${line}\n`));
     if (args.json) {
       process.stdout.write(
         `${JSON.stringify({ trigger: what, connectionId: fired.connectionId, recordId: fired.recordId ?? null, delivery: delivery ?? null }, null, 2)}\n`,
@@ -142,8 +143,26 @@ export const triggerCommand: CommandModule<object, TriggerArgs> = {
 };
 
 /** Makes the write, and says which event it fired. */
-async function fire(client: ServerClient, trigger: Trigger, args: ArgumentsCamelCase<TriggerArgs>): Promise<Fired> {
-  const say = (line: string) => process.stderr.write(`${line}\n`);
+/** What a trigger's write and its following read of the options. */
+export interface TriggerOptions {
+  connection?: string | undefined;
+  id?: string | undefined;
+  integration: string;
+  wait: number;
+}
+
+/** Fires `trigger` on the server and follows its delivery (what `crm-sandbox trigger` does, its lines to `say`). */
+export async function fireAndFollow(
+  client: ServerClient,
+  trigger: Trigger,
+  options: TriggerOptions,
+  say: (line: string) => void,
+): Promise<{ fired: Fired; delivery: Delivery | undefined }> {
+  const fired = await fire(client, trigger, options, say);
+  return { fired, delivery: await outcome(client, fired, options.wait, say) };
+}
+
+async function fire(client: ServerClient, trigger: Trigger, args: TriggerOptions, say: (line: string) => void): Promise<Fired> {
   if (trigger.kind === 'link') {
     const { publicToken } = await client.ok('POST', '/sandbox/public-token', { integrationId: args.integration });
     const connection = await client.ok('POST', '/link/exchange', { publicToken });
@@ -226,9 +245,11 @@ async function pickConnection(client: ServerClient, given: string | undefined): 
 }
 
 /**
- * Finds the event the write made in its connection's log, says it, and follows its delivery up to
- * `waitMs`: accepted, refused (its answer and what comes next), or waiting (on a webhook, or behind
- * a retrying event, which is then retried now). Resolves with the delivery as it last stood.
+ * Finds the event the write made in its connection's log, says it, and follows its delivery for
+ * `waitMs`: accepted, failed, or waiting (for a webhook; or on a retry, its own or that of the event
+ * it waits behind, which is then retried now, again every {@link RETRY_EVERY_MS} while it is
+ * refused: a receiver being started or fixed meanwhile gets it). Resolves with the delivery as it
+ * last stood.
  */
 async function outcome(client: ServerClient, fired: Fired, waitMs: number, say: (line: string) => void): Promise<Delivery | undefined> {
   const deliveries = async () => (await client.ok('GET', `/sandbox/connections/${fired.connectionId}/deliveries`)).deliveries as Delivery[];
@@ -240,7 +261,12 @@ async function outcome(client: ServerClient, fired: Fired, waitMs: number, say: 
   }
   say(`fired ${eventWords(eventSummary(mine.event))} ${mine.eventId} ${on}`);
   const deadline = Date.now() + waitMs;
-  let retried = false;
+  const told = new Set<string>();
+  const once = (line: string) => {
+    if (!told.has(line)) say(line);
+    told.add(line);
+  };
+  let retriedAt = Number.NEGATIVE_INFINITY;
   let delivery = mine;
   for (;;) {
     const last = delivery.attempts.at(-1);
@@ -248,12 +274,16 @@ async function outcome(client: ServerClient, fired: Fired, waitMs: number, say: 
       say(`delivered to ${last.webhookUrl}: ${last.status} in ${last.durationMs}ms (attempt ${last.attempt}${last.trigger === 'schedule' ? '' : ', by hand'})`);
       return delivery;
     }
-    if ((delivery.state === 'retrying' || delivery.state === 'failed') && last) {
-      const next = delivery.nextAttemptTime === null ? 'no attempt left' : `next attempt at ${delivery.nextAttemptTime}`;
-      say(`not accepted by ${last.webhookUrl}: ${last.status ?? last.error} in ${last.durationMs}ms; ${delivery.state}, ${next}`);
+    if (delivery.state === 'failed') {
+      say(`not accepted by ${last?.webhookUrl ?? 'the receiver'}: ${delivery.failureReason}; last answer ${last?.status ?? last?.error}`);
       return delivery;
     }
-    if (delivery.state === 'pending' && !retried) {
+    // What it waits on: its own retry, or the retrying event it waits behind.
+    let held: Delivery | undefined;
+    if (delivery.state === 'retrying') {
+      held = delivery;
+      once(`not accepted: ${last?.status ?? last?.error} (attempt ${last?.attempt})`);
+    } else if (delivery.state === 'pending') {
       const why = await heldBy(client, fired.connectionId, delivery.eventId);
       if (why === 'no webhook') {
         say(
@@ -261,24 +291,21 @@ async function outcome(client: ServerClient, fired: Fired, waitMs: number, say: 
         );
         return delivery;
       }
-      if (why !== undefined) {
-        say(`waits behind ${why.eventId}, which ${retryStory(why)}: retrying it now`);
-        retried = true;
-        const { deliveries: retriedNow } = (await client.ok('POST', `/sandbox/connections/${fired.connectionId}/deliveries/retry`)) as {
-          deliveries: Delivery[];
-        };
-        const refused = retriedNow.find((held) => held.state !== 'succeeded');
-        if (refused) {
-          const last = refused.attempts.at(-1);
-          say(
-            `the receiver refused it again (${last?.status ?? last?.error}): ${delivery.eventId} waits behind it until it is accepted (fix the receiver, then trigger again, or the inspector's Retry now)`,
-          );
-          return delivery;
-        }
+      held = why;
+      if (held) once(`waits behind ${held.eventId}, which ${retryStory(held)}`);
+    }
+    if (held && Date.now() - retriedAt >= RETRY_EVERY_MS && Date.now() < deadline) {
+      retriedAt = Date.now();
+      const { deliveries: retried } = (await client.ok('POST', `/sandbox/connections/${fired.connectionId}/deliveries/retry`)) as { deliveries: Delivery[] };
+      for (const again of retried) {
+        const answer = again.attempts.at(-1);
+        say(`retried ${again.eventId} now: ${answer?.status ?? answer?.error}${again.state === 'succeeded' ? ', accepted' : ''}`);
       }
     }
     if (Date.now() >= deadline) {
-      say(`still ${delivery.state} after ${flagName('wait')} ${waitMs}ms`);
+      say(
+        `not accepted within ${flagName('wait')} ${waitMs}ms: ${delivery.eventId} is ${delivery.state}${held && held !== delivery ? ` behind ${held.eventId}` : ''} (fix the receiver, then trigger again, or the inspector's Retry now)`,
+      );
       return delivery;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
