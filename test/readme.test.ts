@@ -170,6 +170,21 @@ describe('the README and docs/, block by block', () => {
     expect(pages.filter((page) => !/^# .+\n\nPart of the \[crm-sandbox README\]\((\.\.\/)+README\.md\)/.test(read(page)))).toEqual([]);
   });
 
+  it('.nvmrc and .node-version name one Node line, one the README names and `engines` takes; the README says how to get it and what EBADENGINE is', () => {
+    const line = read('.nvmrc').trim();
+    expect(read('.node-version').trim()).toBe(line);
+    expect(line).toMatch(/^\d+$/);
+    const readme = read('README.md');
+    const named = /It needs Node (\d+), (\d+) or (\d+) \(22\.12 on; `\.nvmrc`\)/.exec(readme);
+    expect(named, 'the README names the Node lines').not.toBeNull();
+    expect(named!.slice(1)).toContain(line);
+    // engines: each range's lowest major; the line is at or above one of them and within its range.
+    const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
+    const majors = [...engines.node.matchAll(/(\^|>=)(\d+)/g)].map(([, kind, major]) => ({ kind, major: Number(major) }));
+    expect(majors.some(({ kind, major }) => (kind === '^' ? major === Number(line) : Number(line) >= major))).toBe(true);
+    for (const words of ['EBADENGINE', 'nvm install', 'fnm use', 'volta install', 'npx -p node@']) expect(readme).toContain(words);
+  });
+
   it('a block run elsewhere is in the section its test reads', () => {
     const elsewhere = marked('tested-by');
     expect(elsewhere.length).toBeGreaterThan(0);

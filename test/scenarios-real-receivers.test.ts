@@ -153,6 +153,28 @@ describe('bounded runs', () => {
     expect(report.failures.at(-1)).toContain(`signs with ${TOKEN}, the --access-token given`);
   });
 
+  it("says a receiver's 404 is the webhook URL's path, and that the events behind a refused one were never sent (not to wait longer)", async () => {
+    const spec = await receiver({ status: 404 });
+    const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', `${spec.url}/nope`, '--access-token', TOKEN, '--max-wait', '30s']);
+    expect(code).toBe(1);
+    const path = `${new URL(spec.url).pathname}/nope`;
+    const hint = `a 404 is a server that answers but has no route at ${path}: is that the path your receiver serves (the README's is /webhooks)?`;
+    expect(stderr).toMatch(
+      new RegExp(
+        `crm-sandbox: warning: the receiver answered 404 to STATUS_CHANGE NEW_CONNECTION \\([0-9a-f]{32}\\): ${hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+      ),
+    );
+    const [head, ...behind] = report.failures.filter((failure) => failure.startsWith('STATUS_CHANGE'));
+    expect(head).toMatch(/^STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\) was still retrying when the run ended \(last answer: 404\) — a 404 is /);
+    expect(behind.length).toBeGreaterThan(0);
+    for (const failure of behind) {
+      expect(failure).toMatch(
+        /^STATUS_CHANGE (INITIAL_SYNCED|READY) \([0-9a-f]{32}\) was never sent: it waited behind STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\), which the receiver had not accepted/,
+      );
+      expect(failure).not.toContain('--max-wait');
+    }
+  });
+
   it('ends a realtime run against a rejecting receiver at --max-wait, saying what it waited on', async () => {
     const spec = await receiver({ status: 503 });
     const file = scenarioFileOf(['description: one expectation', 'steps:', '  - expect: { events: [{ status: NEW_CONNECTION }] }']);

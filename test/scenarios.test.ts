@@ -592,7 +592,7 @@ describe('validating a scenario: every problem at once, as run would meet it', (
     '',
   ].join('\n');
   const problemLines = (file: string) => [
-    `scenario ${file}: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId`,
+    `scenario ${file}: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; did you mean accountIds? Allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId`,
     `scenario ${file}: steps[3] (update): record "ada2" is not defined by an earlier step (name records with as); records: acme, deal`,
     `scenario ${file}: steps[5] (chaos): duplicate must be a number from 0 to 1, got 2`,
   ];
@@ -613,6 +613,15 @@ describe('validating a scenario: every problem at once, as run would meet it', (
     expect(stdout).toBe('');
     expect(stderr.trimEnd().split('\n')).toEqual([`crm-sandbox: scenario ${file}: 3 problems:`, ...problemLines(file)]);
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it("validate refuses a mistyped field in an expect step's record, naming the one likely meant (exit 2)", async () => {
+    const file = scenarioFile('steps:\n  - expect: { events: [{ objectType: Contact, eventType: CREATE, record: { fristName: Ada } }] }\n', 'typo.yaml');
+    const { code, stderr } = await cli(['scenario', 'validate', file]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^crm-sandbox: scenario .*typo\.yaml: steps\[0\] \(expect\): events\[0\]\.record\.fristName is not a known field of a Contact record; did you mean firstName\? Allowed: /,
+    );
   });
 
   it('a file needs no description', async () => {

@@ -1,6 +1,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { CRM_OBJECT_TYPES, type CrmObjectType } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
+import { notFoundHint } from '../scenarios/unreachable.js';
 import { closest } from '../shared/closest.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { eventSummary } from '../webhooks/attempt-feed.js';
@@ -282,7 +283,7 @@ async function outcome(client: ServerClient, fired: Fired, waitMs: number, say: 
     let held: Delivery | undefined;
     if (delivery.state === 'retrying') {
       held = delivery;
-      once(`not accepted: ${last?.status ?? last?.error} (attempt ${last?.attempt})`);
+      once(`not accepted: ${last?.status ?? last?.error} (attempt ${last?.attempt})${last?.status === 404 ? `; ${notFoundHint(last.webhookUrl)}` : ''}`);
     } else if (delivery.state === 'pending') {
       const why = await heldBy(client, fired.connectionId, delivery.eventId);
       if (why === 'no webhook') {

@@ -15,7 +15,7 @@ import { RefError, resolveRefs } from './refs.js';
 import { type CheckResult, type ProbeResult, type ScenarioReport, summarize, transcriptEvent } from './report.js';
 import type { StepKind } from './schema.js';
 import { Breather, type RunConnection, type ScenarioTarget, sleep } from './target.js';
-import { networkAdvice, unreachableReceiver } from './unreachable.js';
+import { networkAdvice, notFoundHint, unreachableReceiver } from './unreachable.js';
 
 export interface RunOptions {
   /** Where the main connection's webhook (and `link` steps' webhooks) point, unless the file says. */
@@ -249,6 +249,12 @@ class Run {
    */
   private warnIfRejected(delivery: Delivery): void {
     if (this.warnedRejection) return;
+    const notFound = delivery.attempts.find((attempt) => attempt.status === 404);
+    if (notFound) {
+      this.warnedRejection = true;
+      this.options.onWarning?.(`the receiver answered 404 to ${summarize(delivery.event)} (${delivery.eventId}): ${notFoundHint(notFound.webhookUrl)}`);
+      return;
+    }
     const rejected = delivery.attempts.find((attempt) => attempt.status === 401 || attempt.status === 403);
     if (!rejected) return;
     this.warnedRejection = true;
@@ -551,6 +557,8 @@ class Run {
         unreachable.push(line);
         unreachableIds.add(connection.connectionId);
       }
+      // The oldest event of the connection still unfinished: one connection's events go in order, so the later ones wait behind it.
+      let holder: Delivery | undefined;
       for (const delivery of deliveries) {
         await this.breather.breathe();
         // The log's text of the event where the target has it: no event parsed and written again (10 MB for 10,000).
@@ -558,13 +566,22 @@ class Run {
         if (connection.webhookUrl === null || this.excused.has(delivery.eventId) || delivery.state === 'succeeded') continue;
         const last = delivery.attempts.at(-1);
         const answer = last ? (last.status ?? last.error) : 'no attempt';
-        const rejected = last?.status === 401 || last?.status === 403 ? ` — ${this.rejectionHint(delivery.connectionId)}` : '';
+        const rejected =
+          last?.status === 401 || last?.status === 403
+            ? ` — ${this.rejectionHint(delivery.connectionId)}`
+            : last?.status === 404
+              ? ` — ${notFoundHint(last.webhookUrl)}`
+              : '';
+        const behind = holder && delivery.attempts.length === 0 && delivery.state === 'pending' ? holder : undefined;
+        if (delivery.state !== 'failed') holder ??= delivery;
         const message =
           delivery.state === 'failed'
             ? `the receiver never accepted ${summarize(delivery.event)} (${delivery.eventId}): ${delivery.failureReason}; last answer: ${answer}${rejected}`
-            : this.options.signal?.aborted
-              ? `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run was stopped (last answer: ${answer})${rejected}`
-              : `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run ended (last answer: ${answer}); raise --max-wait or shorten --retry-schedule${rejected}`;
+            : behind
+              ? `${summarize(delivery.event)} (${delivery.eventId}) was never sent: it waited behind ${summarize(behind.event)} (${behind.eventId}), which the receiver had not accepted (one connection's events go out in order)`
+              : this.options.signal?.aborted
+                ? `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run was stopped (last answer: ${answer})${rejected}`
+                : `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run ended (last answer: ${answer})${rejected || '; raise --max-wait or shorten --retry-schedule'}`;
         this.checks.push({ step: null, kind: 'delivery', ok: false, message });
         if (line === undefined) this.failures.push(message);
       }
