@@ -40,6 +40,19 @@ describe('static assets of the dev server', () => {
     expect(logged.some((line) => line.startsWith('HEAD /sandbox/ui/inspector.js 200 '))).toBe(true);
   });
 
+  it("tells the inspector's page whether the server takes the default key, so it opens without asking on this machine", async () => {
+    const page = await (await fetch(`${server.url}/sandbox/ui`)).text();
+    expect(page).toContain('<meta name="crm-sandbox-default-key" content="sandbox-api-key">');
+    const own = await startDevServer(createSandbox({ clock: 'virtual', apiKeys: ['k1'] }), { port: 0 });
+    try {
+      const other = await (await fetch(`${own.url}/sandbox/ui`)).text();
+      expect(other).toContain('<title>crm-sandbox inspector</title>');
+      expect(other).not.toContain('crm-sandbox-default-key');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('sends a browser at / to the inspector; an API client there still gets the JSON 404', async () => {
     const browser = await fetch(`${server.url}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
     expect(browser.status).toBe(302);

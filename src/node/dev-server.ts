@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { bodyLimit, payloadTooLarge, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
+import { DEFAULT_API_KEY } from '../core/options.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { merged } from '../shared/merged.js';
@@ -81,8 +82,8 @@ const NO_SNIFF = { 'x-content-type-options': 'nosniff' } as const;
  */
 export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerOptions, 'log' | 'beforeAnswer'> = {}): RequestListener {
   const { log, beforeAnswer } = options;
-  // Answered before the core: the link widget's and the inspector's files.
-  const serveAsset = staticAssets(options);
+  // Answered before the core: the link widget's and the inspector's files (whose page says when the default key is taken).
+  const serveAsset = staticAssets({ log, defaultKey: sandbox.options.apiKeys.includes(DEFAULT_API_KEY) ? DEFAULT_API_KEY : undefined });
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const started = log ? performance.now() : 0;
     serve(sandbox, req, res, beforeAnswer).then(

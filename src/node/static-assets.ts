@@ -62,7 +62,7 @@ export function holdAssets(): void {
  * app.use(staticAssets({ log: console.log }));
  * app.use((req, res) => … sandbox.handle(…));
  */
-export function staticAssets(options: { log?: ((line: string) => void) | undefined } = {}) {
+export function staticAssets(options: { log?: ((line: string) => void) | undefined; defaultKey?: string | undefined } = {}) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
@@ -89,7 +89,7 @@ export function staticAssets(options: { log?: ((line: string) => void) | undefin
       return;
     }
     const started = performance.now();
-    send(req, res, asset);
+    send(req, res, asset, options.defaultKey);
     options.log?.(`${req.method} ${url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
   };
 }
@@ -99,8 +99,21 @@ function wantsHtml(req: IncomingMessage): boolean {
   return /\btext\/html\b/.test(req.headers.accept ?? '');
 }
 
-function send(req: IncomingMessage, res: ServerResponse, asset: { file: string; framable: boolean }): void {
-  const content = read(asset.file);
+/** The inspector's page telling it the server takes the default key (so it opens without asking, on a loopback address). */
+const withDefaultKey = new Map<string, Buffer>();
+function inspectorPage(content: Buffer, key: string): Buffer {
+  let page = withDefaultKey.get(key);
+  if (!page) {
+    const meta = `<meta name="crm-sandbox-default-key" content="${key.replace(/[&"<>]/g, '')}">`;
+    page = Buffer.from(content.toString('utf8').replace('<head>', `<head>\n  ${meta}`));
+    withDefaultKey.set(key, page);
+  }
+  return page;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, asset: { file: string; framable: boolean }, defaultKey?: string): void {
+  const file = read(asset.file);
+  const content = file && defaultKey !== undefined && asset.file === 'inspector.html' ? inspectorPage(file, defaultKey) : file;
   if (!content) {
     const body = JSON.stringify({ message: `${asset.file} is missing: build the package first (npm run build)`, errorCode: 'INTERNAL_ERROR' });
     res
