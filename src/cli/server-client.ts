@@ -30,6 +30,7 @@ export class ServerClient {
   /** One call; rejects with ServerUnreachable when nothing answers. */
   async call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
     let response: Response;
+    let text: string;
     try {
       response = await fetch(this.url + path, {
         method,
@@ -37,13 +38,13 @@ export class ServerClient {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal ? { signal } : {}),
       });
+      text = await response.text();
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
-      const code = (error as { cause?: { code?: string } }).cause?.code;
+      const code = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
       // undici's name for a connection the server closed without an answer (it stopped mid-request).
       throw new ServerUnreachable(this.url, code === 'UND_ERR_SOCKET' ? 'it closed the connection' : (code ?? (error as Error).message));
     }
-    const text = await response.text();
     let parsed: unknown;
     try {
       parsed = text === '' ? {} : JSON.parse(text);
