@@ -1,19 +1,9 @@
 import { formatTimeLeft } from '../shared/duration.js';
-import type { EventSummary } from '../webhooks/attempt-feed.js';
-import type { DeliveryAttempt, DeliveryState } from '../webhooks/delivery.js';
+import type { EventSummary, FedAttempt } from '../webhooks/attempt-feed.js';
+import type { DeliveryAttempt } from '../webhooks/delivery.js';
 
-/** One delivery attempt as `serve` and `listen` print it: what `GET /sandbox/attempts` answers for each. */
-export interface AttemptLineInput {
-  eventId: string;
-  connectionId: string;
-  event: EventSummary;
-  attempt: DeliveryAttempt;
-  /** The delivery's state right after the attempt. */
-  state: DeliveryState;
-  nextAttemptTime: string | null;
-  /** Automatic attempts the schedule makes in all. */
-  maxAttempts: number;
-}
+/** One delivery attempt as `serve` and `listen` print it: an item of `GET /sandbox/attempts` (its `seq` aside). */
+export type AttemptLineInput = Omit<FedAttempt, 'seq'>;
 
 /** `OBJECT_CHANGE Contact CREATE`, `STATUS_CHANGE READY`. */
 export function eventWords(event: EventSummary): string {
