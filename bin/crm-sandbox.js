@@ -11,7 +11,7 @@ module.enableCompileCache?.();
 
 // While it runs, this CLI holds the build it was started from: `npm run build` in this checkout (which npm test,
 // install and pack run too) keeps the files of dist/ it may still load, its lazy chunks, until it exits
-// (scripts/build.mjs, docs/decisions/0043). A folder that cannot be written (an installed package) holds nothing.
+// (scripts/build.mjs, docs/decisions/0051). A folder that cannot be written (an installed package) holds nothing.
 holdBuild();
 
 // V8's young generation grows under allocation-heavy load to two 32-MiB semi-spaces (~50 MiB of RSS it keeps). Held

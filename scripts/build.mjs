@@ -12,7 +12,7 @@
 // - Each CLI marks dist/.in-use/<pid> while it runs (bin/crm-sandbox.js). While one lives, the files of the build
 //   it came from stay: esbuild names chunks by their content, so the old names are still there and still theirs;
 //   zod's entry is named by content too (scripts/bundle.mjs). Once none lives, the next build removes them.
-// See docs/decisions/0043-a-running-cli-survives-builds-of-its-checkout.md.
+// See docs/decisions/0051-a-running-cli-survives-builds-of-its-checkout.md.
 //
 //   node scripts/build.mjs
 import { spawnSync } from 'node:child_process';

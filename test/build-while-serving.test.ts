@@ -9,7 +9,7 @@ import { Background, bash, explain, userEnv } from './helpers/scratch-project.js
 
 /**
  * A `serve` started from a checkout goes on answering as it did while `npm run build` runs in that
- * checkout, and after (docs/decisions/0043): the build publishes its output into dist/ at the end,
+ * checkout, and after (docs/decisions/0051): the build publishes its output into dist/ at the end,
  * file by file, and keeps the files of the build a running CLI came from (dist/.in-use/<pid>).
  * The checkout is a copy of this one (its sources, scripts, bin and build; node_modules linked),
  * where a source the server loads on first use is changed before the build, so the new build's

@@ -125,7 +125,7 @@ function readTime(option: string, value: unknown): number {
 
 /**
  * The seed of an in-process run's own sandbox: the run's seed in a namespace of the scenario's name
- * (decision 0044). A `serve` of the same seed hands out other connection ids, tokens and event ids,
+ * (decision 0052). A `serve` of the same seed hands out other connection ids, tokens and event ids,
  * so a receiver that keeps a dev server's connections never mistakes a run's for one of them; the
  * same scenario and seed still give the same ids on every run.
  */

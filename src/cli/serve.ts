@@ -322,7 +322,7 @@ export function sandboxFromArgs(args: SandboxArgs, extra: Pick<SandboxOptions, '
     ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
     initialSyncDelay: formatDuration(args.initialSyncDelay),
     readyDelay: formatDuration(args.readyDelay),
-    // A developer's schedule where time is real (decision 0045); the service's where an agent or a test moves it.
+    // A developer's schedule where time is real (decision 0053); the service's where an agent or a test moves it.
     retrySchedule: args.retrySchedule?.map(formatDuration) ?? (extra.clock === 'virtual' ? DEFAULT_RETRY_SCHEDULE : DEV_RETRY_SCHEDULE),
     attemptTimeout: formatDuration(args.attemptTimeout),
     ...(args.webhookCa ? { webhookCa: readCa(args.webhookCa) } : {}),

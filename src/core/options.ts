@@ -21,7 +21,7 @@ export const DEFAULT_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12
 /**
  * The retry schedule of a dev server on the real clock (`serve`, `mcp --port`): a developer's, as
  * many attempts as the service's but none more than 5 minutes after the one before, so a receiver
- * fixed at any moment gets what waited for it within minutes even untouched (decision 0045). The
+ * fixed at any moment gets what waited for it within minutes even untouched (decision 0053). The
  * code API, scenarios and virtual clocks keep the service's ({@link DEFAULT_RETRY_SCHEDULE}).
  */
 export const DEV_RETRY_SCHEDULE = ['1s', '5s', '10s', '30s', '1m', '2m', '5m'] as const;
