@@ -18,12 +18,15 @@
 //
 // Each folder gets THIRD-PARTY-LICENSES.txt: the licence of every package whose code esbuild put
 // in its files (the MCP SDK and ajv are in no package a user installs: their notices ship here).
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildOut } from './build-out.mjs';
 
+/** tsc's output, which the bundles are made of (the bundles themselves go to buildOut: a staging folder under npm run build). */
 const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
 const MAIN = dist('cli/main.js');
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -183,7 +186,7 @@ function distSources(...transforms) {
 
 const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
-rmSync(dist('cli-bundle'), { recursive: true, force: true });
+rmSync(buildOut('cli-bundle'), { recursive: true, force: true });
 const cliOptions = {
   ...common,
   absWorkingDir: root,
@@ -191,7 +194,7 @@ const cliOptions = {
     { in: MAIN, out: 'main' },
     { in: ZOD_ENTRY, out: 'zod' },
   ],
-  outdir: dist('cli-bundle'),
+  outdir: buildOut('cli-bundle'),
   splitting: true,
   // Not bundled: msw (an optional peer); faker, loaded on demand from dist/vendor. express (an
   // optional peer, for createApp) is no part of the CLI: `serve` runs on plain node:http.
@@ -209,7 +212,8 @@ const cli = await build({
 checkMcpSdk(cli.metafile);
 checkImportTargetsLazy(cli.metafile, targets);
 finishChunks(Object.keys(cli.metafile.outputs).filter((path) => path.endsWith('.js')));
-writeLicenses(cli.metafile, dist('cli-bundle'));
+zodNamedByContent(cli.metafile);
+writeLicenses(cli.metafile, buildOut('cli-bundle'));
 
 const faker = await build({
   ...common,
@@ -218,9 +222,9 @@ const faker = await build({
     contents: "export { Faker, en, base, generateMersenne53Randomizer } from '@faker-js/faker';",
     resolveDir: root,
   },
-  outfile: dist('vendor/faker-en.js'),
+  outfile: buildOut('vendor/faker-en.js'),
 });
-writeLicenses(faker.metafile, dist('vendor'));
+writeLicenses(faker.metafile, buildOut('vendor'));
 
 /**
  * What esbuild leaves for every chunk that only some need, taken out of the others:
@@ -246,6 +250,27 @@ function finishChunks(paths) {
     });
     writeFileSync(path, (/\brequire\b/.test(body) ? `${REQUIRE_BANNER}\n` : '') + lines.join('\n'));
   }
+}
+
+/**
+ * zod.js renamed zod-<hash of its text>.js, as esbuild names the chunks: a running `serve` loads it when zod is first
+ * used, which may come after `npm run build` has published a new build into dist/ (scripts/build.mjs, which keeps
+ * the files of the build a running CLI came from), and it must get its own build's zod.js, which exports the names
+ * its code reads. The one reference to it, in zodOnFirstUse's loader, is in a chunk main.js loads at start, so no
+ * chunk a CLI loads later changes under its name.
+ */
+function zodNamedByContent(metafile) {
+  const outputs = Object.keys(metafile.outputs).filter((path) => path.endsWith('.js'));
+  const entry = outputs.find((path) => path.endsWith('/zod.js'));
+  const text = readFileSync(entry, 'utf8');
+  const named = `zod-${createHash('sha256').update(text).digest('hex').slice(0, 8).toUpperCase()}.js`;
+  const referring = outputs.filter((path) => readFileSync(path, 'utf8').includes('"./zod.js"'));
+  const atStart = startOutputs(metafile);
+  if (referring.length !== 1 || !atStart.includes(referring[0])) {
+    throw new Error(`bundle: "./zod.js" is named in ${referring.join(', ') || 'no chunk'}; expected one chunk main.js loads at start: see zodNamedByContent`);
+  }
+  writeFileSync(referring[0], readFileSync(referring[0], 'utf8').replace('"./zod.js"', JSON.stringify(`./${named}`)));
+  renameSync(entry, entry.replace(/zod\.js$/, named));
 }
 
 /**

@@ -21,7 +21,9 @@ export async function recordedServe({ preload, logVariable, args = [], env = {} 
   const dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-recorded-'));
   const log = join(dir, 'log.txt');
   const imports = preload ? ['--import', join(root, preload)] : [];
-  const child = spawn(process.execPath, [...imports, join(root, 'bin/crm-sandbox.js'), 'serve', '--port', '0', '--quiet', ...args], {
+  // Within `npm run build`, the CLI it has bundled in its staging folder (scripts/build.mjs); else the one in dist/.
+  const cli = process.env.CRM_SANDBOX_BUILD_OUT ? join(root, 'scripts/run-built-cli.mjs') : join(root, 'bin/crm-sandbox.js');
+  const child = spawn(process.execPath, [...imports, cli, 'serve', '--port', '0', '--quiet', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env, ...(logVariable ? { [logVariable]: log } : {}) },
   });

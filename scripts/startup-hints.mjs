@@ -19,9 +19,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { buildOut } from './build-out.mjs';
 import { recordedServe, root } from './recorded-serve.mjs';
 
-const bundle = join(root, 'dist/cli-bundle');
+const bundle = buildOut('cli-bundle');
 export const HINTS_MARK = '// Run before serve first answers, so compiled with the chunk (scripts/startup-hints.mjs):';
 
 /**

@@ -129,6 +129,20 @@ async function createRecordFromPage(page: Page, fields: string): Promise<string>
   return ((await message.jsonValue()) as string).replace('Created ', '');
 }
 
+/** The eventId of a record's first event, from the delivery log (an event held back never reaches the receiver). */
+async function eventIdInLog(recordId: string): Promise<string> {
+  for (;;) {
+    const answer = await fetch(`${sandboxServer.url}/sandbox/connections/${backend.exchanged[0]!.connectionId}/deliveries`, {
+      headers: { 'service-api-token': API_KEY },
+    }).then((response) => response.json());
+    const found = (answer.deliveries as Array<{ eventId: string; event: { data: { record?: { id: string } } } }>).find(
+      (delivery) => delivery.event.data.record?.id === recordId,
+    );
+    if (found) return found.eventId;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** The eventId of the first event the receiver got about a record. */
 async function eventIdOfRecord(recordId: string): Promise<string> {
   for (;;) {
@@ -159,7 +173,8 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-describe('in a real browser', () => {
+// A real browser on a busy machine: each test gets two minutes (none asserts on time).
+describe('in a real browser', { timeout: 120_000 }, () => {
   let connectionId = '';
   let inspector: Page;
   /** The event redelivered from the page: the screenshot shows its attempts. */
@@ -194,6 +209,9 @@ describe('in a real browser', () => {
 
     inspector = await browser.context.newPage();
     await inspector.goto(`${sandboxServer.url}/sandbox/ui`);
+    // This server takes only its own key: the default one was tried, and the form says how to give one.
+    await inspector.getByRole('alert').filter({ hasText: 'This server does not take the default key sandbox-api-key' }).waitFor();
+    expect(await inspector.locator('#token-hint').textContent()).toContain('/sandbox/ui?token=KEY');
     await inspector.getByLabel('API token (service-api-token)').fill(API_KEY);
     await inspector.getByRole('button', { name: 'Open inspector' }).click();
     const row = inspector.locator(`#connections tr[data-connection-id="${connectionId}"]`);
@@ -233,7 +251,9 @@ describe('in a real browser', () => {
   });
 
   it("creates a record in the inspector and shows its delivery with the receiver's answer", async () => {
-    await inspector.getByRole('button', { name: `Open connection ${connectionId}` }).click();
+    // A click anywhere on the row opens the connection (here its org).
+    await inspector.locator(`#connections tr[data-connection-id="${connectionId}"] td`, { hasText: 'Globex Test Org' }).click();
+    await inspector.locator(`#open-${connectionId}[aria-pressed="true"]`).waitFor();
     await inspector.locator('#webhook', { hasText: receiver.url }).waitFor();
     await inspector.locator('#records-table tbody tr').first().waitFor();
     // The unified reads answer 409 until the first sync: the inspector shows what the app gets.
@@ -260,8 +280,10 @@ describe('in a real browser', () => {
     receiver.behaviour = () => 500;
     const recordId = await createRecordFromPage(inspector, '{"firstName":"Failing"}');
     const eventId = await eventIdOfRecord(recordId);
-    await waitForDelivery(inspector, eventId, 'state', /^retrying$/);
+    await waitForDelivery(inspector, eventId, 'state', /^retrying/);
     expect(await deliveryCell(inspector, eventId, 'answer')).toMatch(/^500 · /);
+    // Why it waits: its failed attempt and the time of the next.
+    expect(await deliveryCell(inspector, eventId, 'state')).toMatch(/^retryingfailed once \(last answer 500\); next attempt in (60 min|1 h)$/);
 
     receiver.behaviour = () => 204;
     await inspector.getByRole('button', { name: `Redeliver event ${eventId}` }).click();
@@ -289,6 +311,31 @@ describe('in a real browser', () => {
     redelivered = eventId;
     await inspector.locator(`#details-${eventId}`).click();
     await inspector.locator(`#detail-${eventId}`).waitFor({ state: 'detached' });
+  });
+
+  it('says why each pending event waits, and "Retry now" sends the event they wait behind: once accepted, the rest follow at once', async () => {
+    receiver.behaviour = () => 401;
+    const held = await eventIdOfRecord(await createRecordFromPage(inspector, '{"firstName":"Held"}'));
+    await waitForDelivery(inspector, held, 'state', /^retrying/);
+    const behindId = await createRecordFromPage(inspector, '{"firstName":"Behind"}');
+    const behind = await eventIdInLog(behindId);
+    // Never sent: it waits behind the retrying one, and says so.
+    await waitForDelivery(inspector, behind, 'state', /^pending/);
+    expect(await deliveryCell(inspector, behind, 'state')).toMatch(
+      new RegExp(`^pendingbehind ${held.slice(0, 8)}… which failed once \\(last answer 401\\); next attempt in (60 min|1 h)$`),
+    );
+    expect(await inspector.locator('#retry-summary').textContent()).toMatch(
+      new RegExp(`^Contact CREATE \\(${held.slice(0, 8)}…\\) failed once \\(last answer 401\\); next attempt in (60 min|1 h); 1 event waits behind it\\.$`),
+    );
+    expect(receiver.received.filter((request) => request.json.eventId === behind)).toHaveLength(0);
+
+    receiver.behaviour = () => 204;
+    await inspector.getByRole('button', { name: 'Retry now' }).click();
+    await waitForDelivery(inspector, held, 'state', /^succeeded$/);
+    await waitForDelivery(inspector, behind, 'state', /^succeeded$/);
+    await inspector.locator('#announce', { hasText: `Retried now: ${held.slice(0, 8)}… succeeded (204 · ` }).waitFor();
+    expect(await inspector.locator('#retry-now').count()).toBe(0);
+    expect(receiver.received.filter((request) => request.json.eventId === held).map((request) => request.json.eventId)).toHaveLength(2);
   });
 
   it('edits and deletes a record and moves the status from the page, each change showing its event', async () => {
@@ -343,10 +390,11 @@ describe('in a real browser', () => {
     };
     const shownIds = () =>
       inspector.locator('#unified-table tbody tr[data-unified-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-unified-id')));
-    const contacts = await walk('/crm/contacts', 'contacts');
+    // The newest first: the list's order, from its end.
+    const contacts = (await walk('/crm/contacts', 'contacts')).reverse();
     expect(contacts.length).toBeGreaterThan(20);
-    // READY since the test before: the first page, ten records, and a way to more.
-    await inspector.locator('#unified-status', { hasText: 'GET /crm/contacts · 10 records in 1 page · more after' }).waitFor();
+    // READY since the test before: the first page, ten records (the ones just created among them), and a way to more.
+    await inspector.locator('#unified-status', { hasText: 'GET /crm/contacts, newest first · 10 records in 1 page · more after' }).waitFor();
     expect(await shownIds()).toEqual(contacts.slice(0, 10).map((contact) => contact.id));
     await inspector.getByRole('button', { name: /^More/ }).click();
     await inspector.locator('#unified-status', { hasText: '20 records in 2 pages' }).waitFor();
@@ -356,13 +404,25 @@ describe('in a real browser', () => {
       await inspector.locator('#unified-more').click();
       await inspector.waitForFunction((count) => document.querySelectorAll('#unified-table tbody tr[data-unified-id]').length > count, before);
     }
-    await inspector.locator('#unified-status', { hasText: 'the last page (nextPageCursor null)' }).waitFor();
+    await inspector.locator('#unified-status', { hasText: 'the last page' }).waitFor();
     expect(await shownIds()).toEqual(contacts.map((contact) => contact.id));
+
+    // The search box: the records with the text in any value, in any case; none, said so.
+    const tester = contacts.find((contact) => (contact as { email?: string }).email === 'browser@example.com')!;
+    await inspector.getByLabel('Search').fill('BROWSER@example');
+    await inspector
+      .locator('#unified-status', { hasText: 'GET /crm/contacts, newest first, with "BROWSER@example" · 1 record in 1 page · the last page' })
+      .waitFor();
+    expect(await shownIds()).toEqual([tester.id]);
+    await inspector.getByLabel('Search').fill('no-such-text-anywhere');
+    await inspector.locator('#unified', { hasText: 'No Contact record has "no-such-text-anywhere".' }).waitFor();
+    await inspector.getByLabel('Search').fill('');
+    await inspector.locator('#unified-status', { hasText: 'GET /crm/contacts, newest first · 10 records in 1 page · more after' }).waitFor();
 
     // Another object, from the first page again; a record opens to its JSON, the route's record exactly.
     await inspector.locator('#unified-type').selectOption('Deal');
-    await inspector.locator('#unified-status', { hasText: 'GET /crm/deals · 10 records in 1 page' }).waitFor();
-    const deals = await walk('/crm/deals', 'deals');
+    await inspector.locator('#unified-status', { hasText: 'GET /crm/deals, newest first · 10 records in 1 page' }).waitFor();
+    const deals = (await walk('/crm/deals', 'deals')).reverse();
     const deal = deals[0]!;
     await inspector.getByRole('button', { name: `Show the JSON of ${deal.id}` }).click();
     const json = inspector.locator(`#unified-detail-${CSS_ESCAPE(deal.id)} pre.unified-json`);
@@ -442,6 +502,40 @@ describe('in a real browser', () => {
     await page.locator('#result', { hasText: 'closed' }).waitFor();
     expect(backend.exchanged).toHaveLength(1);
     await page.close();
+  });
+
+  it('opens without asking for a token: ?token= (kept for the tab, taken out of the address), or the default key on this machine; a browser at / lands on it', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${sandboxServer.url}/sandbox/ui?token=${API_KEY}`);
+    await page.locator(`#connections tr[data-connection-id="${connectionId}"]`).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.evaluate(() => sessionStorage.getItem('crm-sandbox.apiToken'))).toBe(API_KEY);
+    expect(await page.locator('#api-token').count()).toBe(0);
+    await page.close();
+
+    // A server with the default key, as `serve` starts: no form at all, from / too.
+    const plain = await startDevServer(createSandbox({ seed: 11 }), { port: 0 });
+    try {
+      const { publicToken } = await fetch(`${plain.url}/sandbox/public-token`, {
+        method: 'POST',
+        headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' },
+        body: '{}',
+      }).then((response) => response.json());
+      const linked = await fetch(`${plain.url}/link/exchange`, {
+        method: 'POST',
+        headers: { 'service-api-token': 'sandbox-api-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ publicToken }),
+      }).then((response) => response.json());
+      const fresh = await browser.context.newPage();
+      await fresh.goto(`${plain.url}/`);
+      expect(new URL(fresh.url()).pathname).toBe('/sandbox/ui');
+      await fresh.locator(`#connections tr[data-connection-id="${linked.connectionId}"]`).waitFor();
+      expect(await fresh.locator('#api-token').count()).toBe(0);
+      expect(await fresh.evaluate(() => sessionStorage.getItem('crm-sandbox.apiToken'))).toBe('sandbox-api-key');
+      await fresh.close();
+    } finally {
+      await plain.close();
+    }
   });
 
   it('links an account with the keyboard alone', async () => {

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/webhooks/signature.js';
-import { type Cli, callApi, killAll, runCli, serveCli } from './helpers/cli.js';
+import { type Cli, callApi, eventually, killAll, runCli, serveCli } from './helpers/cli.js';
 import { Receiver } from './helpers/receiver.js';
 import { freePort } from './helpers/scratch-project.js';
 
@@ -258,6 +258,56 @@ describe('crm-sandbox serve', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it("retries on a developer's schedule by default; --retry-schedule service (or CRM_SANDBOX_RETRY_SCHEDULE) is the service's", async () => {
+    const dev = await serve(['--quiet']);
+    expect(dev.output()).toContain("retries 1s,5s,10s,30s,1m,2m,5m (a developer's; --retry-schedule service for the service's 10s…12h)");
+    const service = await serve(['--quiet', '--retry-schedule', 'service']);
+    expect(service.output()).toContain("retries 10s,1m,5m,30m,2h,6h,12h (the service's)");
+    const fromEnv = await serve(['--quiet'], { CRM_SANDBOX_RETRY_SCHEDULE: 'service' });
+    expect(fromEnv.output()).toContain("retries 10s,1m,5m,30m,2h,6h,12h (the service's)");
+    const own = await serve(['--quiet', '--retry-schedule', '2s,4s']);
+    expect(own.output()).toMatch(/retries 2s,4s[;\n]/);
+  });
+
+  it('a receiver that comes back gets its backlog at once: retry now, or a redelivery it accepts, not the next scheduled retry', async () => {
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    let answer = 401;
+    receiver.behaviour = () => answer;
+    // An hour between retries: nothing below may come from the schedule.
+    const cli = await serve(['--quiet', '--initial-sync-delay', '100ms', '--ready-delay', '200ms', '--retry-schedule', '1h,1h']);
+    const key = 'sandbox-api-key';
+    const { publicToken } = (await api(cli.url, key, 'POST', '/sandbox/public-token')).body;
+    const connection = (await api(cli.url, key, 'POST', '/link/exchange', { publicToken })).body;
+    await api(cli.url, key, 'POST', '/connection/webhook', { accessToken: connection.accessToken, webhook: { webhookUrl: receiver.url } });
+    const deliveries = async () => (await api(cli.url, key, 'GET', `/sandbox/connections/${connection.connectionId}/deliveries`)).body.deliveries as any[];
+    const states = async () => (await deliveries()).map((delivery) => `${delivery.event.data.status ?? delivery.event.data.objectType} ${delivery.state}`);
+    await eventually(async () => (await states()).join() === 'NEW_CONNECTION retrying,INITIAL_SYNCED pending,READY pending');
+    expect(receiver.received).toHaveLength(1);
+
+    // The receiver is fixed: "retry now" sends the event they all wait behind, and the rest follow at once.
+    answer = 204;
+    const retried = await api(cli.url, key, 'POST', `/sandbox/connections/${connection.connectionId}/deliveries/retry`);
+    expect(retried.status).toBe(200);
+    expect(
+      retried.body.deliveries.map((delivery: any) => [delivery.state, delivery.attempts.map((attempt: any) => `${attempt.status} ${attempt.trigger}`)]),
+    ).toEqual([['succeeded', ['401 schedule', '204 redeliver']]]);
+    await eventually(async () => (await states()).join() === 'NEW_CONNECTION succeeded,INITIAL_SYNCED succeeded,READY succeeded');
+    expect(receiver.events().map((event) => event.data.status)).toEqual(['NEW_CONNECTION', 'NEW_CONNECTION', 'INITIAL_SYNCED', 'READY']);
+    // Nothing waits now: a second retry now retries nothing.
+    expect((await api(cli.url, key, 'POST', `/sandbox/connections/${connection.connectionId}/deliveries/retry`)).body).toEqual({ deliveries: [] });
+
+    // Down again: a new event waits an hour for its retry. A redelivery the receiver accepts shows it is back, and the event goes.
+    answer = 503;
+    await api(cli.url, key, 'POST', `/sandbox/connections/${connection.connectionId}/records/Contact`, { firstName: 'Ada' });
+    await eventually(async () => (await states()).at(-1) === 'Contact retrying');
+    answer = 200;
+    const first = (await deliveries())[0].eventId;
+    expect((await api(cli.url, key, 'POST', `/sandbox/deliveries/${first}/redeliver`)).status).toBe(200);
+    await eventually(async () => (await states()).at(-1) === 'Contact succeeded');
+    expect((await deliveries()).at(-1).attempts.map((attempt: any) => `${attempt.status} ${attempt.trigger}`)).toEqual(['503 schedule', '200 redeliver']);
+  });
+
   it('starts with or without the bundled fixtures', async () => {
     const known = '/records/Contact/v.contact.ada00000000000000000000000000001';
     const lookUp = async (url: string) => {
@@ -303,7 +353,7 @@ describe('crm-sandbox serve', () => {
 
     const noCommand = run([]);
     expect(await noCommand.exited).toBe(2);
-    expect(noCommand.errors()).toBe('crm-sandbox: Name a command: serve, scenario, openapi, client-check or mcp; see crm-sandbox --help\n');
+    expect(noCommand.errors()).toBe('crm-sandbox: Name a command: serve, listen, trigger, scenario, openapi, client-check or mcp; see crm-sandbox --help\n');
 
     for (const port of ['abc', '70000', '-1']) {
       const badPort = run(['serve', '--port', port]);
@@ -333,6 +383,7 @@ describe('crm-sandbox serve', () => {
       [['--retry-schedule', '10s,30,1m'], '--retry-schedule item 2 needs a unit: 30ms, 30s, 30m, 30h or 30d; got "30"'],
       [['--latency', '50-400ms'], '--latency needs a unit: 50ms, 50s, 50m, 50h or 50d; got "50-400ms"'],
       [['--retry-schedule', '10s,,1m'], '--retry-schedule: item 2 of "10s,,1m" is empty'],
+      [['--retry-schedule', 'fast'], '--retry-schedule must be dev, service or delays such as 1s,30s,5m; got "fast"'],
       [['--ready-delay', '1s'], '--ready-delay (1s) must not be shorter than --initial-sync-delay (3s)'],
       [['--attempt-timeout', '0s'], '--attempt-timeout must be at least 1ms, got "0s"'],
       [['--delivery-chaos', 'duplicate=2'], '--delivery-chaos: duplicate must be a number from 0 to 1, got "2"'],

@@ -242,6 +242,23 @@ describe('the code API validates like the control API', () => {
     expect((error as Error).message).toBe(message);
   });
 
+  it('quotes the value an enum refused and names the one likely meant; a mistyped field or object type names its nearest too', async () => {
+    expect(() => sandbox.connect({ integrationId: 'salesfroce' as 'salesforce' })).toThrow(
+      'integrationId must be one of "salesforce", "hubspot", "pipedrive", "zoho", "outreach", "salesloft", "apollo", got "salesfroce"; did you mean "salesforce"?',
+    );
+    // Far from every value: quoted, no guess.
+    expect(() => sandbox.connect({ integrationId: 'sap' as 'salesforce' })).toThrow(/, got "sap"$/);
+    const { connectionId } = sandbox.connect({ integrationId: 'salesforce' });
+    expect(() => sandbox.createRecord(connectionId, 'Contact', { fristName: 'Ada' } as never)).toThrow(
+      'fristName is not a known field; did you mean firstName?',
+    );
+    expect(() => sandbox.createRecord(connectionId, 'Contcat' as 'Contact', {})).toThrow(/; got "Contcat"; did you mean Contact\?$/);
+    // Over HTTP, the same words.
+    const route = await callSandbox(sandbox, 'POST', '/sandbox/public-token', { body: { integrationId: 'hubspt' } });
+    expect(route.body).toMatchObject({ errorCode: 'INVALID_FIELD_VALUE', metadata: { field: 'integrationId' } });
+    expect(route.body.message).toMatch(/, got "hubspt"; did you mean "hubspot"\?$/);
+  });
+
   it('takes what it took before: good options, ids and durations with their unit', async () => {
     const other = createSandbox({ clock: 'virtual', apiKeys: ['a', 'b'], readyDelay: '10s', retrySchedule: ['1s', '0'], journal: { limit: 5 } });
     const { connectionId: linked } = other.connect({ apiKey: 'b', integrationId: 'salesforce', nativeOrgId: '00D000000000001' });
@@ -262,7 +279,9 @@ describe('the code API validates like the control API', () => {
     const crm = createTestSandbox({ transport: 'server', apiKeys: ['a'] });
     await crm.start();
     try {
-      await expect(crm.linkConnection({ integrationId: 'salesfroce' as 'salesforce' })).rejects.toThrow(/^integrationId must be one of "salesforce"/);
+      await expect(crm.linkConnection({ integrationId: 'salesfroce' as 'salesforce' })).rejects.toThrow(
+        /^integrationId must be one of "salesforce", .*, got "salesfroce"; did you mean "salesforce"\?$/,
+      );
       await expect(crm.linkConnection({ status: 'LIVE' as 'READY' })).rejects.toThrow(/^status must be one of "NEW_CONNECTION"/);
       await expect(crm.waitForEvent({ type: 'STATUS_CHANGE' }, { advance: '60' })).rejects.toThrow(
         'advance needs a unit: 60ms, 60s, 60m, 60h or 60d; got "60"',

@@ -145,6 +145,56 @@ describe('GET /sandbox/connections/{id}/unified and …/unified/{objectType}', (
     expect(JSON.parse(native.body).deals[0].additional).toEqual(expect.any(Object));
   });
 
+  it('with order=newest, the newest records first; with search, those with the text in any value, any case; each paged by a count', async () => {
+    const { connectionId, accessToken } = sandbox.connect({ apiKey: KEY, integrationId: 'salesforce' });
+    sandbox.setStatus(connectionId, 'READY');
+    const inspect = async (query: string) => {
+      const answer = await text(`/sandbox/connections/${connectionId}/unified/Contact`, query);
+      return { status: answer.status, body: JSON.parse(answer.body) };
+    };
+    // Still 409 while syncing, as the list; then the list's records from its end.
+    const all: Array<{ id: string; email: string | null }> = JSON.parse((await text('/crm/contacts', `accessToken=${accessToken}&limit=200`)).body).contacts;
+    const created = sandbox.createRecord(connectionId, 'Contact', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@analytical.example' });
+    const first = await inspect('order=newest&limit=3');
+    expect(first.status).toBe(200);
+    expect(first.body.contacts.map((contact: { id: string }) => contact.id)).toEqual([
+      created.id,
+      ...all
+        .slice(-2)
+        .reverse()
+        .map((contact) => contact.id),
+    ]);
+    expect(first.body.nextPageCursor).toBe('3');
+    const second = await inspect('order=newest&limit=3&cursor=3');
+    expect(second.body.contacts.map((contact: { id: string }) => contact.id)).toEqual(
+      all
+        .slice(-5, -2)
+        .reverse()
+        .map((contact) => contact.id),
+    );
+    // The records are the list's own, field for field.
+    expect(first.body.contacts[0]).toEqual(JSON.parse((await text('/crm/contact', `accessToken=${accessToken}&id=${created.id}`)).body).contact);
+
+    const found = await inspect('order=newest&search=ANALYTICAL');
+    expect(found.body).toEqual({ contacts: [first.body.contacts[0]], nextPageCursor: null });
+    const someone = all.find((contact) => contact.email)!;
+    expect((await inspect(`search=${encodeURIComponent(someone.email!.toUpperCase())}`)).body.contacts.map((contact: { id: string }) => contact.id)).toContain(
+      someone.id,
+    );
+    expect((await inspect('search=no-such-text-at-all')).body).toEqual({ contacts: [], nextPageCursor: null });
+    // Mistakes name the field.
+    for (const [query, field] of [
+      ['order=oldest', 'order'],
+      ['order=newest&cursor=abc', 'cursor'],
+      ['order=newest&limit=0', 'limit'],
+    ] as const) {
+      expect(await inspect(query), query).toMatchObject({ status: 400, body: { errorCode: 'INVALID_FIELD_VALUE', metadata: { field } } });
+    }
+    // While the connection syncs, the same 409 as the list.
+    const syncing = sandbox.connect({ apiKey: KEY, integrationId: 'hubspot' });
+    expect((await text(`/sandbox/connections/${syncing.connectionId}/unified/Contact`, 'order=newest')).status).toBe(409);
+  });
+
   it("answers the list's errors (409 while syncing, a bad cursor), another API token's connection is a 404, and the client is not judged or touched", async () => {
     const { connectionId, accessToken } = sandbox.connect({ apiKey: KEY, integrationId: 'hubspot' });
     sandbox.startClientCheck();

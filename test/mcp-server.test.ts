@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cli, eventually, killAll, runCli, serveCli } from './helpers/cli.js';
 import { errorOf, httpCall, type McpSession, startMcp, type ToolCall } from './helpers/mcp-client.js';
@@ -147,5 +149,36 @@ describe('crm-sandbox mcp --server', () => {
     // A container's CRM_SANDBOX_* variables configure its serve; mcp --server leaves them alone.
     const session = await mcp(['--server', url, '--api-key', 'team-a'], { CRM_SANDBOX_SEED: '7', CRM_SANDBOX_PORT: '4010', CRM_SANDBOX_CLOCK: 'virtual' });
     expect(ok(await session.call('sandbox_info'))).toMatchObject({ mode: 'server', url });
+  });
+});
+
+describe('crm-sandbox mcp --port beside a running server', () => {
+  it('attaches to the sandbox already answering on the port, as --server does, and says so', async () => {
+    const port = Number(new URL(url).port);
+    const session = await mcp(['--port', String(port), '--api-key', 'team-a', '--seed', '9']);
+    await eventually(() => session.stderr().includes(`a sandbox already answers on ${url}: attaching to it, as --server ${url} does`));
+    expect(session.stderr()).toContain('(the tools act as API key team-a; its own options hold, not --seed)');
+    expect(ok(await session.call('sandbox_info'))).toEqual({ mode: 'server', url, apiKey: 'team-a', clock: 'real' });
+    // What the tools do is the server's state, which the app reads over HTTP.
+    const { connectionId } = ok(await session.call('link_connection', { integrationId: 'hubspot' }));
+    expect((await http('GET', `/sandbox/connections/${connectionId}`)).status).toBe(200);
+    expect(session.errors).toEqual([]);
+  });
+
+  it('with another program on the port, still answers initialize, saying why in its instructions, in each tool and in one line on stderr', async () => {
+    // Another program: a web server that answers 404 to anything.
+    const other = createServer((_req, res) => res.writeHead(404).end('not here'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const { port } = other.address() as AddressInfo;
+    try {
+      const session = await mcp(['--port', String(port)]);
+      const problem = `port ${port} is taken by another program, not a crm-sandbox: stop it, give mcp another --port, or --server URL to drive a running sandbox`;
+      expect(session.client.getInstructions()).toMatch(new RegExp(`^${problem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+      const call = await session.call('list_connections');
+      expect(call).toMatchObject({ isError: true, json: { errorCode: 'SANDBOX_UNAVAILABLE', message: problem } });
+      await eventually(() => session.stderr().includes(`crm-sandbox mcp: ${problem}\n`));
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });

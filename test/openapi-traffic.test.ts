@@ -53,6 +53,12 @@ it('walks the rest of the control API and the link widget', async () => {
     expect((await call('PUT', `/sandbox/connections/${connectionId}/chaos`, { duplicate: 2 })).status).toBe(400);
     expect((await call('GET', `/sandbox/connections/${connectionId}/chaos`)).status).toBe(200);
     expect((await call('PUT', `/sandbox/connections/${connectionId}/chaos`, {})).status).toBe(200);
+    expect(await call('POST', `/sandbox/connections/${connectionId}/deliveries/retry`)).toEqual({ status: 200, body: { deliveries: [] } });
+    expect((await call('POST', `/sandbox/connections/${'0'.repeat(32)}/deliveries/retry`)).status).toBe(404);
+    expect((await call('GET', '/sandbox/attempts')).status).toBe(200);
+    expect((await call('GET', `/sandbox/attempts?after=0&wait=10ms&connectionId=${connectionId}`)).status).toBe(200);
+    expect((await call('GET', '/sandbox/attempts?after=-1')).status).toBe(400);
+    expect((await call('GET', '/sandbox/attempts?wait=10')).status).toBe(400);
 
     expect((await call('PUT', '/sandbox/faults', { route: '/engagement', latency: '10ms-20ms', errorRate: 0.1 })).status).toBe(200);
     expect((await call('PUT', '/sandbox/faults', { rules: [{ errorStatus: 200 }] })).status).toBe(400);

@@ -15,6 +15,7 @@ import {
   freePort,
   installedVersion,
   packPackage,
+  Shell,
   testedRange,
   userEnv,
   waitForHttp,
@@ -33,9 +34,12 @@ import {
  * what "Use it in your project" says to install, as written: npm's latest (CI's older-majors leg
  * installs this checkout's majors instead: `testedRange` in test/helpers/scratch-project.ts).
  *
- * The one change made to the blocks: the fixed addresses `127.0.0.1:4010` (the dev server) and
- * `127.0.0.1:3000` (your app) become the free ports the test's servers got — in the curl session
- * that is its `URL=` line. The app, server.mjs, takes its port from PORT, as the README shows.
+ * The `session` and `shell` blocks run in document order in one bash, as a newcomer types them into
+ * one terminal (the README's receiver started where the README starts it, with `&`), against one
+ * dev server. The one change made to the blocks: the fixed addresses `127.0.0.1:4010` (the dev
+ * server) and `127.0.0.1:3000` (your app) become the free ports the test's servers got — in the
+ * curl session that is its `URL=` line. The app, server.mjs, takes its port from PORT, as the
+ * README shows.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -167,6 +171,21 @@ describe('the README and docs/, block by block', () => {
     expect(pages.filter((page) => !/^# .+\n\nPart of the \[crm-sandbox README\]\((\.\.\/)+README\.md\)/.test(read(page)))).toEqual([]);
   });
 
+  it('.nvmrc and .node-version name one Node line, one the README names and `engines` takes; the README says how to get it and what EBADENGINE is', () => {
+    const line = read('.nvmrc').trim();
+    expect(read('.node-version').trim()).toBe(line);
+    expect(line).toMatch(/^\d+$/);
+    const readme = read('README.md');
+    const named = /It needs Node (\d+), (\d+) or (\d+) \(22\.12 on; `\.nvmrc`\)/.exec(readme);
+    expect(named, 'the README names the Node lines').not.toBeNull();
+    expect(named!.slice(1)).toContain(line);
+    // engines: each range's lowest major; the line is at or above one of them and within its range.
+    const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
+    const majors = [...engines.node.matchAll(/(\^|>=)(\d+)/g)].map(([, kind, major]) => ({ kind, major: Number(major) }));
+    expect(majors.some(({ kind, major }) => (kind === '^' ? major === Number(line) : Number(line) >= major))).toBe(true);
+    for (const words of ['EBADENGINE', 'nvm install', 'fnm use', 'volta install', 'npx -p node@']) expect(readme).toContain(words);
+  });
+
   it('a block run elsewhere is in the section its test reads', () => {
     const elsewhere = marked('tested-by');
     expect(elsewhere.length).toBeGreaterThan(0);
@@ -193,7 +212,7 @@ describe('the README and docs/, block by block', () => {
 
   it('each CLI summary lists the flags the CLI has, with the same defaults', async () => {
     const summaries = marked('help');
-    expect(summaries.map((block) => block.marker!.argument).sort()).toEqual(['client-check', 'scenario run', 'serve']);
+    expect(summaries.map((block) => block.marker!.argument).sort()).toEqual(['client-check', 'listen', 'scenario run', 'serve', 'trigger']);
     for (const block of summaries) {
       const help = await bash(`${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${block.marker!.argument} --help`, ROOT);
       expect(help.code).toBe(0);
@@ -326,16 +345,44 @@ describe('the README run as a user runs it, in a scratch project', () => {
     );
   }, 120_000);
 
-  it('runs the curl session with bash against the dev server: each answer as the comments show it', async () => {
-    const script = marked('session')
-      .map((block) => localize(block.body))
-      .join('\n');
-    expect(script).toContain(`URL=${sandboxUrl}\n`);
-    const ran = await bash(`set -euo pipefail\n${script}`, dir);
-    expect(ran.code, explain(ran, 'the curl session')).toBe(0);
-    expect(shownAnswers(script).length).toBeGreaterThan(8);
-    expect(missingAnswers(script, ran.stdout), ran.stdout).toEqual([]);
-  }, 60_000);
+  it("runs the README's blocks in order in one shell, as a newcomer does: the curl session, the receiver where it is started, the scenario runs, the pages' sessions; the receiver accepts every event of the session's connection", async () => {
+    const shell = new Shell(dir, appEnv());
+    try {
+      // Document order: the README's blocks, then its pages' (which go on with the session's variables).
+      const blocks = BLOCKS.filter((block) => block.marker?.kind === 'session' || block.marker?.kind === 'shell');
+      expect(blocks.filter((block) => block.file === 'README.md').map((block) => `${block.marker!.kind} ${block.heading}`)).toEqual([
+        'session A first session with curl',
+        'session A receiver',
+        'shell Writing one',
+      ]);
+      for (const block of blocks) {
+        const script = localize(block.body);
+        const ran = await shell.run(script);
+        expect(ran.code, explain(ran, where(block))).toBe(0);
+        if (block.marker!.kind === 'session') expect(missingAnswers(script, ran.stdout), `${where(block)}\n${ran.stdout}`).toEqual([]);
+      }
+      expect(blocks.filter((block) => block.marker!.kind === 'session').flatMap((block) => shownAnswers(block.body)).length).toBeGreaterThan(8);
+      expect(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')).openapi).toMatch(/^3\.1/);
+
+      // The session's connection: every event it made, each accepted by the README's receiver (never a 401).
+      const connectionId = (await shell.run('echo "$CONNECTION_ID"')).stdout.trim();
+      expect(connectionId).toMatch(/^[0-9a-f]{32}$/);
+      const headers = { 'service-api-token': 'sandbox-api-key' };
+      const { deliveries } = (await fetch(`${sandboxUrl}/sandbox/connections/${connectionId}/deliveries`, { headers }).then((response) => response.json())) as {
+        deliveries: Array<{
+          state: string;
+          event: { data: { status?: string; objectType?: string; eventType?: string } };
+          attempts: Array<{ status: number | null }>;
+        }>;
+      };
+      const events = deliveries.map(({ event }) => event.data.status ?? `${event.data.objectType} ${event.data.eventType}`);
+      expect(events).toEqual(expect.arrayContaining(['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY', 'Contact CREATE', 'Contact UPDATE']));
+      expect(deliveries.filter((delivery) => delivery.state !== 'succeeded')).toEqual([]);
+      expect(deliveries.flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.status === 401)).toEqual([]);
+    } finally {
+      await shell.stop();
+    }
+  }, 240_000);
 
   it('links an account with the widget in Chromium: the backend exchanges it, the receiver accepts its signed events', async () => {
     const app = await startApp();
@@ -375,19 +422,6 @@ describe('the README run as a user runs it, in a scratch project', () => {
       await app.stop();
     }
   }, 90_000);
-
-  it('runs the shell blocks (scenarios, the OpenAPI document) with the dev server and the README receiver up', async () => {
-    const app = await startApp();
-    try {
-      for (const block of marked('shell')) {
-        const ran = await bash(`set -euo pipefail\n${localize(block.body)}`, dir, appEnv());
-        expect(ran.code, explain(ran, where(block))).toBe(0);
-      }
-      expect(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')).openapi).toMatch(/^3\.1/);
-    } finally {
-      await app.stop();
-    }
-  }, 120_000);
 
   it("runs the CI example's commands against the README receiver (npm start): every probe and event accepted", async () => {
     // The set-up steps are the runner's: a checkout, Node, and `npm ci` — the scratch project's install.

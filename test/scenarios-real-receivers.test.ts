@@ -130,14 +130,49 @@ describe('expectations that wait', () => {
 });
 
 describe('bounded runs', () => {
-  it('says at once that a receiver rejecting signed events verifies with another accessToken', async () => {
+  it('says at once that a receiver rejecting signed events verifies with another accessToken, and how to give it the one the run signs with', async () => {
+    const spec = await receiver({ accessToken: `access_${'f'.repeat(40)}` });
+    const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', spec.url]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/crm-sandbox: warning: the receiver answered 401 to STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\), which was signed correctly/);
+    expect(stderr).toContain(`this run's connection ${report.connection.connectionId} signs with ${report.connection.accessToken}`);
+    expect(stderr).toContain('(--access-token)');
+    expect(stderr).toContain('--connection-id');
+  });
+
+  it('with --access-token given, names the connection and the token, and the receiver-side causes: a token stored for that id, or its own WEBHOOK_TOKEN', async () => {
     const spec = await receiver({ accessToken: `access_${'f'.repeat(40)}` });
     const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', spec.url, '--access-token', TOKEN]);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/crm-sandbox: warning: the receiver answered 401 to STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\), which was signed correctly/);
-    expect(stderr).toContain('--access-token');
-    expect(stderr).toContain('--connection-id');
-    expect(report.failures.at(-1)).toContain(`signs with ${TOKEN}`);
+    const id = report.connection.connectionId;
+    expect(stderr).toContain(`This run's connection ${id} signs with ${TOKEN}, the --access-token given, so your receiver verified with another token.`);
+    expect(stderr).toContain(`it holds another one for ${id}`);
+    expect(stderr).toContain('export it there and restart the receiver');
+    // Not the advice to pass --access-token, which was passed.
+    expect(stderr).not.toContain('Give the run the token');
+    expect(report.failures.at(-1)).toContain(`signs with ${TOKEN}, the --access-token given`);
+  });
+
+  it("says a receiver's 404 is the webhook URL's path, and that the events behind a refused one were never sent (not to wait longer)", async () => {
+    const spec = await receiver({ status: 404 });
+    const { code, report, stderr } = await run(['connection-lifecycle', '--webhook-url', `${spec.url}/nope`, '--access-token', TOKEN, '--max-wait', '30s']);
+    expect(code).toBe(1);
+    const path = `${new URL(spec.url).pathname}/nope`;
+    const hint = `a 404 is a server that answers but has no route at ${path}: is that the path your receiver serves (the README's is /webhooks)?`;
+    expect(stderr).toMatch(
+      new RegExp(
+        `crm-sandbox: warning: the receiver answered 404 to STATUS_CHANGE NEW_CONNECTION \\([0-9a-f]{32}\\): ${hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+      ),
+    );
+    const [head, ...behind] = report.failures.filter((failure) => failure.startsWith('STATUS_CHANGE'));
+    expect(head).toMatch(/^STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\) was still retrying when the run ended \(last answer: 404\) — a 404 is /);
+    expect(behind.length).toBeGreaterThan(0);
+    for (const failure of behind) {
+      expect(failure).toMatch(
+        /^STATUS_CHANGE (INITIAL_SYNCED|READY) \([0-9a-f]{32}\) was never sent: it waited behind STATUS_CHANGE NEW_CONNECTION \([0-9a-f]{32}\), which the receiver had not accepted/,
+      );
+      expect(failure).not.toContain('--max-wait');
+    }
   });
 
   it('ends a realtime run against a rejecting receiver at --max-wait, saying what it waited on', async () => {

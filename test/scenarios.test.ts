@@ -9,7 +9,7 @@ import type { ScenarioError } from '../src/scenarios/load.js';
 import type { ScenarioReport } from '../src/scenarios/report.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { BIN, type Cli, callApi, killAll, runCli, serveCli } from './helpers/cli.js';
-import type { Receiver } from './helpers/receiver.js';
+import { Receiver } from './helpers/receiver.js';
 import { type Flaw, SpecReceiver } from './helpers/spec-receiver.js';
 
 const TOKEN = `access_${'0123456789abcdef'.repeat(3).slice(0, 40)}`;
@@ -177,6 +177,38 @@ describe('crm-sandbox scenario (the CLI)', () => {
     const lifecycle = await run('connection-lifecycle', '7');
     const transcript = lifecycle.stdout.replaceAll(receiver.url, 'http://127.0.0.1:PORT/webhooks');
     await expect(transcript).toMatchFileSnapshot('./snapshots/connection-lifecycle.seed-7.json');
+  });
+
+  it("gives a run's connection, tokens and events ids of its own: never those a serve of the same seed hands out, and the same on every run", async () => {
+    // The dev server's first connection, with tokens drawn from its seed too (--seeded-tokens), as the README's app links it.
+    const server = await serveCli(['--seed', '1', '--seeded-tokens', '--quiet'], spawned);
+    const { publicToken } = (await callApi(server.url, 'sandbox-api-key', 'POST', '/sandbox/public-token', { integrationId: 'salesforce' })).body;
+    const served = (await callApi(server.url, 'sandbox-api-key', 'POST', '/link/exchange', { publicToken })).body;
+    const file = scenarioFile('description: one connection\nconnection: { integration: salesforce }\nsteps:\n  - advance: 10s\n');
+    // A receiver that accepts anything: the run signs with a token of its own drawing.
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    const run = async () => {
+      const { code, stdout } = await cli(['scenario', 'run', file, '--webhook-url', receiver.url, '--seed', '1', '--timestamps', 'virtual', '--json']);
+      expect(code).toBe(0);
+      return JSON.parse(stdout) as ScenarioReport;
+    };
+    const first = await run();
+    expect(first.seed).toBe(1);
+    expect(first.connection.connectionId).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.connection.connectionId).not.toBe(served.connectionId);
+    expect(first.connection.accessToken).not.toBe(served.accessToken);
+    const { deliveries } = (await callApi(server.url, 'sandbox-api-key', 'GET', `/sandbox/connections/${served.connectionId}/deliveries`)).body;
+    const servedEvents = new Set(deliveries.map((delivery: { eventId: string }) => delivery.eventId));
+    expect(servedEvents.size).toBeGreaterThan(0);
+    expect(first.events.filter((event) => servedEvents.has(event.eventId))).toEqual([]);
+    // Deterministic still: the same scenario and seed, the same ids; another scenario's name, others.
+    const again = await run();
+    expect(again.connection.connectionId).toBe(first.connection.connectionId);
+    expect(again.events.map((event) => event.eventId)).toEqual(first.events.map((event) => event.eventId));
+    const other = scenarioFile('description: one connection\nconnection: { integration: salesforce }\nsteps:\n  - advance: 10s\n', 'other.yaml');
+    const { stdout } = await cli(['scenario', 'run', other, '--webhook-url', receiver.url, '--seed', '1', '--timestamps', 'virtual', '--json']);
+    expect((JSON.parse(stdout) as ScenarioReport).connection.connectionId).not.toBe(first.connection.connectionId);
   });
 
   it('refuses an invalid file before anything runs: exit 2, naming the file, the step and the field', async () => {
@@ -560,7 +592,7 @@ describe('validating a scenario: every problem at once, as run would meet it', (
     '',
   ].join('\n');
   const problemLines = (file: string) => [
-    `scenario ${file}: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId`,
+    `scenario ${file}: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; did you mean accountIds? Allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId`,
     `scenario ${file}: steps[3] (update): record "ada2" is not defined by an earlier step (name records with as); records: acme, deal`,
     `scenario ${file}: steps[5] (chaos): duplicate must be a number from 0 to 1, got 2`,
   ];
@@ -581,6 +613,15 @@ describe('validating a scenario: every problem at once, as run would meet it', (
     expect(stdout).toBe('');
     expect(stderr.trimEnd().split('\n')).toEqual([`crm-sandbox: scenario ${file}: 3 problems:`, ...problemLines(file)]);
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it("validate refuses a mistyped field in an expect step's record, naming the one likely meant (exit 2)", async () => {
+    const file = scenarioFile('steps:\n  - expect: { events: [{ objectType: Contact, eventType: CREATE, record: { fristName: Ada } }] }\n', 'typo.yaml');
+    const { code, stderr } = await cli(['scenario', 'validate', file]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^crm-sandbox: scenario .*typo\.yaml: steps\[0\] \(expect\): events\[0\]\.record\.fristName is not a known field of a Contact record; did you mean firstName\? Allowed: /,
+    );
   });
 
   it('a file needs no description', async () => {

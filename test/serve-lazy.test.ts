@@ -23,7 +23,7 @@ const LAZY_SOURCES = [
   /^dist\/mcp\//,
   /^node_modules\/@modelcontextprotocol\//,
   /^dist\/core\/openapi\/document\.js$/,
-  /^dist\/cli\/(scenario|mcp|openapi|client-check)\.js$/,
+  /^dist\/cli\/(scenario|mcp|openapi|client-check|listen|trigger|server-client)\.js$/,
 ];
 
 interface LoadedFile {
@@ -134,6 +134,8 @@ describe('serve loads only what its first answer needs', () => {
       openapi: (await import('../src/cli/openapi.js')).openApiCommand,
       'client-check': (await import('../src/cli/client-check.js')).clientCheckCommand,
       mcp: (await import('../src/cli/mcp.js')).mcpCommand,
+      listen: (await import('../src/cli/listen.js')).listenCommand,
+      'trigger [what]': (await import('../src/cli/trigger.js')).triggerCommand,
     };
     expect(LAZY_COMMANDS.map(({ command, describe }) => ({ command, describe }))).toEqual(
       Object.values(modules).map(({ command, describe }) => ({ command, describe })),

@@ -40,6 +40,36 @@ describe('static assets of the dev server', () => {
     expect(logged.some((line) => line.startsWith('HEAD /sandbox/ui/inspector.js 200 '))).toBe(true);
   });
 
+  it("tells the inspector's page whether the server takes the default key, so it opens without asking on this machine", async () => {
+    const page = await (await fetch(`${server.url}/sandbox/ui`)).text();
+    expect(page).toContain('<meta name="crm-sandbox-default-key" content="sandbox-api-key">');
+    const own = await startDevServer(createSandbox({ clock: 'virtual', apiKeys: ['k1'] }), { port: 0 });
+    try {
+      const other = await (await fetch(`${own.url}/sandbox/ui`)).text();
+      expect(other).toContain('<title>crm-sandbox inspector</title>');
+      expect(other).not.toContain('crm-sandbox-default-key');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('sends a browser at / to the inspector; an API client there still gets the JSON 404', async () => {
+    const browser = await fetch(`${server.url}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get('location')).toBe('/sandbox/ui');
+    const followed = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } });
+    expect(followed.url).toBe(`${server.url}/sandbox/ui`);
+    expect(await followed.text()).toContain('<title>crm-sandbox inspector</title>');
+    for (const accept of ['*/*', 'application/json', undefined]) {
+      const api = await fetch(`${server.url}/`, { headers: accept ? { accept } : {}, redirect: 'manual' });
+      expect(api.status).toBe(404);
+      expect(api.headers.get('content-type')).toContain('application/json');
+      expect((await api.json()).errorCode).toBe('ROUTE_NOT_FOUND');
+    }
+    // Only GET and HEAD: a POST to / is the API's.
+    expect((await fetch(`${server.url}/`, { method: 'POST', headers: { accept: 'text/html' }, redirect: 'manual' })).status).toBe(404);
+  });
+
   it('leaves every other request to the API: its routes, its 404s and its 405s', async () => {
     const session = await fetch(`${server.url}/link/widget/session?linkToken=link_nope`);
     expect(session.status).toBe(401);

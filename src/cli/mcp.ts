@@ -78,6 +78,46 @@ function untilStopped(): Promise<string> {
   });
 }
 
+/**
+ * `mcp --port P` where P is taken. A sandbox answering there (`crm-sandbox serve`, as the README
+ * runs it beside its MCP configuration) is driven as `--server` drives one, said on stderr; any
+ * other program there leaves the MCP server without a sandbox: it still answers `initialize` (its
+ * instructions, and every tool, say why), and says it on stderr in one line naming `--server`.
+ */
+async function besideARunningServer(args: ArgumentsCamelCase<McpArgs>, apiKey: string, version: string, log: (line: string) => void): Promise<void> {
+  const [{ serverApi, unavailableApi }, { serveOverStdio }] = await Promise.all([import('../mcp/api.js'), import('../mcp/server.js')]);
+  const host = args.host === '0.0.0.0' || args.host === '::' ? '127.0.0.1' : args.host.includes(':') ? `[${args.host}]` : args.host;
+  const url = `http://${host}:${args.port}`;
+  const ownOptions = Object.keys(args).filter(
+    (option) => /^[a-z][a-z-]*$/.test(option) && !['port', 'host', 'api-key', 'admin-key', 'quiet'].includes(option) && onCommandLine(option),
+  );
+  let mcp: Awaited<ReturnType<typeof serveOverStdio>>;
+  if (await isSandbox(url)) {
+    mcp = await serveOverStdio(serverApi(url, apiKey, args.adminKey), { version, url });
+    log(
+      `a sandbox already answers on ${url}: attaching to it, as --server ${url} does (the tools act as API key ${apiKey}; its own options hold` +
+        (ownOptions.length > 0 ? `, not --${ownOptions.join(', --')}` : '') +
+        ')',
+    );
+  } else {
+    const problem = `port ${args.port} is taken by another program, not a crm-sandbox: stop it, give mcp another --port, or --server URL to drive a running sandbox`;
+    mcp = await serveOverStdio(unavailableApi(apiKey, problem), { version, problem });
+    log(problem);
+  }
+  log(`stopping: ${await untilStopped()}`);
+  await mcp.close();
+}
+
+/** Whether a crm-sandbox answers at `url` (its health route's answer), within two seconds. */
+async function isSandbox(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/sandbox/health`, { signal: AbortSignal.timeout(2_000) });
+    return response.ok && ((await response.json()) as { status?: unknown }).status === 'ok';
+  } catch {
+    return false;
+  }
+}
+
 export const mcpCommand: CommandModule<object, McpArgs> = {
   command: 'mcp',
   describe: 'Serve the sandbox to coding agents: an MCP server over stdio',
@@ -104,15 +144,23 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     // Deliveries go to receivers in other processes, which check x-service-timestamp against their own clock.
     const sandbox = sandboxFromArgs(args, { clock, ...(clock === 'virtual' ? { webhookTimestamps: 'real' as const } : {}) });
     const requestLog = args.quiet ? undefined : createLineWriter(process.stderr);
-    const http =
-      args.port === undefined
-        ? undefined
-        : await startDevServer(sandbox, {
-            port: args.port,
-            host: args.host,
-            ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}),
-            ...(requestLog ? { log: requestLog } : {}),
-          });
+    let http: Awaited<ReturnType<typeof startDevServer>> | undefined;
+    if (args.port !== undefined) {
+      try {
+        http = await startDevServer(sandbox, {
+          port: args.port,
+          host: args.host,
+          ...(args.allowedHost ? { allowedHosts: args.allowedHost } : {}),
+          ...(requestLog ? { log: requestLog } : {}),
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        // The port is taken: by a sandbox (the README's `serve`), which the tools then drive, or by another program.
+        sandbox.close();
+        await besideARunningServer(args, apiKey, version, log);
+        return;
+      }
+    }
     const mcp = await serveOverStdio(inProcessApi(sandbox, apiKey), { version, url: http?.url });
     const { options } = sandbox;
     log(

@@ -7,10 +7,12 @@ import { createSandbox } from '../node/sandbox.js';
 import { DEFAULT_MAX_WAIT, DEFAULT_REAL_MAX_WAIT, DEFAULT_RUN_TIMEOUT } from '../scenarios/defaults.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
-import { flagName, onCommandLine, readChoice, readDuration, readDurationList, readInteger, readList, readText, readUrl } from './flags.js';
+import { Random } from '../shared/random.js';
+import { flagName, onCommandLine, readChoice, readDuration, readInteger, readList, readText, readUrl } from './flags.js';
 import { readCa } from './read-ca.js';
 import { checkReportArgs, REPORT_OPTIONS, writeReports } from './reporters/output.js';
 import { scenarioLines, scenarioSuite } from './reporters/scenario.js';
+import { readRetrySchedule } from './serve.js';
 
 /** The engine, loaded when a scenario command runs: `serve` never pays for it or for YAML. */
 const engine = async () => ({
@@ -81,8 +83,8 @@ const runBuilder = (yargs: Argv) =>
     })
     .option('retry-schedule', {
       requiresArg: true,
-      describe: `In-process: delays before each retry [default: ${DEFAULT_RETRY_SCHEDULE.join(',')}]`,
-      coerce: (value) => readDurationList('retry-schedule', value),
+      describe: `In-process: delays before each retry, or dev or service [default: service, ${DEFAULT_RETRY_SCHEDULE.join(',')}]`,
+      coerce: (value) => readRetrySchedule('retry-schedule', value),
     })
     .option('attempt-timeout', {
       requiresArg: true,
@@ -126,6 +128,16 @@ function readTime(option: string, value: unknown): number {
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) throw new SandboxConfigError(`${flagName(option)} must be a time such as ${DEFAULT_START_TIME}, got ${JSON.stringify(text)}`);
   return ms;
+}
+
+/**
+ * The seed of an in-process run's own sandbox: the run's seed in a namespace of the scenario's name
+ * (decision 0052). A `serve` of the same seed hands out other connection ids, tokens and event ids,
+ * so a receiver that keeps a dev server's connections never mistakes a run's for one of them; the
+ * same scenario and seed still give the same ids on every run.
+ */
+export function runSandboxSeed(seed: number, scenarioName: string): number {
+  return new Random(seed).fork(`scenario:${scenarioName}`).seed;
 }
 
 /** `instant` → Infinity, `realtime` → 1, `10` or `10x` → 10. */
@@ -176,7 +188,7 @@ async function run(args: ArgumentsCamelCase<RunArgs>): Promise<number> {
     args.server === undefined
       ? createSandbox({
           clock: 'virtual',
-          seed,
+          seed: runSandboxSeed(seed, scenario.name),
           startTime: args.startTime ?? (realtime ? Date.now() : DEFAULT_START_TIME),
           apiKeys: [args.apiKey],
           attemptTimeout: formatDuration(args.attemptTimeout),

@@ -1,12 +1,15 @@
 import type { ArgumentsCamelCase, Argv, CommandModule, Options } from 'yargs';
 import { loadClientCheckCode } from '../core/client-check-slot.js';
-import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, type SandboxOptions } from '../core/options.js';
+import { DEFAULT_API_KEY, DEFAULT_LIMITS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SEED, DEV_RETRY_SCHEDULE, type SandboxOptions } from '../core/options.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { parseAllowedHost } from '../node/allowed-hosts.js';
 import { startDevServer } from '../node/dev-server.js';
 import { createSandbox } from '../node/sandbox.js';
 import { formatDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
+import { eventSummary } from '../webhooks/attempt-feed.js';
 import { parseChaosFlag } from '../webhooks/chaos.js';
+import { attemptLine } from './delivery-line.js';
 import { faultRuleFromFlags, readLatency, readRateLimit } from './fault-flags.js';
 import { flagName, readDuration, readDurationList, readInteger, readLimit, readList, readNumber, readText } from './flags.js';
 import { createLineWriter } from './line-writer.js';
@@ -64,9 +67,8 @@ export const SANDBOX_OPTIONS = {
   'ready-delay': { requiresArg: true, default: '10s', describe: 'Exchange to READY', coerce: (value: unknown) => readDuration('ready-delay', value) },
   'retry-schedule': {
     requiresArg: true,
-    default: DEFAULT_RETRY_SCHEDULE.join(','),
-    describe: 'Delays before each webhook retry, comma-separated ("" for none)',
-    coerce: (value: unknown) => readDurationList('retry-schedule', value),
+    describe: `Delays before each webhook retry, comma-separated ("" for none), or dev (${DEV_RETRY_SCHEDULE.join(',')}) or service (the service's: ${DEFAULT_RETRY_SCHEDULE.join(',')}) [default: dev on the real clock, service on a virtual one]`,
+    coerce: (value: unknown) => readRetrySchedule('retry-schedule', value),
   },
   'attempt-timeout': {
     requiresArg: true,
@@ -222,6 +224,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     // (docs/decisions/0050). The banner comes once it is loaded.
     const opening = store?.openInTurns();
     const log = args.quiet ? undefined : createLineWriter(process.stdout);
+    // A line per outgoing delivery attempt beside the request lines: what reached the receiver, and what it answered.
+    if (log) logDeliveries(sandbox, log);
     const server = await startDevServer(sandbox, {
       port: args.port,
       host: args.host,
@@ -251,9 +255,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         // The admin key itself is not printed: output is often shared, and it can act on every tenant.
         `admin operations (?all=true): ${options.adminKey === undefined ? 'off (--admin-key turns them on)' : 'on, with the --admin-key'}`,
         `seed ${options.seed} (tokens ${options.tokens}); initial sync ${formatDuration(options.initialSyncDelayMs)}, ready ${formatDuration(options.readyDelayMs)}; ` +
-          `retries ${options.retryScheduleMs.map(formatDuration).join(',') || 'none'}` +
+          `retries ${retriesLine(options.retryScheduleMs)}` +
           (options.deliveryChaos ? `; delivery chaos ${JSON.stringify(options.deliveryChaos)}` : ''),
-        `Inspector: ${server.url}/sandbox/ui; link widget: <script src="${server.url}/link/init.js">`,
+        // With a key of its own, the inspector's address carries it, so the page opens without asking (it takes the default key by itself).
+        `Inspector: ${server.url}/sandbox/ui${keys[0] === DEFAULT_API_KEY ? '' : `?token=${encodeURIComponent(keys[0]!)}`}; link widget: <script src="${server.url}/link/init.js">`,
         ...(store && opened ? stateFileLines(store, opened) : []),
         ...(sandbox.clientCheck
           ? [`client-check: on; each API token's report at GET ${server.url}/sandbox/client-check (the inspector's Client check tab)`]
@@ -276,6 +281,22 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
   },
 };
+
+/** Writes a line per delivery attempt to the request log: `webhook OBJECT_CHANGE Contact CREATE 3f2a91c0… connection … → http://… 204 in 12ms (attempt 1 of 8)`. */
+function logDeliveries(sandbox: Sandbox, log: (line: string) => void): void {
+  const maxAttempts = sandbox.options.retryScheduleMs.length + 1;
+  sandbox.onDeliveryAttempt((attempt, delivery) => {
+    log(`webhook ${attemptLine({ ...delivery, event: eventSummary(delivery.event), attempt, maxAttempts }, { url: true })}`);
+  });
+}
+
+/** The retry schedule as the banner says it: the delays, and which named schedule they are. */
+function retriesLine(scheduleMs: readonly number[]): string {
+  const text = scheduleMs.map(formatDuration).join(',');
+  if (text === DEV_RETRY_SCHEDULE.join(',')) return `${text} (a developer's; --retry-schedule service for the service's 10s…12h)`;
+  if (text === DEFAULT_RETRY_SCHEDULE.join(',')) return `${text} (the service's)`;
+  return text || 'none';
+}
 
 /** The banner's lines about the state file: loaded or new, how it saves, and what a start after a crash did. */
 function stateFileLines(store: StateStore, opened: OpenedState): string[] {
@@ -315,7 +336,8 @@ export function sandboxFromArgs(args: SandboxArgs, extra: Pick<SandboxOptions, '
     ...(args.adminKey === undefined ? {} : { adminKey: args.adminKey }),
     initialSyncDelay: formatDuration(args.initialSyncDelay),
     readyDelay: formatDuration(args.readyDelay),
-    retrySchedule: args.retrySchedule.map(formatDuration),
+    // A developer's schedule where time is real (decision 0053); the service's where an agent or a test moves it.
+    retrySchedule: args.retrySchedule?.map(formatDuration) ?? (extra.clock === 'virtual' ? DEFAULT_RETRY_SCHEDULE : DEV_RETRY_SCHEDULE),
     attemptTimeout: formatDuration(args.attemptTimeout),
     ...(args.webhookCa ? { webhookCa: readCa(args.webhookCa) } : {}),
     ...fixturesOption(args.fixtures),
@@ -343,6 +365,20 @@ function createWithFixtureFlag(options: SandboxOptions) {
     }
     throw error;
   }
+}
+
+/** The schedules `--retry-schedule` takes by name. */
+export const RETRY_SCHEDULES: Record<string, readonly string[]> = { dev: DEV_RETRY_SCHEDULE, service: DEFAULT_RETRY_SCHEDULE };
+
+/** `--retry-schedule`: `dev`, `service`, or delays each with its unit (`1s,1m`; "" for no retries), in ms. */
+export function readRetrySchedule(option: string, value: unknown): number[] {
+  const text = readText(option, value, { allowEmpty: true }).trim();
+  const named = Object.hasOwn(RETRY_SCHEDULES, text) ? RETRY_SCHEDULES[text] : undefined;
+  if (named) return readDurationList(option, named.join(','));
+  if (/^[a-z]+$/i.test(text)) {
+    throw new SandboxConfigError(`${flagName(option)} must be dev, service or delays such as 1s,30s,5m; got ${JSON.stringify(text)}`);
+  }
+  return readDurationList(option, value);
 }
 
 /** The admin key: one non-blank value. */

@@ -26,6 +26,16 @@ export const LAZY_COMMANDS = [
     async () => (await import('./client-check.js')).clientCheckCommand,
   ),
   lazyCommand('mcp', 'Serve the sandbox to coding agents: an MCP server over stdio', async () => (await import('./mcp.js')).mcpCommand),
+  lazyCommand(
+    'listen',
+    "Print each webhook delivery attempt of a running dev server as it happens; --forward-to points the connections' webhooks at your receiver",
+    async () => (await import('./listen.js')).listenCommand,
+  ),
+  lazyCommand(
+    'trigger [what]',
+    'Fire one webhook event on a running dev server (contact.created, deal.updated, connection.ready…) and print what the receiver answered',
+    async () => (await import('./trigger.js')).triggerCommand,
+  ),
 ];
 
 /**
@@ -58,7 +68,7 @@ export async function runWithYargs(args: string[]): Promise<void> {
       .usage('$0 <command> [options]')
       .command(serveCommand)
       .command(LAZY_COMMANDS)
-      .demandCommand(1, 'Name a command: serve, scenario, openapi, client-check or mcp')
+      .demandCommand(1, 'Name a command: serve, listen, trigger, scenario, openapi, client-check or mcp')
       .env(ENV_PREFIX)
       .middleware(
         asMiddleware((_argv, command) => {
@@ -106,7 +116,7 @@ function commandKnown(command: CommandInContext): CommandKnown {
 /** The commands named first, as far as they are commands (for a usage error found before any middleware ran). */
 function topCommand(args: readonly string[]): string[] {
   const [first, second] = args.filter((arg) => !arg.startsWith('-'));
-  if (first === undefined || !['serve', 'scenario', 'openapi', 'client-check', 'mcp'].includes(first)) return [];
+  if (first === undefined || !['serve', 'scenario', 'openapi', 'client-check', 'mcp', 'listen', 'trigger'].includes(first)) return [];
   return first === 'scenario' && second !== undefined && ['list', 'validate', 'run'].includes(second) ? [first, second] : [first];
 }
 type Middleware = (argv: Record<string, unknown>, cli: CommandInContext) => void;

@@ -18,6 +18,13 @@ export const DEFAULT_SEED = 1;
 export const DEFAULT_START_TIME = '2025-01-01T00:00:00.000Z';
 /** Delays before each retry of a failed delivery: attempts at 0 s, 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h after the one before. */
 export const DEFAULT_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12h'] as const;
+/**
+ * The retry schedule of a dev server on the real clock (`serve`, `mcp --port`): a developer's, as
+ * many attempts as the service's but none more than 5 minutes after the one before, so a receiver
+ * fixed at any moment gets what waited for it within minutes even untouched (decision 0053). The
+ * code API, scenarios and virtual clocks keep the service's ({@link DEFAULT_RETRY_SCHEDULE}).
+ */
+export const DEV_RETRY_SCHEDULE = ['1s', '5s', '10s', '30s', '1m', '2m', '5m'] as const;
 
 /**
  * The caps on what one tenant can make a shared sandbox hold or do (decision 0018). Each is far

@@ -4,6 +4,7 @@ import { Lifecycle } from '../events/lifecycle.js';
 import type { Platform } from '../model/platform.js';
 import { Random } from '../shared/random.js';
 import type { Reservation } from '../shared/reservation.js';
+import type { Delivery, DeliveryAttempt } from '../webhooks/delivery.js';
 import { Dispatcher } from '../webhooks/dispatcher.js';
 import { ConnectionRegistry } from './connections.js';
 import type { ResolvedOptions } from './options.js';
@@ -43,6 +44,7 @@ export function buildParts(
   emit: (parts: SandboxParts, emitted: EmittedEvent) => void,
   onAttempt?: () => void,
   persistence?: Persistence,
+  onAttempted?: (attempt: DeliveryAttempt, delivery: () => Delivery) => void,
 ): SandboxParts {
   const { onError } = options;
   const clock: Clock = options.clock === 'virtual' ? new VirtualClock(startTime, onError) : new RealClock(onError);
@@ -83,6 +85,7 @@ export function buildParts(
     random: random.fork('chaos'),
     defaultChaos: options.deliveryChaos,
     ...(onAttempt ? { onAttempt } : {}),
+    ...(onAttempted ? { onAttempted } : {}),
     outbox: persistence !== undefined,
   });
   const parts: SandboxParts = { clock, registry, lifecycle, dispatcher, pages: new PageCache(), passthroughAnswers: new PassthroughCache(), events };

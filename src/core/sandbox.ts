@@ -20,7 +20,7 @@ import type { Reservation } from '../shared/reservation.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { unifiedView } from '../unified/view.js';
 import { type ChaosSettings, parseChaos } from '../webhooks/chaos.js';
-import type { Delivery } from '../webhooks/delivery.js';
+import type { Delivery, DeliveryAttempt } from '../webhooks/delivery.js';
 import type { SavePoint } from '../webhooks/dispatcher.js';
 import { clientCheckCode } from './client-check-slot.js';
 import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
@@ -66,6 +66,8 @@ const ADMIN: unique symbol = Symbol('admin');
 
 /** Called for every event the sandbox emits, as it is emitted. */
 export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
+/** Hears each delivery attempt once it is recorded: the attempt, and the delivery as it stands then (its state after the attempt). */
+export type DeliveryAttemptListener = (attempt: DeliveryAttempt, delivery: Delivery) => void;
 
 /**
  * One sandbox: the state, the rules and the routes of the service, with no transport. The MSW
@@ -90,6 +92,7 @@ export class Sandbox {
   /** What the routes use of this sandbox, its current parts (a reset swaps them) and operations. */
   private readonly deps: RouteDeps;
   private readonly listeners = new Set<EventListener>();
+  private readonly attemptListeners = new Set<DeliveryAttemptListener>();
   private readonly journal: RequestJournal;
   private revision = 0;
   private readonly faults: FaultInjector;
@@ -131,6 +134,11 @@ export class Sandbox {
       (parts, emitted) => this.emit(parts, emitted),
       () => this.revision++,
       this.persistence,
+      (attempt, delivery) => {
+        if (this.attemptListeners.size === 0) return;
+        const view = delivery();
+        for (const listener of this.attemptListeners) listener(attempt, view);
+      },
     );
   }
 
@@ -658,6 +666,16 @@ export class Sandbox {
   }
 
   /**
+   * Retry now: the retry a connection's deliveries wait on (a failed event holds back the later
+   * ones) is made at once; once the receiver accepts it, the events behind it follow. Resolves
+   * with the deliveries retried, after their attempts; none when nothing waits on a retry.
+   */
+  retryDeliveries(connectionId: string): Promise<Delivery[]> {
+    this.connection(connectionId);
+    return this.parts.dispatcher.retryNow(connectionId);
+  }
+
+  /**
    * Sets a connection's delivery chaos: duplicates, extra delays, broken order, an outage (see
    * {@link ChaosSettings}); `{}` turns it off. Seeded: the same run makes the same chaos.
    *
@@ -680,6 +698,17 @@ export class Sandbox {
       throw ApiError.invalidField('listener', `onEvent() takes a function, got ${listener === null ? 'null' : typeof listener}`);
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Listens to delivery attempts as they are made (every attempt: retries, redeliveries, chaos's
+   * duplicates); returns a function that stops listening. `crm-sandbox serve` prints a line for each.
+   */
+  onDeliveryAttempt(listener: DeliveryAttemptListener): () => void {
+    if (typeof listener !== 'function')
+      throw ApiError.invalidField('listener', `onDeliveryAttempt() takes a function, got ${listener === null ? 'null' : typeof listener}`);
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
   }
 
   private emit(parts: SandboxParts, emitted: EmittedEvent): void {

@@ -126,3 +126,15 @@ export function serverApi(baseUrl: string, apiKey: string, adminKey?: string): S
     resetAll: () => send('POST', '/sandbox/reset', adminKey ?? apiKey, { query: { all: 'true' } }),
   };
 }
+
+/**
+ * The API of an MCP server that has no sandbox to act on (`mcp --port P` where another program
+ * holds P): every tool answers this one error, so an MCP client that started it shows why, instead
+ * of a server that never answered `initialize`.
+ */
+export function unavailableApi(apiKey: string, message: string): SandboxApi {
+  const fail = async (): Promise<ApiAnswer> => {
+    throw new ToolError(undefined, { message, errorCode: 'SANDBOX_UNAVAILABLE' });
+  };
+  return { sandbox: undefined, apiKey, request: fail, resetAll: fail };
+}

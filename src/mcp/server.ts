@@ -39,17 +39,26 @@ const INSTRUCTIONS = [
   'crm-sandbox: a local sandbox of a unified CRM and engagement integration service, for the code you write against that service.',
   'Every tool acts through the sandbox HTTP API with one API key (sandbox_info says which, and the URL your app calls) and answers what the API answers; an error is the API error body { status, message, errorCode, metadata }.',
   'Start with link_connection (or list_connections). Each record change and status move becomes a signed webhook event delivered to the webhook URL: list_deliveries, get_delivery and redeliver show and replay them.',
-  'In-process the clock is virtual unless --port serves HTTP: time moves only with advance_clock (a new connection is READY after 10s; retries wait 10s, 1m, 5m, 30m, 2h, 6h, 12h).',
+  'In-process the clock is virtual unless --port serves HTTP: time moves only with advance_clock (a new connection is READY after 10s; retries wait 10s, 1m, 5m, 30m, 2h, 6h, 12h on the virtual clock; 1s up to 5m on a real one, with --port).',
   'Resources: the OpenAPI document (every route and record schema), the scenario JSON Schema, the built-in scenarios.',
 ].join('\n');
 
+export interface McpServerOptions {
+  version: string;
+  /** The URL the app calls, when the sandbox is served over HTTP. */
+  url?: string | undefined;
+  /** Why there is no sandbox to act on (every tool then answers it too): said first in `initialize`'s instructions. */
+  problem?: string | undefined;
+}
+
 /** The MCP server of the tools and resources, acting through `api`. */
-export function createMcpServer(api: SandboxApi, options: { version: string; url?: string | undefined }): Server {
+export function createMcpServer(api: SandboxApi, options: McpServerOptions): Server {
   const context: ToolContext = { api, snapshots: new Map(), url: options.url };
   const tools = new Map(TOOLS.map((tool) => [tool.name, tool]));
   const server = new Server(
     { name: 'crm-sandbox', title: 'crm-sandbox', version: options.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    // A server with no sandbox says why first, where a client shows the server's instructions.
+    { capabilities: { tools: {}, resources: {} }, instructions: options.problem === undefined ? INSTRUCTIONS : `${options.problem}\n${INSTRUCTIONS}` },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOLS.map((tool) => ({
@@ -82,7 +91,7 @@ export function createMcpServer(api: SandboxApi, options: { version: string; url
 }
 
 /** Serves the tools over this process's stdin and stdout (which then carry nothing else). */
-export async function serveOverStdio(api: SandboxApi, options: { version: string; url?: string | undefined }): Promise<Server> {
+export async function serveOverStdio(api: SandboxApi, options: McpServerOptions): Promise<Server> {
   const server = createMcpServer(api, options);
   const transport = new StdioServerTransport();
   transport.onerror = (error) => answerUnreadable(transport, error);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { didYouMean } from '../shared/closest.js';
 import { ApiError } from '../shared/errors.js';
 import { lazyRecord } from '../shared/lazy-record.js';
 import { once } from '../shared/once.js';
@@ -30,7 +31,10 @@ export function isCrmObjectType(value: string): value is CrmObjectType {
 /** A CRM object type as spelled in events (`Contact`, `EventAttendee`…); else a 400 naming `objectType`. */
 export function parseObjectType(value: string): CrmObjectType {
   if (isCrmObjectType(value)) return value;
-  throw ApiError.invalidField('objectType', `objectType must be one of ${CRM_OBJECT_TYPES.join(', ')}; got ${JSON.stringify(value)}`);
+  throw ApiError.invalidField(
+    'objectType',
+    `objectType must be one of ${CRM_OBJECT_TYPES.join(', ')}; got ${JSON.stringify(value)}${didYouMean(value, CRM_OBJECT_TYPES)}`,
+  );
 }
 
 /** Record ids are `v.<prefix>.<32 hex>`; EventAttendee is the odd one: `v.attendee.…` (a quirk of the original). */

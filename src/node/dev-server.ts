@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { bodyLimit, payloadTooLarge, respond, respondError, type SandboxRequest, type SandboxResponse } from '../core/http.js';
+import { DEFAULT_API_KEY } from '../core/options.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { merged } from '../shared/merged.js';
 import { hostCheck, hostNotAllowed } from './allowed-hosts.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
-import { staticAssets } from './static-assets.js';
+import { holdAssets, staticAssets } from './static-assets.js';
 
 // The dev server: the sandbox over a plain `node:http` server (`crm-sandbox serve`, and
 // `crm-sandbox/server` for your own scripts), with no framework in between. `createApp`
@@ -92,8 +93,8 @@ export function createRequestListener(sandbox: Sandbox, options: Pick<DevServerO
     () => (loading = undefined),
     () => undefined,
   );
-  // Answered before the core: the link widget's and the inspector's files.
-  const serveAsset = staticAssets(options);
+  // Answered before the core: the link widget's and the inspector's files (whose page says when the default key is taken).
+  const serveAsset = staticAssets({ log, defaultKey: sandbox.options.apiKeys.includes(DEFAULT_API_KEY) ? DEFAULT_API_KEY : undefined });
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const started = log ? performance.now() : 0;
     serve(sandbox, req, res, beforeAnswer).then(
@@ -157,6 +158,8 @@ export async function startDevServer(sandbox: Sandbox, options: DevServerOptions
       server.off('error', reject);
       const { port } = server.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
+      // After the start, not in its way: the inspector's and the widget's files, held in memory (see holdAssets).
+      setTimeout(holdAssets, 1_000).unref();
       resolve({
         url: `http://${shownHost}:${port}`,
         port,

@@ -44,6 +44,15 @@ function read(file: string): Buffer | undefined {
 }
 
 /**
+ * Reads every file now, to serve it from memory from then on: a server started from a checkout
+ * goes on serving the files of its own build after `npm run build` there publishes new ones
+ * (scripts/build.mjs). The dev server calls it a moment after it starts listening.
+ */
+export function holdAssets(): void {
+  for (const { file } of Object.values(ASSETS)) read(file);
+}
+
+/**
  * Express-style middleware: answers GET and HEAD of the widget's and the inspector's files and
  * passes every other request on (to `sandbox.handle`). The API routes under `/link/widget/…`
  * and `/sandbox/…` are not assets and pass through. `log` gets one line per file served, as
@@ -53,23 +62,58 @@ function read(file: string): Buffer | undefined {
  * app.use(staticAssets({ log: console.log }));
  * app.use((req, res) => … sandbox.handle(…));
  */
-export function staticAssets(options: { log?: ((line: string) => void) | undefined } = {}) {
+export function staticAssets(options: { log?: ((line: string) => void) | undefined; defaultKey?: string | undefined } = {}) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
-    const asset = ASSETS[queryAt === -1 ? url : url.slice(0, queryAt)];
-    if (!asset || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const asset = ASSETS[path];
+    const readOnly = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/' && readOnly && wantsHtml(req)) {
+      // A browser at the server's address gets the inspector; an API client still gets the JSON 404.
+      const body = '<!doctype html><title>crm-sandbox</title><a href="/sandbox/ui">The inspector: /sandbox/ui</a>\n';
+      res
+        .writeHead(302, {
+          location: '/sandbox/ui',
+          'content-type': 'text/html; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+          'cache-control': 'no-cache',
+          'x-content-type-options': 'nosniff',
+        })
+        .end(req.method === 'HEAD' ? undefined : body);
+      options.log?.(`${req.method} ${url} 302 0.0ms`);
+      return;
+    }
+    if (!asset || !readOnly) {
       next();
       return;
     }
     const started = performance.now();
-    send(req, res, asset);
+    send(req, res, asset, options.defaultKey);
     options.log?.(`${req.method} ${url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
   };
 }
 
-function send(req: IncomingMessage, res: ServerResponse, asset: { file: string; framable: boolean }): void {
-  const content = read(asset.file);
+/** Whether the request asks for a page (a browser sends `Accept: text/html,…`), not for JSON (curl sends any type, a client JSON). */
+function wantsHtml(req: IncomingMessage): boolean {
+  return /\btext\/html\b/.test(req.headers.accept ?? '');
+}
+
+/** The inspector's page telling it the server takes the default key (so it opens without asking, on a loopback address). */
+const withDefaultKey = new Map<string, Buffer>();
+function inspectorPage(content: Buffer, key: string): Buffer {
+  let page = withDefaultKey.get(key);
+  if (!page) {
+    const meta = `<meta name="crm-sandbox-default-key" content="${key.replace(/[&"<>]/g, '')}">`;
+    page = Buffer.from(content.toString('utf8').replace('<head>', `<head>\n  ${meta}`));
+    withDefaultKey.set(key, page);
+  }
+  return page;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, asset: { file: string; framable: boolean }, defaultKey?: string): void {
+  const file = read(asset.file);
+  const content = file && defaultKey !== undefined && asset.file === 'inspector.html' ? inspectorPage(file, defaultKey) : file;
   if (!content) {
     const body = JSON.stringify({ message: `${asset.file} is missing: build the package first (npm run build)`, errorCode: 'INTERNAL_ERROR' });
     res

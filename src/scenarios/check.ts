@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CRM_OBJECT_TYPES, type CrmObjectType, crmRecordSchema, crmWriteSchema } from '../model/crm.js';
 import { INTEGRATION_IDS } from '../model/integrations.js';
+import { didYouMean } from '../shared/closest.js';
 import { parseDuration } from '../shared/duration.js';
 import { SandboxConfigError } from '../shared/errors.js';
 import { type ExplainedIssue, explainIssues, fieldPath, objectKeys, schemaAt, schemaType } from '../shared/validation.js';
@@ -123,7 +124,7 @@ function checkStep(raw: unknown, index: number, names: Names, problems: Scenario
       field: where,
       message:
         keys.length === 1
-          ? `"${unknown}" is not a step kind; use one of ${STEP_KINDS.join(', ')}`
+          ? `"${unknown}" is not a step kind${didYouMean(unknown, STEP_KINDS) ? `${didYouMean(unknown, STEP_KINDS)} Use` : '; use'} one of ${STEP_KINDS.join(', ')}`
           : `a step has exactly one kind, got ${keys.length} keys (${keys.join(', ')})`,
     });
     // Its fields are not checked, but a name it gives is defined: later steps are not blamed for it.
@@ -150,6 +151,7 @@ function checkStep(raw: unknown, index: number, names: Names, problems: Scenario
   const type = recordType(kind, step, names);
   if ((kind === 'create' || kind === 'update') && type && isObject(step.fields)) checkFields(type, step.fields, add);
   if (kind === 'chaos') checkChaos(step, add);
+  if (kind === 'expect') checkExpectedRecords(step, add);
   if (kind === 'link') names.define(step.as, { what: 'connection' });
   if (kind === 'create') names.define(step.as, { what: 'record', type });
   if (kind === 'update') names.define(step.as ?? step.record, { what: 'record', type });
@@ -236,7 +238,8 @@ function checkRefPath(shape: z.ZodType, name: string, ref: RefAt, say: (message:
     if (type === 'object') {
       const keys = objectKeys(at)!;
       if (!keys.includes(key)) {
-        say(`${walked} has no field "${key}"; allowed: ${keys.join(', ')}`);
+        const meant = didYouMean(key, keys);
+        say(`${walked} has no field "${key}"${meant ? `${meant} Allowed` : '; allowed'}: ${keys.join(', ')}`);
         return;
       }
     } else if (SCALARS.has(type)) {
@@ -322,9 +325,40 @@ function checkChaos(step: Record<string, unknown>, add: Add): void {
  */
 function sentence(issue: ExplainedIssue, root: string, label: (parent: PropertyKey[]) => string): string {
   if (issue.code === 'unrecognized_keys' && issue.allowed) {
-    return `${issue.field} is not a known field of ${label(issue.path.slice(0, -1))}; allowed: ${issue.allowed.join(', ')}`;
+    return unknownField(issue.field, label(issue.path.slice(0, -1)), issue.path.at(-1), issue.allowed);
   }
   return `${issue.field || root} ${issue.message}`;
+}
+
+/** `fields.fristName is not a known field of Contact; did you mean firstName? Allowed: …` (or `; allowed: …` with no likely one). */
+function unknownField(field: string, of: string, key: unknown, allowed: readonly string[]): string {
+  const meant = didYouMean(key, allowed);
+  return `${field} is not a known field of ${of}${meant ? `${meant} Allowed` : '; allowed'}: ${allowed.join(', ')}`;
+}
+
+/**
+ * The records an `expect` step's events must have: their fields are the unified record's of the
+ * event's objectType (a DELETE's also `connectionId`), so a typo (`fristName`) is told now, not
+ * met as an expectation that can never hold.
+ */
+function checkExpectedRecords(step: Record<string, unknown>, add: Add): void {
+  if (!Array.isArray(step.events)) return;
+  for (const [index, matcher] of step.events.entries()) {
+    if (!isObject(matcher) || !isObject(matcher.record) || !CRM_OBJECT_TYPES.includes(matcher.objectType as CrmObjectType)) continue;
+    const type = matcher.objectType as CrmObjectType;
+    const schema = crmRecordSchema(type);
+    const fields = [...(objectKeys(schema) ?? []), 'connectionId'];
+    const associations = objectKeys(schemaAt(schema, ['associations'])!) ?? [];
+    const at = `events[${index}].record`;
+    for (const key of Object.keys(matcher.record)) {
+      if (!fields.includes(key)) add(`${at}.${key}`, unknownField(`${at}.${key}`, `a ${type} record`, key, fields));
+    }
+    const given = matcher.record.associations;
+    if (!isObject(given)) continue;
+    for (const key of Object.keys(given)) {
+      if (!associations.includes(key)) add(`${at}.associations.${key}`, unknownField(`${at}.associations.${key}`, `${type} associations`, key, associations));
+    }
+  }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

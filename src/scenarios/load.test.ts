@@ -47,7 +47,7 @@ describe('scenario files', () => {
     );
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, fields: { colour: red } }\n').field).toBe('steps[0].create.fields.colour');
     expect(errorOf('description: d\nsteps:\n  - create: { type: Deal, feilds: { name: x } }\n').message).toBe(
-      'scenario x.yaml: steps[0] (create): feilds is not a known field of the create step; allowed: type, fields, as, repeat, connection',
+      'scenario x.yaml: steps[0] (create): feilds is not a known field of the create step; did you mean fields? Allowed: type, fields, as, repeat, connection',
     );
     expect(errorOf('description: d\nsteps:\n  - frobnicate: 1\n').message).toBe(
       'scenario x.yaml: steps[0]: "frobnicate" is not a step kind; use one of link, webhook, status, advance, wait, create, update, delete, passthrough, chaos, expect, receiverCheck',
@@ -154,14 +154,14 @@ describe('scenario files', () => {
     );
     expect(error.message.split('\n')).toEqual([
       'scenario my-story.yaml: 7 problems:',
-      'scenario my-story.yaml: descripton is not a known field of the scenario; allowed: $schema, name, description, seed, connection, steps',
+      'scenario my-story.yaml: descripton is not a known field of the scenario; did you mean description? Allowed: $schema, name, description, seed, connection, steps',
       'scenario my-story.yaml: steps[1] (create): fields.amount must be a number, got string',
-      'scenario my-story.yaml: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
-      'scenario my-story.yaml: steps[2]: "craete" is not a step kind; use one of link, webhook, status, advance, wait, create, update, delete, passthrough, chaos, expect, receiverCheck',
+      'scenario my-story.yaml: steps[1] (create): fields.associations.accountId is not a known field of Deal associations; did you mean accountIds? Allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
+      'scenario my-story.yaml: steps[2]: "craete" is not a step kind; did you mean create? Use one of link, webhook, status, advance, wait, create, update, delete, passthrough, chaos, expect, receiverCheck',
       // steps[3] updates ada, which the misspelt step names: it is not blamed for that step's mistake.
       'scenario my-story.yaml: steps[4] (update): record "ada2" is not defined by an earlier step (name records with as); records: acme, deal, ada',
       'scenario my-story.yaml: steps[5] (chaos): duplicate must be a number from 0 to 1, got 2',
-      'scenario my-story.yaml: steps[6] (status): its value must be one of "NEW_CONNECTION", "INITIAL_SYNCED", "READY", got "REDY"',
+      'scenario my-story.yaml: steps[6] (status): its value must be one of "NEW_CONNECTION", "INITIAL_SYNCED", "READY", got "REDY"; did you mean "READY"?',
     ]);
     // The same, as data: what a program (or the control API's metadata.issues) reads.
     expect(error.problems[0]).toEqual({ step: null, kind: null, field: 'descripton', message: expect.stringContaining('descripton is not a known field') });
@@ -170,7 +170,7 @@ describe('scenario files', () => {
       kind: 'create',
       field: 'steps[1].create.fields.associations.accountId',
       message:
-        'fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
+        'fields.associations.accountId is not a known field of Deal associations; did you mean accountIds? Allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
     });
     expect(error.problems[3]).toMatchObject({ step: 2, kind: null, field: 'steps[2]' });
     expect(error.problems.map((problem) => problem.step)).toEqual([null, 1, 1, 2, 4, 5, 6]);
@@ -194,7 +194,7 @@ describe('scenario files', () => {
       ['steps:', '  - create: { type: Account, as: acme }', '  - create: { type: Contact, as: ada }', ...steps.map((step) => `  - ${step}`), ''].join('\n');
     // A reference is checked where it is: an unknown key holding one is still unknown.
     expect(linesOf(story('create: { type: Deal, fields: { associations: { accountId: $acme.id } } }'))).toEqual([
-      'scenario x.yaml: steps[2] (create): fields.associations.accountId is not a known field of Deal associations; allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
+      'scenario x.yaml: steps[2] (create): fields.associations.accountId is not a known field of Deal associations; did you mean accountIds? Allowed: contactIds, accountIds, noteIds, taskIds, eventIds, ownerUserId',
     ]);
     // A whole-value reference may be of any type until the run; text with one inside is a string.
     expect(() =>
@@ -218,7 +218,7 @@ describe('scenario files', () => {
       ),
     ).toEqual([
       'scenario x.yaml: steps[2] (update): fields.id is set by the sandbox and cannot be written',
-      'scenario x.yaml: steps[2] (update): fields.address.cty is not a known field of Account address; allowed: street, city, state, postalCode, country',
+      'scenario x.yaml: steps[2] (update): fields.address.cty is not a known field of Account address; did you mean city? Allowed: street, city, state, postalCode, country',
       'scenario x.yaml: steps[3] (update): fields.name is not a known field of Contact; allowed: nativeId, email, firstName, lastName, jobTitle, phone, mobilePhone, associations',
     ]);
     // Said once, as the control API says it (not also as an unknown key).
@@ -253,7 +253,7 @@ describe('scenario files', () => {
         ),
       ),
     ).toEqual([
-      'scenario x.yaml: steps[3] (create): fields.content: $ada has no field "firstNme"; allowed: id, nativeId, createdTime, modifiedTime, email, firstName, lastName, jobTitle, phone, mobilePhone, associations',
+      'scenario x.yaml: steps[3] (create): fields.content: $ada has no field "firstNme"; did you mean firstName? Allowed: id, nativeId, createdTime, modifiedTime, email, firstName, lastName, jobTitle, phone, mobilePhone, associations',
       'scenario x.yaml: steps[3] (create): fields.content: $main has no field "connId"; allowed: connectionId, accessToken, integrationId, nativeOrgId, webhookUrl',
       'scenario x.yaml: steps[3] (create): fields.associations.contactIds[0]: $ada.id is a string: it has no field "x"',
     ]);
@@ -329,5 +329,35 @@ describe('scenario files', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 20_000; i++) deep = [deep];
     expect(() => checkScenario({ steps: [{ create: { type: 'Contact', fields: { x: deep } } }] }, '(code)')).toThrow(message('(code)'));
+  });
+});
+
+describe('the records an expect step names', () => {
+  it("are checked against the event object type's record: a mistyped field is refused with the one likely meant, before anything runs", () => {
+    const text = [
+      'description: t',
+      'steps:',
+      '  - expect:',
+      '      events:',
+      '        - { objectType: Contact, eventType: CREATE, record: { fristName: Ada, associations: { ownerUserID: x } } }',
+      '        - { objectType: Contact, eventType: DELETE, record: { id: x, connectionId: y } }',
+      '        - { status: READY }',
+    ].join('\n');
+    const error = (() => {
+      try {
+        parseScenario(text, 'x.yaml');
+      } catch (caught) {
+        return caught as ScenarioError;
+      }
+      throw new Error('it did not throw');
+    })();
+    expect(error.problems.map((problem) => problem.message)).toEqual([
+      expect.stringMatching(/^events\[0\]\.record\.fristName is not a known field of a Contact record; did you mean firstName\? Allowed: id, nativeId, /),
+      expect.stringMatching(
+        /^events\[0\]\.record\.associations\.ownerUserID is not a known field of Contact associations; did you mean ownerUserId\? Allowed: /,
+      ),
+    ]);
+    // The fields a record has (a DELETE's connectionId too) are taken, and a matcher without objectType is not checked.
+    expect(() => parseScenario(text.replace('fristName', 'firstName').replace('ownerUserID', 'ownerUserId'), 'x.yaml')).not.toThrow();
   });
 });

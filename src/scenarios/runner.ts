@@ -15,7 +15,7 @@ import { RefError, resolveRefs } from './refs.js';
 import { type CheckResult, type ProbeResult, type ScenarioReport, summarize, transcriptEvent } from './report.js';
 import type { StepKind } from './schema.js';
 import { Breather, type RunConnection, type ScenarioTarget, sleep } from './target.js';
-import { networkAdvice, unreachableReceiver } from './unreachable.js';
+import { networkAdvice, notFoundHint, unreachableReceiver } from './unreachable.js';
 
 export interface RunOptions {
   /** Where the main connection's webhook (and `link` steps' webhooks) point, unless the file says. */
@@ -249,17 +249,33 @@ class Run {
    */
   private warnIfRejected(delivery: Delivery): void {
     if (this.warnedRejection) return;
+    const notFound = delivery.attempts.find((attempt) => attempt.status === 404);
+    if (notFound) {
+      this.warnedRejection = true;
+      this.options.onWarning?.(`the receiver answered 404 to ${summarize(delivery.event)} (${delivery.eventId}): ${notFoundHint(notFound.webhookUrl)}`);
+      return;
+    }
     const rejected = delivery.attempts.find((attempt) => attempt.status === 401 || attempt.status === 403);
     if (!rejected) return;
     this.warnedRejection = true;
     this.options.onWarning?.(
-      `the receiver answered ${rejected.status} to ${summarize(delivery.event)} (${delivery.eventId}), which was signed correctly. ${rejectionHint(delivery.connectionId, this.tokenOf(delivery.connectionId))}`,
+      `the receiver answered ${rejected.status} to ${summarize(delivery.event)} (${delivery.eventId}), which was signed correctly. ${this.rejectionHint(delivery.connectionId)}`,
     );
   }
 
-  private tokenOf(connectionId: string): string {
-    for (const connection of this.connections.values()) if (connection.connectionId === connectionId) return connection.accessToken;
-    return '';
+  /** What to do about a receiver that answers 401/403 to a connection's correctly signed events, from what the run knows of its token. */
+  private rejectionHint(connectionId: string): string {
+    const main = this.connections.get('main');
+    const accessToken = [...this.connections.values()].find((connection) => connection.connectionId === connectionId)?.accessToken ?? '';
+    const origin =
+      main?.connectionId !== connectionId
+        ? 'drawn'
+        : this.options.connectionId !== undefined
+          ? 'adopted'
+          : this.options.accessToken !== undefined
+            ? 'given'
+            : 'drawn';
+    return rejectionHint(connectionId, accessToken, origin);
   }
 
   private async linkMain(): Promise<void> {
@@ -541,6 +557,8 @@ class Run {
         unreachable.push(line);
         unreachableIds.add(connection.connectionId);
       }
+      // The oldest event of the connection still unfinished: one connection's events go in order, so the later ones wait behind it.
+      let holder: Delivery | undefined;
       for (const delivery of deliveries) {
         await this.breather.breathe();
         // The log's text of the event where the target has it: no event parsed and written again (10 MB for 10,000).
@@ -548,13 +566,22 @@ class Run {
         if (connection.webhookUrl === null || this.excused.has(delivery.eventId) || delivery.state === 'succeeded') continue;
         const last = delivery.attempts.at(-1);
         const answer = last ? (last.status ?? last.error) : 'no attempt';
-        const rejected = last?.status === 401 || last?.status === 403 ? ` — ${rejectionHint(delivery.connectionId, connection.accessToken)}` : '';
+        const rejected =
+          last?.status === 401 || last?.status === 403
+            ? ` — ${this.rejectionHint(delivery.connectionId)}`
+            : last?.status === 404
+              ? ` — ${notFoundHint(last.webhookUrl)}`
+              : '';
+        const behind = holder && delivery.attempts.length === 0 && delivery.state === 'pending' ? holder : undefined;
+        if (delivery.state !== 'failed') holder ??= delivery;
         const message =
           delivery.state === 'failed'
             ? `the receiver never accepted ${summarize(delivery.event)} (${delivery.eventId}): ${delivery.failureReason}; last answer: ${answer}${rejected}`
-            : this.options.signal?.aborted
-              ? `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run was stopped (last answer: ${answer})${rejected}`
-              : `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run ended (last answer: ${answer}); raise --max-wait or shorten --retry-schedule${rejected}`;
+            : behind
+              ? `${summarize(delivery.event)} (${delivery.eventId}) was never sent: it waited behind ${summarize(behind.event)} (${behind.eventId}), which the receiver had not accepted (one connection's events go out in order)`
+              : this.options.signal?.aborted
+                ? `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run was stopped (last answer: ${answer})${rejected}`
+                : `${summarize(delivery.event)} (${delivery.eventId}) was still ${delivery.state} when the run ended (last answer: ${answer})${rejected || '; raise --max-wait or shorten --retry-schedule'}`;
         this.checks.push({ step: null, kind: 'delivery', ok: false, message });
         if (line === undefined) this.failures.push(message);
       }
@@ -581,10 +608,25 @@ class Run {
   }
 }
 
-/** What to do about a receiver that answers 401/403 to correctly signed events. */
-function rejectionHint(connectionId: string, accessToken: string): string {
+/**
+ * What to do about a receiver that answers 401/403 to correctly signed events, by where the
+ * connection's token came from: drawn by the run, given with --access-token, or the token of a
+ * server's connection the run plays on (--connection-id).
+ */
+function rejectionHint(connectionId: string, accessToken: string, origin: 'drawn' | 'given' | 'adopted'): string {
+  const signs = `connection ${connectionId} signs with ${accessToken}`;
+  if (origin === 'given') {
+    return (
+      `This run's ${signs}, the --access-token given, so your receiver verified with another token. ` +
+      `If it looks tokens up by the x-service-connection-id header, it holds another one for ${connectionId}; if it falls back to one from its environment ` +
+      "(the README's receiver reads WEBHOOK_TOKEN), that variable is not this token in the receiver's own terminal: export it there and restart the receiver."
+    );
+  }
+  if (origin === 'adopted') {
+    return `The server's ${signs} (GET /sandbox/connections/${connectionId} shows it): your receiver verifies with another, so it did not store this one for ${connectionId} at exchange.`;
+  }
   return (
-    `A receiver that rejects a correctly signed event almost always verifies with another accessToken: this run's connection ${connectionId} signs with ${accessToken}. ` +
+    `A receiver that rejects a correctly signed event almost always verifies with another accessToken: this run's ${signs}. ` +
     'Give the run the token your receiver verifies with (--access-token), or play on the connection your app linked itself (--server URL --connection-id ID).'
   );
 }

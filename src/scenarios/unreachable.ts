@@ -34,3 +34,18 @@ export function unreachableReceiver(url: string, deliveries: readonly Delivery[]
   const undelivered = deliveries.filter((delivery) => delivery.state !== 'succeeded').length;
   return `${undelivered} of ${deliveries.length} event(s) not delivered: ${networkAdvice(url, failed.error!)}`;
 }
+
+/**
+ * A receiver's 404: its server answers, but has nothing at the webhook URL's path.
+ *
+ * @example notFoundHint('http://127.0.0.1:3000/hooks') // 'a 404 is a server that answers but has no route at /hooks: is that the path your receiver serves (the README's is /webhooks)?'
+ */
+export function notFoundHint(webhookUrl: string): string {
+  let path = webhookUrl;
+  try {
+    path = new URL(webhookUrl).pathname;
+  } catch {
+    // Not a URL: named as it is.
+  }
+  return `a 404 is a server that answers but has no route at ${path}: is that the path your receiver serves (the README's is /webhooks)?`;
+}

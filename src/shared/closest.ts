@@ -39,3 +39,16 @@ export function closest(word: string, known: Iterable<string>): string | undefin
   if (best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3))) return best;
   return starting.length === 1 ? starting[0] : undefined;
 }
+
+/**
+ * `; did you mean firstName?` when `word` is a likely typo of a known one ({@link closest}), else
+ * ''. `quote` writes the suggestion as JSON text (`"READY"`), for messages that quote values.
+ *
+ * @example `${field} is not a known field${didYouMean(key, allowed)}` // 'fristName is not a known field; did you mean firstName?'
+ */
+export function didYouMean(word: unknown, known: Iterable<string>, { quote = false }: { quote?: boolean } = {}): string {
+  // A word of one or two letters is one edit from too many others to guess.
+  if (typeof word !== 'string' || word.length < 3) return '';
+  const meant = closest(word, known);
+  return meant === undefined || meant === word ? '' : `; did you mean ${quote ? JSON.stringify(meant) : meant}?`;
+}

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { didYouMean } from './closest.js';
 import { ApiError } from './errors.js';
 
 /** `a.b[2].c` from a zod issue path. */
@@ -16,13 +17,19 @@ export interface FieldIssue {
   message: string;
 }
 
-/** Flattens zod issues into one line per field, naming unknown keys one by one. */
-export function describeIssues(error: z.ZodError, prefix = ''): FieldIssue[] {
+/**
+ * Flattens zod issues into one line per field, naming unknown keys one by one; given the schema
+ * that was parsed, an unknown key that is a likely typo of one it takes says which
+ * (`fristName is not a known field; did you mean firstName?`).
+ */
+export function describeIssues(error: z.ZodError, prefix = '', schema?: z.ZodType): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
+      const at = schema && schemaAt(schema, issue.path);
+      const allowed = (at && objectKeys(at)) ?? [];
       for (const key of issue.keys) {
-        issues.push({ field: fieldPath([...issue.path, key], prefix), message: 'is not a known field' });
+        issues.push({ field: fieldPath([...issue.path, key], prefix), message: `is not a known field${didYouMean(key, allowed)}` });
       }
       continue;
     }
@@ -43,7 +50,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
   // inputs, to say what was sent; it is parsed again with them.
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw invalidFromIssues(describeIssues(schema.safeParse(value, { reportInput: true }).error!, prefix));
+  throw invalidFromIssues(describeIssues(schema.safeParse(value, { reportInput: true }).error!, prefix, schema));
 }
 
 /** An issue as the end of a sentence that starts with the field name: `limit must be a number`. */
@@ -54,8 +61,19 @@ function phrase(issue: z.core.$ZodIssue): string {
     return `must be ${withArticle(issue.expected)}, got ${got}`;
   }
   if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return 'must not be empty';
-  if (issue.code === 'invalid_value') return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+  if (issue.code === 'invalid_value') return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}${given(issue)}`;
   return issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
+}
+
+/** What a value outside an enum was, when it is known (`, got "salesfroce"`), and the value it likely meant. */
+function given(issue: z.core.$ZodIssueInvalidValue): string {
+  if (!('input' in issue) || issue.input === undefined) return '';
+  const text = typeof issue.input === 'string' ? JSON.stringify(issue.input) : String(issue.input);
+  return `, got ${text}${didYouMean(
+    issue.input,
+    issue.values.filter((value): value is string => typeof value === 'string'),
+    { quote: true },
+  )}`;
 }
 
 function withArticle(word: string): string {
@@ -156,7 +174,7 @@ function explainPhrase(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): 
     case 'invalid_value':
       return issue.values.length === 1
         ? `must be ${JSON.stringify(issue.values[0])}${got}`
-        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}${got}`;
+        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}${given(issue)}`;
     case 'invalid_format':
       return issue.message.startsWith('Invalid') ? `must be ${issue.format === 'url' ? 'a URL' : `a valid ${issue.format}`}${got}` : `${phrase(issue)}${got}`;
     case 'too_big':

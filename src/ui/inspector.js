@@ -1,12 +1,17 @@
 /*
- * The inspector at /sandbox/ui. It asks for an API token once (kept in this tab's
- * sessionStorage) and sees only that token's connections, through the sandbox's own API:
- * the service's endpoints, the control API and the inspector routes. It polls once a second
- * and redraws only what changed, so forms keep their input and focus.
+ * The inspector at /sandbox/ui. It sees only one API token's connections, through the sandbox's
+ * own API: the service's endpoints, the control API and the inspector routes. The token comes
+ * from `?token=` (then taken out of the address), this tab's sessionStorage, or, on a loopback
+ * address, the default key when the server accepts it; else a form asks for it once. It polls
+ * once a second and redraws only what changed, so forms keep their input and focus.
  */
 (() => {
   var el = window.CrmSandboxDom.el;
   var TOKEN_KEY = 'crm-sandbox.apiToken';
+  /** The key a sandbox accepts when none is configured (DEFAULT_API_KEY). */
+  var DEFAULT_KEY = 'sandbox-api-key';
+  /** The addresses of this machine: where the default key is tried before asking for one. */
+  var LOOPBACK = /^(localhost|[\w-]+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
   var POLL_MS = 1000;
   var PAGE_SIZE = 10;
   var MAX_ROWS = 100;
@@ -67,6 +72,8 @@
     unifiedType: null,
     unifiedPages: 1,
     unifiedOpen: {},
+    /** The unified records' search box. */
+    unifiedSearch: '',
     /** accessTokens of the connections whose engagement objects were read, by connectionId. */
     accessTokens: {},
   };
@@ -136,6 +143,11 @@
       [
         el('h2', { text: 'Open the inspector' }),
         el('p', { class: 'muted', text: 'The inspector shows what one API token sees. The token stays in this tab only (session storage).' }),
+        el('p', {
+          class: 'muted',
+          id: 'token-hint',
+          text: `The server's first lines name the keys it accepts (without --api-key: ${DEFAULT_KEY}). /sandbox/ui?token=KEY opens the inspector with KEY.`,
+        }),
         message ? el('p', { role: 'alert', class: 'error', text: message }) : null,
         el('label', { for: 'api-token', text: 'API token (service-api-token)' }),
         input,
@@ -293,22 +305,22 @@
       ]),
     );
     detail.appendChild(
+      el('section', { class: 'card', 'aria-labelledby': 'unified-title' }, [
+        el('h2', { id: 'unified-title', text: 'Unified records' }),
+        el('p', {
+          class: 'muted',
+          text: "What your app reads from the service's unified API (GET /crm/…, with this connection's accessToken): the newest first, or those with the text searched for.",
+        }),
+        el('div', { id: 'unified-picker' }),
+        el('div', { id: 'unified' }),
+      ]),
+    );
+    detail.appendChild(
       el('section', { class: 'card', 'aria-labelledby': 'records-title' }, [
         el('h2', { id: 'records-title', text: 'Records' }),
         el('div', { class: 'row' }, [el('label', { for: 'record-type', text: 'Type' }), typeSelect]),
         el('div', { id: 'records' }),
         el('div', { id: 'editor' }),
-      ]),
-    );
-    detail.appendChild(
-      el('section', { class: 'card', 'aria-labelledby': 'unified-title' }, [
-        el('h2', { id: 'unified-title', text: 'Unified records' }),
-        el('p', {
-          class: 'muted',
-          text: "What your app reads from the service's unified API (GET /crm/…, with this connection's accessToken), page by page.",
-        }),
-        el('div', { id: 'unified-picker' }),
-        el('div', { id: 'unified' }),
       ]),
     );
     drawEditor();
@@ -364,7 +376,13 @@
             ),
           ),
         ).then(() => {
-          draw('deliveries', { deliveries: state.deliveries, details: state.details, expanded: state.expanded }, drawDeliveries);
+          // While an event waits on a retry, the second too: "next attempt in …" counts down.
+          var counting = state.deliveries.some((d) => d.state === 'retrying');
+          draw(
+            'deliveries',
+            { deliveries: state.deliveries, details: state.details, expanded: state.expanded, now: counting ? Math.floor(Date.now() / 1000) : 0 },
+            drawDeliveries,
+          );
           return refreshUnified(id);
         });
       });
@@ -396,18 +414,23 @@
         draw('unified', { none: true }, drawUnified);
         return undefined;
       }
-      return unifiedPages(id, type, state.unifiedPages).then((read) => {
-        if (id !== state.selectedId || type !== state.unifiedType) return;
-        draw('unified', { object: object, pages: read.pages, error: read.error, open: state.unifiedOpen }, drawUnified);
+      var search = state.unifiedSearch;
+      return unifiedPages(id, type, state.unifiedPages, search).then((read) => {
+        if (id !== state.selectedId || type !== state.unifiedType || search !== state.unifiedSearch) return;
+        draw('unified', { object: object, pages: read.pages, error: read.error, open: state.unifiedOpen, search: search }, drawUnified);
       });
     });
   }
 
-  /** The first `count` pages of a unified list, each after the cursor of the one before; stops at the page whose nextPageCursor is null. */
-  function unifiedPages(id, type, count) {
+  /**
+   * The first `count` pages of a unified list, newest first (with the records holding `search`, if
+   * any), each after the cursor of the one before; stops at the page whose nextPageCursor is null.
+   */
+  function unifiedPages(id, type, count, search) {
     var pages = [];
+    var filter = `&order=newest${search ? `&search=${encodeURIComponent(search)}` : ''}`;
     function after(cursor) {
-      var query = `?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      var query = `?limit=${PAGE_SIZE}${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       return api('GET', `/sandbox/connections/${id}/unified/${encodeURIComponent(type)}${query}`).then((page) => {
         pages.push(page);
         return pages.length < count && page.nextPageCursor !== null ? after(page.nextPageCursor) : { pages: pages };
@@ -426,6 +449,7 @@
           state.unifiedType = picker.value;
           state.unifiedPages = 1;
           state.unifiedOpen = {};
+          drawn['unified-picker'] = null;
           refresh();
         },
       },
@@ -433,7 +457,31 @@
         el('option', { value: object.objectType, text: `${object.objectType} (${object.path})`, selected: object.objectType === data.type }),
       ),
     );
-    target.appendChild(el('div', { class: 'row' }, [el('label', { for: 'unified-type', text: 'Object' }), picker]));
+    var pending = null;
+    var search = el('input', {
+      id: 'unified-search',
+      type: 'search',
+      value: state.unifiedSearch,
+      placeholder: 'a name, an email, an id…',
+      // Read a moment after the last key, not at each one.
+      oninput: () => {
+        clearTimeout(pending);
+        pending = setTimeout(() => {
+          state.unifiedSearch = search.value.trim();
+          state.unifiedPages = 1;
+          state.unifiedOpen = {};
+          refresh();
+        }, 250);
+      },
+    });
+    target.appendChild(
+      el('div', { class: 'row' }, [
+        el('label', { for: 'unified-type', text: 'Object' }),
+        picker,
+        el('label', { for: 'unified-search', text: 'Search' }),
+        search,
+      ]),
+    );
   }
 
   /** The columns of a unified page: the type's own, else the first scalar fields its records have. */
@@ -468,8 +516,8 @@
         id: 'unified-status',
         class: 'muted mono',
         role: 'status',
-        text: `GET ${object.path} · ${records.length} record${records.length === 1 ? '' : 's'} in ${data.pages.length} page${data.pages.length === 1 ? '' : 's'}${
-          data.error ? '' : more ? ' · more after' : ' · the last page (nextPageCursor null)'
+        text: `GET ${object.path}, newest first${data.search ? `, with "${data.search}"` : ''} · ${records.length} record${records.length === 1 ? '' : 's'} in ${data.pages.length} page${data.pages.length === 1 ? '' : 's'}${
+          data.error ? '' : more ? ' · more after' : ' · the last page'
         }`,
       }),
     );
@@ -529,7 +577,9 @@
         ]),
       );
     } else if (!data.error) {
-      target.appendChild(el('p', { class: 'muted', text: `No ${object.objectType} records.` }));
+      target.appendChild(
+        el('p', { class: 'muted', text: data.search ? `No ${object.objectType} record has "${data.search}".` : `No ${object.objectType} records.` }),
+      );
     }
     if (more)
       target.appendChild(
@@ -597,6 +647,7 @@
     state.unifiedObjects = null;
     state.unifiedPages = 1;
     state.unifiedOpen = {};
+    state.unifiedSearch = '';
     // Engagement objects are an engagement connection's only.
     if (ENGAGEMENT_VIEWS[state.recordType] && !isEngagement()) state.recordType = 'Contact';
     drawn = {};
@@ -624,7 +675,14 @@
           {},
           state.connections.map((c) => {
             var selected = c.connectionId === state.selectedId;
-            return el('tr', { 'data-connection-id': c.connectionId, class: selected ? 'selected' : null }, [
+            var open = () => {
+              if (state.selectedId === c.connectionId) return;
+              select(c.connectionId);
+              drawn.connections = null;
+              refresh();
+            };
+            // The whole row opens it with a click; its button, with the keyboard.
+            return el('tr', { 'data-connection-id': c.connectionId, class: selected ? 'selected clickable' : 'clickable', onclick: open }, [
               el('td', {}, [
                 el('button', {
                   type: 'button',
@@ -632,11 +690,7 @@
                   class: 'mono',
                   'aria-pressed': String(selected),
                   'aria-label': `Open connection ${c.connectionId}`,
-                  onclick: () => {
-                    select(c.connectionId);
-                    drawn.connections = null;
-                    refresh();
-                  },
+                  onclick: open,
                   text: `${c.connectionId.slice(0, 8)}…`,
                 }),
               ]),
@@ -884,6 +938,64 @@
     return `${attempt.status === null ? attempt.error : String(attempt.status)} · ${attempt.durationMs} ms`;
   }
 
+  /** `28 min`, `4 s`: how long until an ISO time (from now, in this browser). */
+  function timeLeft(iso) {
+    var seconds = Math.max(0, Math.round((Date.parse(iso) - Date.now()) / 1000));
+    if (seconds < 60) return `${seconds} s`;
+    if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+    return `${Math.round(seconds / 360) / 10} h`;
+  }
+
+  /** A retrying delivery's story so far: `failed 3 times (last answer 401); next attempt in 28 min`. */
+  function retryStory(d) {
+    var last = d.attempts[d.attempts.length - 1];
+    var times = d.attempts.length === 1 ? 'once' : `${d.attempts.length} times`;
+    var answer = last ? ` (last answer ${last.status === null ? last.error : last.status})` : '';
+    return `failed ${times}${answer}${d.nextAttemptTime ? `; next attempt in ${timeLeft(d.nextAttemptTime)}` : ''}`;
+  }
+
+  /**
+   * Why each unfinished delivery waits, by eventId: one connection's events go out in order, so
+   * every event after the oldest unfinished one waits behind it (`behind 3f2a91c0… which failed 3
+   * times; next attempt in 28 min`), and that one waits on its retry, its send or a webhook.
+   */
+  function whyWaiting(deliveries, hasWebhook) {
+    var why = {};
+    var head = null;
+    deliveries.forEach((d) => {
+      if (d.state === 'succeeded' || d.state === 'failed') return;
+      if (!head) {
+        head = d;
+        why[d.eventId] =
+          d.state === 'retrying'
+            ? retryStory(d)
+            : d.state === 'delivering'
+              ? 'being sent now'
+              : hasWebhook
+                ? 'next to go'
+                : 'waiting for a webhook (POST /connection/webhook)';
+        return;
+      }
+      var holder = head.state === 'retrying' ? ` which ${retryStory(head)}` : head.state === 'delivering' ? ', which is being sent' : '';
+      why[d.eventId] = `behind ${head.eventId.slice(0, 8)}…${holder}`;
+    });
+    return { why: why, head: head };
+  }
+
+  /** "Retry now": the event the others wait behind is sent again at once; says what the receiver answered. */
+  function retryNow(connectionId) {
+    act(api('POST', `/sandbox/connections/${connectionId}/deliveries/retry`), 'Retried').then(
+      (answer) => {
+        var retried = answer.deliveries.map((d) => `${d.eventId.slice(0, 8)}… ${d.state} (${answerOf(d.attempts[d.attempts.length - 1])})`);
+        var text = retried.length ? `Retried now: ${retried.join(', ')}` : 'Nothing waits on a retry.';
+        var box = document.getElementById('delivery-message');
+        if (box) box.textContent = text;
+        say(text);
+      },
+      () => {},
+    );
+  }
+
   function drawDeliveries(target) {
     // Newest first, and at most MAX_ROWS of them: a long log stays quick to draw.
     var deliveries = state.deliveries.slice(-MAX_ROWS).reverse();
@@ -894,16 +1006,38 @@
       target.appendChild(el('p', { class: 'muted', text: 'No events yet.' }));
       return;
     }
+    var connection = state.connections.filter((c) => c.connectionId === state.selectedId)[0];
+    var waiting = whyWaiting(state.deliveries, !!connection?.webhook);
+    var behind = Object.keys(waiting.why).length - 1;
+    if (waiting.head && waiting.head.state === 'retrying') {
+      target.appendChild(
+        el('div', { class: 'row retry-now' }, [
+          el('p', {
+            id: 'retry-summary',
+            class: 'muted',
+            text: `${what(waiting.head)} (${waiting.head.eventId.slice(0, 8)}…) ${retryStory(waiting.head)}${behind > 0 ? `; ${behind} event${behind === 1 ? ' waits' : 's wait'} behind it` : ''}.`,
+          }),
+          el('button', {
+            type: 'button',
+            id: 'retry-now',
+            class: 'primary',
+            onclick: () => retryNow(state.selectedId),
+            text: 'Retry now',
+          }),
+        ]),
+      );
+    }
     var rows = [];
     deliveries.forEach((d) => {
       var last = d.attempts[d.attempts.length - 1];
       var open = !!state.expanded[d.eventId];
       var canRedeliver = d.state !== 'pending' && d.state !== 'delivering';
+      var why = waiting.why[d.eventId];
       rows.push(
         el('tr', { 'data-event-id': d.eventId }, [
           el('td', { class: 'mono time', text: time(d.createdTime) }),
           el('td', { class: 'what', text: what(d) }),
-          el('td', { class: `state state-${d.state}`, text: d.state }),
+          el('td', { class: `state state-${d.state}` }, [d.state, why ? el('div', { class: 'muted why', text: why }) : null]),
           el('td', { class: 'attempts', text: String(d.attempts.length) }),
           el('td', { class: 'answer mono', text: answerOf(last) }),
           el('td', {}, [
@@ -1262,6 +1396,32 @@
     );
   }
 
-  if (state.token) start();
-  else showTokenForm();
+  /**
+   * The token to open with: `?token=` (kept for the tab, and taken out of the address so it is not
+   * shared or bookmarked), the tab's, or on this machine the default key if the server takes it.
+   */
+  function boot() {
+    var params = new URLSearchParams(location.search);
+    var given = params.get('token');
+    if (given !== null) {
+      params.delete('token');
+      const rest = params.toString();
+      history.replaceState(null, '', location.pathname + (rest ? `?${rest}` : '') + location.hash);
+      if (given.trim()) {
+        state.token = given.trim();
+        sessionStorage.setItem(TOKEN_KEY, state.token);
+      }
+    }
+    if (state.token) return start();
+    // The server says in the page whether it takes the default key (no request made to find out).
+    var taken = document.querySelector('meta[name="crm-sandbox-default-key"]');
+    if (!taken || !LOOPBACK.test(location.hostname)) {
+      return showTokenForm(taken ? undefined : `This server does not take the default key ${DEFAULT_KEY}: give one of its --api-key values.`);
+    }
+    state.token = taken.getAttribute('content');
+    sessionStorage.setItem(TOKEN_KEY, state.token);
+    return start();
+  }
+
+  boot();
 })();

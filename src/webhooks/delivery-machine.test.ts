@@ -245,6 +245,61 @@ describe('the delivery state machine', () => {
     expect(posts.map((post) => post.eventId)).toEqual(['event-0', 'event-3']);
   });
 
+  it('retries now what a connection waits on: the retrying head at once, counted on the schedule; once accepted, the events behind it follow at once', async () => {
+    let up = false;
+    const { clock, machine, emit, states, state, sent } = harness({ schedule: [1_000, 60_000, 3_600_000], script: () => ({ status: up ? 204 : 401 }) });
+    emit();
+    emit();
+    emit();
+    await clock.advance(1_000);
+    // Two failed attempts: the head waits a minute for its third, the others wait behind it, never tried.
+    expect(states()).toEqual(['event-0 retrying', 'event-1 pending', 'event-2 pending']);
+    expect(sent()).toEqual(['event-0@0', 'event-0@1000']);
+    up = true;
+    const retried = await machine.retryNow(A);
+    await clock.settle();
+    expect(retried.map((entry) => entry.emitted.eventId)).toEqual(['event-0']);
+    expect(sent()).toEqual(['event-0@0', 'event-0@1000', 'event-0@1000', 'event-1@1000', 'event-2@1000']);
+    expect(states()).toEqual(['event-0 succeeded', 'event-1 succeeded', 'event-2 succeeded']);
+    expect(state('event-0').attempts.map((attempt) => `${attempt.attempt} ${attempt.trigger} ${attempt.status}`)).toEqual([
+      '1 schedule 401',
+      '2 schedule 401',
+      '3 redeliver 204',
+    ]);
+    // The old timer is gone; nothing is waiting any more, so a second retry now does nothing.
+    expect(clock.nextDue()).toBeUndefined();
+    expect(await machine.retryNow(A)).toEqual([]);
+  });
+
+  it('a retry now that fails again goes on with the schedule from that attempt', async () => {
+    const { clock, machine, emit, state } = harness({ schedule: [1_000, 60_000, 3_600_000], script: failing });
+    emit();
+    await clock.advance(0);
+    await machine.retryNow(A);
+    // Two automatic attempts made (the first and the one brought forward): the next waits the schedule's second delay.
+    expect(state('event-0')).toMatchObject({ state: 'retrying', nextAttemptTime: '2025-01-01T00:01:00.000Z' });
+  });
+
+  it('after a 2xx to a redelivery of a finished event, the retrying head of its connection is retried at once (and its followers go)', async () => {
+    let up = false;
+    const { clock, emit, states, sent, redeliver, machine } = harness({ schedule: [3_600_000], script: () => ({ status: up ? 200 : 503 }) });
+    emit();
+    await clock.advance(0);
+    await clock.advance(3_600_000);
+    // event-0 failed after its two attempts; event-1 then fails its first and waits an hour for its retry, event-2 behind it.
+    expect(states()).toEqual(['event-0 failed']);
+    emit();
+    emit();
+    await clock.advance(0);
+    expect(states()).toEqual(['event-0 failed', 'event-1 retrying', 'event-2 pending']);
+    up = true;
+    await redeliver('event-0');
+    await clock.settle();
+    expect(states()).toEqual(['event-0 succeeded', 'event-1 succeeded', 'event-2 succeeded']);
+    expect(sent().slice(-3)).toEqual(['event-0@3600000', 'event-1@3600000', 'event-2@3600000']);
+    expect(machine.unfinished(A)).toEqual([]);
+  });
+
   it('keeps a connection within the pending cap by failing its oldest waiting event, never the one in flight', () => {
     const { emit, states, state } = harness({ pendingLimit: 2 });
     emit();

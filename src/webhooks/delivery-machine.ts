@@ -33,6 +33,8 @@ export interface DeliveryMachineOptions {
   retries: RetryPolicy;
   /** Called after each attempt is recorded (state persistence watches it). */
   onAttempt?: (() => void) | undefined;
+  /** Called with every attempt (chaos's duplicates too) once it is recorded and what comes next is decided. */
+  attempted?: ((entry: DeliveryEntry, attempt: DeliveryAttempt) => void) | undefined;
   /**
    * An outbox (`serve --state-file`, docs/decisions/0031): no event is attempted before a save
    * of the state holding it has completed ({@link DeliveryMachine.saved}). Default: off.
@@ -183,6 +185,28 @@ export class DeliveryMachine {
     } else {
       await this.options.clock.track(this.extra(entry));
     }
+  }
+
+  /**
+   * "Retry now": the attempts a connection's queue waits on are made at once, as attempts asked for
+   * by hand that count on the schedule, as a redelivery of a retrying event does. That is its head
+   * when it is retrying (under `reorder` chaos, every retrying event); once it is accepted, the
+   * events held behind it follow at once. Resolves when those attempts are done, with their entries
+   * (none when nothing waits on a retry).
+   */
+  async retryNow(connectionId: string): Promise<DeliveryEntry[]> {
+    const queue = this.queues.get(connectionId);
+    if (!queue || !this.targetOf(connectionId)) return [];
+    const waiting = this.options.chaos.reorders(connectionId) ? queue.items.filter(isWaitingToRetry) : queue.items.slice(0, 1).filter(isWaitingToRetry);
+    if (waiting.length === 0 || (queue.inFlight && !this.options.chaos.reorders(connectionId))) return [];
+    await Promise.all(
+      waiting.map((entry) => {
+        entry.timer?.cancel();
+        entry.timer = undefined;
+        return this.options.clock.track(this.scheduled(entry, 'redeliver'));
+      }),
+    );
+    return waiting;
   }
 
   /**
@@ -353,8 +377,19 @@ export class DeliveryMachine {
       const queue = this.queues.get(entry.emitted.connectionId);
       this.finish(entry, queue, ok ? 'succeeded' : 'failed');
       this.goOn(entry);
+      // The receiver answered 2xx: it is back, so what its queue waits on is tried now, not at its scheduled time.
+      if (ok) this.receiverBack(entry.emitted.connectionId);
       return undefined;
     });
+  }
+
+  /**
+   * A connection's receiver accepted an attempt outside its queue's order (a redelivery of a
+   * finished event): the events held behind a retrying one go now, not at its next scheduled retry.
+   * Tracked, so a virtual clock's `settle()` waits for them.
+   */
+  private receiverBack(connectionId: string): void {
+    if (this.queues.get(connectionId)?.items.some(isWaitingToRetry)) void this.options.clock.track(this.retryNow(connectionId));
   }
 
   /** Chaos's duplicate of an accepted attempt: whatever the receiver answers, the delivery stays succeeded. */
@@ -413,6 +448,7 @@ export class DeliveryMachine {
     if (Object.keys(chaos).length > 0) record.chaos = chaos;
     entry.attempts = entry.attempts.concat([record]);
     const next = settle(accepted(outcome));
+    this.options.attempted?.(entry, record);
     if (next) await next;
   }
 
@@ -430,6 +466,9 @@ export class DeliveryMachine {
     this.pump(entry.emitted.connectionId);
   }
 }
+
+/** A retrying event waiting on its timer (not in flight). */
+const isWaitingToRetry = (entry: DeliveryEntry) => entry.state === 'retrying' && entry.timer !== undefined;
 
 const isQueued = (queue: Queue, entry: DeliveryEntry) => queue.items[0] === entry || queue.items.includes(entry);
 

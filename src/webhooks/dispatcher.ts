@@ -6,8 +6,9 @@ import type { HttpTransport } from '../model/transport.js';
 import { ApiError } from '../shared/errors.js';
 import { once } from '../shared/once.js';
 import type { Random } from '../shared/random.js';
+import { AttemptFeed } from './attempt-feed.js';
 import type { ChaosSettings } from './chaos.js';
-import type { Delivery } from './delivery.js';
+import type { Delivery, DeliveryAttempt } from './delivery.js';
 import { chaosRecordSchema, DeliveryChaos } from './delivery-chaos.js';
 import { type DeliveryEntry, DeliveryLog, type DeliveryMoment, deliveryRecordSchema } from './delivery-log.js';
 import { DeliveryMachine } from './delivery-machine.js';
@@ -63,6 +64,8 @@ export interface DispatcherOptions {
   onAttempt?: () => void;
   /** An outbox: no event is attempted before a save holding it has completed ({@link Dispatcher.saved}). Default: off. */
   outbox?: boolean;
+  /** Called with every attempt once recorded; `delivery()` reads the delivery as it stands then. */
+  onAttempted?: (attempt: DeliveryAttempt, delivery: () => Delivery) => void;
 }
 
 /** The events a save about to be taken holds (opaque: for {@link Dispatcher.saved} once it has completed). */
@@ -78,10 +81,13 @@ export class Dispatcher {
   private readonly log: DeliveryLog;
   private readonly chaos: DeliveryChaos;
   private readonly machine: DeliveryMachine;
+  private readonly feed: AttemptFeed;
 
   constructor(options: DispatcherOptions) {
     this.clock = options.clock;
     this.log = new DeliveryLog({ limit: options.logLimit, tenantOf: options.tenantOf });
+    this.feed = new AttemptFeed(options.clock, options.retryScheduleMs.length + 1);
+    const { onAttempted, tenantOf } = options;
     this.chaos = new DeliveryChaos(options.random, options.defaultChaos, options.clock.now());
     this.machine = new DeliveryMachine({
       clock: options.clock,
@@ -95,7 +101,19 @@ export class Dispatcher {
       retries: new RetryPolicy(options.retryScheduleMs),
       onAttempt: options.onAttempt,
       outbox: options.outbox,
+      attempted: (entry, attempt) => {
+        if (this.feed.watched) this.feed.record(tenantOf?.(entry.emitted.connectionId) ?? '', entry, attempt);
+        onAttempted?.(attempt, () => this.log.view(entry));
+      },
     });
+  }
+
+  /**
+   * A tenant's delivery attempts after `after` (see AttemptFeed.read): what `crm-sandbox listen`
+   * prints. The tenant (an API key; '' when the sandbox has no tenants) is watched from the first read.
+   */
+  readAttempts(tenant: string, after: number, options: { connectionId?: string | undefined; waitMs?: number } = {}) {
+    return this.feed.read(tenant, after, options);
   }
 
   /** Turns the outbox on (as the `outbox` option does): events from now on wait for {@link saved}. */
@@ -209,6 +227,16 @@ export class Dispatcher {
     if (!entry) throw ApiError.notFound('Delivery', eventId, 'eventId');
     await this.machine.redeliver(entry);
     return this.log.view(entry);
+  }
+
+  /**
+   * "Retry now" for a connection: the retry its queue waits on is made at once (see
+   * DeliveryMachine.retryNow); once accepted, the events behind it follow. Resolves with the
+   * deliveries retried, after their attempts (none when nothing waits on a retry).
+   */
+  async retryNow(connectionId: string): Promise<Delivery[]> {
+    const entries = await this.machine.retryNow(connectionId);
+    return entries.map((entry) => this.log.view(entry));
   }
 
   /** The log in order and each connection's chaos, for a snapshot. */

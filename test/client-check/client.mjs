@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 
 const FLAWS = [
-  'reads-while-syncing', // retries a 409 at once instead of waiting for the sync
+  'reads-while-syncing', // retries a 409 at once instead of waiting for the sync (three times, then gives up)
   'ignores-retry-after', // retries a 429 at once
   'no-backoff', // retries a 503 at once
   'first-page-only', // stops after the first page
@@ -35,6 +35,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The connection is gone: its accessToken answered 401. */
 class Gone extends Error {}
 
+/** The reads-while-syncing flaw: its 409s retried at once, three times, it stops reading. */
+class GaveUp extends Error {}
+
 /** One call to the service, retried as the service asks: after Retry-After on 429, with growing pauses on 5xx, after a pause on 409. */
 async function call(method, path, { query, body } = {}) {
   const url = new URL(path, BASE);
@@ -45,9 +48,14 @@ async function call(method, path, { query, body } = {}) {
     ...(flaw === 'browser-token' ? { origin: 'http://localhost:5173' } : {}),
   };
   let pause = 200;
+  let syncing = 0;
   for (let attempt = 1; ; attempt++) {
     const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
     const answer = { status: response.status, body: await response.json() };
+    if (response.status === 409 && flaw === 'reads-while-syncing') {
+      if (++syncing > 3) throw new GaveUp(`${method} ${path}: still syncing after three retries at once`);
+      continue;
+    }
     if (response.status === 429 && attempt < 500) {
       await sleep(flaw === 'ignores-retry-after' ? 20 : Number(response.headers.get('retry-after')) * 1000);
     } else if (response.status >= 500 && attempt < 6) {
@@ -146,8 +154,15 @@ async function session() {
     const { webhook } = await ok('POST', '/connection/webhook', { body: { accessToken, webhook: { webhookUrl: receiver.url } } });
     if (flaw === 'second-webhook') await call('POST', '/connection/webhook', { body: { accessToken, webhook: { webhookUrl: receiver.url } } });
     // Careful: the first read waits for the connection's STATUS_CHANGE INITIAL_SYNCED event.
-    if (flaw === 'reads-while-syncing') await readAll('users', accessToken);
-    else await receiver.synced(connectionId);
+    if (flaw === 'reads-while-syncing') {
+      try {
+        await readAll('users', accessToken);
+      } catch (error) {
+        if (!(error instanceof GaveUp)) throw error;
+        console.log(`${error.message}: stopping`);
+        return;
+      }
+    } else await receiver.synced(connectionId);
     try {
       const path = flaw === 'passthrough-url' ? 'https://api.hubapi.com/crm/v3/objects/contacts' : 'crm/v3/objects/contacts';
       const passthrough = await call('POST', '/crm/passthrough', { body: { accessToken, method: 'GET', path, query: { limit: '5' } } });

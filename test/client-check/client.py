@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 
 FLAWS = [
-    "reads-while-syncing",  # retries a 409 at once instead of waiting for the sync
+    "reads-while-syncing",  # retries a 409 at once instead of waiting for the sync (three times, then gives up)
     "ignores-retry-after",  # retries a 429 at once
     "no-backoff",  # retries a 503 at once
     "first-page-only",  # stops after the first page
@@ -46,6 +46,10 @@ class Gone(Exception):
     """The connection is gone: its accessToken answered 401."""
 
 
+class GaveUp(Exception):
+    """The reads-while-syncing flaw: its 409s retried at once, three times, it stops reading."""
+
+
 def send(method, path, query=None, body=None):
     """One HTTP request; answers (status, headers, parsed body)."""
     url = BASE + path
@@ -69,9 +73,15 @@ def call(method, path, query=None, body=None):
     """A call retried as the service asks: after Retry-After on 429, with growing pauses on 5xx, after a pause on 409."""
     pause = 0.2
     attempt = 0
+    syncing = 0
     while True:
         attempt += 1
         status, headers, answer = send(method, path, query, body)
+        if status == 409 and FLAW == "reads-while-syncing":
+            syncing += 1
+            if syncing > 3:
+                raise GaveUp(f"{method} {path}: still syncing after three retries at once")
+            continue
         if status == 429 and attempt < 500:
             time.sleep(0.02 if FLAW == "ignores-retry-after" else int(headers["retry-after"]))
         elif status >= 500 and attempt < 6:
@@ -150,7 +160,11 @@ def session():
     if FLAW == "second-webhook":
         call("POST", "/connection/webhook", body=hook)
     if FLAW == "reads-while-syncing":
-        read_all("users", access_token)  # at once, retrying its 409s at once
+        try:
+            read_all("users", access_token)  # at once, retrying its 409s at once
+        except GaveUp as gave_up:
+            print(f"{gave_up}: stopping", flush=True)
+            return
     try:
         path = "https://api.hubapi.com/crm/v3/objects/contacts" if FLAW == "passthrough-url" else "crm/v3/objects/contacts"
         status, _ = call("POST", "/crm/passthrough", body={"accessToken": access_token, "method": "GET", "path": path, "query": {"limit": "5"}})

@@ -12,9 +12,9 @@ export const MARKER_KINDS = {
   append: 'path',
   /** `npm install` lines: the scratch project installs these packages. */
   install: 'none',
-  /** Part of the curl session: every `session` block, in document order, in one bash script. */
+  /** Part of the curl session: its answers shown in `# {…}` comments are checked. Run in the one shell of the README's blocks (see `shell`). */
   session: 'none',
-  /** A bash script of its own, run with the sandbox server and the app (server.mjs) running. */
+  /** Commands: with the `session` blocks, in document order, in one bash (a block's variables and `&` servers stay for the next), the dev server running. */
   shell: 'none',
   /** Each line starts a dev server: started on a free port, then stopped. */
   serve: 'none',

@@ -95,6 +95,58 @@ export class Background {
   }
 }
 
+/**
+ * One bash, fed script after script as a reader types the README's blocks into one terminal: what
+ * a block sets (variables, `export`s, a server started with `&`) is there for the next. The shell
+ * runs with `set -euo pipefail`, so a failing command ends it, and `run` resolves with its exit
+ * status; `stop()` ends it and all it started (its process group).
+ */
+export class Shell {
+  private readonly child: ChildProcess;
+  private out = '';
+  private err = '';
+  private count = 0;
+  private readonly exited: Promise<number | null>;
+
+  constructor(cwd: string, env: NodeJS.ProcessEnv) {
+    this.child = spawn('bash', [], { cwd, env, detached: true });
+    this.child.stdout!.on('data', (chunk) => (this.out += chunk));
+    this.child.stderr!.on('data', (chunk) => (this.err += chunk));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+    this.child.stdin!.write('set -euo pipefail\n');
+  }
+
+  /** Runs `script` in the shell: its output, and 0, or the status the shell exited with when a command failed. */
+  async run(script: string): Promise<Ran> {
+    const marker = `__readme_block_${++this.count}_done__`;
+    const [out, err] = [this.out.length, this.err.length];
+    this.child.stdin!.write(`${script}\nprintf '\\n%s\\n' '${marker}'\n`);
+    const done = new Promise<void>((resolve) => {
+      const check = () => {
+        if (!this.out.includes(marker, out)) return;
+        this.child.stdout!.off('data', check);
+        resolve();
+      };
+      this.child.stdout!.on('data', check);
+      check();
+    });
+    const code = await Promise.race([done.then(() => 0), this.exited]);
+    const stdout = this.out.slice(out);
+    const end = stdout.indexOf(`\n${marker}`);
+    return { code, stdout: end === -1 ? stdout : stdout.slice(0, end), stderr: this.err.slice(err) };
+  }
+
+  /** Ends the shell and everything it started. */
+  async stop(): Promise<void> {
+    try {
+      process.kill(-this.child.pid!, 'SIGTERM');
+    } catch {
+      // Gone already.
+    }
+    await this.exited;
+  }
+}
+
 /** A port nothing listens on right now, for a server the test starts through a command (which takes a port, not 0). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

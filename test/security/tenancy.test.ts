@@ -89,6 +89,8 @@ describe('two tenants on one dev server', () => {
       ['POST /sandbox/connections/:connectionId/status', 'POST', `${C}/status`, { status: 'READY' }, missing],
       ['GET /sandbox/connections/:connectionId/deliveries', 'GET', `${C}/deliveries`, undefined, missing],
       ['POST /sandbox/deliveries/:eventId/redeliver', 'POST', `/sandbox/deliveries/${a.eventId}/redeliver`, undefined, missing],
+      ['POST /sandbox/connections/:connectionId/deliveries/retry', 'POST', `${C}/deliveries/retry`, undefined, missing],
+      ['GET /sandbox/attempts', 'GET', `/sandbox/attempts?connectionId=${a.connectionId}`, undefined, missing],
       ['GET /sandbox/connections/:connectionId', 'GET', C, undefined, missing],
       ['GET /sandbox/connections/:connectionId/webhook', 'GET', `${C}/webhook`, undefined, missing],
       ['GET /sandbox/connections/:connectionId/unified', 'GET', `${C}/unified`, undefined, missing],

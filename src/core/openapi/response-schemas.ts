@@ -118,6 +118,29 @@ const deliveryFields = {
 
 export const deliverySchema = z.object({ ...deliveryFields, attempts: z.array(deliveryAttemptSchema) });
 
+/** `GET /sandbox/attempts`: the delivery attempts after a point, each with its event in a line and the delivery's state after it. */
+export const attemptFeedSchema = z.object({
+  attempts: z.array(
+    z.object({
+      seq: z.number().int(),
+      eventId: z.string(),
+      connectionId: z.string(),
+      event: z.object({
+        type: z.enum(['OBJECT_CHANGE', 'STATUS_CHANGE']),
+        objectType: z.string().optional(),
+        eventType: z.string().optional(),
+        status: z.string().optional(),
+      }),
+      attempt: deliveryAttemptSchema,
+      state: z.enum(DELIVERY_STATES),
+      nextAttemptTime: isoTime.nullable(),
+      maxAttempts: z.number().int(),
+    }),
+  ),
+  next: z.number().int(),
+  missed: z.number().int(),
+});
+
 /** A delivery as the inspector reads it: each attempt with the headers it was signed with, and the exact body sent. */
 export const deliveryDetailSchema = z.object({
   ...deliveryFields,

@@ -54,6 +54,7 @@ export interface RouteDeps {
   readonly deliveries: {
     deliveries(connectionId?: string): Delivery[];
     redeliver(eventId: string): Promise<Delivery>;
+    retryDeliveries(connectionId: string): Promise<Delivery[]>;
     chaos(connectionId: string): ChaosSettings;
     setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings;
   };

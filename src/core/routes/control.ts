@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { connectionStatusSchema } from '../../model/connection.js';
 import { CRM_OBJECT_TYPES, type CrmObjectType, type CrmRecord, crmWriteSchema, parseObjectType } from '../../model/crm.js';
+import { durationProblem, parseDuration } from '../../shared/duration.js';
 import { ApiError } from '../../shared/errors.js';
 import { jsonInPieces } from '../../shared/json-in-pieces.js';
 import { once } from '../../shared/once.js';
@@ -166,6 +167,51 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
         })(),
       );
       return clock.kind === 'real' ? runInTurns(pieces) : runToEnd(pieces);
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/sandbox/attempts',
+    operationId: 'listAttempts',
+    summary: "The caller's delivery attempts after a point, as they are made: what crm-sandbox listen prints",
+    tag: 'Sandbox control',
+    query: [
+      { name: 'after', description: 'The `next` of the answer before (0 or absent: from the first read on)', schema: { type: 'integer', minimum: 0 } },
+      { name: 'connectionId', description: "Only this connection's attempts", schema: { type: 'string' } },
+      {
+        name: 'wait',
+        description: 'On a real clock, wait up to this long (at most 30s) for an attempt when there is none yet: 25s',
+        schema: { type: 'string' },
+      },
+    ],
+    ok: { status: 200, schema: (out) => out.attemptFeedSchema, description: 'The attempts after `after`, oldest first' },
+    handler: async (ctx, { dispatcher }) => {
+      const after = queryParam(ctx.query, 'after') ?? '0';
+      if (!/^\d+$/.test(after))
+        throw ApiError.invalidField('after', `after must be the next of the answer before (an integer of 0 or more), got ${JSON.stringify(after)}`);
+      const connectionId = queryParam(ctx.query, 'connectionId');
+      if (connectionId !== undefined) ctx.connection(connectionId);
+      const wait = queryParam(ctx.query, 'wait');
+      const problem = wait === undefined ? undefined : durationProblem(wait);
+      if (problem !== undefined) throw ApiError.invalidField('wait', `wait ${problem}`);
+      const waitMs = wait === undefined ? 0 : parseDuration(wait, 'wait');
+      return { body: await dispatcher.readAttempts(ctx.apiKey, Number(after), { connectionId, waitMs }) };
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/sandbox/connections/:connectionId/deliveries/retry',
+    operationId: 'retryDeliveries',
+    summary: 'Retry now: the failed event its later events wait behind is sent again at once; once accepted, they follow',
+    tag: 'Sandbox control',
+    ok: {
+      status: 200,
+      schema: (out) => z.object({ deliveries: z.array(out.deliverySchema) }),
+      description: 'The deliveries retried, after their attempt (none when nothing waits on a retry)',
+    },
+    handler: async (ctx, { deliveries }) => {
+      const connection = ctx.connection();
+      return { body: { deliveries: await deliveries.retryDeliveries(connection.connectionId) } };
     },
   },
   {

@@ -3,11 +3,14 @@ import type { Webhook } from '../../model/connection.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError } from '../../shared/errors.js';
 import { UNIFIED_CRM_OBJECTS, type UnifiedObject } from '../../unified/crm-objects.js';
+import { unifiedView } from '../../unified/view.js';
 import { signedHeaders } from '../../webhooks/signed-headers.js';
 import { type ConnectionState, connectionSummary } from '../connections.js';
-import type { Route, RouteContext } from './context.js';
+import { queryParam } from '../http.js';
+import { checkSynced, type Route, type RouteContext } from './context.js';
 import { pageQuery } from './pagination.js';
 import { unifiedCrmRoutes } from './unified-crm.js';
+import { withData } from './unified-shared.js';
 
 /**
  * Control-API routes the inspector (`/sandbox/ui`) needs and the service's own API lacks: a
@@ -41,6 +44,33 @@ const UNIFIED_LISTS = UNIFIED_CRM_OBJECTS.map((object) => ({
 
 /** The unified lists a connection's integration serves. */
 const unifiedListsOf = (connection: ConnectionState) => UNIFIED_LISTS.filter((list) => list.category === INTEGRATIONS[connection.integrationId].category);
+
+/** Whether any value of a record (nested ones too) holds `needle` (lower case), in any case. */
+function hasText(value: unknown, needle: string): boolean {
+  if (typeof value === 'string') return value.toLowerCase().includes(needle);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value).includes(needle);
+  if (Array.isArray(value)) return value.some((item) => hasText(item, needle));
+  if (value !== null && typeof value === 'object') return Object.values(value).some((item) => hasText(item, needle));
+  return false;
+}
+
+/** `limit`, 1 to 200 (default 100), as the lists read it. */
+function pageLimit(ctx: RouteContext): number {
+  const text = queryParam(ctx.query, 'limit');
+  if (text === undefined) return 100;
+  const limit = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(limit >= 1 && limit <= 200)) throw ApiError.invalidField('limit', `limit must be an integer from 1 to 200, got ${JSON.stringify(text)}`);
+  return limit;
+}
+
+/** With `order=newest` or `search`, the cursor is how many records to skip (empty or absent: none). */
+function skipCursor(ctx: RouteContext): number {
+  const text = queryParam(ctx.query, 'cursor') ?? '';
+  if (text === '') return 0;
+  if (!/^\d+$/.test(text))
+    throw ApiError.invalidField('cursor', `cursor must be the nextPageCursor of the page before (a count, with order or search), got ${JSON.stringify(text)}`);
+  return Number(text);
+}
 
 /**
  * The context of the unified list route for a connection named in the path: its query with the
@@ -129,6 +159,16 @@ export const inspectorRoutes: Route<'registry' | 'dispatcher' | 'deliveries' | '
     query: [
       ...pageQuery,
       { name: 'allFields', description: "Also answer each record in its CRM's native shape, as `additional`", schema: { type: 'boolean', default: false } },
+      {
+        name: 'order',
+        description: "`newest`: the records last created first (the cursor is then a count of records to skip); default: the list's own order and cursors",
+        schema: { type: 'string', enum: ['list', 'newest'] },
+      },
+      {
+        name: 'search',
+        description: 'Only records with this text (any case) in one of their values; the cursor is then a count of records to skip',
+        schema: { type: 'string' },
+      },
     ],
     ok: {
       status: 200,
@@ -147,7 +187,28 @@ export const inspectorRoutes: Route<'registry' | 'dispatcher' | 'deliveries' | '
           `objectType must be one of ${lists.map(({ object }) => object.type).join(', ') || '(none)'} for this ${connection.integrationId} connection, got ${JSON.stringify(ctx.params.objectType)}`,
         );
       }
-      return list.route.handler(asUnifiedList(ctx, connection), deps);
+      const order = queryParam(ctx.query, 'order') ?? 'list';
+      if (order !== 'list' && order !== 'newest') throw ApiError.invalidField('order', `order must be list or newest, got ${JSON.stringify(order)}`);
+      const search = queryParam(ctx.query, 'search')?.trim() ?? '';
+      if (order === 'list' && search === '') return list.route.handler(asUnifiedList(ctx, connection), deps);
+      // The inspector's own view: the newest first, or those with the text, a page at a time.
+      checkSynced(connection);
+      const { object } = list;
+      const limit = pageLimit(ctx);
+      const skip = skipCursor(ctx);
+      return withData(deps.registry, connection, (data) => {
+        const entries = data.crm[object.type].entries();
+        const needle = search.toLowerCase();
+        const found: unknown[] = [];
+        // From the end when the newest come first; stops once the page and one more are found.
+        for (let i = 0; i < entries.length && found.length <= skip + limit; i++) {
+          const entry = entries[order === 'newest' ? entries.length - 1 - i : i]!;
+          const record = unifiedView(connection.integrationId, object.type, entry.record);
+          if (needle === '' || hasText(record, needle)) found.push(record);
+        }
+        const page = found.slice(skip, skip + limit);
+        return { body: { [object.listKey]: page, nextPageCursor: found.length > skip + limit ? String(skip + limit) : null } };
+      });
     },
   },
   {
