@@ -257,6 +257,8 @@ describe('a container of the image, driven from the host', () => {
 
     const next = `crm-sandbox-check-${RUN_ID}-b`;
     url = await startContainer(next, await freePort());
+    // Health answers while the state file loads (decision 0050); the banner, with the state file's line, follows the load.
+    await eventually(async () => (await podman('logs', next)).stdout.includes('crm-sandbox listening on'));
     expect((await podman('logs', next)).stdout).toContain('state file /data/state.json (loaded), saved on change');
     const kept = await json(`/sandbox/connections/${connection.connectionId}/records/Contact/${created.body.record.id}`);
     expect(kept.status).toBe(200);
