@@ -73,7 +73,9 @@ describe('a running serve and a build of its checkout', () => {
     const source = readFileSync(documentSource, 'utf8');
     expect(source).toContain("title: 'crm-sandbox',");
     writeFileSync(documentSource, source.replace("title: 'crm-sandbox',", "title: 'crm-sandbox rebuilt',"));
-    writeFileSync(join(checkout, 'src/ui/inspector.js'), `${readFileSync(join(checkout, 'src/ui/inspector.js'), 'utf8')}\n// rebuilt\n`);
+    // And the inspector's token form, in one of the modules its bundle is made of.
+    const inspectorSource = join(checkout, 'src/ui/inspector/session.ts');
+    writeFileSync(inspectorSource, readFileSync(inspectorSource, 'utf8').replace("text: 'Open inspector'", "text: 'Open inspector (rebuilt)'"));
     const chunksBefore = readdirSync(join(checkout, 'dist/cli-bundle'));
 
     // Routes whose code loads on first use, each asked once, in turn, while the build runs; the rest after it.
@@ -123,7 +125,7 @@ describe('a running serve and a build of its checkout', () => {
     // …which the build did change: a server started now answers the new one.
     const fresh = await serveFrom(checkout);
     expect(JSON.parse((await call(fresh, 'GET', '/openapi.json')).text).info.title).toBe('crm-sandbox rebuilt');
-    expect((await call(fresh, 'GET', '/sandbox/ui/inspector.js')).text).toContain('// rebuilt');
+    expect((await call(fresh, 'GET', '/sandbox/ui/inspector.js')).text).toContain('Open inspector (rebuilt)');
     // The old build's chunks stayed for the server that came from it, beside the new ones.
     const chunksAfter = readdirSync(join(checkout, 'dist/cli-bundle'));
     expect(chunksAfter).toEqual(expect.arrayContaining(chunksBefore));

@@ -27,10 +27,13 @@ function files(dir: string, keep: (name: string) => boolean): string[] {
 /**
  * What tsc built from src/ (each module of src/, tests left out, as dist/….js), then the CLI's
  * esbuild bundle with its chunks and the vendored faker, which the build remakes every time.
- * dist/ui/ is not among them: plain browser scripts, served to the widget's page, not modules.
+ * dist/ui/ is not among them: browser scripts, served to the widget's and the inspector's pages,
+ * not modules (src/ui/'s TypeScript is bundled into dist/ui/inspector.js, which tsc does not emit).
  */
 function builtModules(): string[] {
-  const compiled = files(join(ROOT, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts')).map((source) => ({
+  const browser = join(ROOT, 'src', 'ui');
+  const sources = files(join(ROOT, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts')).filter((source) => !source.startsWith(browser));
+  const compiled = sources.map((source) => ({
     source,
     built: join(ROOT, 'dist', relative(join(ROOT, 'src'), source)).replace(/\.ts$/, '.js'),
   }));

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: ReadonlyArray<readonly string[]> = [
   ['shared'], // errors, seeded random source, validation helpers, durations
   ['model'], // zod schemas and types of records, connections, events, requests
+  ['ui'], // the inspector's browser modules: right above model, so they can take only shared/ and model/ (none of the server)
   ['clock'],
   ['store'],
   ['downstream'],

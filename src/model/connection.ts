@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { once } from '../shared/once.js';
+import { CONNECTION_STATUSES, type ConnectionStatus } from './connection-statuses.js';
 import type { IntegrationId } from './integrations.js';
 
 /** What an access token looks like (`access_` + 40 lowercase hex); a token fixed ahead of a link must look the same. */
 export const ACCESS_TOKEN_PATTERN = /^access_[0-9a-f]{40}$/;
 
-/** Connection statuses, in lifecycle order. */
-export const CONNECTION_STATUSES = ['NEW_CONNECTION', 'INITIAL_SYNCED', 'READY'] as const;
-export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+// In a module of their own, without zod, so the inspector's browser bundle can import them.
+export { CONNECTION_STATUSES, type ConnectionStatus } from './connection-statuses.js';
 export const connectionStatusSchema = once(() => z.enum(CONNECTION_STATUSES));
 
 /** What `POST /link/exchange` answers. */

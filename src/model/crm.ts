@@ -3,14 +3,10 @@ import { didYouMean } from '../shared/closest.js';
 import { ApiError } from '../shared/errors.js';
 import { lazyRecord } from '../shared/lazy-record.js';
 import { once } from '../shared/once.js';
+import { CRM_OBJECT_TYPES, type CrmObjectType } from './crm-object-types.js';
 
-/**
- * The CRM object types, spelled as in OBJECT_CHANGE events and the control API: the spec's nine,
- * then Email, which the service's v1 document added as a unified object (its writes emit no event
- * unless `emailEvents` is on: the spec's objectType list has no Email).
- */
-export const CRM_OBJECT_TYPES = ['Contact', 'Account', 'Deal', 'Lead', 'User', 'Note', 'Task', 'Event', 'EventAttendee', 'Email'] as const;
-export type CrmObjectType = (typeof CRM_OBJECT_TYPES)[number];
+// In a module of their own, without zod, so the inspector's browser bundle can import them.
+export { CRM_OBJECT_TYPES, type CrmObjectType } from './crm-object-types.js';
 /** The spec's nine objectType values of OBJECT_CHANGE events. */
 export const EVENT_OBJECT_TYPES = [
   'Contact',

@@ -8,6 +8,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * serves them from whatever directory it was started in.
  */
 const UI_DIR = new URL('../ui/', import.meta.url);
+/**
+ * Run from the sources (src/node/, as the tests do), ../ui/ is src/ui/, where the inspector is
+ * TypeScript modules: its script is then the one `npm run build` bundled, in dist/ui/.
+ */
+const BUILT = { 'inspector.js': new URL('../../dist/ui/inspector.js', import.meta.url) };
+const fromSources = import.meta.url.endsWith('.ts');
 
 /** Public path → file in the ui directory, and who may frame it. */
 const ASSETS: Record<string, { file: string; framable: boolean }> = {
@@ -35,7 +41,7 @@ function read(file: string): Buffer | undefined {
   let content = cache.get(file);
   if (content) return content;
   try {
-    content = readFileSync(new URL(file, UI_DIR));
+    content = readFileSync(fromSources && file in BUILT ? BUILT[file as keyof typeof BUILT] : new URL(file, UI_DIR));
   } catch {
     return undefined;
   }
