@@ -19,7 +19,7 @@ import { Breather, runToEnd } from '../shared/pieces.js';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { Allowance, type Reservation } from '../shared/reservation.js';
 import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
-import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
+import { type ChangeSink, ConnectionData, type ConnectionDataState, type ConnectionDataStateV1 } from '../store/connection-data.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { type DatasetSize, seedConnectionInPieces } from '../store/seed/seed-connection.js';
@@ -156,7 +156,8 @@ export interface ConnectionRegistryOptions {
   recordLimit: number;
   dataset: DatasetSize;
   fixtures: () => readonly FixtureSet[];
-  onRecordChange: (connection: ConnectionState, change: RecordChange) => void;
+  /** Where every connection's store reports its changes (src/core/event-sink.ts). */
+  events: ChangeSink;
   /** A state file's reservation, which the streams that issue ids count their draws against (docs/decisions/0030). */
   reservation?: Reservation | undefined;
 }
@@ -635,7 +636,7 @@ export class ConnectionRegistry {
       random,
       faker,
       recordLimit: this.options.recordLimit,
-      onChange: (change) => this.options.onRecordChange(connection, change),
+      events: this.options.events,
     });
   }
 }

@@ -1,6 +1,5 @@
 import type { ClientCheck, ClientCheckOptions, PreparedRequest } from '../client-check/client-check.js';
 import { type DownstreamFault, type DownstreamFaultInput, downstreamFaultsBody, toFault } from '../downstream/faults.js';
-import type { EmittedEvent } from '../events/event-factory.js';
 import { type ConnectionStatus, type ConnectionSummary, connectionStatusSchema, type ExchangeResult, type Webhook } from '../model/connection.js';
 import type { CrmObjectType, CrmRecord, UnifiedRecord } from '../model/crm.js';
 import { parseObjectType } from '../model/crm.js';
@@ -24,6 +23,7 @@ import type { Delivery, DeliveryAttempt } from '../webhooks/delivery.js';
 import type { SavePoint } from '../webhooks/dispatcher.js';
 import { clientCheckCode } from './client-check-slot.js';
 import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
+import type { EventListener } from './event-sink.js';
 import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from './faults.js';
 import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import { bodyLimit, isOverBytes, payloadTooLarge, type Reply, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
@@ -64,8 +64,7 @@ type FoundRoute = Extract<PathMatch<Route>, { kind: 'found' }>;
 /** What {@link Sandbox.authenticate} answers for the admin key: no string, so no API key is ever taken for it. */
 const ADMIN: unique symbol = Symbol('admin');
 
-/** Called for every event the sandbox emits, as it is emitted. */
-export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
+export type { EventListener };
 /** Hears each delivery attempt once it is recorded: the attempt, and the delivery as it stands then (its state after the attempt). */
 export type DeliveryAttemptListener = (attempt: DeliveryAttempt, delivery: Delivery) => void;
 
@@ -131,7 +130,7 @@ export class Sandbox {
       this.options,
       this.platform,
       startTime,
-      (parts, emitted) => this.emit(parts, emitted),
+      this.listeners,
       () => this.revision++,
       this.persistence,
       (attempt, delivery) => {
@@ -709,12 +708,6 @@ export class Sandbox {
       throw ApiError.invalidField('listener', `onDeliveryAttempt() takes a function, got ${listener === null ? 'null' : typeof listener}`);
     this.attemptListeners.add(listener);
     return () => this.attemptListeners.delete(listener);
-  }
-
-  private emit(parts: SandboxParts, emitted: EmittedEvent): void {
-    this.revision++;
-    parts.dispatcher.enqueue(emitted);
-    for (const listener of this.listeners) listener(emitted.event, { connectionId: emitted.connectionId });
   }
 
   // --- Scenarios ----------------------------------------------------------------------------
