@@ -1,7 +1,7 @@
 import { ApiError } from '../shared/errors.js';
 import type { ConnectionRegistry, ConnectionState } from './connections.js';
 
-/** The connection of an id, whoever's it is (the caller's own API is the sandbox's), else a 404 naming `connectionId`. */
+/** The connection of an id, any tenant's (the Sandbox's methods act on all), else a 404 naming `connectionId`. */
 export function knownConnection(registry: ConnectionRegistry, connectionId: string): ConnectionState {
   const connection = registry.find(connectionId);
   if (!connection) throw ApiError.notFound('Connection', connectionId, 'connectionId');

@@ -249,8 +249,9 @@ export interface WriteCall {
 export interface WriteBody {
   /** What `id` names, when the route takes one: `the Deal to update` (a 400 without it). */
   id?: string;
-  /** The key of the fields written (`deal`, `fields`), and the 400's message without them. */
+  /** The key of the fields written: `deal`, `fields`. */
   key: string;
+  /** The 400's message when the body has no such key. */
   missing: string;
 }
 
@@ -260,7 +261,10 @@ export interface WriteBody {
  * connection's data set is there (a first call seeds it in pieces, decision 0038), `write`, which calls
  * ../../unified/writes.ts (the store step) and answers with `call.answer`: the record's id and the fields it ignored.
  *
- * @example handler: (ctx, deps) => unifiedWrite(ctx, deps.registry, takes, connectionOf, async (call) => call.answer(writeCrm({ ...call, … })))
+ * @example
+ * handler: (ctx, deps) =>
+ *   unifiedWrite(ctx, deps.registry, { key: 'deal', missing: 'deal is required' }, (token) => crmConnection(ctx, token, object), async (call) =>
+ *     call.answer((await loadUnifiedWrites()).writeCrm({ object, mode, body: call.body.deal, connection: call.connection, data: call.data, now })))
  */
 export function unifiedWrite(
   ctx: RouteContext,
