@@ -19,7 +19,7 @@ import { Breather, runToEnd } from '../shared/pieces.js';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { Allowance, type Reservation } from '../shared/reservation.js';
 import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
-import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
+import { type ChangeSink, ConnectionData, type ConnectionDataState, type ConnectionDataStateV1 } from '../store/connection-data.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { type DatasetSize, seedConnectionInPieces } from '../store/seed/seed-connection.js';
@@ -156,7 +156,8 @@ export interface ConnectionRegistryOptions {
   recordLimit: number;
   dataset: DatasetSize;
   fixtures: () => readonly FixtureSet[];
-  onRecordChange: (connection: ConnectionState, change: RecordChange) => void;
+  /** Where every connection's store reports its changes (src/core/event-sink.ts). */
+  events: ChangeSink;
   /** A state file's reservation, which the streams that issue ids count their draws against (docs/decisions/0030). */
   reservation?: Reservation | undefined;
 }
@@ -174,7 +175,7 @@ export class ConnectionRegistry {
   private created = 0;
   private readonly options: ConnectionRegistryOptions;
   private reservation: Reservation | undefined;
-  /** Data sets being seeded in pieces (whenSeeded), by connection. */
+  /** Data sets being seeded in pieces (withData), by connection. */
   private readonly seeding = new Map<ConnectionState, { pieces: Generator<void, ConnectionData, void>; done: Promise<void> }>();
   /** Counts the connections made since the last save against the reservation (each takes a connection stream). */
   private creations: Allowance | undefined;
@@ -541,17 +542,19 @@ export class ConnectionRegistry {
   }
 
   /**
-   * Calls `then` once the connection's data set is there: at once when it is, else after seeding
-   * it in pieces with turns of the event loop between (for a route, whose caller can wait: the
-   * default data set takes 15-40 ms in one piece, which every other request would wait behind).
-   * On a virtual clock it is seeded at once, as `dataOf` does: calls made together then interleave
-   * as they always did, whatever the machine's speed. The data set is the same either way.
+   * The one door to a connection's records for a caller that can wait (a route): `answer(data)` at
+   * once when the data set is there, else after seeding it in pieces with turns of the event loop
+   * between (the default data set takes 15-40 ms in one piece, which every other request would
+   * wait behind; decision 0038). On a virtual clock it is seeded at once, as `dataOf` does: calls
+   * made together then interleave as they always did, whatever the machine's speed. The data set
+   * is the same either way.
    *
-   * @example return registry.whenSeeded(connection, () => ({ body: page(registry.dataOf(connection)) }));
+   * @example return registry.withData(connection, (data) => ({ body: page(data) }));
    */
-  whenSeeded<T>(connection: ConnectionState, then: () => T | Promise<T>): T | Promise<T> {
-    if (connection.data !== undefined || this.options.clock.kind !== 'real') return then();
-    return this.seedInTurns(connection).then(then);
+  withData<T>(connection: ConnectionState, answer: (data: ConnectionData) => T | Promise<T>): T | Promise<T> {
+    if (connection.data !== undefined) return answer(connection.data);
+    if (this.options.clock.kind !== 'real') return answer(this.dataOf(connection));
+    return this.seedInTurns(connection).then(() => answer(this.dataOf(connection)));
   }
 
   /** Seeds the connection's data set a piece at a time, with turns of the event loop between (one seeding per connection, however many wait). */
@@ -633,7 +636,7 @@ export class ConnectionRegistry {
       random,
       faker,
       recordLimit: this.options.recordLimit,
-      onChange: (change) => this.options.onRecordChange(connection, change),
+      events: this.options.events,
     });
   }
 }

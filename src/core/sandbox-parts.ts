@@ -1,5 +1,5 @@
 import { type Clock, RealClock, realNow, VirtualClock } from '../clock/clock.js';
-import { type EmittedEvent, EventFactory } from '../events/event-factory.js';
+import { EventFactory } from '../events/event-factory.js';
 import { Lifecycle } from '../events/lifecycle.js';
 import type { Platform } from '../model/platform.js';
 import { Random } from '../shared/random.js';
@@ -7,6 +7,7 @@ import type { Reservation } from '../shared/reservation.js';
 import type { Delivery, DeliveryAttempt } from '../webhooks/delivery.js';
 import { Dispatcher } from '../webhooks/dispatcher.js';
 import { ConnectionRegistry } from './connections.js';
+import { type EventListener, EventSink } from './event-sink.js';
 import type { ResolvedOptions } from './options.js';
 import { PageCache } from './page-cache.js';
 import { PassthroughCache } from './passthrough-cache.js';
@@ -21,6 +22,8 @@ export interface SandboxParts {
   /** Serialised passthrough answers, per connection, while its data stays the same. */
   readonly passthroughAnswers: PassthroughCache;
   readonly events: EventFactory;
+  /** Where every event goes: stores and the lifecycle report to it, it queues and tells (./event-sink.ts). */
+  readonly sink: EventSink;
 }
 
 /**
@@ -33,16 +36,16 @@ export interface Persistence {
 
 /**
  * Builds the parts of a fresh sandbox on `platform` (its webhook transport, randomness and
- * faker), its clock standing at `startTime` (virtual) or now (real). `emit` receives every
- * event, in order; `onAttempt` hears of every delivery attempt; `persistence`, when the state is
- * saved to a store.
+ * faker), its clock standing at `startTime` (virtual) or now (real). `listeners` hear every
+ * event, in order, as it is queued for delivery; `onChange` hears of every event and delivery
+ * attempt; `persistence`, when the state is saved to a store.
  */
 export function buildParts(
   options: ResolvedOptions,
   platform: Platform,
   startTime: number,
-  emit: (parts: SandboxParts, emitted: EmittedEvent) => void,
-  onAttempt?: () => void,
+  listeners: ReadonlySet<EventListener>,
+  onChange: () => void,
   persistence?: Persistence,
   onAttempted?: (attempt: DeliveryAttempt, delivery: () => Delivery) => void,
 ): SandboxParts {
@@ -51,27 +54,6 @@ export function buildParts(
   const random = new Random(options.seed);
   const reservation = persistence?.reservation;
   const events = new EventFactory(random.fork('events'), clock, reservation);
-  const registry = new ConnectionRegistry({
-    clock,
-    random,
-    tokenTtlMs: options.tokenTtlMs,
-    tokens: options.tokens,
-    platform,
-    connectionLimit: options.connectionLimit,
-    recordLimit: options.recordLimit,
-    dataset: options.dataset,
-    fixtures: options.fixtures,
-    reservation,
-    onRecordChange: (connection, change) => {
-      connection.lastActivity = clock.now();
-      // Email is not among the spec's objectType values: its changes are events only when asked for.
-      if (change.objectType === 'Email' && !options.emailEvents) return;
-      emit(parts, events.objectChange(connection.connectionId, connection.integrationId, change));
-    },
-  });
-  const lifecycle = new Lifecycle(clock, { initialSyncMs: options.initialSyncDelayMs, readyMs: options.readyDelayMs }, (connection, status) =>
-    emit(parts, events.statusChange(connection.connectionId, status)),
-  );
   const dispatcher = new Dispatcher({
     clock,
     transport: platform.createTransport({ ca: options.webhookCa }),
@@ -84,10 +66,34 @@ export function buildParts(
     tenantOf: (connectionId) => registry.find(connectionId)?.apiKey,
     random: random.fork('chaos'),
     defaultChaos: options.deliveryChaos,
-    ...(onAttempt ? { onAttempt } : {}),
+    onAttempt: onChange,
     ...(onAttempted ? { onAttempted } : {}),
     outbox: persistence !== undefined,
   });
-  const parts: SandboxParts = { clock, registry, lifecycle, dispatcher, pages: new PageCache(), passthroughAnswers: new PassthroughCache(), events };
-  return parts;
+  const sink = new EventSink({
+    clock,
+    events,
+    dispatcher,
+    emailEvents: options.emailEvents,
+    connectionOf: (connectionId) => registry.find(connectionId),
+    listeners,
+    onEvent: onChange,
+  });
+  const registry = new ConnectionRegistry({
+    clock,
+    random,
+    tokenTtlMs: options.tokenTtlMs,
+    tokens: options.tokens,
+    platform,
+    connectionLimit: options.connectionLimit,
+    recordLimit: options.recordLimit,
+    dataset: options.dataset,
+    fixtures: options.fixtures,
+    reservation,
+    events: sink,
+  });
+  const lifecycle = new Lifecycle(clock, { initialSyncMs: options.initialSyncDelayMs, readyMs: options.readyDelayMs }, (connection, status) =>
+    sink.statusChanged(connection, status),
+  );
+  return { clock, registry, lifecycle, dispatcher, pages: new PageCache(), passthroughAnswers: new PassthroughCache(), events, sink };
 }

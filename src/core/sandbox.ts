@@ -1,9 +1,7 @@
 import type { ClientCheck, ClientCheckOptions, PreparedRequest } from '../client-check/client-check.js';
-import { type DownstreamFault, type DownstreamFaultInput, downstreamFaultsBody, toFault } from '../downstream/faults.js';
-import type { EmittedEvent } from '../events/event-factory.js';
-import { type ConnectionStatus, type ConnectionSummary, connectionStatusSchema, type ExchangeResult, type Webhook } from '../model/connection.js';
-import type { CrmObjectType, CrmRecord, UnifiedRecord } from '../model/crm.js';
-import { parseObjectType } from '../model/crm.js';
+import type { DownstreamFault, DownstreamFaultInput } from '../downstream/faults.js';
+import type { ConnectionStatus, ConnectionSummary, ExchangeResult, Webhook } from '../model/connection.js';
+import type { CrmObjectType, UnifiedRecord } from '../model/crm.js';
 import type { ServiceEvent } from '../model/events.js';
 import { DEFAULT_INTEGRATION, type IntegrationId } from '../model/integrations.js';
 import type { Platform } from '../model/platform.js';
@@ -18,17 +16,23 @@ import { type PathMatch, PathMatcher } from '../shared/path-matcher.js';
 import { runInTurns, runToEnd } from '../shared/pieces.js';
 import type { Reservation } from '../shared/reservation.js';
 import { parseOrThrow } from '../shared/validation.js';
-import { unifiedView } from '../unified/view.js';
-import { type ChaosSettings, parseChaos } from '../webhooks/chaos.js';
+import type { ChaosSettings } from '../webhooks/chaos.js';
 import type { Delivery, DeliveryAttempt } from '../webhooks/delivery.js';
 import type { SavePoint } from '../webhooks/dispatcher.js';
 import { clientCheckCode } from './client-check-slot.js';
-import { type ConnectionState, connectionSummary, exchangeResult } from './connections.js';
+import { ConnectionDesk } from './connection-desk.js';
+import type { ConnectionState } from './connections.js';
+import { DeliveryDesk } from './delivery-desk.js';
+import type { EventListener } from './event-sink.js';
+import { FaultDesk } from './fault-desk.js';
 import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from './faults.js';
 import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import { bodyLimit, isOverBytes, payloadTooLarge, type Reply, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
-import { checkJournalFilter, JOURNAL_FILTER_NAMES, type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
+import { type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
+import { JournalDesk } from './journal-desk.js';
+import { knownConnection } from './known-connection.js';
 import { type ResolvedOptions, resolveOptions, type SandboxOptions } from './options.js';
+import { RecordDesk } from './record-desk.js';
 import { nullRuleOf, RequestContext, type RequestNote } from './routes/context.js';
 import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
 import { publicTokenBody } from './routes/link.js';
@@ -48,6 +52,7 @@ import {
   takeTenantSnapshot,
   tenantPartInPieces,
 } from './snapshot.js';
+import { acceptedTenant } from './tenants.js';
 
 /**
  * The routes by path, shared by every sandbox. The core's paths: a trailing slash is a segment
@@ -64,8 +69,7 @@ type FoundRoute = Extract<PathMatch<Route>, { kind: 'found' }>;
 /** What {@link Sandbox.authenticate} answers for the admin key: no string, so no API key is ever taken for it. */
 const ADMIN: unique symbol = Symbol('admin');
 
-/** Called for every event the sandbox emits, as it is emitted. */
-export type EventListener = (event: ServiceEvent, meta: { connectionId: string }) => void;
+export type { EventListener };
 /** Hears each delivery attempt once it is recorded: the attempt, and the delivery as it stands then (its state after the attempt). */
 export type DeliveryAttemptListener = (attempt: DeliveryAttempt, delivery: Delivery) => void;
 
@@ -91,6 +95,8 @@ export class Sandbox {
   parts: SandboxParts;
   /** What the routes use of this sandbox, its current parts (a reset swaps them) and operations. */
   private readonly deps: RouteDeps;
+  /** The operations on the parts the routes and this sandbox's methods share, each on the current parts. */
+  private readonly desks: { connections: ConnectionDesk; records: RecordDesk; deliveries: DeliveryDesk; faults: FaultDesk; journal: JournalDesk };
   private readonly listeners = new Set<EventListener>();
   private readonly attemptListeners = new Set<DeliveryAttemptListener>();
   private readonly journal: RequestJournal;
@@ -123,6 +129,14 @@ export class Sandbox {
       }
     }
     this.parts = this.freshParts(this.options.startTime);
+    const parts = () => this.parts;
+    this.desks = {
+      connections: new ConnectionDesk(parts, this.options.apiKeys),
+      records: new RecordDesk(parts),
+      deliveries: new DeliveryDesk(parts),
+      faults: new FaultDesk(this.faults, parts),
+      journal: new JournalDesk(this.journal, this.options.apiKeys),
+    };
     this.deps = this.routeDeps();
   }
 
@@ -131,7 +145,7 @@ export class Sandbox {
       this.options,
       this.platform,
       startTime,
-      (parts, emitted) => this.emit(parts, emitted),
+      this.listeners,
       () => this.revision++,
       this.persistence,
       (attempt, delivery) => {
@@ -166,11 +180,8 @@ export class Sandbox {
       get passthroughAnswers() {
         return parts().passthroughAnswers;
       },
-      connections: this,
-      records: this,
-      deliveries: this,
-      faults: this,
-      journal: this,
+      ...this.desks,
+      // Reset, snapshot and restore swap the parts themselves: only the sandbox can.
       state: this,
       scenarios: {
         target: this,
@@ -379,9 +390,7 @@ export class Sandbox {
    * @example sandbox.requests({ method: 'POST', path: '/crm/passthrough', status: 200 })
    */
   requests(filter?: JournalFilter & { apiKey?: string }): JournalEntry[] {
-    const { apiKey = this.options.apiKeys[0]!, ...rest } = checkOptionNames(filter, [...JOURNAL_FILTER_NAMES, 'apiKey'], 'requests()');
-    checkJournalFilter(rest);
-    return this.journal.list(this.tenant(apiKey), rest);
+    return this.desks.journal.requests(filter);
   }
 
   /**
@@ -429,7 +438,7 @@ export class Sandbox {
 
   /** Empties the request journal of an API token, or of everyone with no argument. */
   clearRequests(apiKey?: string): void {
-    this.journal.clear(apiKey === undefined ? undefined : this.tenant(apiKey));
+    this.desks.journal.clearRequests(apiKey);
   }
 
   /**
@@ -445,19 +454,17 @@ export class Sandbox {
    * @example sandbox.setFaults({ errorRate: 1 }, { apiKey: 'team-b' }); // team-b's requests only
    */
   setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, given?: { apiKey?: string }): FaultRule[] {
-    const options = checkOptionNames(given, ['apiKey'], 'setFaults()');
-    return this.faults.set(rules, options.apiKey);
+    return this.desks.faults.setFaults(rules, given);
   }
 
   /** The runtime fault rules: the server's (`setFaults()`), or with `apiKey` that tenant's (`PUT /sandbox/faults`). */
   faultRules(given?: { apiKey?: string }): FaultRule[] {
-    const options = checkOptionNames(given, ['apiKey'], 'faultRules()');
-    return this.faults.current(options.apiKey);
+    return this.desks.faults.faultRules(given);
   }
 
   /** The standing fault rules: those the sandbox was made with (`createSandbox({ faults })`, the `serve` flags), which `setFaults()` leaves. */
   standingFaultRules(): FaultRule[] {
-    return this.faults.standingRules;
+    return this.desks.faults.standingFaultRules();
   }
 
   /** A 401 unless the request carries one of the accepted API keys, or the admin key on a route that takes it (`admin`). */
@@ -480,8 +487,7 @@ export class Sandbox {
 
   /** A key the API accepts as a tenant's, else a 401 as for an unknown service-api-token. */
   private tenant(apiKey: string): string {
-    if (!this.options.apiKeys.includes(apiKey)) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
-    return apiKey;
+    return acceptedTenant(this.options.apiKeys, apiKey);
   }
 
   // --- Time ---------------------------------------------------------------------------------
@@ -529,28 +535,22 @@ export class Sandbox {
 
   /** @internal Exchanges a public token and starts the connection's lifecycle. */
   exchange(apiKey: string, publicToken: string): ExchangeResult {
-    const connection = this.parts.registry.exchange(apiKey, publicToken);
-    this.parts.lifecycle.start(connection);
-    return exchangeResult(connection);
+    return this.desks.connections.exchange(apiKey, publicToken);
   }
 
   /** The connections of an API token (default: the first accepted one). */
   connections(apiKey: string = this.options.apiKeys[0]!): ConnectionSummary[] {
-    return this.parts.registry.list(this.tenant(apiKey)).map(connectionSummary);
+    return this.desks.connections.connections(apiKey);
   }
 
   /** @internal Removes a connection with its webhook, pending events and timers. */
   removeConnection(connection: ConnectionState): void {
-    this.parts.lifecycle.stop(connection);
-    this.parts.dispatcher.connectionRemoved(connection.connectionId);
-    this.parts.registry.remove(connection);
+    this.desks.connections.removeConnection(connection);
   }
 
   /** Forces a status move; it is always reported as a STATUS_CHANGE event and stops the automatic moves. */
   setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary {
-    const connection = this.connection(connectionId);
-    this.parts.lifecycle.force(connection, parseOrThrow(connectionStatusSchema(), status, 'status'));
-    return connectionSummary(connection);
+    return this.desks.connections.setStatus(connectionId, status);
   }
 
   /**
@@ -586,43 +586,30 @@ export class Sandbox {
    * back as the service answers them: empty fields and those the connection's CRM lacks are absent.
    */
   createRecord(connectionId: string, objectType: CrmObjectType, fields: Record<string, unknown> = {}): UnifiedRecord {
-    const { data, view } = this.records(connectionId, objectType);
-    return view(data.create(objectType, fields));
+    return this.desks.records.createRecord(connectionId, objectType, fields);
   }
 
   /** Changes the fields given and emits an UPDATE event. */
   updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): UnifiedRecord {
-    const { data, view } = this.records(connectionId, objectType);
-    return view(data.update(objectType, id, fields));
+    return this.desks.records.updateRecord(connectionId, objectType, id, fields);
   }
 
   /** Deletes a record (and the attendees that depend on it) and emits DELETE events. */
   deleteRecord(connectionId: string, objectType: CrmObjectType, id: string): void {
-    this.records(connectionId, objectType).data.delete(objectType, id);
+    this.desks.records.deleteRecord(connectionId, objectType, id);
   }
 
   getRecord(connectionId: string, objectType: CrmObjectType, id: string): UnifiedRecord {
-    const { data, view } = this.records(connectionId, objectType);
-    return view(data.get(objectType, id));
+    return this.desks.records.getRecord(connectionId, objectType, id);
   }
 
   /** Every record of a type, oldest first. */
   listRecords(connectionId: string, objectType: CrmObjectType): UnifiedRecord[] {
-    const { data, view } = this.records(connectionId, objectType);
-    return [...data.crm[objectType].values()].map(view);
-  }
-
-  private records(connectionId: string, objectType: string) {
-    const type = parseObjectType(objectType);
-    const connection = this.connection(connectionId);
-    const data = this.parts.registry.dataOf(connection);
-    return { data, view: (record: CrmRecord) => unifiedView(connection.integrationId, type, record) };
+    return this.desks.records.listRecords(connectionId, objectType);
   }
 
   private connection(connectionId: string): ConnectionState {
-    const connection = this.parts.registry.find(connectionId);
-    if (!connection) throw ApiError.notFound('Connection', connectionId, 'connectionId');
-    return connection;
+    return knownConnection(this.parts.registry, connectionId);
   }
 
   // --- Downstream faults --------------------------------------------------------------------
@@ -635,34 +622,29 @@ export class Sandbox {
    * @example sandbox.setDownstreamFaults(connectionId, [{ kind: 'rate-limit', count: 2 }, { kind: 'server-error', status: 503 }]);
    */
   setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[] {
-    const { faults: parsed } = parseOrThrow(downstreamFaultsBody(), { faults });
-    const connection = this.connection(connectionId);
-    connection.downstreamFaults = parsed.map(toFault);
-    return this.downstreamFaults(connectionId);
+    return this.desks.faults.setDownstreamFaults(connectionId, faults);
   }
 
   /** The connection's pending downstream faults, with the calls each still takes. */
   downstreamFaults(connectionId: string): DownstreamFault[] {
-    return this.connection(connectionId).downstreamFaults.map((fault) => ({ ...fault }));
+    return this.desks.faults.downstreamFaults(connectionId);
   }
 
   // --- Events and deliveries ----------------------------------------------------------------
 
   /** Events emitted (those still in the delivery log), oldest first; one connection's or all. */
   emittedEvents(connectionId?: string): ServiceEvent[] {
-    if (connectionId !== undefined) this.connection(connectionId);
-    return this.parts.dispatcher.list(connectionId).map((delivery) => delivery.event);
+    return this.desks.deliveries.emittedEvents(connectionId);
   }
 
   /** The delivery log: each event with its state and attempts, oldest first. */
   deliveries(connectionId?: string): Delivery[] {
-    if (connectionId !== undefined) this.connection(connectionId);
-    return this.parts.dispatcher.list(connectionId);
+    return this.desks.deliveries.deliveries(connectionId);
   }
 
   /** Sends an event again as a new attempt; resolves with the delivery after that attempt. */
   redeliver(eventId: string): Promise<Delivery> {
-    return this.parts.dispatcher.redeliver(eventId);
+    return this.desks.deliveries.redeliver(eventId);
   }
 
   /**
@@ -671,8 +653,7 @@ export class Sandbox {
    * with the deliveries retried, after their attempts; none when nothing waits on a retry.
    */
   retryDeliveries(connectionId: string): Promise<Delivery[]> {
-    this.connection(connectionId);
-    return this.parts.dispatcher.retryNow(connectionId);
+    return this.desks.deliveries.retryDeliveries(connectionId);
   }
 
   /**
@@ -682,14 +663,12 @@ export class Sandbox {
    * @example sandbox.setChaos(connectionId, { duplicate: 0.5, delay: '100ms-2s' });
    */
   setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings {
-    this.connection(connectionId);
-    return this.parts.dispatcher.setChaos(connectionId, parseChaos(settings));
+    return this.desks.deliveries.setChaos(connectionId, settings);
   }
 
   /** The delivery chaos a connection is under. */
   chaos(connectionId: string): ChaosSettings {
-    this.connection(connectionId);
-    return this.parts.dispatcher.chaosOf(connectionId);
+    return this.desks.deliveries.chaos(connectionId);
   }
 
   /** Listens to events as they are emitted; returns a function that stops listening. */
@@ -709,12 +688,6 @@ export class Sandbox {
       throw ApiError.invalidField('listener', `onDeliveryAttempt() takes a function, got ${listener === null ? 'null' : typeof listener}`);
     this.attemptListeners.add(listener);
     return () => this.attemptListeners.delete(listener);
-  }
-
-  private emit(parts: SandboxParts, emitted: EmittedEvent): void {
-    this.revision++;
-    parts.dispatcher.enqueue(emitted);
-    for (const listener of this.listeners) listener(emitted.event, { connectionId: emitted.connectionId });
   }
 
   // --- Scenarios ----------------------------------------------------------------------------

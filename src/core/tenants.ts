@@ -28,3 +28,9 @@ export function adminKeyRequired(operation: string, configured: boolean): ApiErr
     : 'admin operations are off: start the server with --admin-key (or CRM_SANDBOX_ADMIN_KEY; in code createSandbox({ adminKey })) and send that key as the service-api-token header';
   return new ApiError(403, ErrorCode.ADMIN_KEY_REQUIRED, `${operation} acts on every tenant and needs the admin key: ${why}`);
 }
+
+/** A key the API accepts as a tenant's, else a 401 as for an unknown service-api-token. */
+export function acceptedTenant(apiKeys: readonly string[], apiKey: string): string {
+  if (!apiKeys.includes(apiKey)) throw new ApiError(401, ErrorCode.INVALID_API_TOKEN, 'invalid service-api-token');
+  return apiKey;
+}

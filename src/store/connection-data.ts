@@ -40,6 +40,14 @@ import {
 import { expectedRevenue, fakeFields } from './seed/fake-fields.js';
 import { fakerState, fakerStateSchema } from './seed/seeded-faker.js';
 
+/**
+ * Where every connection's store reports its changes: one sink for a sandbox's stores, given to
+ * each at construction (src/core/event-sink.ts turns a change into an event and delivers it).
+ */
+export interface ChangeSink {
+  recordChanged(connectionId: string, integrationId: IntegrationId, change: RecordChange): void;
+}
+
 /** A change to a CRM record, reported once the store holds it. */
 export interface RecordChange {
   objectType: CrmObjectType;
@@ -174,7 +182,8 @@ export interface ConnectionDataOptions {
   faker: Faker;
   /** Most records the connection holds, of every collection, seeded ones included (`Infinity`: no cap). Default: no cap. */
   recordLimit?: number;
-  onChange: (change: RecordChange) => void;
+  /** Told of every change once the store holds it. */
+  events: ChangeSink;
 }
 
 type Associations = Record<string, string[] | string | null>;
@@ -488,7 +497,7 @@ export class ConnectionData {
     this.checkRecord(type, record, write.associations);
     this.crm[type].insert(record, extra);
     this.relink(record.id, [], edgesOf(type, record));
-    this.options.onChange({ objectType: type, eventType: 'CREATE', record });
+    this.reported({ objectType: type, eventType: 'CREATE', record });
     return record;
   }
 
@@ -514,7 +523,7 @@ export class ConnectionData {
     this.crm[type].replace(after, extra);
     this.relink(after.id, edgesOf(type, before), edgesOf(type, after));
     if (type === 'Account') this.renameLeadAccounts(before as CrmRecord<'Account'>, after as CrmRecord<'Account'>);
-    this.options.onChange({ objectType: type, eventType: 'UPDATE', record: after });
+    this.reported({ objectType: type, eventType: 'UPDATE', record: after });
     return after;
   }
 
@@ -533,7 +542,12 @@ export class ConnectionData {
     this.archived.push({ type, record: current, extra: this.crm[type].entry(id)?.extra ?? {}, archivedAt: iso(this.options.clock.now()) });
     this.crm[type].delete(id);
     if (type === 'User') this.reassignOwned(current as CrmRecord<'User'>);
-    this.options.onChange({ objectType: type, eventType: 'DELETE', record: current });
+    this.reported({ objectType: type, eventType: 'DELETE', record: current });
+  }
+
+  /** Tells the sandbox's event sink of a change the store now holds. */
+  private reported(change: RecordChange): void {
+    this.options.events.recordChanged(this.options.connectionId, this.options.integrationId, change);
   }
 
   /**

@@ -17,21 +17,21 @@ import { isPlainObject } from '../downstream/rest-engine.js';
 import type { CrmRecord } from '../model/crm.js';
 import type { EngagementAction, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import type { IntegrationId, NativeOrg } from '../model/integrations.js';
-import { ApiError, ErrorCode } from '../shared/errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import { unifiedObjectOf } from './crm-objects.js';
 import { COMPLETION_TYPES, ENGAGEMENT_UNMAPPED, type EngagementInput, type EngagementObject, TASK_TYPES } from './engagement-objects.js';
 import { crmIdOf, engagementIdOf } from './engagement-view.js';
-import { noSuchInstant, notKept, planWrite } from './writes.js';
+import { noSuchInstant, notKept, planWrite, storePlan } from './writes.js';
 
 /**
  * The unified engagement writes: creates and updates of accounts, contacts and tasks, completing a
  * task or an action, starting a sequence. Contacts and accounts are the platform's CRM records, so
- * their writes go through the CRM's write plan (./writes.ts: `additional` through the platform's
- * own field maps) and the store, with the OBJECT_CHANGE event any write of them emits; the rest
- * change the platform's engagement collections (src/downstream/engagement-activity.ts), as its
- * native routes do. A bad field is a 400 naming it under the body key (`task.contactId`,
+ * their writes go through the CRM's write plan and store step (./writes.ts: `planWrite`, with
+ * `additional` through the platform's own field maps, then `storePlan`), with the OBJECT_CHANGE
+ * event any write of them emits; the rest change the platform's engagement collections
+ * (src/downstream/engagement-activity.ts), as its native routes do. A bad field is a 400 naming it under the body key (`task.contactId`,
  * `fields.mailboxId`); a field the document does not know is ignored, as the service did, and
  * named back.
  */
@@ -154,18 +154,7 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
     ...(native ? { native: { ...native, context: { org: connection.org, data, now: write.now } } } : {}),
   });
   ignored.push(...plan.ignored);
-  const written = storeWrite(at, () => {
-    if (!entry) return data.create(type, plan.input, { ...plan.extra, custom: { ...plan.extra?.custom, ...custom } });
-    const extra =
-      plan.extra || Object.keys(custom).length > 0
-        ? {
-            ...entry.extra,
-            custom: { ...(entry.extra.custom as object), ...plan.extra?.custom, ...custom },
-            ...(plan.extra?.native ? { native: { ...(entry.extra.native as object), ...plan.extra.native } } : {}),
-          }
-        : undefined;
-    return data.update(type, entry.record.id, plan.input, extra);
-  });
+  const written = storePlan(data, type, at, plan, entry?.record.id, custom);
   return { id: engagementIdOf(written.id), ignored };
 }
 
@@ -258,17 +247,6 @@ function withoutEnvelope(value: Record<string, unknown>, envelope: string, at: s
   if (inner === undefined) return value;
   if (!isPlainObject(inner)) throw bad(`${at}.${envelope}`, `must be an object of native fields, got ${typeName(inner)}`);
   return { ...flat, ...inner };
-}
-
-/** Runs a store write, naming its bad fields under the body key. */
-function storeWrite<T>(key: string, run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.errorCode !== ErrorCode.INVALID_FIELD_VALUE || typeof error.metadata?.field !== 'string') throw error;
-    const field = error.metadata.field === '' ? key : `${key}.${error.metadata.field}`;
-    throw ApiError.invalidField(field, `${key}.${error.message}`, { ...error.metadata, field });
-  }
 }
 
 // --- Tasks ---------------------------------------------------------------------------------------

@@ -1,11 +1,12 @@
 import { parseTime, stageWrites } from '../downstream/fields.js';
 import { NATIVE_EMAIL_WRITES } from '../downstream/native-email.js';
+import { nativeObjectOf } from '../downstream/native-objects.js';
 import { FieldError, isPlainObject, type NativeObject, translate, type WritePolicy } from '../downstream/rest-engine.js';
 import type { DownstreamContext } from '../downstream/types.js';
 import { ADDRESS_PARTS, CRM_FIELDS, type CrmObjectType, type CrmRecord, DERIVED_FIELDS } from '../model/crm.js';
-import type { IntegrationId } from '../model/integrations.js';
+import type { IntegrationId, NativeOrg } from '../model/integrations.js';
 import { calendarMistake } from '../shared/calendar.js';
-import { ApiError } from '../shared/errors.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import { DEAL_STAGES } from '../store/seed/fake-fields.js';
 import { type LinkInput, PARTICIPANT_ROLES, type UnifiedField, type UnifiedObject } from './crm-objects.js';
@@ -18,7 +19,85 @@ import { isMapped } from './view.js';
  * the CRM's own rules applied (a Salesforce note on one record at most). A bad field is a 400
  * naming it under the body key (`deal.closeDate`); a field the schema does not know is ignored,
  * as the service did, and reported back.
+ *
+ * The one write path of the unified API: `writeCrm` plans and stores a CRM write, and the
+ * engagement writes (./engagement-writes.ts) store their contacts and accounts through the same
+ * `storePlan`, whose store write emits the record's OBJECT_CHANGE event.
  */
+
+/** A unified CRM create or update, as the route read it. */
+export interface CrmWrite {
+  object: UnifiedObject;
+  mode: 'create' | 'update';
+  /** The object under the body key. */
+  body: unknown;
+  connection: { integrationId: IntegrationId; org: NativeOrg };
+  data: ConnectionData;
+  now: number;
+  /** The record an update changes. */
+  current?: CrmRecord;
+}
+
+/**
+ * Plans a unified CRM write and stores it: the record's id, and the fields it ignored.
+ *
+ * @example writeCrm({ object: unifiedObjectOf('Contact'), mode: 'create', body: { lastName: 'Lovelace' }, connection, data, now })
+ */
+export function writeCrm(write: CrmWrite): { id: string; ignored: string[] } {
+  const { object, connection, data, now } = write;
+  const native = nativeObjectOf(connection.integrationId, object.type);
+  const plan = planWrite({
+    object,
+    integrationId: connection.integrationId,
+    mode: write.mode,
+    body: write.body,
+    at: object.key,
+    data,
+    now,
+    ...(write.current ? { current: write.current } : {}),
+    ...(native ? { native: { ...native, context: { org: connection.org, data, now } } } : {}),
+  });
+  const written = storePlan(data, object.type, object.key, plan, write.current?.id);
+  return { id: written.id, ignored: plan.ignored };
+}
+
+/**
+ * The store step of every unified write, CRM or engagement: the lead's person first (Pipedrive),
+ * then the record, created with its extras or updated with them merged into the ones it has
+ * (`custom`: custom fields the caller adds to the plan's). A bad field the store finds is named
+ * under the body key (`deal.stage`), as the request wrote it.
+ */
+export function storePlan(
+  data: ConnectionData,
+  type: CrmObjectType,
+  at: string,
+  plan: WritePlan,
+  currentId: string | undefined,
+  custom: Record<string, unknown> = {},
+): CrmRecord {
+  try {
+    if (plan.person?.id !== undefined) data.update('Contact', plan.person.id, plan.person.fields);
+    else if (plan.person) {
+      const person = data.create('Contact', plan.person.fields);
+      plan.input.associations = { ...(plan.input.associations as object), contactIds: [person.id] };
+    }
+    if (currentId === undefined) return data.create(type, plan.input, { ...plan.extra, custom: { ...plan.extra?.custom, ...custom } });
+    const entry = data.crm[type].entry(currentId)!;
+    const extra =
+      plan.extra || Object.keys(custom).length > 0
+        ? {
+            ...entry.extra,
+            custom: { ...(entry.extra.custom as object), ...plan.extra?.custom, ...custom },
+            ...(plan.extra?.native ? { native: { ...(entry.extra.native as object), ...plan.extra.native } } : {}),
+          }
+        : undefined;
+    return data.update(type, currentId, plan.input, extra);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.errorCode !== ErrorCode.INVALID_FIELD_VALUE || typeof error.metadata?.field !== 'string') throw error;
+    const field = error.metadata.field === '' ? at : `${at}.${error.metadata.field}`;
+    throw ApiError.invalidField(field, `${at}.${error.message}`, { ...error.metadata, field });
+  }
+}
 
 export interface WriteRequest {
   object: UnifiedObject;

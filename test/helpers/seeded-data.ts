@@ -27,7 +27,7 @@ export function seededData(integrationId: IntegrationId = 'hubspot', options: { 
     random: new Random(1),
     faker,
     ...(options.recordLimit === undefined ? {} : { recordLimit: options.recordLimit }),
-    onChange: (change) => changes.push(change),
+    events: { recordChanged: (_connectionId, _integrationId, change) => changes.push(change) },
   });
   const size = options.size === undefined ? DEFAULT_DATASET : options.size;
   if (size)

@@ -1,23 +1,21 @@
 import type * as z from 'zod';
 import type { ClientCheck } from '../../client-check/client-check.js';
 import type { Clock } from '../../clock/clock.js';
-import type { DownstreamFault, DownstreamFaultInput } from '../../downstream/faults.js';
-import type { ConnectionStatus, ConnectionSummary, ExchangeResult } from '../../model/connection.js';
-import type { CrmObjectType, UnifiedRecord } from '../../model/crm.js';
 import type { Platform } from '../../model/platform.js';
 import type { ScenarioSandbox } from '../../scenarios/target.js';
 import { withoutNulls } from '../../shared/absent-nulls.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
-import type { ChaosSettings } from '../../webhooks/chaos.js';
-import type { Delivery } from '../../webhooks/delivery.js';
 import type { Dispatcher } from '../../webhooks/dispatcher.js';
+import type { ConnectionDesk } from '../connection-desk.js';
 import type { ConnectionRegistry, ConnectionState } from '../connections.js';
-import type { FaultRule } from '../faults.js';
+import type { DeliveryDesk } from '../delivery-desk.js';
+import type { FaultDesk } from '../fault-desk.js';
 import { deepFreeze, parseJsonBody, queryParam, type Reply, type SandboxRequest, sharedJsonBody } from '../http.js';
-import type { JournalEntry, JournalFilter } from '../journal.js';
+import type { JournalDesk } from '../journal-desk.js';
 import type * as ResponseSchemas from '../openapi/response-schemas.js';
 import type { PageCache } from '../page-cache.js';
 import type { PassthroughCache } from '../passthrough-cache.js';
+import type { RecordDesk } from '../record-desk.js';
 import type { SandboxSnapshot } from '../snapshot.js';
 import { adminKeyRequired } from '../tenants.js';
 
@@ -25,10 +23,11 @@ import { adminKeyRequired } from '../tenants.js';
 
 /**
  * What the routes use of a sandbox: some of its parts (always the current ones: a reset or a
- * restore swaps them) and its operations in narrow groups, each the same call as the Sandbox
- * method of that name. A route list names the ones it uses (`Route<'registry' | 'records'>`)
- * and its handlers receive only those. The Sandbox class (../sandbox.ts) provides them all;
- * declared here, since sandbox.ts imports the route table.
+ * restore swaps them) and its operations in narrow groups, each a part of its own (a desk over
+ * the current parts, the same call as the Sandbox method of that name, which delegates to it). A
+ * route list names the ones it uses (`Route<'registry' | 'records'>`) and its handlers receive
+ * only those. The Sandbox (../sandbox.ts) builds them; only `state` and the scenario target are
+ * the Sandbox itself. Declared here, since sandbox.ts imports the route table.
  */
 export interface RouteDeps {
   /** Connections, tokens and each connection's data. */
@@ -39,36 +38,17 @@ export interface RouteDeps {
   readonly pages: PageCache;
   /** Serialised passthrough answers, per connection, while its data stays the same. */
   readonly passthroughAnswers: PassthroughCache;
-  readonly connections: {
-    exchange(apiKey: string, publicToken: string): ExchangeResult;
-    connections(apiKey: string): ConnectionSummary[];
-    removeConnection(connection: ConnectionState): void;
-    setStatus(connectionId: string, status: ConnectionStatus): ConnectionSummary;
-  };
-  readonly records: {
-    createRecord(connectionId: string, objectType: CrmObjectType, fields?: Record<string, unknown>): UnifiedRecord;
-    getRecord(connectionId: string, objectType: CrmObjectType, id: string): UnifiedRecord;
-    updateRecord(connectionId: string, objectType: CrmObjectType, id: string, fields: Record<string, unknown>): UnifiedRecord;
-    deleteRecord(connectionId: string, objectType: CrmObjectType, id: string): void;
-  };
-  readonly deliveries: {
-    deliveries(connectionId?: string): Delivery[];
-    redeliver(eventId: string): Promise<Delivery>;
-    retryDeliveries(connectionId: string): Promise<Delivery[]>;
-    chaos(connectionId: string): ChaosSettings;
-    setChaos(connectionId: string, settings: ChaosSettings): ChaosSettings;
-  };
-  readonly faults: {
-    faultRules(options?: { apiKey?: string }): FaultRule[];
-    standingFaultRules(): FaultRule[];
-    setFaults(rules: FaultRule | readonly FaultRule[] | { rules: readonly FaultRule[] }, options?: { apiKey?: string }): FaultRule[];
-    downstreamFaults(connectionId: string): DownstreamFault[];
-    setDownstreamFaults(connectionId: string, faults: DownstreamFaultInput[]): DownstreamFault[];
-  };
-  readonly journal: {
-    requests(filter?: JournalFilter & { apiKey?: string }): JournalEntry[];
-    clearRequests(apiKey?: string): void;
-  };
+  /** Connections: exchange, list, status, removal (../connection-desk.ts). */
+  readonly connections: ConnectionDesk;
+  /** A connection's records, written straight in its store (../record-desk.ts). */
+  readonly records: RecordDesk;
+  /** The delivery log, redelivery, retry now and delivery chaos (../delivery-desk.ts). */
+  readonly deliveries: DeliveryDesk;
+  /** The runtime fault rules and each connection's downstream faults (../fault-desk.ts). */
+  readonly faults: FaultDesk;
+  /** A tenant's request journal (../journal-desk.ts). */
+  readonly journal: JournalDesk;
+  /** Reset, snapshot and restore: they swap the parts themselves, so the Sandbox (../sandbox.ts) does them. */
   readonly state: {
     reset(options?: { apiKey?: string }): void;
     snapshot(options?: { apiKey?: string }): SandboxSnapshot;

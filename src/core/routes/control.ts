@@ -60,8 +60,8 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
       const objectType = objectTypeOf(ctx);
       const list = `records.${objectType}`;
       const page = pageRequest(ctx, list, connection.connectionId);
-      return registry.whenSeeded(connection, () => {
-        const collection = registry.dataOf(connection).crm[objectType];
+      return registry.withData(connection, (data) => {
+        const collection = data.crm[objectType];
         const view = (entry: Entry<CrmRecord>) => unifiedView(connection.integrationId, objectType, entry.record);
         return { body: pageBody(collection, page, { key: 'records', list, connectionId: connection.connectionId }, view) };
       });
@@ -75,12 +75,12 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     tag: 'Sandbox control',
     body: recordWrite,
     ok: { status: 201, schema: (out) => out.recordBodySchema, description: 'The record' },
-    // Checked as before; a connection's first write seeds its data set in pieces (whenSeeded), then writes.
+    // Checked as before; a connection's first write seeds its data set in pieces (withData), then writes.
     handler: (ctx, { records, registry }) => {
       const connection = ctx.connection();
       const objectType = objectTypeOf(ctx);
       const fields = ctx.body();
-      return registry.whenSeeded(connection, () => ({ status: 201, body: { record: records.createRecord(connection.connectionId, objectType, fields) } }));
+      return registry.withData(connection, () => ({ status: 201, body: { record: records.createRecord(connection.connectionId, objectType, fields) } }));
     },
   },
   {
@@ -93,7 +93,7 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     handler: (ctx, { records, registry }) => {
       const connection = ctx.connection();
       const objectType = objectTypeOf(ctx);
-      return registry.whenSeeded(connection, () => ({ body: { record: records.getRecord(connection.connectionId, objectType, ctx.params.id!) } }));
+      return registry.withData(connection, () => ({ body: { record: records.getRecord(connection.connectionId, objectType, ctx.params.id!) } }));
     },
   },
   {
@@ -108,7 +108,7 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
       const connection = ctx.connection();
       const objectType = objectTypeOf(ctx);
       const fields = ctx.body();
-      return registry.whenSeeded(connection, () => ({ body: { record: records.updateRecord(connection.connectionId, objectType, ctx.params.id!, fields) } }));
+      return registry.withData(connection, () => ({ body: { record: records.updateRecord(connection.connectionId, objectType, ctx.params.id!, fields) } }));
     },
   },
   {
@@ -121,7 +121,7 @@ export const controlRoutes: Route<'registry' | 'dispatcher' | 'records' | 'conne
     handler: (ctx, { records, registry }) => {
       const connection = ctx.connection();
       const objectType = objectTypeOf(ctx);
-      return registry.whenSeeded(connection, () => {
+      return registry.withData(connection, () => {
         records.deleteRecord(connection.connectionId, objectType, ctx.params.id!);
         return { body: {} };
       });

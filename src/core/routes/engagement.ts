@@ -46,8 +46,8 @@ function answer(
   const connection = ctx.connectionByToken(accessToken);
   const page = pageRequest(ctx, list, connection.connectionId);
   checkSynced(connection);
-  const read = () => {
-    const data = registry.dataOf(connection);
+  // A connection's first read seeds its data set in pieces (decision 0038), then answers.
+  return registry.withData(connection, (data) => {
     const collection = data[list] as OrderedCollection<Mailbox | EngagementUser>;
     const names = { key: list, list, connectionId: connection.connectionId };
     return pages.get(
@@ -66,9 +66,7 @@ function answer(
       },
       data,
     );
-  };
-  // A connection's first read seeds its data set in pieces (decision 0038), then answers.
-  return connection.data === undefined ? registry.whenSeeded(connection, read) : read();
+  });
 }
 
 const allFieldsQuery: QueryParameter = {

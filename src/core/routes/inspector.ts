@@ -10,7 +10,6 @@ import { queryParam } from '../http.js';
 import { checkSynced, type Route, type RouteContext } from './context.js';
 import { pageQuery } from './pagination.js';
 import { unifiedCrmRoutes } from './unified-crm.js';
-import { withData } from './unified-shared.js';
 
 /**
  * Control-API routes the inspector (`/sandbox/ui`) needs and the service's own API lacks: a
@@ -196,7 +195,7 @@ export const inspectorRoutes: Route<'registry' | 'dispatcher' | 'deliveries' | '
       const { object } = list;
       const limit = pageLimit(ctx);
       const skip = skipCursor(ctx);
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const entries = data.crm[object.type].entries();
         const needle = search.toLowerCase();
         const found: unknown[] = [];

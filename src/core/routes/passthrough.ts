@@ -8,6 +8,7 @@ import { ApiError } from '../../shared/errors.js';
 import { once } from '../../shared/once.js';
 import { isPieces, mapPieces } from '../../shared/pieces.js';
 import { parseOrThrow } from '../../shared/validation.js';
+import type { ConnectionData } from '../../store/connection-data.js';
 import type { ConnectionState } from '../connections.js';
 import { answerWithFaults } from '../downstream-faults.js';
 import type { Reply } from '../http.js';
@@ -133,19 +134,18 @@ function requestOf(call: Call): DownstreamRequest {
 function passthrough(ctx: RouteContext, deps: Pick<RouteDeps, 'registry' | 'clock' | 'passthroughAnswers'>): Reply | Promise<Reply> {
   const { downstreamFor } = loadedDownstream()!;
   const { call, connection } = callOf(ctx);
-  // A connection's first call seeds its data set in pieces (decision 0038), then answers; the others, no closure.
-  if (connection.data === undefined) return deps.registry.whenSeeded(connection, () => answerCall(call, connection, downstreamFor, deps));
-  return answerCall(call, connection, downstreamFor, deps);
+  // A connection's first call seeds its data set in pieces (decision 0038), then answers.
+  return deps.registry.withData(connection, (data) => answerCall(call, connection, data, downstreamFor, deps));
 }
 
 function answerCall(
   call: Call,
   connection: ConnectionState,
+  data: ConnectionData,
   downstreamFor: NonNullable<ReturnType<typeof loadedDownstream>>['downstreamFor'],
-  deps: Pick<RouteDeps, 'registry' | 'clock' | 'passthroughAnswers'>,
+  deps: Pick<RouteDeps, 'clock' | 'passthroughAnswers'>,
 ): Reply | Promise<Reply> {
-  const { registry, clock } = deps;
-  const data = registry.dataOf(connection);
+  const { clock } = deps;
   const url = `${INTEGRATIONS[connection.integrationId].apiBaseUrl(connection.org)}/${call.path}${call.search ? `?${call.search}` : ''}`;
   const system = downstreamFor(connection.integrationId);
   const reply = (answer: DownstreamResponse) => ({ headers: answer.headers, url, statusCode: answer.statusCode, body: answer.body });

@@ -16,7 +16,6 @@ import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type Ro
 import { MAX_LIMIT, pageBody, pageQuery, pageRequest, parseBoolean, readPage } from './pagination.js';
 import {
   bodyToken,
-  extraKeys,
   matchingFor,
   onceThere,
   pageReply,
@@ -24,9 +23,8 @@ import {
   searchFilter,
   searchKey,
   searchPage,
-  withData,
+  unifiedWrite,
   withSystems,
-  writeAnswer,
 } from './unified-shared.js';
 
 /**
@@ -122,7 +120,7 @@ function list(object: UnifiedObject): Route<Uses> {
       const connection = crmConnection(ctx, accessToken, object);
       const page = pageRequest(ctx, object.many, connection.connectionId);
       // A connection's first call seeds its data set in pieces (decision 0038).
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const collection = data.crm[object.type];
         const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
         return withSystems(allFields, (downstreamFor) =>
@@ -155,7 +153,7 @@ function search(object: UnifiedObject): Route<Uses> {
       const list = `${object.many}/search`;
       const page = searchPage(ctx, body, list, connection.connectionId);
       // A connection's first call seeds its data set in pieces (decision 0038).
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const collection = data.crm[object.type];
         const key = searchKey(ctx, body, page, 'search');
         return withSystems(allFields, (downstreamFor) => {
@@ -209,7 +207,7 @@ function get(object: UnifiedObject): Route<Uses> {
       if (!id && !lookup) throw ApiError.invalidField('id', `id${lookups.map((key) => ` or ${key}`).join('')} is required`);
       const connection = crmConnection(ctx, accessToken, object);
       // A connection's first call seeds its data set in pieces (decision 0038).
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const entry = id ? data.crm[object.type].entry(id) : findBy(connection, data, object, lookup!, queryParam(ctx.query, lookup!)!);
         if (!entry) throw ApiError.notFound(object.type, id || queryParam(ctx.query, lookup!)!, id ? 'id' : lookup);
         return withSystems(allFields, (downstreamFor) => ({
@@ -258,7 +256,7 @@ function batch(object: UnifiedObject): Route<Uses> {
         throw ApiError.invalidField('ids', `ids may name at most ${MAX_BATCH_IDS} ids, got ${ids.length}`, { limit: MAX_BATCH_IDS });
       const connection = crmConnection(ctx, accessToken, object);
       // A connection's first call seeds its data set in pieces (decision 0038).
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const collection = data.crm[object.type];
         return withSystems(allFields, (downstreamFor) => {
           const render = renderer(connection, data, object, deps.clock.now(), downstreamFor);
@@ -305,62 +303,23 @@ function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
     body: () => writeBodySchema(object, mode),
     ok: { status: 200, schema: (out) => out.idAnswerSchema, description: `The ${object.type}'s id` },
     errors: [409],
-    handler: async (ctx, deps) => {
-      const body = ctx.body();
-      const accessToken = bodyToken(ctx, false);
-      const id = mode === 'update' ? body.id : undefined;
-      if (mode === 'update' && (typeof id !== 'string' || id === '')) throw ApiError.invalidField('id', `id is required: the ${object.type} to update`);
-      if (body[object.key] === undefined) throw ApiError.invalidField(object.key, `${object.key} is required: the ${object.type}'s fields`);
-      const connection = crmConnection(ctx, accessToken, object);
-      // A connection's first call seeds its data set in pieces (decision 0038).
-      if (connection.data === undefined) await deps.registry.whenSeeded(connection, () => undefined);
-      const data = deps.registry.dataOf(connection);
-      const current = mode === 'update' ? data.get(object.type, id as string) : undefined;
-      const [{ planWrite }, { nativeObjectOf }] = await Promise.all([loadUnifiedWrites(), loadDownstream()]);
-      const native = nativeObjectOf(connection.integrationId, object.type);
-      const now = deps.clock.now();
-      const plan = planWrite({
-        object,
-        integrationId: connection.integrationId,
-        mode,
-        body: body[object.key],
-        at: object.key,
-        data,
-        now,
-        ...(current ? { current } : {}),
-        ...(native ? { native: { ...native, context: { org: connection.org, data, now } } } : {}),
-      });
-      const written = atField(object.key, () => {
-        if (plan.person?.id !== undefined) data.update('Contact', plan.person.id, plan.person.fields);
-        else if (plan.person) {
-          const person = data.create('Contact', plan.person.fields);
-          plan.input.associations = { ...(plan.input.associations as object), contactIds: [person.id] };
-        }
-        if (!current) return data.create(object.type, plan.input, plan.extra ?? { custom: {} });
-        const entry = data.crm[object.type].entry(current.id)!;
-        const extra = plan.extra
-          ? {
-              ...entry.extra,
-              custom: { ...(entry.extra.custom as object), ...plan.extra.custom },
-              ...(plan.extra.native ? { native: { ...(entry.extra.native as object), ...plan.extra.native } } : {}),
-            }
-          : undefined;
-        return data.update(object.type, current.id, plan.input, extra);
-      });
-      return writeAnswer(written.id, [...extraKeys(body, ['accessToken', 'id', object.key]), ...plan.ignored]);
-    },
+    handler: (ctx, deps) =>
+      unifiedWrite(
+        ctx,
+        deps.registry,
+        {
+          ...(mode === 'update' ? { id: `the ${object.type} to update` } : {}),
+          key: object.key,
+          missing: `${object.key} is required: the ${object.type}'s fields`,
+        },
+        (accessToken) => crmConnection(ctx, accessToken, object),
+        async ({ body, connection, data, id, answer }) => {
+          const current = id === undefined ? undefined : data.get(object.type, id);
+          const { writeCrm } = await loadUnifiedWrites();
+          return answer(writeCrm({ object, mode, body: body[object.key], connection, data, now: deps.clock.now(), ...(current ? { current } : {}) }));
+        },
+      ),
   };
-}
-
-/** Runs a store write, naming its bad fields under the body key (`deal.stage`), as the request wrote them. */
-function atField<T>(key: string, run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.errorCode !== ErrorCode.INVALID_FIELD_VALUE || typeof error.metadata?.field !== 'string') throw error;
-    const field = error.metadata.field === '' ? key : `${key}.${error.metadata.field}`;
-    throw ApiError.invalidField(field, `${key}.${error.message}`, { ...error.metadata, field });
-  }
 }
 
 const pascal = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

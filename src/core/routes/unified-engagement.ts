@@ -17,19 +17,7 @@ import { queryParam, type Reply } from '../http.js';
 import { accessTokenQuery, checkSynced, type QueryParameter, type Route, type RouteContext, type RouteDeps, requiredQuery } from './context.js';
 import { engagementRoutes } from './engagement.js';
 import { pageBody, pageQuery, pageRequest, parseBoolean } from './pagination.js';
-import {
-  bodyToken,
-  extraKeys,
-  matchingFor,
-  onceThere,
-  pageReply,
-  searchAllFields,
-  searchKey,
-  searchPage,
-  withData,
-  withSystems,
-  writeAnswer,
-} from './unified-shared.js';
+import { bodyToken, matchingFor, onceThere, pageReply, searchAllFields, searchKey, searchPage, unifiedWrite, withSystems } from './unified-shared.js';
 
 /**
  * The service's unified engagement objects: users, accounts, contacts, tasks, actions, calls,
@@ -158,7 +146,7 @@ function list(object: EngagementObject): Route<Uses> {
       const connection = engagementConnection(ctx, accessToken, object);
       const page = pageRequest(ctx, object.many, connection.connectionId);
       // A connection's first call seeds its data set in pieces (decision 0038).
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const collection = collectionOf(data, object);
         const names = { key: object.listKey, list: object.many, connectionId: connection.connectionId };
         return withSystems(allFields, (downstreamFor) =>
@@ -191,7 +179,7 @@ function get(object: EngagementObject): Route<Uses> {
       const id = requiredQuery(ctx, 'id');
       const connection = engagementConnection(ctx, accessToken, object);
       // A connection's first call seeds its data set in pieces (decision 0038).
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const found = entryOf(data, object, id);
         if (!found) throw ApiError.notFound(object.name, id, 'id');
         if (found.crmUser) {
@@ -255,7 +243,7 @@ function search(object: EngagementObject): Route<Uses> {
       const listName = `${object.many}/search`;
       const page = searchPage(ctx, body, listName, connection.connectionId);
       // A connection's first call seeds its data set in pieces (decision 0038).
-      return withData(deps.registry, connection, (data) => {
+      return deps.registry.withData(connection, (data) => {
         const collection = collectionOf(data, object);
         const key = searchKey(ctx, body, page, `engagement:${object.name}:search:${allFields}`);
         return withSystems(allFields, (downstreamFor) => {
@@ -303,30 +291,24 @@ function write(object: EngagementObject, mode: 'create' | 'update'): Route<Uses>
     body: () => engagementWriteBodySchema(object, mode),
     ok: { status: 200, schema: (out) => out.idAnswerSchema, description: `The ${object.name}'s id` },
     errors: [409],
-    handler: async (ctx, deps) => {
-      const body = ctx.body();
-      const accessToken = bodyToken(ctx, false);
-      const id = mode === 'update' ? body.id : undefined;
-      if (mode === 'update' && (typeof id !== 'string' || id === '')) throw ApiError.invalidField('id', `id is required: the ${object.name} to update`);
-      if (body[object.key] === undefined) throw ApiError.invalidField(object.key, `${object.key} is required: the ${object.name}'s fields`);
-      const connection = engagementConnection(ctx, accessToken, object);
-      // A connection's first call seeds its data set in pieces (decision 0038).
-      if (connection.data === undefined) await deps.registry.whenSeeded(connection, () => undefined);
-      const data = deps.registry.dataOf(connection);
-      const found = mode === 'update' ? entryOf(data, object, id as string) : undefined;
-      if (mode === 'update' && !found) throw ApiError.notFound(object.name, id as string, 'id');
-      const { writeEngagement } = await loadEngagementWrites();
-      const result = await writeEngagement({
-        object,
-        mode,
-        body: body[object.key],
-        connection,
-        data,
-        now: deps.clock.now(),
-        ...(found ? { current: found.entry } : {}),
-      });
-      return writeAnswer(result.id, [...extraKeys(body, ['accessToken', 'id', object.key]), ...result.ignored]);
-    },
+    handler: (ctx, deps) =>
+      unifiedWrite(
+        ctx,
+        deps.registry,
+        {
+          ...(mode === 'update' ? { id: `the ${object.name} to update` } : {}),
+          key: object.key,
+          missing: `${object.key} is required: the ${object.name}'s fields`,
+        },
+        (accessToken) => engagementConnection(ctx, accessToken, object),
+        async ({ body, connection, data, id, answer }) => {
+          const found = id === undefined ? undefined : entryOf(data, object, id);
+          if (id !== undefined && !found) throw ApiError.notFound(object.name, id, 'id');
+          const { writeEngagement } = await loadEngagementWrites();
+          const now = deps.clock.now();
+          return answer(writeEngagement({ object, mode, body: body[object.key], connection, data, now, ...(found ? { current: found.entry } : {}) }));
+        },
+      ),
   };
 }
 
@@ -351,22 +333,23 @@ function act(object: EngagementObject, verb: 'complete' | 'start'): Route<Uses> 
       description: verb === 'start' ? 'The id of the started sequence state (an action)' : `The ${object.name}'s id`,
     },
     errors: [409],
-    handler: async (ctx, deps) => {
-      const body = ctx.body();
-      const accessToken = bodyToken(ctx, false);
-      const id = body.id;
-      if (typeof id !== 'string' || id === '') throw ApiError.invalidField('id', `id is required: the ${object.name} to ${verb}`);
-      if (body.fields === undefined) throw ApiError.invalidField('fields', `fields is required: ${(object.action ?? []).map((item) => item.key).join(', ')}`);
-      const connection = engagementConnection(ctx, accessToken, object);
-      // A connection's first call seeds its data set in pieces (decision 0038).
-      if (connection.data === undefined) await deps.registry.whenSeeded(connection, () => undefined);
-      const data = deps.registry.dataOf(connection);
-      const found = entryOf(data, object, id);
-      if (!found) throw ApiError.notFound(object.name, id, 'id');
-      const { actEngagement } = await loadEngagementWrites();
-      const result = actEngagement({ object, verb, entry: found.entry, fields: body.fields, connection, data, now: deps.clock.now() });
-      return writeAnswer(result.id, [...extraKeys(body, ['accessToken', 'id', 'fields']), ...result.ignored]);
-    },
+    handler: (ctx, deps) =>
+      unifiedWrite(
+        ctx,
+        deps.registry,
+        {
+          id: `the ${object.name} to ${verb}`,
+          key: 'fields',
+          missing: `fields is required: ${(object.action ?? []).map((item) => item.key).join(', ')}`,
+        },
+        (accessToken) => engagementConnection(ctx, accessToken, object),
+        async ({ body, connection, data, id, answer }) => {
+          const found = entryOf(data, object, id!);
+          if (!found) throw ApiError.notFound(object.name, id!, 'id');
+          const { actEngagement } = await loadEngagementWrites();
+          return answer(actEngagement({ object, verb, entry: found.entry, fields: body.fields, connection, data, now: deps.clock.now() }));
+        },
+      ),
   };
 }
 

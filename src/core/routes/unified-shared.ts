@@ -19,8 +19,8 @@ import { type PageRequest, parseBoolean, readPage } from './pagination.js';
 /**
  * What the unified CRM routes (./unified-crm.ts) and the unified engagement routes
  * (./unified-engagement.ts) read and answer alike: the accessToken of a body, a search's paging
- * and allFields (in the query or the body), a page of the records that pass, and the answer of a
- * write with the fields it ignored.
+ * and allFields (in the query or the body), a page of the records that pass, and every write's
+ * handler ({@link unifiedWrite}) with its answer and the fields it ignored.
  */
 
 /** Fields a write named that were not written, each with why: a header, since the service ignored them silently. */
@@ -234,13 +234,52 @@ export function writeAnswer(id: string, ignored: string[]): Reply {
   return { body: { id, metadata: { ignoredFields: ignored } }, headers: { [IGNORED_FIELDS_HEADER]: header } };
 }
 
+/** A unified write's request as its handler checked it: the body, the caller's connection and its records. */
+export interface WriteCall {
+  body: Record<string, unknown>;
+  connection: ConnectionState;
+  data: ConnectionData;
+  /** The record the write acts on (`id` in the body), for a route that takes one; undefined for a create. */
+  id: string | undefined;
+  /** The write's answer: the record's id, and the fields it ignored (the body's unknown keys first). */
+  answer(result: { id: string; ignored: string[] }): Reply;
+}
+
+/** What a unified write route takes in its body besides its accessToken. */
+export interface WriteBody {
+  /** What `id` names, when the route takes one: `the Deal to update` (a 400 without it). */
+  id?: string;
+  /** The key of the fields written: `deal`, `fields`. */
+  key: string;
+  /** The 400's message when the body has no such key. */
+  missing: string;
+}
+
 /**
- * `answer(data)` with the connection's data set: at once when it is seeded, else once it is,
- * seeded in pieces with turns of the event loop between (a connection's first read; decision 0038).
+ * The handler of every unified write (a CRM or engagement create or update, an engagement action): the body's
+ * accessToken, its `id` and fields checked, then the caller's connection (`connectionOf`: its checks); once the
+ * connection's data set is there (a first call seeds it in pieces, decision 0038), `write`, which calls
+ * ../../unified/writes.ts (the store step) and answers with `call.answer`: the record's id and the fields it ignored.
  *
- * @example return withData(deps.registry, connection, (data) => ({ body: page(data) }));
+ * @example
+ * handler: (ctx, deps) =>
+ *   unifiedWrite(ctx, deps.registry, { key: 'deal', missing: 'deal is required' }, (token) => crmConnection(ctx, token, object), async (call) =>
+ *     call.answer((await loadUnifiedWrites()).writeCrm({ object, mode, body: call.body.deal, connection: call.connection, data: call.data, now })))
  */
-export function withData<T>(registry: ConnectionRegistry, connection: ConnectionState, answer: (data: ConnectionData) => T | Promise<T>): T | Promise<T> {
-  if (connection.data !== undefined) return answer(connection.data);
-  return registry.whenSeeded(connection, () => answer(registry.dataOf(connection)));
+export function unifiedWrite(
+  ctx: RouteContext,
+  registry: ConnectionRegistry,
+  takes: WriteBody,
+  connectionOf: (accessToken: string) => ConnectionState,
+  write: (call: WriteCall) => Promise<Reply>,
+): Reply | Promise<Reply> {
+  const body = ctx.body();
+  const accessToken = bodyToken(ctx, false);
+  const id = body.id;
+  if (takes.id !== undefined && (typeof id !== 'string' || id === '')) throw ApiError.invalidField('id', `id is required: ${takes.id}`);
+  if (body[takes.key] === undefined) throw ApiError.invalidField(takes.key, takes.missing);
+  const connection = connectionOf(accessToken);
+  const answer = (result: { id: string; ignored: string[] }) =>
+    writeAnswer(result.id, [...extraKeys(body, ['accessToken', 'id', takes.key]), ...result.ignored]);
+  return registry.withData(connection, (data) => write({ body, connection, data, id: takes.id === undefined ? undefined : (id as string), answer }));
 }
