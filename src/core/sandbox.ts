@@ -28,11 +28,11 @@ import { FAULT_HEADERS, type FaultDecision, FaultInjector, type FaultRule } from
 import { toFetchResponse, toSandboxRequest } from './fetch.js';
 import { bodyLimit, isOverBytes, payloadTooLarge, type Reply, respond, respondError, type SandboxRequest, type SandboxResponse } from './http.js';
 import { checkJournalFilter, JOURNAL_FILTER_NAMES, type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
+import { openApiJson } from './openapi/load-document.js';
 import { type ResolvedOptions, resolveOptions, type SandboxOptions } from './options.js';
 import { nullRuleOf, RequestContext, type RequestNote } from './routes/context.js';
 import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
 import { publicTokenBody } from './routes/link.js';
-import { openApiJson } from './routes/openapi.js';
 import { MAX_LIMIT } from './routes/pagination.js';
 import { addWebhook, removeWebhook } from './routes/webhook.js';
 import { buildParts, type Persistence, type SandboxParts } from './sandbox-parts.js';
