@@ -19,7 +19,8 @@ import { Breather, runToEnd } from '../shared/pieces.js';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { Allowance, type Reservation } from '../shared/reservation.js';
 import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
-import { ConnectionData, type ConnectionDataState, type ConnectionDataStateV1, type RecordChange } from '../store/connection-data.js';
+import { ConnectionData, type RecordChange } from '../store/connection-data.js';
+import { type ConnectionDataState, type ConnectionDataStateV1, importDataStateInPieces, importDataStateV1InPieces } from '../store/connection-data-state.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { type DatasetSize, seedConnectionInPieces } from '../store/seed/seed-connection.js';
@@ -449,7 +450,7 @@ export class ConnectionRegistry {
     const seeded = yield* this.seedingPieces(connection);
     yield;
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
-    yield* data.importStateInPieces(seeded, state, field);
+    yield* importDataStateInPieces(data, seeded, state, field);
     data.reserve(this.reservation);
     connection.data = data;
   }
@@ -459,7 +460,7 @@ export class ConnectionRegistry {
     const seeded = yield* this.seedingPieces(connection);
     yield;
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
-    yield* data.importStateV1InPieces(seeded, state);
+    yield* importDataStateV1InPieces(data, seeded, state);
     data.reserve(this.reservation);
     connection.data = data;
   }
