@@ -517,7 +517,7 @@ export class Sandbox {
     const apiKey = this.tenant(key ?? this.options.apiKeys[0]!);
     const { integrationId, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody(), link);
     const { registry } = this.parts;
-    const linkToken = registry.createLinkToken(apiKey);
+    const linkToken = registry.linkTokens.create(apiKey);
     const publicToken = registry.createPublicToken(apiKey, {
       integrationId: integrationId ?? DEFAULT_INTEGRATION,
       linkToken,
