@@ -13,7 +13,7 @@ provideClientCheckCode(clientCheckCode);
 export { FAULT_HEADERS, type FaultRule } from './core/faults.js';
 export type { SandboxRequest, SandboxResponse } from './core/http.js';
 export type { JournalEntry, JournalFilter, JournalOptions } from './core/journal.js';
-export { buildOpenApiDocument, type OpenApiOptions } from './core/openapi/document.js';
+export { buildOpenApiDocument, type OpenApiOptions } from './core/openapi/build-document.js';
 export {
   DEFAULT_API_KEY,
   DEFAULT_LIMITS,

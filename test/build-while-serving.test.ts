@@ -69,7 +69,7 @@ describe('a running serve and a build of its checkout', () => {
     const inspectorBefore = (await call(url, 'GET', '/sandbox/ui/inspector.js')).text;
 
     // The change: the OpenAPI document's title, in a module `serve` loads on first use (so in a lazy chunk).
-    const documentSource = join(checkout, 'src/core/openapi/document.ts');
+    const documentSource = join(checkout, 'src/core/openapi/build-document.ts');
     const source = readFileSync(documentSource, 'utf8');
     expect(source).toContain("title: 'crm-sandbox',");
     writeFileSync(documentSource, source.replace("title: 'crm-sandbox',", "title: 'crm-sandbox rebuilt',"));

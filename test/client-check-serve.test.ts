@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClientCheckReport } from '../src/client-check/report.js';
-import { buildOpenApiDocument } from '../src/core/openapi/document.js';
+import { buildOpenApiDocument } from '../src/core/openapi/build-document.js';
 import { createSandbox } from '../src/index.js';
 import { startDevServer } from '../src/node/dev-server.js';
 import { launchChromium } from './helpers/browser.js';

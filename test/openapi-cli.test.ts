@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, DEFAULT_SERVER_URL } from '../src/core/openapi/document.js';
+import { buildOpenApiDocument, DEFAULT_SERVER_URL } from '../src/core/openapi/build-document.js';
 import { type Cli, killAll, runCli } from './helpers/cli.js';
 
 const spawned: Cli[] = [];
@@ -39,10 +39,10 @@ describe('crm-sandbox openapi', () => {
   });
 
   it('is loaded lazily: neither the CLI nor the route imports the document statically', () => {
-    for (const file of ['../dist/cli/openapi.js', '../dist/core/routes/openapi.js']) {
+    for (const file of ['../dist/cli/openapi.js', '../dist/core/openapi/load-document.js']) {
       const text = readFileSync(new URL(file, import.meta.url), 'utf8');
-      expect(text, file).not.toMatch(/^import .*openapi\/document/m);
-      expect(text, file).toMatch(/await import\(['"].*openapi\/document\.js['"]\)/);
+      expect(text, file).not.toMatch(/^import .*build-document/m);
+      expect(text, file).toMatch(/await import\(['"].*build-document\.js['"]\)/);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, expect, it, vi } from 'vitest';
-import { buildOpenApiDocument } from '../src/core/openapi/document.js';
+import { buildOpenApiDocument } from '../src/core/openapi/build-document.js';
 import { createSandbox, Sandbox } from '../src/index.js';
 import { type Exchange, openApiChecker } from './helpers/openapi-conformance.js';
 import { Receiver } from './helpers/receiver.js';

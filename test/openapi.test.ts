@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../src/core/openapi/document.js';
+import { buildOpenApiDocument } from '../src/core/openapi/build-document.js';
 import { createSandbox } from '../src/index.js';
 import { devServerTransport, mswTransport } from './helpers/transports.js';
 

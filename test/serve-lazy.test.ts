@@ -22,7 +22,7 @@ const LAZY_SOURCES = [
   /^node_modules\/yaml$/,
   /^dist\/mcp\//,
   /^node_modules\/@modelcontextprotocol\//,
-  /^dist\/core\/openapi\/document\.js$/,
+  /^dist\/core\/openapi\/build-document\.js$/,
   /^dist\/cli\/(scenario|mcp|openapi|client-check|listen|trigger|server-client)\.js$/,
 ];
 
@@ -62,7 +62,7 @@ describe('serve loads only what its first answer needs', () => {
     expect(builtins).not.toContain('crypto');
     // Used, the document's chunk loads, and it answers.
     expect(documentStatus).toBe(200);
-    expect(lazyIn(sourcesOf(after))).toContain('dist/core/openapi/document.js');
+    expect(lazyIn(sourcesOf(after))).toContain('dist/core/openapi/build-document.js');
     // The document is built from zod schemas: zod came with it.
     expect(lazyIn(sourcesOf(after))).toContain('node_modules/zod');
   });

@@ -10,7 +10,7 @@ import { OWNED_TYPES } from '../src/model/crm.js';
 import type { ServiceEvent } from '../src/model/events.js';
 import { INTEGRATION_IDS } from '../src/model/integrations.js';
 import { startDevServer } from '../src/node/dev-server.js';
-import { LATER_ENGAGEMENT_COLLECTIONS } from '../src/store/connection-data.js';
+import { LATER_ENGAGEMENT_COLLECTIONS } from '../src/store/collection-names.js';
 import { fakerState } from '../src/store/seed/seeded-faker.js';
 import { type Cli, callApi, killAll, serveCli } from './helpers/cli.js';
 import { callSandbox } from './helpers/sandbox-call.js';

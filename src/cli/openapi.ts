@@ -30,7 +30,7 @@ export const openApiCommand: CommandModule<object, OpenApiArgs> = {
   describe: 'Print the OpenAPI 3.1 document of the endpoints, the control API and the webhook events',
   builder,
   handler: async (args: ArgumentsCamelCase<OpenApiArgs>) => {
-    const { buildOpenApiDocument } = await import('../core/openapi/document.js');
+    const { buildOpenApiDocument } = await import('../core/openapi/build-document.js');
     const document = buildOpenApiDocument({ serverUrl: args.serverUrl });
     await write(`${JSON.stringify(document, null, args.compact ? undefined : 2)}\n`);
   },

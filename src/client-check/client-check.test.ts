@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Exchange, openApiChecker } from '../../test/helpers/openapi-conformance.js';
 import { callSandbox } from '../../test/helpers/sandbox-call.js';
-import { buildOpenApiDocument } from '../core/openapi/document.js';
+import { buildOpenApiDocument } from '../core/openapi/build-document.js';
 import { createSandbox, type Sandbox } from '../index.js';
 import type { ClientCheckOptions } from './client-check.js';
 import { nextPageCursorOf } from './conduct.js';

@@ -19,11 +19,13 @@ import { Breather, runToEnd } from '../shared/pieces.js';
 import { Random, randomStateSchema } from '../shared/random.js';
 import { Allowance, type Reservation } from '../shared/reservation.js';
 import { countSchema, timeMsSchema } from '../shared/state-schemas.js';
-import { type ChangeSink, ConnectionData, type ConnectionDataState, type ConnectionDataStateV1 } from '../store/connection-data.js';
+import { type ChangeSink, ConnectionData } from '../store/connection-data.js';
+import { type ConnectionDataState, type ConnectionDataStateV1, importDataStateInPieces, importDataStateV1InPieces } from '../store/connection-data-state.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import { companyDomain } from '../store/seed/fake-fields.js';
 import { type DatasetSize, seedConnectionInPieces } from '../store/seed/seed-connection.js';
 import { orgFaker, restoreFaker, seededFaker } from '../store/seed/seeded-faker.js';
+import { LinkTokens, linkTokenSchema } from './link-tokens.js';
 
 /** Everything the sandbox knows about one connection. */
 export interface ConnectionState {
@@ -57,17 +59,7 @@ export const OWNED_BY_API_KEY = once(() => ({ apiKey: z.string().min(1) }));
 
 /** Link and public tokens as a snapshot keeps them, each naming its tenant as `owner` says. */
 export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
-  linkTokens: z.array(
-    z
-      .object({
-        token: z.string().min(1),
-        ...owner,
-        expiresAt: timeMsSchema(),
-        /** Set once the link widget made a public token with it: a widget session links one account. */
-        used: z.boolean(),
-      })
-      .strict(),
-  ),
+  linkTokens: z.array(linkTokenSchema(owner)),
   publicTokens: z.array(
     z
       .object({
@@ -89,7 +81,6 @@ export const tokenListsShape = <O extends z.ZodRawShape>(owner: O) => ({
 export const registryStateSchema = <O extends z.ZodRawShape>(owner: O) =>
   z.object({ tokens: randomStateSchema(), created: countSchema(), ...tokenListsShape(owner) }).strict();
 export type RegistryState = z.infer<ReturnType<typeof registryStateSchema<ReturnType<typeof OWNED_BY_API_KEY>>>>;
-type LinkToken = Omit<RegistryState['linkTokens'][number], 'token'>;
 type PublicToken = Omit<RegistryState['publicTokens'][number], 'token'>;
 
 /**
@@ -164,9 +155,10 @@ export interface ConnectionRegistryOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Link tokens, public tokens and connections, and who may see which. */
+/** Public tokens and connections (with the link tokens public tokens are made with), and who may see which. */
 export class ConnectionRegistry {
-  private readonly linkTokens = new Map<string, LinkToken>();
+  /** Drawn from the same token stream as public tokens. */
+  readonly linkTokens: LinkTokens;
   private readonly publicTokens = new Map<string, PublicToken>();
   private readonly byId = new Map<string, ConnectionState>();
   private readonly byAccessToken = new Map<string, ConnectionState>();
@@ -183,6 +175,7 @@ export class ConnectionRegistry {
   constructor(options: ConnectionRegistryOptions) {
     this.options = options;
     this.tokens = options.random.fork('tokens');
+    this.linkTokens = new LinkTokens({ clock: options.clock, ttlMs: options.tokenTtlMs, tokenHex: (length) => this.tokenHex(length) });
     this.reserve(options.reservation);
   }
 
@@ -214,23 +207,9 @@ export class ConnectionRegistry {
     }
   }
 
-  createLinkToken(apiKey: string): string {
-    const linkToken = `link_${this.tokenHex(32)}`;
-    this.linkTokens.set(linkToken, { apiKey, expiresAt: this.options.clock.now() + this.options.tokenTtlMs, used: false });
-    return linkToken;
-  }
-
   /** Stands in for the browser widget: a public token for an integration, as if a user had linked an account. */
   createPublicToken(apiKey: string, request: PublicTokenRequest): string {
-    if (request.linkToken !== undefined) {
-      const link = this.linkTokens.get(request.linkToken);
-      if (link?.apiKey === apiKey && link.used) {
-        throw new ApiError(401, ErrorCode.LINK_TOKEN_USED, 'linkToken has already been used to link an account; ask for a new one', { field: 'linkToken' });
-      }
-      if (!link || link.apiKey !== apiKey || link.expiresAt <= this.options.clock.now()) {
-        throw new ApiError(401, ErrorCode.INVALID_LINK_TOKEN, 'linkToken is invalid or expired', { field: 'linkToken' });
-      }
-    }
+    if (request.linkToken !== undefined) this.linkTokens.checkNamedBy(apiKey, request.linkToken);
     return this.mintPublicToken(apiKey, request);
   }
 
@@ -240,22 +219,8 @@ export class ConnectionRegistry {
    * API token, and the link token is used up.
    */
   createPublicTokenForLink(linkToken: string, request: Omit<PublicTokenRequest, 'linkToken'>): string {
-    const link = this.checkLinkToken(linkToken);
-    link.used = true;
+    const link = this.linkTokens.use(linkToken);
     return this.mintPublicToken(link.apiKey, { ...request, linkToken });
-  }
-
-  /** A link token the widget may still use; else a 401 that says why (unknown, used, expired). */
-  checkLinkToken(linkToken: string): LinkToken {
-    const link = this.linkTokens.get(linkToken);
-    if (!link) throw new ApiError(401, ErrorCode.INVALID_LINK_TOKEN, 'linkToken is not a valid link token', { field: 'linkToken' });
-    if (link.used) {
-      throw new ApiError(401, ErrorCode.LINK_TOKEN_USED, 'linkToken has already been used to link an account; ask for a new one', { field: 'linkToken' });
-    }
-    if (link.expiresAt <= this.options.clock.now()) {
-      throw new ApiError(401, ErrorCode.LINK_TOKEN_EXPIRED, 'linkToken has expired; ask for a new one', { field: 'linkToken' });
-    }
-    return link;
   }
 
   private mintPublicToken(apiKey: string, request: PublicTokenRequest): string {
@@ -375,7 +340,7 @@ export class ConnectionRegistry {
     return {
       tokens: this.tokens.state(),
       created: this.created,
-      linkTokens: [...this.linkTokens].map(([token, link]) => ({ token, ...link })),
+      linkTokens: this.linkTokens.state(),
       publicTokens: [...this.publicTokens].map(([token, publicToken]) => ({ token, ...publicToken })),
     };
   }
@@ -389,13 +354,14 @@ export class ConnectionRegistry {
 
   /** Adds link and public tokens of a snapshot (a tenant's restore: the token stream and counters stay the server's). */
   addTokens(state: Pick<RegistryState, 'linkTokens' | 'publicTokens'>): void {
-    for (const { token, ...link } of state.linkTokens) this.linkTokens.set(token, link);
+    this.linkTokens.add(state.linkTokens);
     for (const { token, ...publicToken } of state.publicTokens) this.publicTokens.set(token, publicToken);
   }
 
   /** The API token holding a connection id, an access token, a link or a public token; undefined when none does. */
   holderOf(kind: 'connectionId' | 'accessToken' | 'linkToken' | 'publicToken', value: string): string | undefined {
-    const held = { connectionId: this.byId, accessToken: this.byAccessToken, linkToken: this.linkTokens, publicToken: this.publicTokens }[kind].get(value);
+    if (kind === 'linkToken') return this.linkTokens.holderOf(value);
+    const held = { connectionId: this.byId, accessToken: this.byAccessToken, publicToken: this.publicTokens }[kind].get(value);
     return held?.apiKey;
   }
 
@@ -450,7 +416,7 @@ export class ConnectionRegistry {
     const seeded = yield* this.seedingPieces(connection);
     yield;
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
-    yield* data.importStateInPieces(seeded, state, field);
+    yield* importDataStateInPieces(data, seeded, state, field);
     data.reserve(this.reservation);
     connection.data = data;
   }
@@ -460,7 +426,7 @@ export class ConnectionRegistry {
     const seeded = yield* this.seedingPieces(connection);
     yield;
     const data = this.emptyData(connection, Random.fromState(state.random), restoreFaker(this.fakerModule(), state.faker));
-    yield* data.importStateV1InPieces(seeded, state);
+    yield* importDataStateV1InPieces(data, seeded, state);
     data.reserve(this.reservation);
     connection.data = data;
   }
@@ -488,7 +454,7 @@ export class ConnectionRegistry {
 
   /** Forgets an API token's link and public tokens (a reset of its tenancy). */
   forgetTokens(apiKey: string): void {
-    for (const [token, link] of this.linkTokens) if (link.apiKey === apiKey) this.linkTokens.delete(token);
+    this.linkTokens.forget(apiKey);
     for (const [token, publicToken] of this.publicTokens) if (publicToken.apiKey === apiKey) this.publicTokens.delete(token);
   }
 

@@ -31,12 +31,12 @@ import { bodyLimit, isOverBytes, payloadTooLarge, type Reply, respond, respondEr
 import { type JournalEntry, type JournalFilter, RequestJournal } from './journal.js';
 import { JournalDesk } from './journal-desk.js';
 import { knownConnection } from './known-connection.js';
+import { openApiJson } from './openapi/load-document.js';
 import { type ResolvedOptions, resolveOptions, type SandboxOptions } from './options.js';
 import { RecordDesk } from './record-desk.js';
 import { nullRuleOf, RequestContext, type RequestNote } from './routes/context.js';
 import { ROUTES, type Route, type RouteDeps } from './routes/index.js';
 import { publicTokenBody } from './routes/link.js';
-import { openApiJson } from './routes/openapi.js';
 import { MAX_LIMIT } from './routes/pagination.js';
 import { addWebhook, removeWebhook } from './routes/webhook.js';
 import { buildParts, type Persistence, type SandboxParts } from './sandbox-parts.js';
@@ -523,7 +523,7 @@ export class Sandbox {
     const apiKey = this.tenant(key ?? this.options.apiKeys[0]!);
     const { integrationId, nativeOrgId, accessToken } = parseOrThrow(publicTokenBody(), link);
     const { registry } = this.parts;
-    const linkToken = registry.createLinkToken(apiKey);
+    const linkToken = registry.linkTokens.create(apiKey);
     const publicToken = registry.createPublicToken(apiKey, {
       integrationId: integrationId ?? DEFAULT_INTEGRATION,
       linkToken,

@@ -8,7 +8,7 @@ describe('a snapshot keeps what chaos, the link widget and fixed tokens added', 
     const build = () => createSandbox({ clock: 'virtual', seed: 11 });
     const original = build();
     const { registry } = original.parts;
-    const linkToken = registry.createLinkToken(original.options.apiKeys[0]!);
+    const linkToken = registry.linkTokens.create(original.options.apiKeys[0]!);
     const publicToken = registry.createPublicTokenForLink(linkToken, { integrationId: 'zoho', orgName: 'Initech' });
     const linked = original.exchange(original.options.apiKeys[0]!, publicToken);
     const fixed = original.connect({ accessToken: TOKEN });

@@ -221,7 +221,7 @@ describe("a tenant's snapshot", () => {
   it('a whole-server snapshot names tenants by digest, and restores only where those keys are accepted', () => {
     const sandbox = createSandbox({ ...options, apiKeys: ['a', 'b'] });
     sandbox.connect({ apiKey: 'b' });
-    sandbox.parts.registry.createLinkToken('a');
+    sandbox.parts.registry.linkTokens.create('a');
     const saved = JSON.parse(JSON.stringify(sandbox.snapshot()));
     expect(saved.scope).toBe('server');
     expect(saved.connections[0].tenant).toMatch(/^[0-9a-f]{16}$/);

@@ -16,7 +16,8 @@ import {
   checkDataStateV1,
   connectionDataStateSchema,
   connectionDataStateV1Schema,
-} from '../store/connection-data.js';
+  exportDataState,
+} from '../store/connection-data-state.js';
 import { type FixtureSet, fixturesDigest, validateFixture } from '../store/fixtures.js';
 import type { DatasetSize } from '../store/seed/seed-connection.js';
 import type { ChaosRecord } from '../webhooks/delivery-chaos.js';
@@ -265,7 +266,7 @@ function savedConnection<O extends { tenant?: string }>(parts: SandboxParts, con
     pendingMoves: parts.lifecycle.exportState(connection),
     random,
     ids,
-    data: connection.data ? connection.data.exportState() : null,
+    data: connection.data ? exportDataState(connection.data) : null,
     downstreamFaults,
   };
 }

@@ -5,7 +5,6 @@ import { bodyLimit, payloadTooLarge, respond, respondError, type SandboxRequest,
 import { DEFAULT_API_KEY } from '../core/options.js';
 import type { Sandbox } from '../core/sandbox.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
-import { merged } from '../shared/merged.js';
 import { hostCheck, hostNotAllowed } from './allowed-hosts.js';
 import { DRAIN_LIMITS, drainThenClose } from './drain.js';
 import { holdAssets, staticAssets } from './static-assets.js';
@@ -255,7 +254,7 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 /** Sends the body as bytes: a cached page's, encoded once, or the text encoded here once (not measured, then encoded again). */
 function writeResponse(res: ServerResponse, response: SandboxResponse): void {
   const bytes = response.encoded ?? Buffer.from(response.body, 'utf8');
-  res.writeHead(response.status, merged(response.headers, { 'content-length': bytes.length, 'x-content-type-options': 'nosniff' }));
+  res.writeHead(response.status, { ...response.headers, 'content-length': bytes.length, 'x-content-type-options': 'nosniff' });
   res.end(bytes);
 }
 

@@ -1,5 +1,4 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import { merged } from '../shared/merged.js';
 import { describeFailure, type HttpTransport, type PostOutcome, postWithFetch } from '../webhooks/transport.js';
 
 /** The `fetch` of the process as it started: when `globalThis.fetch` is another, someone (MSW) wants to see requests. */
@@ -249,7 +248,7 @@ function postWithNode(
     (contentLength, onResponse) =>
       request(
         url,
-        { method: 'POST', headers: merged(headers, { 'content-length': contentLength }), ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) },
+        { method: 'POST', headers: { ...headers, 'content-length': contentLength }, ...(ca ? { ca } : {}), ...(signal ? { signal } : {}) },
         onResponse,
       ),
     body,

@@ -1,7 +1,7 @@
 /**
  * Work done in pieces: a generator that stops (`yield`) after each piece, run to its end at once
  * ({@link runToEnd}) by a caller that cannot wait, or with turns of the event loop between pieces
- * ({@link runInPieces}) by one that can. The pieces are the same either way, in the same order:
+ * ({@link runInTurns}) by one that can. The pieces are the same either way, in the same order:
  * only when other work gets its turn changes.
  */
 

@@ -8,7 +8,6 @@ import {
   CRM_OBJECT_TYPES,
   type CrmObjectType,
   type CrmRecord,
-  crmRecordSchema,
   crmWriteSchema,
   DERIVED_ASSOCIATIONS,
   DERIVED_FIELDS,
@@ -17,28 +16,20 @@ import {
   READ_ONLY_FIELDS,
   REQUIRED_FIELDS,
 } from '../model/crm.js';
-import { type EngagementUser, engagementUserSchema, type Mailbox, mailboxSchema } from '../model/engagement.js';
+import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import type { CallDisposition, EngagementAction, EngagementCall, EngagementEmail, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import { INTEGRATIONS, type IntegrationId } from '../model/integrations.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import { once } from '../shared/once.js';
-import { hash32, Random, randomStateSchema } from '../shared/random.js';
+import type { Random } from '../shared/random.js';
 import type { Reservation } from '../shared/reservation.js';
-import { countSchema } from '../shared/state-schemas.js';
 import { type FieldIssue, invalidFromIssues, parseOrThrow } from '../shared/validation.js';
 import { derivedAssociationHint, type Edge, edgeKey, edgesOf, isManyField, linkOf, ONE_WAY_INTO } from './associations.js';
-import {
-  type CollectionDelta,
-  type CollectionDump,
-  checkDelta,
-  checkDump,
-  collectionDeltaSchema,
-  collectionDumpSchema,
-  entryExtraSchema,
-  OrderedCollection,
-} from './ordered-collection.js';
+import { collectionsByName } from './collection-names.js';
+import { entryExtraSchema, OrderedCollection } from './ordered-collection.js';
+import { RetiredNativeIds } from './retired-native-ids.js';
 import { expectedRevenue, fakeFields } from './seed/fake-fields.js';
-import { fakerState, fakerStateSchema } from './seed/seeded-faker.js';
+import { fakerState } from './seed/seeded-faker.js';
 
 /**
  * Where every connection's store reports its changes: one sink for a sandbox's stores, given to
@@ -67,111 +58,6 @@ export const archivedRecordSchema = once(() =>
 /** A deleted record, kept for native `archived` reads: its record is the one the store deleted. */
 export type ArchivedRecord = Omit<z.infer<ReturnType<typeof archivedRecordSchema>>, 'record'> & { record: CrmRecord };
 
-/** Engagement tasks and actions: checked loosely (the platforms' shapes), but each with its id. */
-const activitySchema = once(() => z.looseObject({ id: z.string().min(1) }));
-
-/** The nine CRM collections, each saved as `collection` makes it of its type's record schema. */
-const crmCollectionsSchema = <C extends z.ZodType>(collection: (type: CrmObjectType) => C) =>
-  z
-    .object(
-      // Email came later: a data set saved by an earlier release has none (read: as seeded).
-      Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, type === 'Email' ? collection(type).optional() : collection(type)])) as Record<CrmObjectType, C>,
-    )
-    .strict();
-
-/**
- * A run of the record stream's draws that a crash may have lost (docs/decisions/0030): where it
- * started and how long it was. No native id those draws could have made is issued again.
- */
-export const retiredDrawsSchema = once(() => z.object({ from: randomStateSchema(), draws: countSchema() }).strict());
-export type RetiredDraws = z.infer<ReturnType<typeof retiredDrawsSchema>>;
-
-/**
- * A data set as a snapshot keeps it: the write streams' positions, each collection's delta over
- * its seeded entries, the records deleted (kept for native archived reads), and the runs of
- * draws that crashes may have lost (only after one).
- */
-export const connectionDataStateSchema = once(() =>
-  z
-    .object({
-      random: randomStateSchema(),
-      faker: fakerStateSchema(),
-      crm: crmCollectionsSchema((type): z.ZodType<CollectionDelta<CrmRecord>> => collectionDeltaSchema(crmRecordSchema(type))),
-      mailboxes: collectionDeltaSchema(mailboxSchema()),
-      users: collectionDeltaSchema(engagementUserSchema()),
-      engagementTasks: collectionDeltaSchema(activitySchema()),
-      engagementActions: collectionDeltaSchema(activitySchema()),
-      // Sequences, calls, engagement emails and call dispositions came later: a data set saved by an earlier release has none (read: as seeded).
-      sequences: collectionDeltaSchema(activitySchema()).optional(),
-      calls: collectionDeltaSchema(activitySchema()).optional(),
-      engagementEmails: collectionDeltaSchema(activitySchema()).optional(),
-      callDispositions: collectionDeltaSchema(activitySchema()).optional(),
-      archived: z.array(archivedRecordSchema()),
-      retired: z.array(retiredDrawsSchema()).optional(),
-    })
-    .strict(),
-);
-export type ConnectionDataState = z.infer<ReturnType<typeof connectionDataStateSchema>>;
-
-/** A data set as version-1 snapshots keep it: every collection in full (still read). */
-export const connectionDataStateV1Schema = once(() =>
-  z
-    .object({
-      random: randomStateSchema(),
-      faker: fakerStateSchema(),
-      crm: crmCollectionsSchema((type): z.ZodType<CollectionDump<CrmRecord>> => collectionDumpSchema(crmRecordSchema(type))),
-      mailboxes: collectionDumpSchema(mailboxSchema()),
-      users: collectionDumpSchema(engagementUserSchema()),
-      // The engagement platforms' tasks and actions, and deleted records kept for native archived reads.
-      engagementTasks: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
-      engagementActions: collectionDumpSchema(z.record(z.string(), z.unknown())).optional(),
-      archived: z.array(archivedRecordSchema()).optional(),
-    })
-    .strict(),
-);
-export type ConnectionDataStateV1 = z.infer<ReturnType<typeof connectionDataStateV1Schema>>;
-
-/** The engagement collections added after snapshots of version 2 existed: a data set without them reads them as seeded. */
-export const LATER_ENGAGEMENT_COLLECTIONS = ['sequences', 'calls', 'engagementEmails', 'callDispositions'] as const;
-type LaterCollections<C> = { [K in (typeof LATER_ENGAGEMENT_COLLECTIONS)[number]]?: C };
-
-/** The collections of a store or of a saved data set, by the names a snapshot gives them (`crm.Contact`, `users`, …). */
-function byName<C>(
-  set: { crm: Record<CrmObjectType, C>; mailboxes: C; users: C; engagementTasks: C; engagementActions: C } & LaterCollections<C>,
-): Array<[string, C]> {
-  return [
-    ...CRM_OBJECT_TYPES.map((type): [string, C] => [`crm.${type}`, set.crm[type]]),
-    ['mailboxes', set.mailboxes],
-    ['users', set.users],
-    ['engagementTasks', set.engagementTasks],
-    ['engagementActions', set.engagementActions],
-    // Absent in a data set saved before them (a store always has them).
-    ...LATER_ENGAGEMENT_COLLECTIONS.flatMap((name): Array<[string, C]> => (set[name] === undefined ? [] : [[name, set[name]]])),
-  ];
-}
-
-/** A version-1 data set's collections by name. Its tasks and actions were checked as objects only (without their ids). */
-function collectionsV1(state: ConnectionDataStateV1): Array<[string, CollectionDump<{ id: string }> | undefined]> {
-  const { engagementTasks, engagementActions } = state as {
-    engagementTasks?: CollectionDump<{ id: string }>;
-    engagementActions?: CollectionDump<{ id: string }>;
-  };
-  return byName({ ...state, engagementTasks, engagementActions });
-}
-
-/** What zod cannot see in a saved data set: each collection's sequences and ids (a 400 naming the field under `field`). */
-export function checkDataState(field: string, state: ConnectionDataState): void {
-  // A collection an earlier release did not save (crm.Email) is not there to check.
-  for (const [name, delta] of byName(state)) if (delta !== undefined) checkDelta(`${field}.${name}`, delta);
-}
-
-/** The same for version 1, as it was always checked: the CRM collections, mailboxes and users. */
-export function checkDataStateV1(field: string, state: ConnectionDataStateV1): void {
-  for (const type of CRM_OBJECT_TYPES) if (state.crm[type]) checkDump(`${field}.crm.${type}`, state.crm[type]);
-  checkDump(`${field}.mailboxes`, state.mailboxes);
-  checkDump(`${field}.users`, state.users);
-}
-
 export interface ConnectionDataOptions {
   connectionId: string;
   integrationId: IntegrationId;
@@ -193,7 +79,10 @@ const DEFAULT_CLOSE_AFTER = 30 * 86_400_000;
 const nativeIdOf = (record: { nativeId?: string }) => record.nativeId;
 
 /**
- * One connection's records: the nine CRM collections and the two engagement collections.
+ * One connection's records: the ten CRM collections and the eight engagement collections
+ * (mailboxes, users, tasks, actions, sequences, calls, emails, call dispositions). A snapshot
+ * saves and loads them through connection-data-state.ts; the ids a crash may have issued are
+ * retired through {@link RetiredNativeIds}.
  *
  * Every write goes through `create`, `update` and `delete`, which validate, keep associations
  * consistent on both ends, and report the change; nothing else changes a record. Records are
@@ -217,23 +106,20 @@ export class ConnectionData {
    * keep deleted records readable (HubSpot's `archived=true`).
    */
   readonly archived: ArchivedRecord[] = [];
-  /** Runs of the record stream that crashes may have lost (see {@link retire}), oldest first. */
-  private readonly retired: RetiredDraws[] = [];
-  /** Native ids no new record takes (see {@link retiredNativeId}), by `type:nativeId`; kept up to date from `archived` as it grows. */
-  private deletedNativeIds: { ids: Set<string>; seen: number } | undefined;
-  /** Hashes of the native ids the retired runs could have made, built on first need. */
-  private lostNativeIds: Set<number> | undefined;
+  /** Native ids no new record takes: the deleted records', and those of the draws a crash may have lost. */
+  readonly retiredNativeIds: RetiredNativeIds;
   private readonly options: ConnectionDataOptions;
 
   constructor(options: ConnectionDataOptions) {
     this.options = options;
+    this.retiredNativeIds = new RetiredNativeIds(options.integrationId, this.archived);
     this.crm = Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, new OrderedCollection<CrmRecord>(nativeIdOf)])) as ConnectionData['crm'];
   }
 
   /** Every collection, by the name a snapshot gives it (`crm.Contact`, `users`, …). */
   collections(): Array<[string, OrderedCollection<{ id: string }>]> {
     // Each holds its own record type; a snapshot handles them all as records with an id.
-    return byName<unknown>(this) as Array<[string, OrderedCollection<{ id: string }>]>;
+    return collectionsByName<unknown>(this) as Array<[string, OrderedCollection<{ id: string }>]>;
   }
 
   /** Marks what every collection holds now as the seeded data set: a snapshot holds only what changes from here on. */
@@ -246,82 +132,24 @@ export class ConnectionData {
     return { random: this.options.random, faker: this.options.faker };
   }
 
-  /**
-   * The data set as a snapshot keeps it: where its write streams stand and what changed since it
-   * was seeded (the seed rebuilds the rest). Records are shared, not copied: they are immutable values.
-   */
-  exportState(): ConnectionDataState {
-    return {
-      random: this.options.random.state(),
-      faker: fakerState(this.options.faker),
-      crm: Object.fromEntries(CRM_OBJECT_TYPES.map((type) => [type, this.crm[type].delta()])) as ConnectionDataState['crm'],
-      mailboxes: this.mailboxes.delta(),
-      users: this.users.delta(),
-      engagementTasks: this.engagementTasks.delta(),
-      engagementActions: this.engagementActions.delta(),
-      sequences: this.sequences.delta(),
-      calls: this.calls.delta(),
-      engagementEmails: this.engagementEmails.delta(),
-      callDispositions: this.callDispositions.delta(),
-      archived: this.archived.map((item) => ({ ...item })),
-      ...(this.retired.length > 0 ? { retired: this.retired.map((run) => ({ ...run })) } : {}),
-    };
-  }
-
-  /**
-   * Fills this empty store (writing with the saved streams) with a saved data set laid over
-   * `seeded`, the same connection's store just seeded. A delta that does not fit that base is a
-   * 400 naming the field under `field` (`connections[0].data`). In pieces: a collection at a time
-   * (each laid in and its digest checked in one piece).
-   */
-  *importStateInPieces(seeded: ConnectionData, state: ConnectionDataState, field: string): Generator<void, void, void> {
-    const bases = new Map(seeded.collections());
-    const saved = new Map(byName<CollectionDelta<{ id: string }>>(state));
-    for (const [name, collection] of this.collections()) {
-      const base = bases.get(name)!;
-      // A collection the data set does not name (Email, sequences…, saved by an earlier release) is as seeded.
-      collection.loadDelta(base, saved.get(name) ?? base.delta(), `${field}.${name}`);
-      yield;
-    }
-    if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
-    this.giveOwnersToOwnerless();
-    this.archived.push(...(state.archived as ArchivedRecord[]));
-    this.retired.push(...(state.retired ?? []));
-  }
-
   /** Counts the record stream's draws (ids and native ids) against a state file's reservation (docs/decisions/0030). */
   reserve(reservation: Reservation | undefined): void {
     this.options.random.reserve(reservation);
   }
 
-  /**
-   * After a crash: the next `draws` of the record stream may have made ids a client was told of
-   * and the state lost. The stream moves past them, and no native id they could have made is
-   * issued again (short ones, such as Pipedrive's six digits, could otherwise come back from
-   * later draws); the run is kept in the data set's state.
-   */
+  /** After a crash: the next `draws` of the record stream are retired (see {@link RetiredNativeIds.retire}). */
   retire(draws: number): void {
-    this.retired.push({ from: this.options.random.state(), draws });
-    this.options.random.skipDraws(draws);
-    this.lostNativeIds = undefined;
+    this.retiredNativeIds.retire(this.options.random, draws);
   }
 
-  /** The same for a version-1 data set: each saved collection compared with the seeded one, so the next snapshot is a small version 2. */
-  *importStateV1InPieces(seeded: ConnectionData, state: ConnectionDataStateV1): Generator<void, void, void> {
-    const bases = new Map(seeded.collections());
-    const saved = new Map(collectionsV1(state));
-    for (const [name, collection] of this.collections()) {
-      const base = bases.get(name)!;
-      const dumped = saved.get(name);
-      // Emails and the later engagement collections came after version 1: as seeded. (Tasks and actions a version-1 file lacks were empty then.)
-      if (!dumped && (name === 'crm.Email' || (LATER_ENGAGEMENT_COLLECTIONS as readonly string[]).includes(name)))
-        collection.loadDelta(base, base.delta(), name);
-      else collection.loadOverBase(base, dumped ?? { nextSeq: 1, entries: [] });
-      yield;
-    }
-    if (!saved.get('crm.Email')) this.dropDanglingEmailLinks();
+  /**
+   * After a saved data set is laid in: what a data set of an earlier release lacks, made good as
+   * a write would have. Seeded emails laid over one saved before emails existed lose their links
+   * to records deleted since; records without an owner get one.
+   */
+  settleLoaded({ emailsSaved }: { emailsSaved: boolean }): void {
+    if (!emailsSaved) this.dropDanglingEmailLinks();
     this.giveOwnersToOwnerless();
-    this.archived.push(...((state.archived ?? []) as ArchivedRecord[]));
   }
 
   /**
@@ -435,42 +263,8 @@ export class ConnectionData {
   newNativeId(type: CrmObjectType): string {
     for (;;) {
       const nativeId = INTEGRATIONS[this.integrationId].newNativeId(type, this.options.random);
-      if (!this.crm[type].getByNativeId(nativeId) && !this.retiredNativeId(type, nativeId)) return nativeId;
+      if (!this.crm[type].getByNativeId(nativeId) && !this.retiredNativeIds.has(type, nativeId)) return nativeId;
     }
-  }
-
-  /** Whether a deleted record of the type had the native id, or a run that a crash lost may have issued it. */
-  private retiredNativeId(type: CrmObjectType, nativeId: string): boolean {
-    if (this.archived.length === 0 && this.retired.length === 0) return false;
-    const key = `${type}:${nativeId}`;
-    const deleted = (this.deletedNativeIds ??= { ids: new Set(), seen: 0 });
-    for (; deleted.seen < this.archived.length; deleted.seen++) {
-      const { type: deletedType, record } = this.archived[deleted.seen]!;
-      deleted.ids.add(`${deletedType}:${record.nativeId}`);
-    }
-    if (deleted.ids.has(key)) return true;
-    return this.retired.length > 0 && this.lostIds().has(hash32(key));
-  }
-
-  /**
-   * What the retired runs could have made, hashed: a native id of every type from every draw
-   * of each run (the lost run's records started wherever its creates fell). A hash that only
-   * collides costs one more draw.
-   */
-  private lostIds(): Set<number> {
-    if (this.lostNativeIds) return this.lostNativeIds;
-    const ids = new Set<number>();
-    const facts = INTEGRATIONS[this.integrationId];
-    for (const { from, draws } of this.retired) {
-      const stream = Random.fromState(from);
-      for (let i = 0; i < draws; i++) {
-        const at = stream.state();
-        for (const type of CRM_OBJECT_TYPES) ids.add(hash32(`${type}:${facts.newNativeId(type, Random.fromState(at))}`));
-        stream.skipDraws(1);
-      }
-    }
-    this.lostNativeIds = ids;
-    return ids;
   }
 
   /**

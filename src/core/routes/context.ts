@@ -126,7 +126,7 @@ export type RouteTag = 'Link' | 'Connections' | 'CRM' | 'Engagement' | 'Webhooks
 
 /**
  * One route, declared once: how it is matched and authenticated, what the OpenAPI document says
- * of it (../openapi/document.ts derives the document from these), and its handler.
+ * of it (../openapi/build-document.ts derives the document from these), and its handler.
  */
 export interface Route<Uses extends keyof RouteDeps = keyof RouteDeps> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -3,7 +3,6 @@ import { clientCheckRoutes } from './client-check.js';
 import { connectionRoutes } from './connections.js';
 import type { Route } from './context.js';
 import { controlRoutes } from './control.js';
-import { documentRoutes } from './document.js';
 import { downstreamFaultRoutes } from './downstream-faults.js';
 import { faultRoutes } from './faults.js';
 import { inspectorRoutes } from './inspector.js';
@@ -11,6 +10,7 @@ import { integrationRoutes } from './integrations.js';
 import { journalRoutes } from './journal.js';
 import { linkRoutes } from './link.js';
 import { linkWidgetRoutes } from './link-widget.js';
+import { openApiJsonRoutes } from './openapi-json.js';
 import { passthroughRoutes } from './passthrough.js';
 import { scenarioRoutes } from './scenarios.js';
 import { stateRoutes } from './state.js';
@@ -39,5 +39,5 @@ export const ROUTES: Route[] = [
   ...faultRoutes,
   ...downstreamFaultRoutes,
   ...clientCheckRoutes,
-  ...documentRoutes,
+  ...openApiJsonRoutes,
 ];

@@ -49,7 +49,7 @@ export const linkWidgetRoutes: Route<'registry'>[] = [
       description: 'The session',
     },
     handler: (ctx, { registry }) => {
-      const link = registry.checkLinkToken(requiredQuery(ctx, 'linkToken'));
+      const link = registry.linkTokens.check(requiredQuery(ctx, 'linkToken'));
       const integrations = INTEGRATION_IDS.map((integrationId) => ({
         integrationId,
         name: INTEGRATION_NAMES[integrationId],

@@ -24,7 +24,7 @@ export const linkRoutes: Route<'registry' | 'connections'>[] = [
     summary: 'A link token for the link widget',
     tag: 'Link',
     ok: { status: 200, schema: () => z.object({ linkToken: z.string() }), description: 'The link token' },
-    handler: (ctx, { registry }) => ({ body: { linkToken: registry.createLinkToken(ctx.apiKey) } }),
+    handler: (ctx, { registry }) => ({ body: { linkToken: registry.linkTokens.create(ctx.apiKey) } }),
   },
   {
     // The sandbox's stand-in for the browser widget, which turns a link token into a public token.

@@ -3,6 +3,7 @@ import { loadDownstream } from '../../downstream/load.js';
 import type { CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
+import { pascal } from '../../shared/pascal-case.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
 import { UNIFIED_CRM_OBJECTS, type UnifiedObject } from '../../unified/crm-objects.js';
@@ -321,8 +322,6 @@ function write(object: UnifiedObject, mode: 'create' | 'update'): Route<Uses> {
       ),
   };
 }
-
-const pascal = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** Every family's routes, in the order of the service's document: list, search, get, create, update, details, batch. */
 export const unifiedCrmRoutes: Route<Uses>[] = UNIFIED_CRM_OBJECTS.flatMap((object) => [

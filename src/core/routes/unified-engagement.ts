@@ -2,6 +2,7 @@ import type { downstreamFor as DownstreamFor } from '../../downstream/index.js';
 import type { CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { ApiError, ErrorCode } from '../../shared/errors.js';
+import { pascal } from '../../shared/pascal-case.js';
 import { type Pieces, runFromNow, runToEnd } from '../../shared/pieces.js';
 import type { ConnectionData } from '../../store/connection-data.js';
 import type { Entry, OrderedCollection } from '../../store/ordered-collection.js';
@@ -127,7 +128,6 @@ function cached(deps: Deps, data: ConnectionData, key: string, render: () => str
   return pageReply(page);
 }
 
-const pascal = (text: string) => text.replace(/(^|-)([a-z])/g, (_m, _dash: string, c: string) => c.toUpperCase());
 const opId = (verb: string, object: EngagementObject, plural = false) => `${verb}Engagement${pascal(plural ? object.listKey : object.key)}`;
 
 function list(object: EngagementObject): Route<Uses> {

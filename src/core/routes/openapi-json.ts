@@ -3,10 +3,10 @@ import type { Route } from './context.js';
 
 /**
  * `GET /openapi.json`: the OpenAPI 3.1 document of every route, public like `/sandbox/health`.
- * It receives the document from its loader (./openapi.ts), which the document's module, derived
- * from this route table, cannot be imported by.
+ * It receives the document from its loader (../openapi/load-document.ts): the module that builds
+ * the document imports this route table, so this route cannot import it.
  */
-export const documentRoutes: Route<'openApiJson'>[] = [
+export const openApiJsonRoutes: Route<'openApiJson'>[] = [
   {
     method: 'GET',
     pattern: '/openapi.json',

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CRM_OBJECT_TYPES } from '../../model/crm.js';
 import { EVENT_HEADERS } from '../../model/events.js';
+import { pascal } from '../../shared/pascal-case.js';
 import type { JsonSchema } from '../routes/context.js';
 import { ROUTES, type Route } from '../routes/index.js';
 import { snapshotSchema } from '../snapshot.js';
@@ -40,7 +41,6 @@ function errorStatuses(op: Route): string[] {
   return [...statuses].map(String).sort();
 }
 
-const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
 const openApiPath = (pattern: string) => pattern.replace(/:([A-Za-z]+)/g, '{$1}');
 
 /** Names zod schemas in a registry, once each (a schema used twice keeps its first name). */
