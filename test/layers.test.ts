@@ -143,3 +143,21 @@ describe('the layers of src/', () => {
     expect(importCycles(graph({ a: ['b', 'c'], b: ['a'], c: ['a'] }))).toEqual(['a → b → a', 'a → c → a']);
   });
 });
+
+/** The folders CONTRIBUTING.md's source tree names, in its order: the lines `  name/  …` of the block under "The source tree". */
+function contributingTree(): string[] {
+  const text = readFileSync(fileURLToPath(new URL('../CONTRIBUTING.md', import.meta.url)), 'utf8');
+  const section = text.slice(text.indexOf('## The source tree'));
+  const block = section.slice(section.indexOf('```'), section.indexOf('```', section.indexOf('```') + 3));
+  return [...block.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((match) => match[1]!);
+}
+
+describe("CONTRIBUTING.md's source tree", () => {
+  it('names every folder of src/, in the order of LAYERS, and nothing else', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [entry.name] : []));
+    const layered = LAYERS.flat().filter((folder) => folder !== '.');
+    expect([...layered].sort()).toEqual([...folders].sort());
+    expect(contributingTree()).toEqual(layered);
+  });
+});
+
