@@ -1,11 +1,11 @@
+import { CUSTOM_FIELD_KEYS } from '../model/vocabularies.js';
 import { hashHex } from '../shared/random.js';
 import { type CustomScheme, FieldError, type Flat, isPlainObject } from './rest-engine.js';
 
 /**
  * Custom fields as each system names them. The simulated org defines the custom fields the seed
- * gives every record (`fakeCustomFields`); a write to any other custom field is an unknown field.
+ * gives every record (`fakeCustomFields`, CUSTOM_FIELD_KEYS); a write to any other custom field is an unknown field.
  */
-export const CUSTOM_FIELD_KEYS = ['region', 'tier', 'source', 'score'] as const;
 const isKnown = (key: string) => (CUSTOM_FIELD_KEYS as readonly string[]).includes(key);
 
 function scalar(value: unknown, native: string, stringly: boolean): unknown {

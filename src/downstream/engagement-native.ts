@@ -1,5 +1,6 @@
 import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
 import type { IntegrationId } from '../model/integrations.js';
+import type { EngagementAddressPart } from '../model/vocabularies.js';
 import type { ConnectionData } from '../store/connection-data.js';
 
 /**
@@ -38,10 +39,6 @@ export function engagementTimes(
     [names[1]]: record.modifiedTime ? format(record.modifiedTime) : null,
   };
 }
-
-/** The parts of an engagement contact's address (the document's EngAddress). */
-export const ENGAGEMENT_ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
-export type EngagementAddressPart = (typeof ENGAGEMENT_ADDRESS_PARTS)[number];
 
 /**
  * Where each engagement platform keeps a contact's (prospect's, person's) address: native fields

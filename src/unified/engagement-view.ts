@@ -1,8 +1,9 @@
-import { CONTACT_ADDRESS_FIELDS, ENGAGEMENT_ADDRESS_PARTS } from '../downstream/engagement-native.js';
+import { CONTACT_ADDRESS_FIELDS } from '../downstream/engagement-native.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import type { CallDisposition, EngagementAction, EngagementCall, EngagementEmail, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import type { IntegrationId } from '../model/integrations.js';
+import { ENGAGEMENT_ADDRESS_PARTS } from '../model/vocabularies.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import { ENGAGEMENT_UNMAPPED, type EngagementObject } from './engagement-objects.js';

@@ -1,4 +1,3 @@
-import { CUSTOM_FIELD_KEYS } from '../downstream/custom-fields.js';
 import {
   advanceAction,
   completeTask,
@@ -10,13 +9,14 @@ import {
   type TaskWrite,
   updateTask,
 } from '../downstream/engagement-activity.js';
-import { CONTACT_ADDRESS_FIELDS, ENGAGEMENT_ADDRESS_PARTS } from '../downstream/engagement-native.js';
+import { CONTACT_ADDRESS_FIELDS } from '../downstream/engagement-native.js';
 import { parseTime } from '../downstream/fields.js';
 import { nativeObjectOf } from '../downstream/native-objects.js';
 import { isPlainObject } from '../downstream/rest-engine.js';
 import type { CrmRecord } from '../model/crm.js';
 import type { EngagementAction, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import type { IntegrationId, NativeOrg } from '../model/integrations.js';
+import { CUSTOM_FIELD_KEYS, ENGAGEMENT_ADDRESS_PARTS } from '../model/vocabularies.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';

@@ -1,8 +1,8 @@
 import type { CrmRecord } from '../../model/crm.js';
+import { CUSTOM_FIELD_KEYS } from '../../model/vocabularies.js';
 import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import type { ArchivedRecord } from '../../store/connection-data.js';
 import { collectionHandlers } from '../collection-api.js';
-import { CUSTOM_FIELD_KEYS } from '../custom-fields.js';
 import {
   createRecord,
   deleteRecord,

@@ -1,6 +1,6 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
-import { DEAL_STAGES } from '../../store/seed/fake-fields.js';
+import { DEAL_STAGES } from '../../model/vocabularies.js';
 import type { CollectionApi } from '../collection-api.js';
 import { hubspotCustom } from '../custom-fields.js';
 import {

@@ -1,5 +1,6 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
-import { CUSTOM_FIELD_KEYS, salesforceCustom } from '../custom-fields.js';
+import { CUSTOM_FIELD_KEYS } from '../../model/vocabularies.js';
+import { salesforceCustom } from '../custom-fields.js';
 import {
   computed,
   custom,
