@@ -43,9 +43,13 @@ export function engagementTimes(
 /**
  * Where each engagement platform keeps a contact's (prospect's, person's) address: native fields
  * the CRM Contact has no place for, stored with the record's native values (`extra.native`).
- * A part a platform has no field for is not kept there.
+ * A part a platform has no field for is not kept there; the CRMs keep a contact's address on the contact (`{}`).
  */
-export const CONTACT_ADDRESS_FIELDS: Partial<Record<IntegrationId, Partial<Record<EngagementAddressPart, string>>>> = {
+export const CONTACT_ADDRESS_FIELDS: Record<IntegrationId, Partial<Record<EngagementAddressPart, string>>> = {
+  salesforce: {},
+  hubspot: {},
+  pipedrive: {},
+  zoho: {},
   outreach: {
     line1: 'addressStreet',
     line2: 'addressStreet2',

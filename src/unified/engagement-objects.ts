@@ -351,9 +351,13 @@ export const engagementObjectOf = (name: string): EngagementObject => UNIFIED_EN
  * unified records and ignored (and named) by a unified write, as the CRM objects' UNMAPPED.
  * `test/unified-engagement.test.ts` checks this table against the simulated systems' field maps.
  * Address parts are named `address.<part>`; an account's `address.line2` no platform keeps (the
- * CRM account has one street line).
+ * CRM account has one street line). The CRMs answer no engagement objects: their entries are empty.
  */
-export const ENGAGEMENT_UNMAPPED: Partial<Record<IntegrationId, { Contact: readonly string[]; Account: readonly string[] }>> = {
+export const ENGAGEMENT_UNMAPPED: Record<IntegrationId, { Contact: readonly string[]; Account: readonly string[] }> = {
+  salesforce: { Contact: [], Account: [] },
+  hubspot: { Contact: [], Account: [] },
+  pipedrive: { Contact: [], Account: [] },
+  zoho: { Contact: [], Account: [] },
   outreach: { Contact: [], Account: ['phone', 'address.line1', 'address.line2', 'address.state', 'address.postalCode', 'address.country'] },
   salesloft: { Contact: ['address.line1', 'address.line2', 'address.postalCode'], Account: ['numberOfEmployees', 'address.line2'] },
   apollo: { Contact: ['address.line1', 'address.line2', 'address.postalCode'], Account: ['description', 'address.line2'] },

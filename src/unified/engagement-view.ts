@@ -106,7 +106,7 @@ function compact(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const unmapped = (context: ViewContext, type: 'Contact' | 'Account') => ENGAGEMENT_UNMAPPED[context.integrationId]?.[type] ?? [];
+const unmapped = (context: ViewContext, type: 'Contact' | 'Account') => ENGAGEMENT_UNMAPPED[context.integrationId][type];
 
 function accountView(entry: Entry<CrmRecord>, context: ViewContext): Record<string, unknown> {
   const account = entry.record as CrmRecord<'Account'>;
@@ -150,7 +150,6 @@ function accountView(entry: Entry<CrmRecord>, context: ViewContext): Record<stri
 export function contactAddress(integrationId: IntegrationId, extra: Record<string, unknown>): Record<string, string> | undefined {
   const names = CONTACT_ADDRESS_FIELDS[integrationId];
   const native = (extra.native ?? {}) as Record<string, unknown>;
-  if (!names) return undefined;
   const out: Record<string, string> = {};
   for (const part of ENGAGEMENT_ADDRESS_PARTS) {
     const name = names[part];

@@ -114,7 +114,7 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
   const type = object.name as 'Contact' | 'Account';
   const at = object.key;
   const { given, ignored } = inputsOf(write, body);
-  const skip = ENGAGEMENT_UNMAPPED[connection.integrationId]?.[type] ?? [];
+  const skip = ENGAGEMENT_UNMAPPED[connection.integrationId][type];
   const crm: Record<string, unknown> = {};
   const nativeFields: Record<string, unknown> = {};
   for (const [item, value] of given) {
@@ -125,7 +125,7 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
       for (const [part, text] of Object.entries(parts)) {
         if (skip.includes(`address.${part}`)) throw notKept(`${at}.address.${part}`, type, connection.integrationId);
         if (type === 'Account') kept[part === 'line1' ? 'street' : part] = text;
-        else nativeFields[CONTACT_ADDRESS_FIELDS[connection.integrationId]![part as 'city']!] = text;
+        else nativeFields[CONTACT_ADDRESS_FIELDS[connection.integrationId][part as 'city']!] = text;
       }
       if (type === 'Account' && Object.keys(kept).length > 0) crm.address = kept;
     } else if (item.kind === 'emails') {

@@ -1,12 +1,17 @@
 import type { CrmObjectType, CrmRecord, UnifiedRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 
+/** Per unified type, a list of its unified fields; a type left out has none listed. */
+type FieldsByType = Partial<Record<CrmObjectType, readonly string[]>>;
+
 /**
  * Unified fields an integration's native objects have no field for (the document's "Not
  * supported by Pipedrive"): absent from its unified records, and not written by a unified write.
+ * Every integration has its entry (`{}`: it keeps every field), so a new one must say.
  * `test/unified-crm.test.ts` checks this table against the simulated systems' field maps.
  */
-export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectType, readonly string[]>>>> = {
+export const UNMAPPED: Record<IntegrationId, FieldsByType> = {
+  salesforce: {},
   hubspot: { Event: ['isAllDayEvent'] },
   pipedrive: {
     Account: ['description', 'phone'],
@@ -21,19 +26,29 @@ export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectTyp
   },
   // A Zoho email lists its sender and its to and cc recipients, never its bcc ones.
   zoho: { Event: ['type'], Email: ['bcc'] },
+  // The engagement platforms answer no unified CRM objects (their contacts and accounts: ENGAGEMENT_UNMAPPED).
+  outreach: {},
+  salesloft: {},
+  apollo: {},
 };
 
 /**
  * Fields an integration keeps but an update cannot change there: the service's document says a
  * Pipedrive lead's email and phones are not supported by LeadUpdate (they are its person's).
  */
-export const NOT_UPDATED: Partial<Record<IntegrationId, Partial<Record<CrmObjectType, readonly string[]>>>> = {
+export const NOT_UPDATED: Record<IntegrationId, FieldsByType> = {
+  salesforce: {},
+  hubspot: {},
   pipedrive: { Lead: ['email', 'phone', 'mobilePhone'] },
+  zoho: {},
+  outreach: {},
+  salesloft: {},
+  apollo: {},
 };
 
 /** Whether an integration maps a unified field of a type (and, given a mode, whether a write of that mode keeps it). */
 export const isMapped = (integrationId: IntegrationId, type: CrmObjectType, field: string, mode?: 'create' | 'update'): boolean =>
-  !UNMAPPED[integrationId]?.[type]?.includes(field) && !(mode === 'update' && NOT_UPDATED[integrationId]?.[type]?.includes(field));
+  !UNMAPPED[integrationId][type]?.includes(field) && !(mode === 'update' && NOT_UPDATED[integrationId][type]?.includes(field));
 
 const views = new WeakMap<CrmRecord, UnifiedRecord>();
 
@@ -57,7 +72,7 @@ export function unifiedView<T extends CrmObjectType>(integrationId: IntegrationI
 }
 
 function render(integrationId: IntegrationId, type: CrmObjectType, record: CrmRecord): UnifiedRecord {
-  const unmapped = UNMAPPED[integrationId]?.[type];
+  const unmapped = UNMAPPED[integrationId][type];
   const attendee = type === 'EventAttendee';
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {

@@ -98,7 +98,7 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     field('direct_phone', 'phone'),
     field('mobile_phone', 'mobilePhone'),
     phoneNumbers,
-    ...Object.values(CONTACT_ADDRESS_FIELDS.apollo!).map(storedText),
+    ...Object.values(CONTACT_ADDRESS_FIELDS.apollo).map(storedText),
     campaignStatuses,
     readOnly('created_at', 'createdTime', iso),
     readOnly('updated_at', 'modifiedTime', iso),

@@ -92,7 +92,7 @@ export const COLLECTIONS: Record<string, OutreachObject> = {
       field('title', 'jobTitle'),
       field('workPhones', 'phone', firstOfList),
       field('mobilePhones', 'mobilePhone', firstOfList),
-      ...Object.values(CONTACT_ADDRESS_FIELDS.outreach!).map(storedText),
+      ...Object.values(CONTACT_ADDRESS_FIELDS.outreach).map(storedText),
     ],
     [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation)],
   ),

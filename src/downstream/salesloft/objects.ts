@@ -117,7 +117,7 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     field('title', 'jobTitle'),
     field('phone', 'phone'),
     field('mobile_phone', 'mobilePhone'),
-    ...Object.values(CONTACT_ADDRESS_FIELDS.salesloft!).map(storedText),
+    ...Object.values(CONTACT_ADDRESS_FIELDS.salesloft).map(storedText),
     ...link('account', to('Account', 'accountIds')),
     ...ownerLink('owner'),
   ]),
