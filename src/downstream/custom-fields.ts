@@ -1,6 +1,6 @@
 import { CUSTOM_FIELD_KEYS } from '../model/vocabularies.js';
 import { hashHex } from '../shared/random.js';
-import { type CustomScheme, FieldError, type Flat, isPlainObject } from './rest-engine.js';
+import { type CustomScheme, FieldError, isPlainObject, type NativeFields } from './rest-engine.js';
 
 /**
  * Custom fields as each system names them. The simulated org defines the custom fields the seed
@@ -57,7 +57,7 @@ export function nestedCustom(container: string): CustomScheme {
     write: (native, value) => {
       if (native !== container) return undefined;
       if (!isPlainObject(value)) throw new FieldError(native, `${native} must be an object, got ${Array.isArray(value) ? 'array' : typeof value}`, 'type');
-      const out: Flat = {};
+      const out: NativeFields = {};
       for (const [key, item] of Object.entries(value)) {
         if (!isKnown(key)) throw new FieldError(`${native}.${key}`, `${native}.${key} is not a custom field`, 'unknown');
         out[key] = scalar(item, `${native}.${key}`, false);

@@ -27,9 +27,9 @@ import {
   displayName,
   FieldError,
   type FieldMap,
-  type Flat,
   isPlainObject,
   NATIVE_PATH,
+  type NativeFields,
   type NativeObject,
   nativeOf,
   renderFields,
@@ -427,7 +427,7 @@ const object = (type: CrmObjectType, name: string, fields: FieldMap[], more: Par
   ...more,
 });
 
-export const isTask = (body: Flat) => body.type === undefined || body.type === 'task';
+export const isTask = (body: NativeFields) => body.type === undefined || body.type === 'task';
 
 export const COLLECTIONS: Record<string, NativeObject[]> = {
   persons: [

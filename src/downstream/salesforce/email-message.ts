@@ -1,6 +1,6 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { emailOf, loggerAddress, partyName, partyOf, splitAddresses } from '../email-fields.js';
-import { type Conv, computed, field, readOnly, ref, stored, time, timeFormat, to, writeOnly } from '../fields.js';
+import { computed, field, readOnly, ref, stored, time, timeFormat, to, type ValueConverter, writeOnly } from '../fields.js';
 import { FieldError, type FieldMap, type WriteContext } from '../rest-engine.js';
 
 /**
@@ -72,7 +72,7 @@ const status: FieldMap = {
 };
 
 /** `a@x.com; b@y.com`: one text natively, a list of addresses in the unified record. */
-const addressText: Conv = {
+const addressText: ValueConverter = {
   out: (value) => (Array.isArray(value) && value.length > 0 ? value.join('; ') : null),
   in: (value, native) => {
     if (value === null || value === '') return [];

@@ -2,7 +2,7 @@ import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/
 import { salesforceCustom } from '../custom-fields.js';
 import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from '../engagement-native.js';
 import { timeFormat } from '../fields.js';
-import { customOf, type Flat } from '../rest-engine.js';
+import { customOf, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
 import { byType, errors, render } from './objects.js';
@@ -19,7 +19,7 @@ function nativeEngagement(
   record: Mailbox | EngagementUser,
   extra: Record<string, unknown>,
   context: DownstreamContext,
-): Flat {
+): NativeFields {
   const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], timeFormat.salesforce);
   if (isMailbox(collection, record)) {
     const user = mailboxOwner(record, context.data);

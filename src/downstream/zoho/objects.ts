@@ -22,7 +22,7 @@ import {
   timeFormat,
   to,
 } from '../fields.js';
-import { displayName, FieldError, type FieldMap, type Flat, type Found, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { displayName, FieldError, type FieldMap, type Found, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext } from '../types.js';
 
@@ -197,7 +197,7 @@ export const MODULES: Record<string, NativeObject> = {
 const PARTICIPATION: Record<string, string> = { Confirmed: 'accepted', Declined: 'declined', Tentative: 'tentative', NeedsAction: 'not_known' };
 
 /** An event's attendees, as Zoho embeds them. */
-function participants(record: CrmRecord, context: DownstreamContext): Flat[] {
+function participants(record: CrmRecord, context: DownstreamContext): NativeFields[] {
   return (record as CrmRecord<'Event'>).associations.eventAttendeeIds.flatMap((id) => {
     const attendee = context.data.crm.EventAttendee.get(id) as CrmRecord<'EventAttendee'> | undefined;
     if (!attendee) return [];
@@ -251,7 +251,7 @@ function success(found: Found, message: string, context: DownstreamContext, full
   return { data: [{ code: 'SUCCESS', details, message, status: 'success' }] };
 }
 
-export const zohoError = (statusCode: number, code: string, message: string, details: Flat = {}) =>
+export const zohoError = (statusCode: number, code: string, message: string, details: NativeFields = {}) =>
   reply(statusCode, { code, details, message, status: 'error' }, HEADERS);
 
 export const errors: RouteErrors = {
