@@ -5,6 +5,7 @@ import type { Pieces } from '../shared/pieces.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import type { ActivityCollection } from './engagement-activity.js';
+import type { DownstreamFault } from './faults.js';
 
 export const PASSTHROUGH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type PassthroughMethod = (typeof PASSTHROUGH_METHODS)[number];
@@ -50,6 +51,14 @@ export interface DownstreamContext {
   now: number;
 }
 
+/** How a system answers a pending downstream fault (./faults.ts) instead of the call. */
+export interface FaultAnswers {
+  /** The system's answer when its rate limit is hit. */
+  rateLimited(request: DownstreamRequest, fault: DownstreamFault, now: number): DownstreamResponse;
+  /** The system's answer to a server failure. */
+  serverError(request: DownstreamRequest, fault: DownstreamFault, now: number): DownstreamResponse;
+}
+
 /** One simulated downstream system. */
 export interface DownstreamSystem {
   readonly integrationId: IntegrationId;
@@ -66,6 +75,8 @@ export interface DownstreamSystem {
     extra: Record<string, unknown>,
     context: DownstreamContext,
   ): Record<string, unknown>;
+  /** Its rate-limit and server-error answers, in its documented shapes (`<system>/faults.ts`). */
+  readonly faultAnswers: FaultAnswers;
   /** An engagement platform's own record (task, action, sequence, call, email, disposition) in its native shape (`additional`); the CRMs have none. */
   nativeActivity?(collection: Exclude<ActivityCollection, 'users' | 'mailboxes'>, entry: Entry<never>, context: DownstreamContext): Record<string, unknown>;
 }

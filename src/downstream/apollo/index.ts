@@ -16,6 +16,7 @@ import {
   renderPhoneCall,
   renderTask,
 } from './engagement.js';
+import { faultAnswers } from './faults.js';
 import { api, COLLECTIONS, customFields, errors, HEADERS, renderCampaignStatus } from './objects.js';
 
 /** The simulated Apollo: API v1 collections (`objects.ts`), searches and engagement resources (`engagement.ts`), email accounts. */
@@ -73,6 +74,7 @@ const ROUTES = routes();
 
 export const apollo: DownstreamSystem = {
   integrationId: 'apollo',
+  faultAnswers,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

@@ -6,6 +6,7 @@ import { customOf } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
 import type { DownstreamSystem } from '../types.js';
 import { associationRoutes } from './associations.js';
+import { faultAnswers } from './faults.js';
 import { objectRoutes } from './object-routes.js';
 import { api, COLLECTIONS, errors, OWNERS, renderObject } from './objects.js';
 
@@ -17,6 +18,7 @@ const ROUTES = [...objectRoutes(), ...associationRoutes(), ...collectionRoutes(a
 
 export const hubspot: DownstreamSystem = {
   integrationId: 'hubspot',
+  faultAnswers,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type) ?? (type === 'User' ? OWNERS : undefined);

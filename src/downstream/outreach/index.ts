@@ -22,6 +22,7 @@ import {
   renderTask,
   walkable,
 } from './engagement.js';
+import { faultAnswers } from './faults.js';
 import { base, COLLECTIONS, errors, HEADERS, listBody, type OutreachObject, outreachError, pageWindow, renderResource } from './objects.js';
 
 /** The simulated Outreach: API v2 resources (`objects.ts`), engagement resources (`engagement.ts`), mailboxes. */
@@ -149,6 +150,7 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...crmListRoutes, ...co
 
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',
+  faultAnswers,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

@@ -5,6 +5,7 @@ import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { answering, dispatch, type Route } from '../router.js';
 import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
+import { faultAnswers } from './faults.js';
 import { MAIL_MESSAGE, mailRoutes } from './mail.js';
 import { api, COLLECTIONS, customFields, errors } from './objects.js';
 import { searchRoutes } from './search.js';
@@ -36,6 +37,7 @@ function answer(request: DownstreamRequest, context: DownstreamContext): Downstr
 
 export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',
+  faultAnswers,
   ...answering(answer),
   nativeRecord: (type, record, extra, context) => {
     const target =

@@ -5,6 +5,7 @@ import { timeFormat } from '../fields.js';
 import { customOf, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
+import { faultAnswers } from './faults.js';
 import { byType, errors, render } from './objects.js';
 import { queryRoutes } from './query-routes.js';
 import { sobjectCollectionRoutes } from './sobject-collections.js';
@@ -52,6 +53,7 @@ function nativeEngagement(
 
 export const salesforce: DownstreamSystem = {
   integrationId: 'salesforce',
+  faultAnswers,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const object = byType(type);

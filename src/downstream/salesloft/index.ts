@@ -16,6 +16,7 @@ import {
   renderUser as renderEngagementUser,
   renderTask,
 } from './engagement.js';
+import { faultAnswers } from './faults.js';
 import { base, COLLECTIONS, customFields, errors, HEADERS, notFound } from './objects.js';
 
 /** The simulated Salesloft: API v2 collections (`objects.ts`) and engagement resources (`engagement.ts`). */
@@ -63,6 +64,7 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...collectionRoutes(api
 
 export const salesloft: DownstreamSystem = {
   integrationId: 'salesloft',
+  faultAnswers,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

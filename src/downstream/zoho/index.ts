@@ -7,6 +7,7 @@ import { customOf, renderFields } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
 import type { DownstreamSystem } from '../types.js';
 import { EMAIL, emailRoutes } from './emails.js';
+import { faultAnswers } from './faults.js';
 import { api, errors, MODULES, USERS } from './objects.js';
 import { searchRoutes } from './search.js';
 
@@ -16,6 +17,7 @@ const ROUTES = [...searchRoutes(), ...emailRoutes(), ...collectionRoutes(api)];
 
 export const zoho: DownstreamSystem = {
   integrationId: 'zoho',
+  faultAnswers,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, ctx) => {
     const target = Object.values(MODULES).find((candidate) => candidate.type === type) ?? (type === 'User' ? USERS : type === 'Email' ? EMAIL : undefined);
