@@ -38,15 +38,9 @@ export const numericString: ValueConverter = {
   },
 };
 
-/** Unified times are ISO-8601 UTC; each system writes them its own way. */
+/** Unified times are ISO-8601 UTC; each system writes them its own way (a system's own format: its `formats.ts`). */
 export const timeFormat = {
   iso: (iso: string) => iso,
-  /** `2024-05-01T12:00:00.000+0000` */
-  salesforce: (iso: string) => iso.replace(/Z$/, '+0000'),
-  /** `2024-05-01T12:00:00+00:00` */
-  zoho: (iso: string) => iso.replace(/(\.\d+)?Z$/, '+00:00'),
-  /** `2024-05-01 12:00:00` (UTC) */
-  pipedrive: (iso: string) => iso.slice(0, 19).replace('T', ' '),
   /** `2024-05-01` */
   date: (iso: string) => iso.slice(0, 10),
 };
@@ -54,8 +48,8 @@ export const timeFormat = {
 const TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::(\d{2})(\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
- * A native time (any of the formats above, an ISO offset, a bare date, or epoch ms as HubSpot
- * takes them) as a unified ISO time.
+ * A native time (any system's format: `+0000` or `+00:00` offsets, a space for the `T`, a bare
+ * date, or epoch ms as HubSpot takes them) as a unified ISO time.
  */
 export function parseTime(value: unknown, native: string): string | null {
   if (value === null || value === '') return null;

@@ -2,7 +2,6 @@ import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { DEAL_STAGES } from '../../model/vocabularies.js';
 import type { CollectionApi } from '../collection-api.js';
-import { hubspotCustom } from '../custom-fields.js';
 import {
   computed,
   custom,
@@ -26,6 +25,7 @@ import { FieldError, type FieldMap, isPlainObject, type NativeFields, type Nativ
 import { intParam, queryValues, type RouteErrors, reply, requestUuid, searchOf } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
 import { EMAIL_FIELDS, emailDefaults } from './email-fields.js';
+import { hubspotCustom } from './formats.js';
 
 /**
  * HubSpot CRM v3 (`crm/v3/objects/{object}`): objects with lowercase `properties`, all values

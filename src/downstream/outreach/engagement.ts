@@ -9,7 +9,6 @@ import type {
 } from '../../model/engagement-activity.js';
 import type { Pieces } from '../../shared/pieces.js';
 import type { Entry } from '../../store/ordered-collection.js';
-import { outreachCustom } from '../custom-fields.js';
 import {
   type ActivityCollection,
   advanceAction,
@@ -36,6 +35,7 @@ import { customOf, FieldError, isPlainObject, type NativeFields } from '../rest-
 import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
+import { outreachCustom } from './formats.js';
 import { base, HEADERS, outreachError } from './objects.js';
 
 /**

@@ -2,7 +2,6 @@ import type { CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { Entry } from '../../store/ordered-collection.js';
 import { type CollectionApi, collectionHandlers, collectionRoutes } from '../collection-api.js';
-import { outreachCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, isPlainObject, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch, type Params, type Route, reply } from '../router.js';
@@ -23,6 +22,7 @@ import {
   walkable,
 } from './engagement.js';
 import { faultAnswers } from './faults.js';
+import { outreachCustom } from './formats.js';
 import { base, COLLECTIONS, errors, HEADERS, listBody, type OutreachObject, outreachError, pageWindow, renderResource } from './objects.js';
 
 /** The simulated Outreach: API v2 resources (`objects.ts`), engagement resources (`engagement.ts`), mailboxes. */

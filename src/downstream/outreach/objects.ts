@@ -1,7 +1,6 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import type { Window } from '../collection-api.js';
-import { outreachCustom } from '../custom-fields.js';
 import { CONTACT_ADDRESS_FIELDS } from '../engagement-native.js';
 import {
   computed,
@@ -24,6 +23,7 @@ import {
 import { displayName, FieldError, type FieldMap, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
+import { outreachCustom } from './formats.js';
 
 /**
  * Outreach API v2, JSON:API: `{ data: { type, id, attributes, relationships } }`, numeric ids,

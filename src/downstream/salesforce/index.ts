@@ -1,11 +1,10 @@
 import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
-import { salesforceCustom } from '../custom-fields.js';
 import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from '../engagement-native.js';
-import { timeFormat } from '../fields.js';
 import { customOf, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
 import type { DownstreamContext, DownstreamSystem } from '../types.js';
 import { faultAnswers } from './faults.js';
+import { salesforceCustom, salesforceTimeFormat } from './formats.js';
 import { byType, errors, render } from './objects.js';
 import { queryRoutes } from './query-routes.js';
 import { sobjectCollectionRoutes } from './sobject-collections.js';
@@ -21,7 +20,7 @@ function nativeEngagement(
   extra: Record<string, unknown>,
   context: DownstreamContext,
 ): NativeFields {
-  const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], timeFormat.salesforce);
+  const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], salesforceTimeFormat);
   if (isMailbox(collection, record)) {
     const user = mailboxOwner(record, context.data);
     // Salesforce has no mailbox object; an org-wide address owned by the user is the closest.

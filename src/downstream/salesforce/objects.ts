@@ -1,6 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { CUSTOM_FIELD_KEYS } from '../../model/vocabularies.js';
-import { salesforceCustom } from '../custom-fields.js';
 import {
   computed,
   custom,
@@ -20,7 +19,6 @@ import {
   taskStatusWrites,
   text,
   time,
-  timeFormat,
   to,
 } from '../fields.js';
 import {
@@ -38,6 +36,7 @@ import { type Params, type Route, type RouteErrors, reply } from '../router.js';
 import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
 import { sobjectTraits } from './describe.js';
 import { EMAIL_MESSAGE_FIELDS, emailMessageDefaults } from './email-message.js';
+import { salesforceCustom, salesforceTimeFormat } from './formats.js';
 
 /**
  * Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, errors as arrays; the
@@ -54,7 +53,7 @@ export interface SObject extends NativeObject {
   label: string;
 }
 
-const sfTime = time(timeFormat.salesforce);
+const sfTime = time(salesforceTimeFormat);
 const personName = (record: CrmRecord) => displayName(record);
 
 /** Every sObject starts with these and ends with the audit fields. */

@@ -1,10 +1,11 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { hashHex } from '../../shared/random.js';
 import { bareAddress, emailOf, partyName, partyOf, textOfHtml } from '../email-fields.js';
-import { computed, timeFormat } from '../fields.js';
+import { computed } from '../fields.js';
 import { displayName, FieldError, type FieldMap, findRecord, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { zohoTimeFormat } from './formats.js';
 import { errors, HEADERS, MODULES } from './objects.js';
 
 /**
@@ -37,7 +38,7 @@ const userDetails = (address: string, record: CrmRecord, context: DownstreamCont
   email: address,
 });
 const details = (list: 'to' | 'cc') => computed(list, (record, context) => emailOf(record)[list].map((address) => userDetails(address, record, context)));
-const zohoTime = (record: CrmRecord) => timeFormat.zoho(emailOf(record).messageDate ?? record.createdTime);
+const zohoTime = (record: CrmRecord) => zohoTimeFormat(emailOf(record).messageDate ?? record.createdTime);
 
 /** The record an email is listed under: the one asked for, else its first contact, lead, deal or account. */
 function linkedRecord(record: CrmRecord, context: DownstreamContext, under?: { module: string; record: CrmRecord }): NativeFields | null {
