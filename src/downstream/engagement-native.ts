@@ -1,7 +1,6 @@
 import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
-import type { IntegrationId } from '../model/integrations.js';
-import type { EngagementAddressPart } from '../model/vocabularies.js';
 import type { ConnectionData } from '../store/connection-data.js';
+import { factOfEach } from './facts.js';
 
 /**
  * Helpers for engagement mailboxes and users in native shapes. They have no native id in the
@@ -40,24 +39,5 @@ export function engagementTimes(
   };
 }
 
-/**
- * Where each engagement platform keeps a contact's (prospect's, person's) address: native fields
- * the CRM Contact has no place for, stored with the record's native values (`extra.native`).
- * A part a platform has no field for is not kept there; the CRMs keep a contact's address on the contact (`{}`).
- */
-export const CONTACT_ADDRESS_FIELDS: Record<IntegrationId, Partial<Record<EngagementAddressPart, string>>> = {
-  salesforce: {},
-  hubspot: {},
-  pipedrive: {},
-  zoho: {},
-  outreach: {
-    line1: 'addressStreet',
-    line2: 'addressStreet2',
-    city: 'addressCity',
-    state: 'addressState',
-    postalCode: 'addressZip',
-    country: 'addressCountry',
-  },
-  salesloft: { city: 'city', state: 'state', country: 'country' },
-  apollo: { city: 'city', state: 'state', country: 'country' },
-};
+/** Where each engagement platform keeps a contact's address (`contactAddressFields` of its `<system>/facts.ts`); `{}` for a CRM. */
+export const CONTACT_ADDRESS_FIELDS = factOfEach('contactAddressFields');

@@ -1,50 +1,12 @@
+import { factOfEach } from '../downstream/facts.js';
 import type { CrmObjectType, CrmRecord, UnifiedRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 
-/** Per unified type, a list of its unified fields; a type left out has none listed. */
-type FieldsByType = Partial<Record<CrmObjectType, readonly string[]>>;
+/** Unified fields each integration has no field for (`unmapped` of its `downstream/<system>/facts.ts`). */
+export const UNMAPPED = factOfEach('unmapped');
 
-/**
- * Unified fields an integration's native objects have no field for (the document's "Not
- * supported by Pipedrive"): absent from its unified records, and not written by a unified write.
- * Every integration has its entry (`{}`: it keeps every field), so a new one must say.
- * `test/unified-crm.test.ts` checks this table against the simulated systems' field maps.
- */
-export const UNMAPPED: Record<IntegrationId, FieldsByType> = {
-  salesforce: {},
-  hubspot: { Event: ['isAllDayEvent'] },
-  pipedrive: {
-    Account: ['description', 'phone'],
-    // A lead's email, phones and job title are its person's (decision 0044): kept, and a create makes the person.
-    Lead: ['account'],
-    User: ['firstName', 'lastName'],
-    // An activity is done or not (the document: a task's status is not supported there).
-    Task: ['priority', 'status'],
-    Event: ['isAllDayEvent'],
-    // A Pipedrive mail message has no bounce flag and no send status (only its tracking).
-    Email: ['isBounced', 'status'],
-  },
-  // A Zoho email lists its sender and its to and cc recipients, never its bcc ones.
-  zoho: { Event: ['type'], Email: ['bcc'] },
-  // The engagement platforms answer no unified CRM objects (their contacts and accounts: ENGAGEMENT_UNMAPPED).
-  outreach: {},
-  salesloft: {},
-  apollo: {},
-};
-
-/**
- * Fields an integration keeps but an update cannot change there: the service's document says a
- * Pipedrive lead's email and phones are not supported by LeadUpdate (they are its person's).
- */
-export const NOT_UPDATED: Record<IntegrationId, FieldsByType> = {
-  salesforce: {},
-  hubspot: {},
-  pipedrive: { Lead: ['email', 'phone', 'mobilePhone'] },
-  zoho: {},
-  outreach: {},
-  salesloft: {},
-  apollo: {},
-};
+/** Fields each integration keeps but an update cannot change there (`notUpdated` of its facts). */
+export const NOT_UPDATED = factOfEach('notUpdated');
 
 /** Whether an integration maps a unified field of a type (and, given a mode, whether a write of that mode keeps it). */
 export const isMapped = (integrationId: IntegrationId, type: CrmObjectType, field: string, mode?: 'create' | 'update'): boolean =>

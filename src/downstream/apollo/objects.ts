@@ -4,11 +4,12 @@ import { hash32 } from '../../shared/random.js';
 import type { CollectionApi } from '../collection-api.js';
 import { nestedCustom } from '../custom-fields.js';
 import { enrolmentState, isEnrolment } from '../engagement-activity.js';
-import { CONTACT_ADDRESS_FIELDS, engagementHex24 } from '../engagement-native.js';
+import { engagementHex24 } from '../engagement-native.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, storedText, time, timeFormat, to } from '../fields.js';
 import { displayName, FieldError, type FieldMap, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
+import { facts } from './facts.js';
 
 /**
  * Apollo API v1: create at `{collection}`, list through `{collection}/search` (paging in the
@@ -98,7 +99,7 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     field('direct_phone', 'phone'),
     field('mobile_phone', 'mobilePhone'),
     phoneNumbers,
-    ...Object.values(CONTACT_ADDRESS_FIELDS.apollo).map(storedText),
+    ...Object.values(facts.contactAddressFields).map(storedText),
     campaignStatuses,
     readOnly('created_at', 'createdTime', iso),
     readOnly('updated_at', 'modifiedTime', iso),

@@ -1,7 +1,6 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import type { Window } from '../collection-api.js';
-import { CONTACT_ADDRESS_FIELDS } from '../engagement-native.js';
 import {
   computed,
   custom,
@@ -23,6 +22,7 @@ import {
 import { displayName, FieldError, type FieldMap, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
+import { facts } from './facts.js';
 import { outreachCustom } from './formats.js';
 
 /**
@@ -92,7 +92,7 @@ export const COLLECTIONS: Record<string, OutreachObject> = {
       field('title', 'jobTitle'),
       field('workPhones', 'phone', firstOfList),
       field('mobilePhones', 'mobilePhone', firstOfList),
-      ...Object.values(CONTACT_ADDRESS_FIELDS.outreach).map(storedText),
+      ...Object.values(facts.contactAddressFields).map(storedText),
     ],
     [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation)],
   ),
