@@ -1,11 +1,8 @@
-import type { CrmObjectType, CrmRecord } from '../model/crm.js';
-import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
-import type { IntegrationId, NativeOrg } from '../model/integrations.js';
+import type { CrmObjectType } from '../model/crm.js';
+import type { NativeOrg } from '../model/integrations.js';
 import type { EngagementAddressPart } from '../model/vocabularies.js';
 import type { Pieces } from '../shared/pieces.js';
 import type { ConnectionData } from '../store/connection-data.js';
-import type { Entry } from '../store/ordered-collection.js';
-import type { ActivityCollection } from './engagement-activity.js';
 import type { DownstreamFault } from './faults.js';
 
 export const PASSTHROUGH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -58,28 +55,6 @@ export interface FaultAnswers {
   rateLimited(request: DownstreamRequest, fault: DownstreamFault, now: number): DownstreamResponse;
   /** The system's answer to a server failure. */
   serverError(request: DownstreamRequest, fault: DownstreamFault, now: number): DownstreamResponse;
-}
-
-/** One simulated downstream system. */
-export interface DownstreamSystem {
-  readonly integrationId: IntegrationId;
-  /** Answers a passthrough request, a long walk in pieces. Never throws for bad input: a native-style 4xx instead. */
-  answer(request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer;
-  /** {@link answer}, run to its end at once. */
-  handle(request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;
-  /** A CRM record in this system's native shape, custom fields included (`additional`). */
-  nativeRecord(type: CrmObjectType, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Record<string, unknown>;
-  /** An engagement record (mailbox or user) in this system's native shape (`additional`). */
-  nativeEngagement(
-    collection: EngagementCollection,
-    record: Mailbox | EngagementUser,
-    extra: Record<string, unknown>,
-    context: DownstreamContext,
-  ): Record<string, unknown>;
-  /** Its rate-limit and server-error answers, in its documented shapes (`<system>/faults.ts`). */
-  readonly faultAnswers: FaultAnswers;
-  /** An engagement platform's own record (task, action, sequence, call, email, disposition) in its native shape (`additional`); the CRMs have none. */
-  nativeActivity?(collection: Exclude<ActivityCollection, 'users' | 'mailboxes'>, entry: Entry<never>, context: DownstreamContext): Record<string, unknown>;
 }
 
 /** Per unified type, a list of its unified fields; a type left out has none listed. */

@@ -4,7 +4,8 @@ import { collectionHandlers } from '../collection-api.js';
 import { engagementHex24, isMailbox } from '../engagement-native.js';
 import { customOf, isPlainObject, renderFields } from '../rest-engine.js';
 import { answering, dispatch, type Route, reply } from '../router.js';
-import type { DownstreamContext, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext } from '../types.js';
 import {
   accountSearch,
   engagementRoutes,
@@ -75,6 +76,8 @@ const ROUTES = routes();
 export const apollo: DownstreamSystem = {
   integrationId: 'apollo',
   faultAnswers,
+  nativeObjects: Object.values(COLLECTIONS),
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

@@ -3,7 +3,7 @@ import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
-import type { DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
 import { associationRoutes } from './associations.js';
 import { faultAnswers } from './faults.js';
 import { hubspotCustom } from './formats.js';
@@ -19,6 +19,8 @@ const ROUTES = [...objectRoutes(), ...associationRoutes(), ...collectionRoutes(a
 export const hubspot: DownstreamSystem = {
   integrationId: 'hubspot',
   faultAnswers,
+  nativeObjects: [...Object.values(COLLECTIONS), OWNERS],
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type) ?? (type === 'User' ? OWNERS : undefined);

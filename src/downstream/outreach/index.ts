@@ -5,7 +5,8 @@ import { type CollectionApi, collectionHandlers, collectionRoutes } from '../col
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, isPlainObject, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch, type Params, type Route, reply } from '../router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext, DownstreamRequest } from '../types.js';
 import {
   ENGAGEMENT_PATHS,
   engagementRoutes,
@@ -151,6 +152,8 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...crmListRoutes, ...co
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',
   faultAnswers,
+  nativeObjects: Object.values(COLLECTIONS),
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

@@ -3,7 +3,8 @@ import { collectionHandlers, collectionRoutes } from '../collection-api.js';
 import { fullName as engagementName, engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { answering, dispatch, type Route } from '../router.js';
-import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
 import { faultAnswers } from './faults.js';
 import { pipedriveTimeFormat } from './formats.js';
 import { MAIL_MESSAGE, mailRoutes } from './mail.js';
@@ -38,6 +39,8 @@ function answer(request: DownstreamRequest, context: DownstreamContext): Downstr
 export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',
   faultAnswers,
+  nativeObjects: [...Object.values(COLLECTIONS).flat(), MAIL_MESSAGE],
+  writePolicy: api.policy,
   ...answering(answer),
   nativeRecord: (type, record, extra, context) => {
     const target =

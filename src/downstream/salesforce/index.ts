@@ -2,10 +2,11 @@ import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/
 import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from '../engagement-native.js';
 import { customOf, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
-import type { DownstreamContext, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext } from '../types.js';
 import { faultAnswers } from './faults.js';
 import { salesforceCustom, salesforceTimeFormat } from './formats.js';
-import { byType, errors, render } from './objects.js';
+import { byType, errors, POLICY, render, SOBJECTS } from './objects.js';
 import { queryRoutes } from './query-routes.js';
 import { sobjectCollectionRoutes } from './sobject-collections.js';
 import { sobjectRoutes } from './sobject-routes.js';
@@ -53,6 +54,8 @@ function nativeEngagement(
 export const salesforce: DownstreamSystem = {
   integrationId: 'salesforce',
   faultAnswers,
+  nativeObjects: SOBJECTS,
+  writePolicy: POLICY,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const object = byType(type);

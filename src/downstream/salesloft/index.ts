@@ -4,7 +4,8 @@ import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, isPlainObject, renderFields } from '../rest-engine.js';
 import { answering, dispatch, intParam, reply } from '../router.js';
-import type { DownstreamContext, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext } from '../types.js';
 import {
   ENGAGEMENT_PATHS,
   engagementRoutes,
@@ -65,6 +66,8 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...collectionRoutes(api
 export const salesloft: DownstreamSystem = {
   integrationId: 'salesloft',
   faultAnswers,
+  nativeObjects: Object.values(COLLECTIONS),
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

@@ -3,7 +3,7 @@ import { collectionRoutes } from '../collection-api.js';
 import { fullName as engagementName, engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
-import type { DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
 import { EMAIL, emailRoutes } from './emails.js';
 import { faultAnswers } from './faults.js';
 import { zohoCustom, zohoTimeFormat } from './formats.js';
@@ -17,6 +17,8 @@ const ROUTES = [...searchRoutes(), ...emailRoutes(), ...collectionRoutes(api)];
 export const zoho: DownstreamSystem = {
   integrationId: 'zoho',
   faultAnswers,
+  nativeObjects: [...Object.values(MODULES), USERS, EMAIL],
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, ctx) => {
     const target = Object.values(MODULES).find((candidate) => candidate.type === type) ?? (type === 'User' ? USERS : type === 'Email' ? EMAIL : undefined);
