@@ -1,5 +1,6 @@
 import type { ActivityCollection } from '../downstream/engagement-activity.js';
 import { factOfEach } from '../downstream/facts.js';
+import type { EngagementIntegrationId } from '../model/integrations.js';
 import type { FilterField } from './crm-objects.js';
 
 /**
@@ -54,7 +55,7 @@ export interface EngagementObject {
   listKey: string;
   source: EngagementSource;
   /** Where each platform keeps it, as its native API names it (the reference page's table). */
-  native: Readonly<Record<'outreach' | 'salesloft' | 'apollo', string>>;
+  native: Readonly<Record<EngagementIntegrationId, string>>;
   operations: readonly EngagementOperation[];
   /** What a record answers besides id, times, associations and additional, in the document's order. */
   fields: readonly EngagementField[];
