@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
+import { INTEGRATION_IDS } from '../src/model/integrations.js';
 
 /**
  * The link widget's routes: public (no service-api-token), authenticated by the link token,
@@ -35,15 +36,7 @@ describe('GET /link/widget/session', () => {
     const { status, body } = await call(sandbox, 'GET', `/link/widget/session?linkToken=${token}`);
     expect(status).toBe(200);
     expect(body.expiresTime).toBe('2025-01-01T00:30:00.000Z');
-    expect(body.integrations.map((it: { integrationId: string }) => it.integrationId)).toEqual([
-      'salesforce',
-      'hubspot',
-      'pipedrive',
-      'zoho',
-      'outreach',
-      'salesloft',
-      'apollo',
-    ]);
+    expect(body.integrations.map((it: { integrationId: string }) => it.integrationId)).toEqual([...INTEGRATION_IDS]);
     expect(body.integrations[0]).toEqual({ integrationId: 'salesforce', name: 'Salesforce', category: 'crm' });
   });
 

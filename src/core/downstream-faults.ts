@@ -1,27 +1,28 @@
 import type { Clock } from '../clock/clock.js';
-import { FAULT_ANSWERS, takeFault } from '../downstream/faults.js';
-import type { DownstreamRequest, DownstreamResponse } from '../downstream/types.js';
+import { takeFault } from '../downstream/faults.js';
+import type { DownstreamRequest, DownstreamResponse, FaultAnswers } from '../downstream/types.js';
 import type { ConnectionState } from './connections.js';
 
 /**
  * Answers one passthrough call, unless a downstream fault is pending on the connection: then
- * the system's own rate-limit or server-error answer instead, or the normal answer after the
- * fault's delay on the sandbox clock (a virtual clock must be advanced for it to arrive).
+ * the system's own rate-limit or server-error answer (`answers`, its `faultAnswers`) instead, or
+ * the normal answer after the fault's delay on the sandbox clock (a virtual clock must be
+ * advanced for it to arrive).
  *
  * `faulted` turns a fault's own answer into what `answer` gives.
  *
- * @example const answer = await answerWithFaults(connection, request, clock, () => system.handle(request, context), (faultAnswer) => faultAnswer);
+ * @example const answer = await answerWithFaults(connection, request, clock, system.faultAnswers, () => system.handle(request, context), (faultAnswer) => faultAnswer);
  */
 export async function answerWithFaults<T>(
   connection: ConnectionState,
   request: DownstreamRequest,
   clock: Clock,
+  answers: FaultAnswers,
   answer: () => T | Promise<T>,
   faulted: (response: DownstreamResponse) => T,
 ): Promise<T> {
   const fault = takeFault(connection.downstreamFaults);
   if (!fault) return answer();
-  const answers = FAULT_ANSWERS[connection.integrationId];
   if (fault.kind === 'rate-limit') return faulted(answers.rateLimited(request, fault, clock.now()));
   if (fault.kind === 'server-error') return faulted(answers.serverError(request, fault, clock.now()));
   // Not tracked: advance() waits for tracked work, and this only ends when time moves on.

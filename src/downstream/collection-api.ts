@@ -4,9 +4,9 @@ import {
   createRecord,
   deleteRecord,
   FieldError,
-  type Flat,
   type Found,
   findRecord,
+  type NativeFields,
   type NativeObject,
   pageOf,
   updateRecord,
@@ -37,7 +37,7 @@ export interface CollectionApi {
   /** The offset and limit of a list request; a FieldError for bad paging. */
   window(request: DownstreamRequest): { offset: number; limit: number };
   /** The native fields of a write body; a FieldError (kind `body`) for a malformed one. */
-  unwrap(body: unknown, collection: string): Flat;
+  unwrap(body: unknown, collection: string): NativeFields;
   /** One record in its native shape; the request is there for systems whose query shapes it (`?properties=`). */
   render(object: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, request?: DownstreamRequest): unknown;
   list(items: unknown[], window: Window, collection: string, request: DownstreamRequest, context: DownstreamContext): DownstreamResponse;

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { seededData } from '../../test/helpers/seeded-data.js';
 import type { CrmRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { pipedriveFieldKey } from './custom-fields.js';
 import { DOWNSTREAM, downstreamFor } from './index.js';
+import { pipedriveFieldKey } from './pipedrive/formats.js';
 import type { DownstreamRequest, DownstreamResponse } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { EngagementCollection, EngagementUser, Mailbox } from '../model/engagement.js';
-import type { IntegrationId } from '../model/integrations.js';
 import type { ConnectionData } from '../store/connection-data.js';
+import { factOfEach } from './facts.js';
 
 /**
  * Helpers for engagement mailboxes and users in native shapes. They have no native id in the
@@ -39,24 +39,5 @@ export function engagementTimes(
   };
 }
 
-/** The parts of an engagement contact's address (the document's EngAddress). */
-export const ENGAGEMENT_ADDRESS_PARTS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
-export type EngagementAddressPart = (typeof ENGAGEMENT_ADDRESS_PARTS)[number];
-
-/**
- * Where each engagement platform keeps a contact's (prospect's, person's) address: native fields
- * the CRM Contact has no place for, stored with the record's native values (`extra.native`).
- * A part a platform has no field for is not kept there.
- */
-export const CONTACT_ADDRESS_FIELDS: Partial<Record<IntegrationId, Partial<Record<EngagementAddressPart, string>>>> = {
-  outreach: {
-    line1: 'addressStreet',
-    line2: 'addressStreet2',
-    city: 'addressCity',
-    state: 'addressState',
-    postalCode: 'addressZip',
-    country: 'addressCountry',
-  },
-  salesloft: { city: 'city', state: 'state', country: 'country' },
-  apollo: { city: 'city', state: 'state', country: 'country' },
-};
+/** Where each engagement platform keeps a contact's address (`contactAddressFields` of its `<system>/facts.ts`); `{}` for a CRM. */
+export const CONTACT_ADDRESS_FIELDS = factOfEach('contactAddressFields');

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { CrmRecord } from '../model/crm.js';
 import { isPieces } from '../shared/pieces.js';
-import { hubspotCustom, nestedCustom, outreachCustom, salesforceCustom } from './custom-fields.js';
+import { nestedCustom } from './custom-fields.js';
 import { field, parseTime, percent, readOnly, time, timeFormat } from './fields.js';
+import { hubspotCustom } from './hubspot/formats.js';
+import { outreachCustom } from './outreach/formats.js';
+import { pipedriveTimeFormat } from './pipedrive/formats.js';
 import { FieldError, type NativeObject, translate } from './rest-engine.js';
 import { answering, dispatch, intParam, type Route, type RouteErrors, reply, requestUuid } from './router.js';
+import { salesforceCustom, salesforceTimeFormat } from './salesforce/formats.js';
 import type { DownstreamContext, DownstreamRequest } from './types.js';
 import { collectInPieces, WALK_PIECE } from './walk-in-pieces.js';
+import { zohoTimeFormat } from './zoho/formats.js';
 
 /** The shared pieces, on their own: time and percent conversions, write translation, routing, custom fields. */
 
@@ -14,9 +19,9 @@ describe('times', () => {
   const iso = '2024-05-01T12:00:00.000Z';
 
   it('renders a unified time in each system’s format', () => {
-    expect(timeFormat.salesforce(iso)).toBe('2024-05-01T12:00:00.000+0000');
-    expect(timeFormat.zoho(iso)).toBe('2024-05-01T12:00:00+00:00');
-    expect(timeFormat.pipedrive(iso)).toBe('2024-05-01 12:00:00');
+    expect(salesforceTimeFormat(iso)).toBe('2024-05-01T12:00:00.000+0000');
+    expect(zohoTimeFormat(iso)).toBe('2024-05-01T12:00:00+00:00');
+    expect(pipedriveTimeFormat(iso)).toBe('2024-05-01 12:00:00');
     expect(timeFormat.date(iso)).toBe('2024-05-01');
   });
 
@@ -40,7 +45,7 @@ describe('times', () => {
     expect(() => parseTime('next tuesday', 'CloseDate')).toThrow(expect.objectContaining({ field: 'CloseDate', kind: 'value' }));
     expect(() => parseTime('2024-13-45', 'CloseDate')).toThrow(FieldError);
     expect(() => parseTime({ at: 1 }, 'CloseDate')).toThrow(expect.objectContaining({ kind: 'type' }));
-    expect(time(timeFormat.salesforce).in('2024-05-01T12:00:00.000+0000', 'X')).toBe(iso);
+    expect(time(salesforceTimeFormat).in('2024-05-01T12:00:00.000+0000', 'X')).toBe(iso);
   });
 });
 

@@ -6,19 +6,19 @@ import type { DownstreamContext } from './types.js';
 /** Field-map builders the system modules are written with. */
 
 /** Converts one value between its unified and native form. `in` throws FieldError for a bad value. */
-export interface Conv {
+export interface ValueConverter {
   out(value: unknown): unknown;
   in(value: unknown, native: string): unknown;
 }
 
 /** Unchanged both ways: the store checks the type and the error names the native field. */
-export const same: Conv = { out: (value) => value, in: (value) => value };
+export const same: ValueConverter = { out: (value) => value, in: (value) => value };
 
 const typeName = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 const typeError = (native: string, expected: string, value: unknown) => new FieldError(native, `${native} must be ${expected}, got ${typeName(value)}`, 'type');
 
 /** Text that arrives as any scalar (HubSpot and Zoho coerce numbers to strings); objects are an error. */
-export const text: Conv = {
+export const text: ValueConverter = {
   out: (value) => value,
   in: (value, native) => {
     if (value === null || typeof value === 'string') return value;
@@ -28,7 +28,7 @@ export const text: Conv = {
 };
 
 /** A number that HubSpot renders as a string and takes as either. */
-export const numericString: Conv = {
+export const numericString: ValueConverter = {
   out: (value) => (value === null || value === undefined ? null : String(value)),
   in: (value, native) => {
     if (value === null || value === '') return null;
@@ -38,15 +38,9 @@ export const numericString: Conv = {
   },
 };
 
-/** Unified times are ISO-8601 UTC; each system writes them its own way. */
+/** Unified times are ISO-8601 UTC; each system writes them its own way (a system's own format: its `formats.ts`). */
 export const timeFormat = {
   iso: (iso: string) => iso,
-  /** `2024-05-01T12:00:00.000+0000` */
-  salesforce: (iso: string) => iso.replace(/Z$/, '+0000'),
-  /** `2024-05-01T12:00:00+00:00` */
-  zoho: (iso: string) => iso.replace(/(\.\d+)?Z$/, '+00:00'),
-  /** `2024-05-01 12:00:00` (UTC) */
-  pipedrive: (iso: string) => iso.slice(0, 19).replace('T', ' '),
   /** `2024-05-01` */
   date: (iso: string) => iso.slice(0, 10),
 };
@@ -54,8 +48,8 @@ export const timeFormat = {
 const TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::(\d{2})(\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
- * A native time (any of the formats above, an ISO offset, a bare date, or epoch ms as HubSpot
- * takes them) as a unified ISO time.
+ * A native time (any system's format: `+0000` or `+00:00` offsets, a space for the `T`, a bare
+ * date, or epoch ms as HubSpot takes them) as a unified ISO time.
  */
 export function parseTime(value: unknown, native: string): string | null {
   if (value === null || value === '') return null;
@@ -73,16 +67,16 @@ export function parseTime(value: unknown, native: string): string | null {
 }
 
 /** A time field rendered with `format`. */
-export const time = (format: (iso: string) => string): Conv => ({
+export const time = (format: (iso: string) => string): ValueConverter => ({
   out: (value) => (typeof value === 'string' ? format(value) : null),
   in: (value, native) => parseTime(value, native),
 });
 
 /** A date-only field (Salesforce CloseDate): the day of the unified time, written as midnight UTC. */
-export const date: Conv = time(timeFormat.date);
+export const date: ValueConverter = time(timeFormat.date);
 
 /** A unified probability string ("0.4") as a percent number (40). */
-export const percent: Conv = {
+export const percent: ValueConverter = {
   out: (value) => (typeof value === 'string' ? Math.round(Number(value) * 100 * 1e6) / 1e6 : null),
   in: (value, native) => {
     if (value === null) return null;
@@ -93,7 +87,7 @@ export const percent: Conv = {
 };
 
 /** A single value held natively as a list (Outreach `emails: ["…"]`); writes take the first. */
-export const firstOfList: Conv = {
+export const firstOfList: ValueConverter = {
   out: (value) => (value === null || value === undefined ? [] : [value]),
   in: (value, native) => {
     if (!Array.isArray(value)) throw typeError(native, 'an array', value);
@@ -102,7 +96,7 @@ export const firstOfList: Conv = {
 };
 
 /** A value looked up in a two-way table (HubSpot task status `NOT_STARTED` ↔ `Not Started`); unknown values pass. */
-export function table(pairs: Record<string, string>): Conv {
+export function table(pairs: Record<string, string>): ValueConverter {
   const back = Object.fromEntries(Object.entries(pairs).map(([unified, native]) => [native, unified]));
   return {
     out: (value) => (typeof value === 'string' ? (pairs[value] ?? value) : value),
@@ -111,7 +105,7 @@ export function table(pairs: Record<string, string>): Conv {
 }
 
 /** A native field holding one unified field (or nested part, `address.city`). */
-export function field(native: string, unified: string, conv: Conv = same): FieldMap {
+export function field(native: string, unified: string, conv: ValueConverter = same): FieldMap {
   return {
     native,
     covers: [unified],
@@ -141,7 +135,7 @@ export function writeOnly(map: FieldMap): FieldMap {
 }
 
 /** A read-only copy of a unified field (times, ids, derived values). */
-export const readOnly = (native: string, unified: string, conv: Conv = same): FieldMap => locked(field(native, unified, conv));
+export const readOnly = (native: string, unified: string, conv: ValueConverter = same): FieldMap => locked(field(native, unified, conv));
 
 /** A native field written through `write` alone, e.g. several unified values from one native one. */
 export function custom(

@@ -13,8 +13,8 @@ import type { DownstreamContext } from './types.js';
  * validated and reported like any other.
  */
 
-/** A native record or body, flat: native field name → value. */
-export type Flat = Record<string, unknown>;
+/** A native record or body by its fields: native field name → value. */
+export type NativeFields = Record<string, unknown>;
 
 /** What went wrong with a native write, for each system to phrase in its own error body. */
 export type ErrorKind = 'type' | 'value' | 'required' | 'unknown' | 'readOnly' | 'reference' | 'body' | 'param';
@@ -40,7 +40,7 @@ export interface WriteContext {
   context: DownstreamContext;
   type: CrmObjectType;
   /** The whole native body, for fields that only make sense together (a date and a time). */
-  body: Flat;
+  body: NativeFields;
   /** The record before an update; undefined on create. */
   current: CrmRecord | undefined;
 }
@@ -62,7 +62,7 @@ export interface FieldMap {
 /** How a system names custom fields (`Region__c`, `custom1`, `custom_fields.region`…). */
 export interface CustomScheme {
   /** Native fields for the stored custom values (`extra.custom`). */
-  read(custom: Record<string, unknown>): Flat;
+  read(custom: Record<string, unknown>): NativeFields;
   /** The custom values a native field carries, or undefined when it is no custom field. Throws FieldError. */
   write(native: string, value: unknown): Record<string, unknown> | undefined;
 }
@@ -84,7 +84,7 @@ export interface NativeObject {
   /** Listed and read only (users, mostly). */
   readOnly?: boolean;
   /** In a collection several types share (Pipedrive activities): does a create body belong to this type? */
-  accepts?(body: Flat): boolean;
+  accepts?(body: NativeFields): boolean;
 }
 
 /** What a system does with native fields it does not know or may not write: reject (400) or ignore. */
@@ -121,8 +121,8 @@ export const NATIVE_PATH = '$native';
 export const nativeOf = (extra: Record<string, unknown>): Record<string, unknown> => (isPlainObject(extra.native) ? extra.native : {});
 
 /** A record in an object's native fields, custom fields last. */
-export function renderFields(object: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Flat {
-  const out: Flat = {};
+export function renderFields(object: NativeObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): NativeFields {
+  const out: NativeFields = {};
   for (const field of object.fields) if (field.read) out[field.native] = field.read(record, context, extra);
   if (object.custom) Object.assign(out, object.custom.read(customOf(extra)));
   return out;
@@ -197,7 +197,7 @@ const isBlank = (value: unknown) => value === undefined || value === null || val
  */
 export function translate(
   object: NativeObject,
-  body: Flat,
+  body: NativeFields,
   policy: WritePolicy,
   context: DownstreamContext,
   current?: CrmRecord,
@@ -253,7 +253,7 @@ export function translate(
 }
 
 /** A store validation error, renamed to the native field that carried the bad value (one the body has, if several cover it). */
-function nativeError(object: NativeObject, error: ApiError, body: Flat): FieldError {
+function nativeError(object: NativeObject, error: ApiError, body: NativeFields): FieldError {
   const issues = error.metadata?.issues as FieldIssue[] | undefined;
   const issue = issues?.[0];
   if (!issue) return new FieldError(undefined, error.message, 'value');
@@ -266,7 +266,7 @@ function nativeError(object: NativeObject, error: ApiError, body: Flat): FieldEr
 }
 
 /** Runs a store write, turning its validation errors into native ones (the sandbox's own caps stay the service's errors). */
-function storeWrite<T>(object: NativeObject, body: Flat, run: () => T): T {
+function storeWrite<T>(object: NativeObject, body: NativeFields, run: () => T): T {
   try {
     return run();
   } catch (error) {
@@ -276,7 +276,7 @@ function storeWrite<T>(object: NativeObject, body: Flat, run: () => T): T {
 }
 
 /** Creates a record from a native body; custom fields go to `extra.custom`, native-only values to `extra.native`. */
-export function createRecord(object: NativeObject, body: Flat, policy: WritePolicy, context: DownstreamContext): Found {
+export function createRecord(object: NativeObject, body: NativeFields, policy: WritePolicy, context: DownstreamContext): Found {
   const { input, custom, native } = translate(object, body, policy, context);
   const extra = native ? { custom, native } : { custom };
   const record = storeWrite(object, body, () => context.data.create(object.type, input, extra));
@@ -284,7 +284,7 @@ export function createRecord(object: NativeObject, body: Flat, policy: WritePoli
 }
 
 /** Updates a record from a native body; custom fields and native-only values sent are merged into its extras. */
-export function updateRecord(found: Found, body: Flat, policy: WritePolicy, context: DownstreamContext): Found {
+export function updateRecord(found: Found, body: NativeFields, policy: WritePolicy, context: DownstreamContext): Found {
   const { object, entry } = found;
   const { input, custom, native } = translate(object, body, policy, context, entry.record);
   const changed = {

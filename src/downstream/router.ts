@@ -2,7 +2,8 @@ import { PathMatcher } from '../shared/path-matcher.js';
 import { isPieces, type Pieces, runToEnd } from '../shared/pieces.js';
 import { hashHex, hashUuid } from '../shared/random.js';
 import { FieldError, isPlainObject } from './rest-engine.js';
-import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamResponse, DownstreamSystem, PassthroughMethod } from './types.js';
+import type { DownstreamSystem } from './system.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamResponse, PassthroughMethod } from './types.js';
 
 /** Path parameters by name, from `:name` segments of a pattern. */
 export type Params = Record<string, string>;

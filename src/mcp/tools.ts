@@ -5,8 +5,10 @@ import { publicTokenBody } from '../core/routes/link.js';
 import { passthroughBody } from '../core/routes/passthrough.js';
 import { runBody } from '../core/routes/scenarios.js';
 import { CRM_OBJECT_TYPES } from '../model/crm.js';
+import { INTEGRATION_IDS } from '../model/integrations.js';
 import { parseDuration, requireUnit } from '../shared/duration.js';
 import { ApiError, SandboxConfigError } from '../shared/errors.js';
+import { orList } from '../shared/validation.js';
 import { chaosSettingsSchema } from '../webhooks/chaos.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
 import { type SandboxApi, ToolError } from './api.js';
@@ -48,7 +50,7 @@ const linkConnection = defineTool({
   input: z.strictObject({
     integrationId: publicTokenBody()
       .shape.integrationId.unwrap()
-      .describe('The system to link: salesforce, hubspot, pipedrive, zoho, outreach, salesloft or apollo'),
+      .describe(`The system to link: ${orList(INTEGRATION_IDS)}`),
     nativeOrgId: publicTokenBody().shape.nativeOrgId.describe("The org's id in that system (default: generated from the seed)"),
     webhookUrl: webhookUrl.optional().describe("Where the connection's webhook events go (your receiver); left out: no webhook yet (set_webhook), events wait"),
     accessToken: publicTokenBody().shape.accessToken.describe('The accessToken the exchange gives, access_ + 40 lowercase hex (default: random)'),

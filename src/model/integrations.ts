@@ -3,9 +3,14 @@ import { once } from '../shared/once.js';
 import { hashUuid, type Random } from '../shared/random.js';
 import type { CrmObjectType } from './crm.js';
 
-/** Integration ids of the original service: four CRMs and three engagement systems. */
-export const INTEGRATION_IDS = ['salesforce', 'hubspot', 'pipedrive', 'zoho', 'outreach', 'salesloft', 'apollo'] as const;
+/** The CRMs of the original service. */
+export const CRM_INTEGRATION_IDS = ['salesforce', 'hubspot', 'pipedrive', 'zoho'] as const;
+/** Its engagement platforms: a new one here must name its native objects in `UNIFIED_ENGAGEMENT_OBJECTS`. */
+export const ENGAGEMENT_INTEGRATION_IDS = ['outreach', 'salesloft', 'apollo'] as const;
+/** Integration ids of the original service, the CRMs first (the order its lists answer). */
+export const INTEGRATION_IDS = [...CRM_INTEGRATION_IDS, ...ENGAGEMENT_INTEGRATION_IDS] as const;
 export type IntegrationId = (typeof INTEGRATION_IDS)[number];
+export type EngagementIntegrationId = (typeof ENGAGEMENT_INTEGRATION_IDS)[number];
 export const DEFAULT_INTEGRATION: IntegrationId = 'hubspot';
 
 /** Who the connected account is in the downstream system. */
@@ -21,8 +26,8 @@ export const nativeOrgSchema = once(() =>
 );
 export type NativeOrg = z.infer<ReturnType<typeof nativeOrgSchema>>;
 
-interface IntegrationFacts {
-  category: 'crm' | 'engagement';
+interface IntegrationFacts<Category extends 'crm' | 'engagement'> {
+  category: Category;
   /** Its name, as `GET /connection/crm/integrations` answers it. */
   name: string;
   /** Its brand colour, for the icon the integration lists answer (a letter on it). */
@@ -56,7 +61,8 @@ const SALESFORCE_KEY_PREFIX: Record<string, string> = {
 const salesforceId = (prefix: string, random: Random) =>
   `${prefix}${random.digits(1)}${random.chars(11, SALESFORCE_ID_ALPHABET)}${random.chars(3, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ012345')}`;
 
-export const INTEGRATIONS: Record<IntegrationId, IntegrationFacts> = {
+/** Each integration's facts; its category is the list its id is in. */
+export const INTEGRATIONS: { [Id in IntegrationId]: IntegrationFacts<Id extends EngagementIntegrationId ? 'engagement' : 'crm'> } = {
   salesforce: {
     name: 'Salesforce',
     color: '#00A1E0',

@@ -191,7 +191,7 @@ function explainPhrase(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): 
 }
 
 /** `a, b or c`. */
-function orList(words: string[]): string {
+export function orList(words: readonly string[]): string {
   return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
 

@@ -1,5 +1,5 @@
 import type { CrmObjectType } from '../model/crm.js';
-import { DEAL_STAGES, EVENT_TYPES, TASK_PRIORITIES, TASK_STATUSES } from '../store/seed/fake-fields.js';
+import { DEAL_STAGES, EVENT_TYPES, TASK_PRIORITIES, TASK_STATUSES } from '../model/vocabularies.js';
 
 /**
  * The service's unified CRM objects, one description each, as the service's v1 document

@@ -1,7 +1,6 @@
-import { CUSTOM_FIELD_KEYS } from '../downstream/custom-fields.js';
 import type { FieldMap, NativeObject } from '../downstream/rest-engine.js';
 import type { IntegrationId } from '../model/integrations.js';
-import { CUSTOM_FIELD_OPTIONS } from '../store/seed/fake-fields.js';
+import { CUSTOM_FIELD_KEYS, CUSTOM_FIELD_OPTIONS } from '../model/vocabularies.js';
 import type { DetailType, UnifiedObject } from './crm-objects.js';
 import { isMapped } from './view.js';
 

@@ -1,5 +1,6 @@
 import type { ActivityCollection } from '../downstream/engagement-activity.js';
-import type { IntegrationId } from '../model/integrations.js';
+import { factOfEach } from '../downstream/facts.js';
+import type { EngagementIntegrationId } from '../model/integrations.js';
 import type { FilterField } from './crm-objects.js';
 
 /**
@@ -54,7 +55,7 @@ export interface EngagementObject {
   listKey: string;
   source: EngagementSource;
   /** Where each platform keeps it, as its native API names it (the reference page's table). */
-  native: Readonly<Record<'outreach' | 'salesloft' | 'apollo', string>>;
+  native: Readonly<Record<EngagementIntegrationId, string>>;
   operations: readonly EngagementOperation[];
   /** What a record answers besides id, times, associations and additional, in the document's order. */
   fields: readonly EngagementField[];
@@ -346,15 +347,5 @@ export const UNIFIED_ENGAGEMENT_OBJECTS: readonly EngagementObject[] = [
 /** The description of an object by name. */
 export const engagementObjectOf = (name: string): EngagementObject => UNIFIED_ENGAGEMENT_OBJECTS.find((object) => object.name === name)!;
 
-/**
- * Fields of Contact and Account a platform's native object has no field for: absent from its
- * unified records and ignored (and named) by a unified write, as the CRM objects' UNMAPPED.
- * `test/unified-engagement.test.ts` checks this table against the simulated systems' field maps.
- * Address parts are named `address.<part>`; an account's `address.line2` no platform keeps (the
- * CRM account has one street line).
- */
-export const ENGAGEMENT_UNMAPPED: Partial<Record<IntegrationId, { Contact: readonly string[]; Account: readonly string[] }>> = {
-  outreach: { Contact: [], Account: ['phone', 'address.line1', 'address.line2', 'address.state', 'address.postalCode', 'address.country'] },
-  salesloft: { Contact: ['address.line1', 'address.line2', 'address.postalCode'], Account: ['numberOfEmployees', 'address.line2'] },
-  apollo: { Contact: ['address.line1', 'address.line2', 'address.postalCode'], Account: ['description', 'address.line2'] },
-};
+/** Fields of Contact and Account each platform has no field for (`engagementUnmapped` of its `downstream/<system>/facts.ts`). */
+export const ENGAGEMENT_UNMAPPED = factOfEach('engagementUnmapped');

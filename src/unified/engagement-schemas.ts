@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ENGAGEMENT_ADDRESS_PARTS } from '../downstream/engagement-native.js';
+import { ENGAGEMENT_ADDRESS_PARTS } from '../model/vocabularies.js';
 import { once } from '../shared/once.js';
 import type { EngagementInput, EngagementKind, EngagementObject } from './engagement-objects.js';
 import { filterSchemas } from './schemas.js';

@@ -1,8 +1,9 @@
-import { CONTACT_ADDRESS_FIELDS, ENGAGEMENT_ADDRESS_PARTS } from '../downstream/engagement-native.js';
+import { CONTACT_ADDRESS_FIELDS } from '../downstream/engagement-native.js';
 import type { CrmObjectType, CrmRecord } from '../model/crm.js';
 import type { EngagementUser, Mailbox } from '../model/engagement.js';
 import type { CallDisposition, EngagementAction, EngagementCall, EngagementEmail, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import type { IntegrationId } from '../model/integrations.js';
+import { ENGAGEMENT_ADDRESS_PARTS } from '../model/vocabularies.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import { ENGAGEMENT_UNMAPPED, type EngagementObject } from './engagement-objects.js';
@@ -105,7 +106,7 @@ function compact(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const unmapped = (context: ViewContext, type: 'Contact' | 'Account') => ENGAGEMENT_UNMAPPED[context.integrationId]?.[type] ?? [];
+const unmapped = (context: ViewContext, type: 'Contact' | 'Account') => ENGAGEMENT_UNMAPPED[context.integrationId][type];
 
 function accountView(entry: Entry<CrmRecord>, context: ViewContext): Record<string, unknown> {
   const account = entry.record as CrmRecord<'Account'>;
@@ -149,7 +150,6 @@ function accountView(entry: Entry<CrmRecord>, context: ViewContext): Record<stri
 export function contactAddress(integrationId: IntegrationId, extra: Record<string, unknown>): Record<string, string> | undefined {
   const names = CONTACT_ADDRESS_FIELDS[integrationId];
   const native = (extra.native ?? {}) as Record<string, unknown>;
-  if (!names) return undefined;
   const out: Record<string, string> = {};
   for (const part of ENGAGEMENT_ADDRESS_PARTS) {
     const name = names[part];

@@ -1,4 +1,3 @@
-import { CUSTOM_FIELD_KEYS } from '../downstream/custom-fields.js';
 import {
   advanceAction,
   completeTask,
@@ -10,14 +9,15 @@ import {
   type TaskWrite,
   updateTask,
 } from '../downstream/engagement-activity.js';
-import { CONTACT_ADDRESS_FIELDS, ENGAGEMENT_ADDRESS_PARTS } from '../downstream/engagement-native.js';
+import { CONTACT_ADDRESS_FIELDS } from '../downstream/engagement-native.js';
 import { parseTime } from '../downstream/fields.js';
 import { nativeObjectOf } from '../downstream/native-objects.js';
 import { isPlainObject } from '../downstream/rest-engine.js';
 import type { CrmRecord } from '../model/crm.js';
 import type { EngagementAction, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import type { IntegrationId, NativeOrg } from '../model/integrations.js';
-import { ApiError } from '../shared/errors.js';
+import { CUSTOM_FIELD_KEYS, ENGAGEMENT_ADDRESS_PARTS } from '../model/vocabularies.js';
+import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import { unifiedObjectOf } from './crm-objects.js';
@@ -114,7 +114,7 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
   const type = object.name as 'Contact' | 'Account';
   const at = object.key;
   const { given, ignored } = inputsOf(write, body);
-  const skip = ENGAGEMENT_UNMAPPED[connection.integrationId]?.[type] ?? [];
+  const skip = ENGAGEMENT_UNMAPPED[connection.integrationId][type];
   const crm: Record<string, unknown> = {};
   const nativeFields: Record<string, unknown> = {};
   for (const [item, value] of given) {
@@ -125,7 +125,7 @@ function writeCrmRecord(write: EngagementWrite, body: Record<string, unknown>): 
       for (const [part, text] of Object.entries(parts)) {
         if (skip.includes(`address.${part}`)) throw notKept(`${at}.address.${part}`, type, connection.integrationId);
         if (type === 'Account') kept[part === 'line1' ? 'street' : part] = text;
-        else nativeFields[CONTACT_ADDRESS_FIELDS[connection.integrationId]![part as 'city']!] = text;
+        else nativeFields[CONTACT_ADDRESS_FIELDS[connection.integrationId][part as 'city']!] = text;
       }
       if (type === 'Account' && Object.keys(kept).length > 0) crm.address = kept;
     } else if (item.kind === 'emails') {

@@ -1,39 +1,16 @@
+import { factOfEach } from '../downstream/facts.js';
 import type { CrmObjectType, CrmRecord, UnifiedRecord } from '../model/crm.js';
 import type { IntegrationId } from '../model/integrations.js';
 
-/**
- * Unified fields an integration's native objects have no field for (the document's "Not
- * supported by Pipedrive"): absent from its unified records, and not written by a unified write.
- * `test/unified-crm.test.ts` checks this table against the simulated systems' field maps.
- */
-export const UNMAPPED: Partial<Record<IntegrationId, Partial<Record<CrmObjectType, readonly string[]>>>> = {
-  hubspot: { Event: ['isAllDayEvent'] },
-  pipedrive: {
-    Account: ['description', 'phone'],
-    // A lead's email, phones and job title are its person's (decision 0044): kept, and a create makes the person.
-    Lead: ['account'],
-    User: ['firstName', 'lastName'],
-    // An activity is done or not (the document: a task's status is not supported there).
-    Task: ['priority', 'status'],
-    Event: ['isAllDayEvent'],
-    // A Pipedrive mail message has no bounce flag and no send status (only its tracking).
-    Email: ['isBounced', 'status'],
-  },
-  // A Zoho email lists its sender and its to and cc recipients, never its bcc ones.
-  zoho: { Event: ['type'], Email: ['bcc'] },
-};
+/** Unified fields each integration has no field for (`unmapped` of its `downstream/<system>/facts.ts`). */
+export const UNMAPPED = factOfEach('unmapped');
 
-/**
- * Fields an integration keeps but an update cannot change there: the service's document says a
- * Pipedrive lead's email and phones are not supported by LeadUpdate (they are its person's).
- */
-export const NOT_UPDATED: Partial<Record<IntegrationId, Partial<Record<CrmObjectType, readonly string[]>>>> = {
-  pipedrive: { Lead: ['email', 'phone', 'mobilePhone'] },
-};
+/** Fields each integration keeps but an update cannot change there (`notUpdated` of its facts). */
+export const NOT_UPDATED = factOfEach('notUpdated');
 
 /** Whether an integration maps a unified field of a type (and, given a mode, whether a write of that mode keeps it). */
 export const isMapped = (integrationId: IntegrationId, type: CrmObjectType, field: string, mode?: 'create' | 'update'): boolean =>
-  !UNMAPPED[integrationId]?.[type]?.includes(field) && !(mode === 'update' && NOT_UPDATED[integrationId]?.[type]?.includes(field));
+  !UNMAPPED[integrationId][type]?.includes(field) && !(mode === 'update' && NOT_UPDATED[integrationId][type]?.includes(field));
 
 const views = new WeakMap<CrmRecord, UnifiedRecord>();
 
@@ -57,7 +34,7 @@ export function unifiedView<T extends CrmObjectType>(integrationId: IntegrationI
 }
 
 function render(integrationId: IntegrationId, type: CrmObjectType, record: CrmRecord): UnifiedRecord {
-  const unmapped = UNMAPPED[integrationId]?.[type];
+  const unmapped = UNMAPPED[integrationId][type];
   const attendee = type === 'EventAttendee';
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {

@@ -5,10 +5,10 @@ import { FieldError, isPlainObject, type NativeObject, translate, type WritePoli
 import type { DownstreamContext } from '../downstream/types.js';
 import { ADDRESS_PARTS, CRM_FIELDS, type CrmObjectType, type CrmRecord, DERIVED_FIELDS } from '../model/crm.js';
 import type { IntegrationId, NativeOrg } from '../model/integrations.js';
+import { DEAL_STAGES } from '../model/vocabularies.js';
 import { calendarMistake } from '../shared/calendar.js';
 import { ApiError, ErrorCode } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
-import { DEAL_STAGES } from '../store/seed/fake-fields.js';
 import { type LinkInput, PARTICIPANT_ROLES, type UnifiedField, type UnifiedObject } from './crm-objects.js';
 import { isMapped } from './view.js';
 

@@ -1,19 +1,8 @@
 import * as z from 'zod';
-import { INTEGRATION_IDS, INTEGRATIONS, type IntegrationId } from '../../model/integrations.js';
+import { INTEGRATION_IDS, INTEGRATIONS } from '../../model/integrations.js';
 import { once } from '../../shared/once.js';
 import { parseOrThrow } from '../../shared/validation.js';
 import { type Route, requiredQuery } from './context.js';
-
-/** Names the widget shows for each integration. */
-export const INTEGRATION_NAMES: Record<IntegrationId, string> = {
-  salesforce: 'Salesforce',
-  hubspot: 'HubSpot',
-  pipedrive: 'Pipedrive',
-  zoho: 'Zoho CRM',
-  outreach: 'Outreach',
-  salesloft: 'Salesloft',
-  apollo: 'Apollo',
-};
 
 export const publicTokenBody = once(() =>
   z.object({
@@ -52,7 +41,7 @@ export const linkWidgetRoutes: Route<'registry'>[] = [
       const link = registry.linkTokens.check(requiredQuery(ctx, 'linkToken'));
       const integrations = INTEGRATION_IDS.map((integrationId) => ({
         integrationId,
-        name: INTEGRATION_NAMES[integrationId],
+        name: INTEGRATIONS[integrationId].name,
         category: INTEGRATIONS[integrationId].category,
       }));
       return { body: { expiresTime: new Date(link.expiresAt).toISOString(), integrations } };

@@ -164,5 +164,5 @@ function answerCall(
     );
   // Most calls meet no downstream fault: answered now, without the fault path's promise.
   if (connection.downstreamFaults.length === 0) return answer();
-  return answerWithFaults<Reply>(connection, requestOf(call), clock, answer, (faultAnswer) => ({ body: reply(faultAnswer) }));
+  return answerWithFaults<Reply>(connection, requestOf(call), clock, system.faultAnswers, answer, (faultAnswer) => ({ body: reply(faultAnswer) }));
 }

@@ -5,7 +5,7 @@ import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import type { Entry } from '../../store/ordered-collection.js';
 import { contactOf, EngagementRefusal, startSequence } from '../engagement-activity.js';
 import { engagementHex24, fullName } from '../engagement-native.js';
-import { customOf, FieldError, type Flat, isPlainObject, renderFields } from '../rest-engine.js';
+import { customOf, FieldError, isPlainObject, type NativeFields, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { collectInPieces } from '../walk-in-pieces.js';
@@ -20,7 +20,7 @@ import { COLLECTIONS, customFields, HEADERS } from './objects.js';
  */
 
 /** An engagement user as Apollo's users/search lists it (and `additional` too). */
-export function renderUser(user: EngagementUser, extra: Flat): Flat {
+export function renderUser(user: EngagementUser, extra: NativeFields): NativeFields {
   return {
     id: engagementHex24(user.id),
     first_name: user.firstName,
@@ -39,7 +39,7 @@ const TASK_TYPE: Record<EngagementTask['kind'], string> = {
   linkedin: 'linkedin_step_message',
 };
 
-export function renderTask(task: EngagementTask, context: DownstreamContext): Flat {
+export function renderTask(task: EngagementTask, context: DownstreamContext): NativeFields {
   const contact = contactOf(context.data, task);
   return {
     id: engagementHex24(task.id),
@@ -58,7 +58,7 @@ export function renderTask(task: EngagementTask, context: DownstreamContext): Fl
 }
 
 /** A sequence as an Apollo emailer campaign: a disabled one is archived; its counts from its contacts' statuses and emails. */
-export function renderCampaign(entry: Entry<EngagementSequence>, context: DownstreamContext): Flat {
+export function renderCampaign(entry: Entry<EngagementSequence>, context: DownstreamContext): NativeFields {
   const sequence = entry.record;
   const counts = { unique_scheduled: 0, unique_delivered: 0, unique_bounced: 0, unique_opened: 0, unique_replied: 0, unique_clicked: 0 };
   for (const action of context.data.engagementActions.values()) if (action.sequence === entry.seq && action.state === 'active') counts.unique_scheduled++;
@@ -83,7 +83,7 @@ export function renderCampaign(entry: Entry<EngagementSequence>, context: Downst
 }
 
 /** An email as Apollo's emailer messages show it. */
-export function renderMessage(email: EngagementEmail, context: DownstreamContext): Flat {
+export function renderMessage(email: EngagementEmail, context: DownstreamContext): NativeFields {
   const contact = contactOf(context.data, email);
   const mailbox = email.associations.mailboxId === null ? undefined : context.data.mailboxes.get(email.associations.mailboxId);
   return {
@@ -107,7 +107,7 @@ export function renderMessage(email: EngagementEmail, context: DownstreamContext
 }
 
 /** A logged call as Apollo's phone calls show it; its disposition is its outcome. */
-export function renderPhoneCall(call: EngagementCall, context: DownstreamContext): Flat {
+export function renderPhoneCall(call: EngagementCall, context: DownstreamContext): NativeFields {
   const contact = contactOf(context.data, call);
   const end = Date.parse(call.createdTime) + (call.durationSeconds ?? 0) * 1000;
   return {
@@ -128,21 +128,25 @@ export function renderPhoneCall(call: EngagementCall, context: DownstreamContext
 }
 
 /** A call disposition as an Apollo phone call outcome. */
-export const renderOutcome = (disposition: CallDisposition): Flat => ({ id: engagementHex24(disposition.id), name: disposition.name, key: disposition.key });
+export const renderOutcome = (disposition: CallDisposition): NativeFields => ({
+  id: engagementHex24(disposition.id),
+  name: disposition.name,
+  key: disposition.key,
+});
 
 /** Paging and filters come in the body of a POST, or the query of a GET. */
-function paramsOf(request: DownstreamRequest): Flat {
+function paramsOf(request: DownstreamRequest): NativeFields {
   const source = request.method === 'POST' ? (request.body ?? {}) : request.query;
   if (!isPlainObject(source)) throw new FieldError(undefined, 'the request body must be a JSON object', 'body');
   return source;
 }
 
-function page(key: string, items: Flat[], params: Flat): DownstreamResponse {
+function page(key: string, items: NativeFields[], params: NativeFields): DownstreamResponse {
   return pager(key, params)(items);
 }
 
 /** A page of `key` as `params` ask for it, checked now and answered from the items once there are. */
-function pager(key: string, params: Flat): (items: Flat[]) => DownstreamResponse {
+function pager(key: string, params: NativeFields): (items: NativeFields[]) => DownstreamResponse {
   const current = intParam(params.page, 'page', 1, 1);
   const perPage = intParam(params.per_page, 'per_page', 25, 1, 100);
   const offset = (current - 1) * perPage;
@@ -159,7 +163,7 @@ function pager(key: string, params: Flat): (items: Flat[]) => DownstreamResponse
 }
 
 /** A list filter as Apollo takes it: an array in a POST body, a comma list in a query. */
-function listParam(params: Flat, name: string): string[] | undefined {
+function listParam(params: NativeFields, name: string): string[] | undefined {
   const value = params[name] ?? params[`${name}[]`];
   if (value === undefined || value === '') return undefined;
   if (Array.isArray(value)) return value.map(String);

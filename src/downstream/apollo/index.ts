@@ -4,7 +4,8 @@ import { collectionHandlers } from '../collection-api.js';
 import { engagementHex24, isMailbox } from '../engagement-native.js';
 import { customOf, isPlainObject, renderFields } from '../rest-engine.js';
 import { answering, dispatch, type Route, reply } from '../router.js';
-import type { DownstreamContext, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext } from '../types.js';
 import {
   accountSearch,
   engagementRoutes,
@@ -16,6 +17,7 @@ import {
   renderPhoneCall,
   renderTask,
 } from './engagement.js';
+import { faultAnswers } from './faults.js';
 import { api, COLLECTIONS, customFields, errors, HEADERS, renderCampaignStatus } from './objects.js';
 
 /** The simulated Apollo: API v1 collections (`objects.ts`), searches and engagement resources (`engagement.ts`), email accounts. */
@@ -73,6 +75,9 @@ const ROUTES = routes();
 
 export const apollo: DownstreamSystem = {
   integrationId: 'apollo',
+  faultAnswers,
+  nativeObjects: Object.values(COLLECTIONS),
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

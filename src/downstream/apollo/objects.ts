@@ -4,11 +4,12 @@ import { hash32 } from '../../shared/random.js';
 import type { CollectionApi } from '../collection-api.js';
 import { nestedCustom } from '../custom-fields.js';
 import { enrolmentState, isEnrolment } from '../engagement-activity.js';
-import { CONTACT_ADDRESS_FIELDS, engagementHex24 } from '../engagement-native.js';
+import { engagementHex24 } from '../engagement-native.js';
 import { computed, custom, date, field, owner, readOnly, ref, STAGE_COVERS, stageWrites, storedText, time, timeFormat, to } from '../fields.js';
-import { displayName, FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { displayName, FieldError, type FieldMap, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
+import { facts } from './facts.js';
 
 /**
  * Apollo API v1: create at `{collection}`, list through `{collection}/search` (paging in the
@@ -53,7 +54,7 @@ const phoneNumbers = computed('phone_numbers', (record) => {
 
 /** Where a contact stands in each sequence it was added to: the engagement actions about it. */
 const campaignStatuses = computed('contact_campaign_statuses', (record, context) => {
-  const out: Flat[] = [];
+  const out: NativeFields[] = [];
   // One status an enrolment (its first action), at its current step (decision 0045).
   for (const entry of context.data.engagementActions.entries()) {
     const action = entry.record;
@@ -63,7 +64,7 @@ const campaignStatuses = computed('contact_campaign_statuses', (record, context)
 });
 
 /** An engagement action as the contact campaign status Apollo shows on a contact. */
-export function renderCampaignStatus(action: EngagementAction, context: DownstreamContext): Flat {
+export function renderCampaignStatus(action: EngagementAction, context: DownstreamContext): NativeFields {
   const sequence = context.data.sequences.entries().find((entry) => entry.seq === action.sequence)?.record;
   return {
     id: engagementHex24(action.id),
@@ -98,7 +99,7 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     field('direct_phone', 'phone'),
     field('mobile_phone', 'mobilePhone'),
     phoneNumbers,
-    ...Object.values(CONTACT_ADDRESS_FIELDS.apollo!).map(storedText),
+    ...Object.values(facts.contactAddressFields).map(storedText),
     campaignStatuses,
     readOnly('created_at', 'createdTime', iso),
     readOnly('updated_at', 'modifiedTime', iso),

@@ -1,4 +1,4 @@
-import { FieldError, type Flat, type Found, findRecord, isPlainObject } from '../rest-engine.js';
+import { FieldError, type Found, findRecord, isPlainObject, type NativeFields } from '../rest-engine.js';
 import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { COLLECTIONS, collectionNamed, errors, HEADERS, type HubspotObject, hubspotError, type Link, OBJECT_TYPE_IDS } from './objects.js';
@@ -175,12 +175,12 @@ function link(labelled: boolean): Run {
 /** A batch read takes at most 1000 inputs (HubSpot changelog, "Batch Read Limit for HubSpot Associations API", 2025-02-10). */
 const BATCH_READ_LIMIT = 1000;
 
-function inputsOf(body: unknown): Flat[] {
+function inputsOf(body: unknown): NativeFields[] {
   const inputs = isPlainObject(body) ? body.inputs : undefined;
   if (!Array.isArray(inputs) || inputs.some((input) => !isPlainObject(input))) {
     throw new FieldError('inputs', 'Invalid input JSON: expected an object with "inputs"', 'body');
   }
-  return inputs as Flat[];
+  return inputs as NativeFields[];
 }
 const idIn = (value: unknown): string | undefined =>
   isPlainObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? String(value.id) : undefined;
@@ -233,7 +233,7 @@ export function associationRoutes(): Route[] {
           if (inputs.length > BATCH_READ_LIMIT)
             throw new FieldError('inputs', `Batch input cannot exceed ${BATCH_READ_LIMIT} inputs, got ${inputs.length}`, 'body');
           const linksOf = linker(from, to, context);
-          const results: Flat[] = [];
+          const results: NativeFields[] = [];
           const missing: string[] = [];
           for (const input of inputs) {
             const id = idIn(input);

@@ -1,11 +1,12 @@
 import type { EngagementUser } from '../../model/engagement.js';
 import { type CollectionApi, collectionRoutes } from '../collection-api.js';
-import { hubspotCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
-import type { DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
 import { associationRoutes } from './associations.js';
+import { faultAnswers } from './faults.js';
+import { hubspotCustom } from './formats.js';
 import { objectRoutes } from './object-routes.js';
 import { api, COLLECTIONS, errors, OWNERS, renderObject } from './objects.js';
 
@@ -17,6 +18,9 @@ const ROUTES = [...objectRoutes(), ...associationRoutes(), ...collectionRoutes(a
 
 export const hubspot: DownstreamSystem = {
   integrationId: 'hubspot',
+  faultAnswers,
+  nativeObjects: [...Object.values(COLLECTIONS), OWNERS],
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type) ?? (type === 'User' ? OWNERS : undefined);

@@ -1,16 +1,16 @@
 import type { CrmRecord } from '../../model/crm.js';
+import { CUSTOM_FIELD_KEYS } from '../../model/vocabularies.js';
 import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import type { ArchivedRecord } from '../../store/connection-data.js';
 import { collectionHandlers } from '../collection-api.js';
-import { CUSTOM_FIELD_KEYS } from '../custom-fields.js';
 import {
   createRecord,
   deleteRecord,
   FieldError,
-  type Flat,
   type Found,
   findRecord,
   isPlainObject,
+  type NativeFields,
   renderFields,
   translate,
   updateRecord,
@@ -52,7 +52,7 @@ export function propertyNames(target: HubspotObject): string[] {
   return [...new Set([...own, ...CUSTOM_FIELD_KEYS])];
 }
 
-const propertiesOf = (target: HubspotObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Flat =>
+const propertiesOf = (target: HubspotObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): NativeFields =>
   renderFields(target, record, extra, context);
 
 /** A request that asks for these properties, for `renderObject`: its query replaced, the passthrough's full query (`search`) too. */
@@ -80,7 +80,7 @@ function* searchInPieces(
   collection: string,
   target: HubspotObject,
   parsed: SearchRequest,
-  passes: (properties: Flat) => boolean,
+  passes: (properties: NativeFields) => boolean,
   request: DownstreamRequest,
   context: DownstreamContext,
 ): Pieces<DownstreamResponse> {
@@ -104,7 +104,7 @@ function* searchInPieces(
 }
 
 /** The `inputs` array of a batch body, checked against the documented limit. */
-function inputsOf(body: unknown): Flat[] {
+function inputsOf(body: unknown): NativeFields[] {
   const inputs = isPlainObject(body) ? body.inputs : undefined;
   if (!Array.isArray(inputs)) throw new FieldError('inputs', 'Invalid input JSON: expected an object with "inputs"', 'body');
   if (inputs.length > BATCH_LIMIT) throw new FieldError('inputs', `Batch input cannot exceed ${BATCH_LIMIT} inputs, got ${inputs.length}`, 'body');
@@ -114,19 +114,19 @@ function inputsOf(body: unknown): Flat[] {
   });
 }
 
-const idOf = (input: Flat, i: number): string => {
+const idOf = (input: NativeFields, i: number): string => {
   const id = input.id;
   if (typeof id !== 'string' && typeof id !== 'number') throw new FieldError(`inputs[${i}].id`, `inputs[${i}].id is required`, 'body');
   return String(id);
 };
 
-const batchDone = (statusCode: number, results: unknown[], context: DownstreamContext, more: Flat = {}) => {
+const batchDone = (statusCode: number, results: unknown[], context: DownstreamContext, more: NativeFields = {}) => {
   const at = new Date(context.now).toISOString();
   return reply(statusCode, { status: 'COMPLETE', results, ...more, startedAt: at, completedAt: at }, HEADERS);
 };
 
 /** The native body of one batch input: its properties and, on create, its associations. */
-function inputBody(input: Flat, i: number): Flat {
+function inputBody(input: NativeFields, i: number): NativeFields {
   if (!isPlainObject(input.properties)) throw new FieldError(`inputs[${i}].properties`, `inputs[${i}].properties must be an object`, 'body');
   return { ...input.properties, ...(input.associations === undefined ? {} : { associations: input.associations }) };
 }
@@ -134,7 +134,7 @@ function inputBody(input: Flat, i: number): Flat {
 function batch(collection: string, action: string, request: DownstreamRequest, context: DownstreamContext): DownstreamAnswer {
   const target = COLLECTIONS[collection]!;
   const inputs = inputsOf(request.body);
-  const body = request.body as Flat;
+  const body = request.body as NativeFields;
   const plain = asking(request, undefined);
   const render = (found: Found, shown = plain) => renderObject(target, found.entry.record, found.entry.extra, context, shown);
   switch (action) {
@@ -198,7 +198,7 @@ function archivedOf(target: HubspotObject, context: DownstreamContext): Archived
   return context.data.archived.filter((item) => item.type === target.type);
 }
 
-function renderArchived(target: HubspotObject, item: ArchivedRecord, context: DownstreamContext, request: DownstreamRequest): Flat {
+function renderArchived(target: HubspotObject, item: ArchivedRecord, context: DownstreamContext, request: DownstreamRequest): NativeFields {
   return { ...renderObject(target, item.record, item.extra, context, request), archived: true, archivedAt: item.archivedAt };
 }
 
@@ -274,7 +274,7 @@ function byIdProperty(collection: string, idProperty: string, value: string, req
 }
 
 /** HubSpot's property definition of one of an object's properties. */
-function propertyDefinition(target: HubspotObject, name: string, context: DownstreamContext): Flat {
+function propertyDefinition(target: HubspotObject, name: string, context: DownstreamContext): NativeFields {
   const field = target.fields.find((candidate) => candidate.native === name);
   const isCustom = !field;
   const writable = isCustom || field.write !== undefined;

@@ -1,10 +1,8 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
-import { DEAL_STAGES } from '../../store/seed/fake-fields.js';
+import { DEAL_STAGES } from '../../model/vocabularies.js';
 import type { CollectionApi } from '../collection-api.js';
-import { hubspotCustom } from '../custom-fields.js';
 import {
-  type Conv,
   computed,
   custom,
   field,
@@ -21,11 +19,13 @@ import {
   text,
   time,
   timeFormat,
+  type ValueConverter,
 } from '../fields.js';
-import { FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { FieldError, type FieldMap, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, queryValues, type RouteErrors, reply, requestUuid, searchOf } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
 import { EMAIL_FIELDS, emailDefaults } from './email-fields.js';
+import { hubspotCustom } from './formats.js';
 
 /**
  * HubSpot CRM v3 (`crm/v3/objects/{object}`): objects with lowercase `properties`, all values
@@ -36,8 +36,8 @@ export const HEADERS = { 'x-hubspot-ratelimit-daily': '250000', 'x-hubspot-ratel
 export const PREFIX = 'crm/v3/objects';
 
 const iso = time(timeFormat.iso);
-const flagString: Conv = { out: (value) => String(value), in: (value) => value };
-const probability: Conv = {
+const flagString: ValueConverter = { out: (value) => String(value), in: (value) => value };
+const probability: ValueConverter = {
   out: (value) => value,
   in: (value, native) => (typeof value === 'number' ? String(value) : text.in(value, native)),
 };
@@ -407,13 +407,13 @@ export function renderObject(
   extra: Record<string, unknown>,
   context: DownstreamContext,
   request?: DownstreamRequest,
-): Flat {
+): NativeFields {
   if (!isHubspotObject(target)) return renderFields(target, record, extra, context);
   let properties = renderFields(target, record, extra, context);
   const selection = request ? selectionOf(target, request) : undefined;
   const wanted = selection?.properties;
   if (wanted) properties = Object.fromEntries(Object.entries(properties).filter(([name]) => wanted.has(name)));
-  const out: Flat = { id: record.nativeId, properties, createdAt: record.createdTime, updatedAt: record.modifiedTime, archived: false };
+  const out: NativeFields = { id: record.nativeId, properties, createdAt: record.createdTime, updatedAt: record.modifiedTime, archived: false };
   const asked = selection?.associations;
   if (asked && asked.length > 0) {
     out.associations = Object.fromEntries(
@@ -431,7 +431,7 @@ export function renderObject(
   return out;
 }
 
-export const hubspotError = (statusCode: number, category: string, message: string, request: DownstreamRequest, more: Flat = {}) =>
+export const hubspotError = (statusCode: number, category: string, message: string, request: DownstreamRequest, more: NativeFields = {}) =>
   reply(statusCode, { status: 'error', message, correlationId: requestUuid(request), ...more, category }, HEADERS);
 
 const PROPERTY_ERROR: Partial<Record<FieldError['kind'], string>> = {

@@ -1,6 +1,6 @@
 import type { Pieces } from '../../shared/pieces.js';
 import { wildcardMatcher } from '../../shared/wildcard.js';
-import { FieldError, type Flat, isPlainObject } from '../rest-engine.js';
+import { FieldError, isPlainObject, type NativeFields } from '../rest-engine.js';
 import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
 
 /**
@@ -220,7 +220,7 @@ function tokenMatcher(token: string): (property: unknown) => boolean {
 const isSet = (value: unknown) => value !== null && value !== undefined && value !== '';
 
 /** One filter as a test of a record's properties, its values worked out once for all the records. */
-function filterTest(filter: SearchFilter): (properties: Flat) => boolean {
+function filterTest(filter: SearchFilter): (properties: NativeFields) => boolean {
   const name = filter.propertyName;
   const value = filter.value === undefined ? undefined : operand(filter.value);
   const high = filter.highValue === undefined ? undefined : operand(filter.highValue);
@@ -265,14 +265,14 @@ function filterTest(filter: SearchFilter): (properties: Flat) => boolean {
 }
 
 /** The filter groups as one test: no groups match everything; otherwise any group whose filters all match. */
-export function groupsTest(groups: SearchFilter[][]): (properties: Flat) => boolean {
+export function groupsTest(groups: SearchFilter[][]): (properties: NativeFields) => boolean {
   if (groups.length === 0) return () => true;
   const tests = groups.map((group) => group.map(filterTest));
   return (properties) => tests.some((group) => group.every((test) => test(properties)));
 }
 
 /** The free-text `query` as a test: a word of one of the object's default searchable properties starts with it. */
-export function queryTest(searchable: readonly string[], query: string): (properties: Flat) => boolean {
+export function queryTest(searchable: readonly string[], query: string): (properties: NativeFields) => boolean {
   const want = query.trim().toLowerCase();
   if (want === '') return () => true;
   return (properties) =>
@@ -285,7 +285,7 @@ export function queryTest(searchable: readonly string[], query: string): (proper
 }
 
 /** Sorts by one property; records without it come last either way, ties keep store order. A long list in pieces. */
-export function* sortBy<T>(items: T[], propertiesOf: (item: T) => Flat, sort: SearchRequest['sort']): Pieces<T[]> {
+export function* sortBy<T>(items: T[], propertiesOf: (item: T) => NativeFields, sort: SearchRequest['sort']): Pieces<T[]> {
   if (!sort) return items;
   const sign = sort.descending ? -1 : 1;
   let index = 0;

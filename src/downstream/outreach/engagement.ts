@@ -9,7 +9,6 @@ import type {
 } from '../../model/engagement-activity.js';
 import type { Pieces } from '../../shared/pieces.js';
 import type { Entry } from '../../store/ordered-collection.js';
-import { outreachCustom } from '../custom-fields.js';
 import {
   type ActivityCollection,
   advanceAction,
@@ -32,10 +31,11 @@ import {
 } from '../engagement-activity.js';
 import { engagementTimes, fullName } from '../engagement-native.js';
 import { parseTime } from '../fields.js';
-import { customOf, FieldError, type Flat, isPlainObject } from '../rest-engine.js';
+import { customOf, FieldError, isPlainObject, type NativeFields } from '../rest-engine.js';
 import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
+import { outreachCustom } from './formats.js';
 import { base, HEADERS, outreachError } from './objects.js';
 
 /**
@@ -55,13 +55,20 @@ export interface Resource {
   collection?: ActivityCollection;
   count(context: DownstreamContext): number;
   /** The first record as a resource object (what a filter may name), if any. */
-  first(context: DownstreamContext): Flat | undefined;
+  first(context: DownstreamContext): NativeFields | undefined;
   /** Every record as a resource object, in order, bar those `test` refuses: a walk in pieces. */
-  passing(context: DownstreamContext, test: (item: Flat) => boolean): Pieces<Flat[]>;
-  one(id: string, context: DownstreamContext): Flat | undefined;
+  passing(context: DownstreamContext, test: (item: NativeFields) => boolean): Pieces<NativeFields[]>;
+  one(id: string, context: DownstreamContext): NativeFields | undefined;
 }
 
-function resourceObject(type: string, path: string, id: number, attributes: Flat, relationships: Record<string, Ref>, context: DownstreamContext): Flat {
+function resourceObject(
+  type: string,
+  path: string,
+  id: number,
+  attributes: NativeFields,
+  relationships: Record<string, Ref>,
+  context: DownstreamContext,
+): NativeFields {
   return {
     type,
     id,
@@ -86,7 +93,7 @@ const seqRef = (context: DownstreamContext, type: string, collection: ActivityCo
 };
 
 /** An engagement user as Outreach's users endpoint shows it (and `additional` too). */
-export function renderUser(user: EngagementUser, seq: number, extra: Flat, context: DownstreamContext): Flat {
+export function renderUser(user: EngagementUser, seq: number, extra: NativeFields, context: DownstreamContext): NativeFields {
   return resourceObject(
     'user',
     'users',
@@ -107,7 +114,7 @@ export function renderUser(user: EngagementUser, seq: number, extra: Flat, conte
 
 const TASK_ACTION: Record<EngagementTask['kind'], string> = { call: 'call', email: 'email', action_item: 'action_item', linkedin: 'in_person' };
 
-export function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): Flat {
+export function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): NativeFields {
   return resourceObject(
     'task',
     'tasks',
@@ -131,7 +138,7 @@ export function renderTask(task: EngagementTask, seq: number, context: Downstrea
 
 const stepId = (sequence: number, step: number) => sequence * 100 + step;
 
-export function renderSequenceState(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+export function renderSequenceState(action: EngagementAction, seq: number, context: DownstreamContext): NativeFields {
   // The mailbox it sends from: a sequence state started since sequence starts are simulated names one.
   const mailbox: Record<string, Ref> = action.mailboxId === undefined ? {} : { mailbox: seqRef(context, 'mailbox', 'mailboxes', action.mailboxId) };
   return resourceObject(
@@ -159,7 +166,7 @@ export function renderSequenceState(action: EngagementAction, seq: number, conte
   );
 }
 
-export function renderSequence(sequence: EngagementSequence, id: number, context: DownstreamContext): Flat {
+export function renderSequence(sequence: EngagementSequence, id: number, context: DownstreamContext): NativeFields {
   let active = 0;
   for (const action of context.data.engagementActions.values()) if (action.sequence === id && action.state === 'active') active++;
   return resourceObject(
@@ -179,7 +186,7 @@ export function renderSequence(sequence: EngagementSequence, id: number, context
 }
 
 /** A logged call: its outcome from its disposition, its duration between answer and completion. */
-export function renderCall(call: EngagementCall, seq: number, context: DownstreamContext): Flat {
+export function renderCall(call: EngagementCall, seq: number, context: DownstreamContext): NativeFields {
   const disposition = call.dispositionId === null ? undefined : context.data.callDispositions.get(call.dispositionId);
   const started = Date.parse(call.createdTime);
   const answered = disposition?.key.startsWith('answered') === true;
@@ -211,7 +218,7 @@ export function renderCall(call: EngagementCall, seq: number, context: Downstrea
   );
 }
 
-export function renderCallDisposition(disposition: CallDisposition, seq: number, context: DownstreamContext): Flat {
+export function renderCallDisposition(disposition: CallDisposition, seq: number, context: DownstreamContext): NativeFields {
   return resourceObject(
     'callDisposition',
     'callDispositions',
@@ -230,7 +237,7 @@ export function renderCallDisposition(disposition: CallDisposition, seq: number,
 }
 
 /** An email as Outreach's mailings show it: delivered or bounced, its opens, clicks and reply. */
-export function renderMailing(email: EngagementEmail, seq: number, context: DownstreamContext): Flat {
+export function renderMailing(email: EngagementEmail, seq: number, context: DownstreamContext): NativeFields {
   const mailbox = email.associations.mailboxId === null ? undefined : context.data.mailboxes.get(email.associations.mailboxId);
   const sequence = email.associations.sequenceId === null ? null : seqRef(context, 'sequence', 'sequences', email.associations.sequenceId);
   return resourceObject(
@@ -267,7 +274,7 @@ export function renderMailing(email: EngagementEmail, seq: number, context: Down
 /** A resource's `first` and `passing`, over its entries as each renders. */
 export function walkable<E>(
   entries: (context: DownstreamContext) => readonly E[],
-  render: (entry: E, context: DownstreamContext) => Flat,
+  render: (entry: E, context: DownstreamContext) => NativeFields,
 ): Pick<Resource, 'first' | 'passing'> {
   return {
     first: (context) => {
@@ -286,7 +293,7 @@ function stored(
   type: string,
   path: string,
   collection: ActivityCollection,
-  render: (record: never, seq: number, extra: Flat, context: DownstreamContext) => Flat,
+  render: (record: never, seq: number, extra: NativeFields, context: DownstreamContext) => NativeFields,
   shown: (entry: Entry<unknown>) => boolean = () => true,
 ): Resource {
   const entries = (context: DownstreamContext) => entriesOf(context.data, collection).filter(shown);
@@ -324,14 +331,15 @@ const RESOURCES: Record<string, Resource> = {
 };
 
 /** `filter[state]=…` tests an attribute, `filter[owner][id]=…` a relationship; an unknown one is a 400. */
-function filtersOf(request: DownstreamRequest, sample: Flat | undefined): Array<(item: Flat) => boolean> {
-  const out: Array<(item: Flat) => boolean> = [];
+function filtersOf(request: DownstreamRequest, sample: NativeFields | undefined): Array<(item: NativeFields) => boolean> {
+  const out: Array<(item: NativeFields) => boolean> = [];
   for (const [key, value] of Object.entries(request.query)) {
     const m = /^filter\[(\w+)\](?:\[id\])?$/.exec(key);
     if (!key.startsWith('filter[')) continue;
     const name = m?.[1];
     const isRelationship = /\]\[id\]$/.test(key);
-    const known = sample && name ? (isRelationship ? name in (sample.relationships as Flat) : name in (sample.attributes as Flat) || name === 'id') : false;
+    const known =
+      sample && name ? (isRelationship ? name in (sample.relationships as NativeFields) : name in (sample.attributes as NativeFields) || name === 'id') : false;
     if (!name || (sample && !known)) throw new FieldError(key, `${key} is not a valid filter for this resource.`, 'param');
     // A Set: one lookup an item, however long the list.
     const wanted = new Set(value.split(','));
@@ -341,27 +349,27 @@ function filtersOf(request: DownstreamRequest, sample: Flat | undefined): Array<
         const data = ((item.relationships as Record<string, { data: Ref }>)[name]?.data ?? null) as Ref;
         return data !== null && wanted.has(String(data.id));
       }
-      return wanted.has(String((item.attributes as Flat)[name]));
+      return wanted.has(String((item.attributes as NativeFields)[name]));
     });
   }
   return out;
 }
 
 /** Resolves a relationship's target for `include` when it is not an engagement resource (a CRM record). */
-export type Resolver = (ref: { type: string; id: number }, context: DownstreamContext) => Flat | undefined;
+export type Resolver = (ref: { type: string; id: number }, context: DownstreamContext) => NativeFields | undefined;
 
 /** The resources named by `include` (relationship names), each once. */
-function included(items: Flat[], request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): Flat[] | undefined {
+function included(items: NativeFields[], request: DownstreamRequest, context: DownstreamContext, resolver?: Resolver): NativeFields[] | undefined {
   const asked = request.query.include
     ?.split(',')
     .map((name) => name.trim())
     .filter(Boolean);
   if (!asked || asked.length === 0) return undefined;
   // Each relationship the items have, once: a name asked for again, or one no item has, adds nothing.
-  const held = new Set(items.flatMap((item) => Object.keys(item.relationships as Flat)));
+  const held = new Set(items.flatMap((item) => Object.keys(item.relationships as NativeFields)));
   const names = [...new Set(asked)].filter((name) => held.has(name));
   const seen = new Set<string>();
-  const out: Flat[] = [];
+  const out: NativeFields[] = [];
   for (const item of items) {
     for (const name of names) {
       const data = ((item.relationships as Record<string, { data: Ref }>)[name]?.data ?? null) as Ref;
@@ -374,7 +382,7 @@ function included(items: Flat[], request: DownstreamRequest, context: Downstream
   return out;
 }
 
-function resolve(ref: { type: string; id: number }, context: DownstreamContext): Flat | undefined {
+function resolve(ref: { type: string; id: number }, context: DownstreamContext): NativeFields | undefined {
   if (ref.type === 'prospect') {
     const entry = context.data.crm.Contact.getByNativeId(String(ref.id));
     if (!entry) return undefined;
@@ -391,7 +399,7 @@ function resolve(ref: { type: string; id: number }, context: DownstreamContext):
 }
 
 /** `sort=name,-updatedAt`: attributes (or `id`), `-` for descending; nulls last. */
-function* sorted(items: Flat[], request: DownstreamRequest): Pieces<Flat[]> {
+function* sorted(items: NativeFields[], request: DownstreamRequest): Pieces<NativeFields[]> {
   const keys = request.query.sort
     ?.split(',')
     .map((key) => key.trim())
@@ -406,10 +414,10 @@ function* sorted(items: Flat[], request: DownstreamRequest): Pieces<Flat[]> {
   }
   const fields = [...byName.values()];
   for (const { name } of fields) {
-    if (sample && name !== 'id' && !(name in (sample.attributes as Flat)))
+    if (sample && name !== 'id' && !(name in (sample.attributes as NativeFields)))
       throw new FieldError('sort', `sort: '${name}' is not a sortable attribute of this resource.`, 'param');
   }
-  const fieldOf = (item: Flat, name: string) => (name === 'id' ? item.id : (item.attributes as Flat)[name]);
+  const fieldOf = (item: NativeFields, name: string) => (name === 'id' ? item.id : (item.attributes as NativeFields)[name]);
   const ordered = yield* sortInPieces(
     items.map((item, index) => ({ item, index })),
     (a, b) => {
@@ -437,7 +445,7 @@ export function list(resource: Resource, request: DownstreamRequest, context: Do
 
 function* listInPieces(
   resource: Resource,
-  tests: Array<(item: Flat) => boolean>,
+  tests: Array<(item: NativeFields) => boolean>,
   offset: number,
   limit: number,
   request: DownstreamRequest,
@@ -471,7 +479,7 @@ const missing = (resource: Resource, id: string) =>
  * The engagement routes; they take `users` and `tasks` from the CRM collections of the same
  * names. `fallback` reads an id these do not know (a CRM user that owns a prospect, say).
  */
-export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
+export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => NativeFields | undefined>> = {}): Route[] {
   const routes: Route[] = [];
   for (const resource of Object.values(RESOURCES)) {
     routes.push(
@@ -604,7 +612,7 @@ function taskWriteRoutes(): Route[] {
 export const ENGAGEMENT_PATHS = Object.keys(RESOURCES);
 
 /** `relationships.<name>.data.id` of a JSON:API write, as text; undefined when it is not there. */
-function relationshipId(relationships: Flat, name: string): string | undefined {
+function relationshipId(relationships: NativeFields, name: string): string | undefined {
   const value = relationships[name];
   const data = isPlainObject(value) ? value.data : undefined;
   return isPlainObject(data) && (typeof data.id === 'number' || typeof data.id === 'string') ? String(data.id) : undefined;

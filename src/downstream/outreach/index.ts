@@ -2,11 +2,11 @@ import type { CrmRecord } from '../../model/crm.js';
 import type { EngagementUser, Mailbox } from '../../model/engagement.js';
 import type { Entry } from '../../store/ordered-collection.js';
 import { type CollectionApi, collectionHandlers, collectionRoutes } from '../collection-api.js';
-import { outreachCustom } from '../custom-fields.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
-import { customOf, FieldError, type Flat, isPlainObject } from '../rest-engine.js';
+import { customOf, FieldError, isPlainObject, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch, type Params, type Route, reply } from '../router.js';
-import type { DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext, DownstreamRequest } from '../types.js';
 import {
   ENGAGEMENT_PATHS,
   engagementRoutes,
@@ -22,12 +22,14 @@ import {
   renderTask,
   walkable,
 } from './engagement.js';
+import { faultAnswers } from './faults.js';
+import { outreachCustom } from './formats.js';
 import { base, COLLECTIONS, errors, HEADERS, listBody, type OutreachObject, outreachError, pageWindow, renderResource } from './objects.js';
 
 /** The simulated Outreach: API v2 resources (`objects.ts`), engagement resources (`engagement.ts`), mailboxes. */
 
 /** Mailboxes are the engagement mailboxes, read-only; ids are their insertion numbers. */
-function renderMailbox(mailbox: Mailbox, extra: Record<string, unknown>, context: DownstreamContext): Flat {
+function renderMailbox(mailbox: Mailbox, extra: Record<string, unknown>, context: DownstreamContext): NativeFields {
   const id = engagementSeq('mailboxes', mailbox.id, context.data);
   const userId = mailbox.associations.ownerUserId ? engagementSeq('users', mailbox.associations.ownerUserId, context.data) : null;
   return {
@@ -65,7 +67,7 @@ const api: CollectionApi = {
     for (const part of ['attributes', 'relationships'] as const) {
       if (data[part] !== undefined && !isPlainObject(data[part])) throw new FieldError(undefined, `data.${part} must be an object.`, 'body');
     }
-    return { ...(data.attributes as Flat | undefined), ...(data.relationships as Flat | undefined) };
+    return { ...(data.attributes as NativeFields | undefined), ...(data.relationships as NativeFields | undefined) };
   },
   render: (target, record, extra, context) => renderResource(target as OutreachObject, record, extra, context),
   list: (items, page, _collection, request, context) => reply(200, listBody(items, page, request, context), HEADERS),
@@ -149,6 +151,9 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...crmListRoutes, ...co
 
 export const outreach: DownstreamSystem = {
   integrationId: 'outreach',
+  faultAnswers,
+  nativeObjects: Object.values(COLLECTIONS),
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

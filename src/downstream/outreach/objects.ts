@@ -1,8 +1,6 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import type { Window } from '../collection-api.js';
-import { outreachCustom } from '../custom-fields.js';
-import { CONTACT_ADDRESS_FIELDS } from '../engagement-native.js';
 import {
   computed,
   custom,
@@ -21,9 +19,11 @@ import {
   timeFormat,
   to,
 } from '../fields.js';
-import { displayName, FieldError, type FieldMap, type Flat, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { displayName, FieldError, type FieldMap, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest } from '../types.js';
+import { facts } from './facts.js';
+import { outreachCustom } from './formats.js';
 
 /**
  * Outreach API v2, JSON:API: `{ data: { type, id, attributes, relationships } }`, numeric ids,
@@ -92,7 +92,7 @@ export const COLLECTIONS: Record<string, OutreachObject> = {
       field('title', 'jobTitle'),
       field('workPhones', 'phone', firstOfList),
       field('mobilePhones', 'mobilePhone', firstOfList),
-      ...Object.values(CONTACT_ADDRESS_FIELDS.outreach!).map(storedText),
+      ...Object.values(facts.contactAddressFields).map(storedText),
     ],
     [ref('account', to('Account', 'accountIds'), relation), owner('owner', relation)],
   ),
@@ -167,10 +167,10 @@ export const COLLECTIONS: Record<string, OutreachObject> = {
 export const base = (context: DownstreamContext) => INTEGRATIONS.outreach.apiBaseUrl(context.org);
 const collectionOf = (target: OutreachObject) => Object.keys(COLLECTIONS).find((name) => COLLECTIONS[name] === target)!;
 
-export function renderResource(target: OutreachObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Flat {
+export function renderResource(target: OutreachObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): NativeFields {
   const flat = renderFields(target, record, extra, context);
-  const attributes: Flat = {};
-  const relationships: Flat = {};
+  const attributes: NativeFields = {};
+  const relationships: NativeFields = {};
   for (const [name, value] of Object.entries(flat)) {
     if (target.relationships.includes(name)) relationships[name] = value ?? { data: null };
     else attributes[name] = value;
@@ -179,7 +179,7 @@ export function renderResource(target: OutreachObject, record: CrmRecord, extra:
   return { type: target.resource, id: Number(record.nativeId), attributes, relationships, links: { self } };
 }
 
-export const outreachError = (statusCode: number, id: string, title: string, detail: string, more: Flat = {}) =>
+export const outreachError = (statusCode: number, id: string, title: string, detail: string, more: NativeFields = {}) =>
   reply(statusCode, { errors: [{ id, title, detail, ...more }] }, HEADERS);
 
 export const errors: RouteErrors = {

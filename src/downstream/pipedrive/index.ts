@@ -1,10 +1,12 @@
 import type { EngagementUser } from '../../model/engagement.js';
 import { collectionHandlers, collectionRoutes } from '../collection-api.js';
 import { fullName as engagementName, engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
-import { timeFormat } from '../fields.js';
 import { customOf, renderFields } from '../rest-engine.js';
 import { answering, dispatch, type Route } from '../router.js';
-import type { DownstreamAnswer, DownstreamContext, DownstreamRequest, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
+import { faultAnswers } from './faults.js';
+import { pipedriveTimeFormat } from './formats.js';
 import { MAIL_MESSAGE, mailRoutes } from './mail.js';
 import { api, COLLECTIONS, customFields, errors } from './objects.js';
 import { searchRoutes } from './search.js';
@@ -36,6 +38,9 @@ function answer(request: DownstreamRequest, context: DownstreamContext): Downstr
 
 export const pipedrive: DownstreamSystem = {
   integrationId: 'pipedrive',
+  faultAnswers,
+  nativeObjects: [...Object.values(COLLECTIONS).flat(), MAIL_MESSAGE],
+  writePolicy: api.policy,
   ...answering(answer),
   nativeRecord: (type, record, extra, context) => {
     const target =
@@ -46,7 +51,7 @@ export const pipedrive: DownstreamSystem = {
   },
   nativeEngagement: (collection, record, extra, context) => {
     const id = engagementSeq(collection, record.id, context.data);
-    const tail = { ...engagementTimes(record, ['add_time', 'update_time'], timeFormat.pipedrive), ...customFields.read(customOf(extra)) };
+    const tail = { ...engagementTimes(record, ['add_time', 'update_time'], pipedriveTimeFormat), ...customFields.read(customOf(extra)) };
     if (isMailbox(collection, record)) {
       const ownerId = record.associations.ownerUserId;
       const userId = ownerId ? engagementSeq('users', ownerId, context.data) : null;

@@ -3,7 +3,7 @@ import { INTEGRATIONS } from '../../model/integrations.js';
 import { hash32 } from '../../shared/random.js';
 import { emailOf, type Party, partyName, partyOf, textOfHtml } from '../email-fields.js';
 import { computed } from '../fields.js';
-import { displayName, type FieldMap, type Flat, findRecord, type NativeObject, renderFields } from '../rest-engine.js';
+import { displayName, type FieldMap, findRecord, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { connectionUserId } from './details.js';
@@ -30,7 +30,7 @@ const userId = (record: CrmRecord, context: DownstreamContext) => {
 const numberFor = (text: string) => (hash32(text) % 900_000) + 100_000;
 
 /** One participant, as a mail message lists them: the person it is linked to, when the address is a contact's. */
-function mailParty(party: Party): Flat {
+function mailParty(party: Party): NativeFields {
   const person = party.linked?.type === 'Contact' ? party.linked.record : undefined;
   const id = numberFor(`pipedrive-mail-party:${party.email.toLowerCase()}`);
   return {
@@ -103,7 +103,7 @@ const messageMissing = () => failure(404, 'Mail message not found');
 const threadMissing = () => failure(404, 'Mail thread not found');
 
 /** A thread's parties: its message's sender and recipients, with Pipedrive's extra per-thread keys. */
-function threadParty(party: Flat, record: CrmRecord, sent: boolean): Flat {
+function threadParty(party: NativeFields, record: CrmRecord, sent: boolean): NativeFields {
   const { id, name, email_address, linked_person_id, linked_person_name, mail_message_party_id } = party;
   return {
     id,
@@ -121,7 +121,7 @@ function threadParty(party: Flat, record: CrmRecord, sent: boolean): Flat {
 const DEAL_STATUS = (deal: CrmRecord<'Deal'>) => (deal.isWon ? 'won' : deal.isClosed ? 'lost' : 'open');
 
 /** A mail thread (`MailThreadOne`) of one stored email. */
-function renderThread(record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): Flat {
+function renderThread(record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext): NativeFields {
   const message = renderMessage(record, extra, context);
   const email = emailOf(record);
   const sent = !email.isIncoming;
@@ -146,8 +146,8 @@ function renderThread(record: CrmRecord, extra: Record<string, unknown>, context
     smart_bcc_flag: 0,
     mail_link_tracking_enabled_flag: 0,
     parties: {
-      to: [...(message.to as Flat[]), ...(message.cc as Flat[])].map((party) => threadParty(party, record, sent)),
-      from: (message.from as Flat[]).map((party) => threadParty(party, record, sent)),
+      to: [...(message.to as NativeFields[]), ...(message.cc as NativeFields[])].map((party) => threadParty(party, record, sent)),
+      from: (message.from as NativeFields[]).map((party) => threadParty(party, record, sent)),
     },
     drafts_parties: [],
     folders: [sent ? 'sent' : 'inbox'],

@@ -1,6 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import type { CollectionApi } from '../collection-api.js';
-import { pipedriveHashCustom } from '../custom-fields.js';
 import {
   asNumber,
   asString,
@@ -20,16 +19,15 @@ import {
   stored,
   taskDone,
   time,
-  timeFormat,
   to,
 } from '../fields.js';
 import {
   displayName,
   FieldError,
   type FieldMap,
-  type Flat,
   isPlainObject,
   NATIVE_PATH,
+  type NativeFields,
   type NativeObject,
   nativeOf,
   renderFields,
@@ -53,6 +51,7 @@ import {
   ownerIdOrCaller,
   userSummary,
 } from './details.js';
+import { pipedriveHashCustom, pipedriveTimeFormat } from './formats.js';
 
 /**
  * Pipedrive API v1 (`v1/persons`…): `{ success, data }` envelopes, numeric ids, PUT to update;
@@ -61,7 +60,7 @@ import {
 
 export const HEADERS = { 'x-ratelimit-limit': '80', 'x-ratelimit-remaining': '79', 'x-daily-requests-left': '9999' };
 const ERROR_INFO = 'Please check developers.pipedrive.com for more information about Pipedrive API.';
-const pdTime = time(timeFormat.pipedrive);
+const pdTime = time(pipedriveTimeFormat);
 /** v1 shows each custom field at the top level under its 40-hex key (v2 nests them in `custom_fields`). */
 export const customFields = pipedriveHashCustom;
 
@@ -249,7 +248,7 @@ const linkedName = (record: CrmRecord, type: 'Contact' | 'Account', assoc: 'cont
 /** A deal's close time: when it was won or lost, null while open. */
 const closeTime = (record: CrmRecord) => {
   const deal = dealOf(record);
-  return deal.isClosed && deal.closeDate ? timeFormat.pipedrive(deal.closeDate) : null;
+  return deal.isClosed && deal.closeDate ? pipedriveTimeFormat(deal.closeDate) : null;
 };
 const dealUserRef: RefStyle = (nativeId, user) => {
   const { email } = user as CrmRecord<'User'>;
@@ -311,7 +310,7 @@ const DEAL_FIELDS: FieldMap[] = [
   // v1 takes a deal's value as a number or a numeric string (the SDK's AddDealRequest sends a string).
   field('value', 'amount', { out: (value) => value, in: numericString.in }),
   computed('currency', () => 'USD'),
-  computed('stage_change_time', (record) => timeFormat.pipedrive(record.modifiedTime)),
+  computed('stage_change_time', (record) => pipedriveTimeFormat(record.modifiedTime)),
   computed('active', (record) => !dealOf(record).isClosed),
   computed('deleted', () => false),
   stored('is_archived', () => false, isType('boolean')),
@@ -427,7 +426,7 @@ const object = (type: CrmObjectType, name: string, fields: FieldMap[], more: Par
   ...more,
 });
 
-export const isTask = (body: Flat) => body.type === undefined || body.type === 'task';
+export const isTask = (body: NativeFields) => body.type === undefined || body.type === 'task';
 
 export const COLLECTIONS: Record<string, NativeObject[]> = {
   persons: [

@@ -1,7 +1,7 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { needleFinder } from '../../shared/needles.js';
 import { mapPieces, type Pieces } from '../../shared/pieces.js';
-import { customOf, displayName, FieldError, type Flat } from '../rest-engine.js';
+import { customOf, displayName, FieldError, type NativeFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
 import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
@@ -23,7 +23,7 @@ interface Searchable {
   fields: Record<string, (record: Entity, extra: Record<string, unknown>) => string[]>;
   /** Query filters the endpoint takes, by the association they test. */
   filters: Record<string, string>;
-  item(record: Entity, context: DownstreamContext): Flat;
+  item(record: Entity, context: DownstreamContext): NativeFields;
 }
 
 const text = (...values: unknown[]) => values.filter((value): value is string => typeof value === 'string' && value !== '');

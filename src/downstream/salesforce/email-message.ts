@@ -1,7 +1,8 @@
 import type { CrmRecord } from '../../model/crm.js';
 import { emailOf, loggerAddress, partyName, partyOf, splitAddresses } from '../email-fields.js';
-import { type Conv, computed, field, readOnly, ref, stored, time, timeFormat, to, writeOnly } from '../fields.js';
+import { computed, field, readOnly, ref, stored, time, to, type ValueConverter, writeOnly } from '../fields.js';
 import { FieldError, type FieldMap, type WriteContext } from '../rest-engine.js';
+import { salesforceTimeFormat } from './formats.js';
 
 /**
  * Salesforce's EmailMessage (key prefix `02s`), an Enhanced Email logged on an account or an
@@ -10,7 +11,7 @@ import { FieldError, type FieldMap, type WriteContext } from '../rest-engine.js'
  * from New to Read); a Draft (Status '5') may be edited; Incoming is set on create only.
  */
 
-const sfTime = time(timeFormat.salesforce);
+const sfTime = time(salesforceTimeFormat);
 
 /** The Status picklist ('0' New … '5' Draft) and the unified status each stands for; a bounced email was sent. */
 const STATUS_WORDS: Record<string, string> = { '0': 'NEW', '1': 'READ', '2': 'REPLIED', '3': 'SENT', '4': 'FORWARDED', '5': 'DRAFT' };
@@ -72,7 +73,7 @@ const status: FieldMap = {
 };
 
 /** `a@x.com; b@y.com`: one text natively, a list of addresses in the unified record. */
-const addressText: Conv = {
+const addressText: ValueConverter = {
   out: (value) => (Array.isArray(value) && value.length > 0 ? value.join('; ') : null),
   in: (value, native) => {
     if (value === null || value === '') return [];

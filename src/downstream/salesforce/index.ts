@@ -1,11 +1,12 @@
 import type { EngagementCollection, EngagementUser, Mailbox } from '../../model/engagement.js';
-import { salesforceCustom } from '../custom-fields.js';
 import { engagementSalesforceId, engagementTimes, fullName, isMailbox, mailboxOwner } from '../engagement-native.js';
-import { timeFormat } from '../fields.js';
-import { customOf, type Flat } from '../rest-engine.js';
+import { customOf, type NativeFields } from '../rest-engine.js';
 import { answering, dispatch } from '../router.js';
-import type { DownstreamContext, DownstreamSystem } from '../types.js';
-import { byType, errors, render } from './objects.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext } from '../types.js';
+import { faultAnswers } from './faults.js';
+import { salesforceCustom, salesforceTimeFormat } from './formats.js';
+import { byType, errors, POLICY, render, SOBJECTS } from './objects.js';
 import { queryRoutes } from './query-routes.js';
 import { sobjectCollectionRoutes } from './sobject-collections.js';
 import { sobjectRoutes } from './sobject-routes.js';
@@ -19,8 +20,8 @@ function nativeEngagement(
   record: Mailbox | EngagementUser,
   extra: Record<string, unknown>,
   context: DownstreamContext,
-): Flat {
-  const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], timeFormat.salesforce);
+): NativeFields {
+  const times = engagementTimes(record, ['CreatedDate', 'LastModifiedDate'], salesforceTimeFormat);
   if (isMailbox(collection, record)) {
     const user = mailboxOwner(record, context.data);
     // Salesforce has no mailbox object; an org-wide address owned by the user is the closest.
@@ -52,6 +53,9 @@ function nativeEngagement(
 
 export const salesforce: DownstreamSystem = {
   integrationId: 'salesforce',
+  faultAnswers,
+  nativeObjects: SOBJECTS,
+  writePolicy: POLICY,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const object = byType(type);

@@ -1,5 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
-import { CUSTOM_FIELD_KEYS, salesforceCustom } from '../custom-fields.js';
+import { CUSTOM_FIELD_KEYS } from '../../model/vocabularies.js';
 import {
   computed,
   custom,
@@ -19,15 +19,14 @@ import {
   taskStatusWrites,
   text,
   time,
-  timeFormat,
   to,
 } from '../fields.js';
 import {
   displayName,
   FieldError,
   type FieldMap,
-  type Flat,
   isPlainObject,
+  type NativeFields,
   type NativeObject,
   nativeOf,
   renderFields,
@@ -37,6 +36,7 @@ import { type Params, type Route, type RouteErrors, reply } from '../router.js';
 import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
 import { sobjectTraits } from './describe.js';
 import { EMAIL_MESSAGE_FIELDS, emailMessageDefaults } from './email-message.js';
+import { salesforceCustom, salesforceTimeFormat } from './formats.js';
 
 /**
  * Salesforce REST (`services/data/vXX.X/…`): sObjects by PascalCase name, errors as arrays; the
@@ -53,7 +53,7 @@ export interface SObject extends NativeObject {
   label: string;
 }
 
-const sfTime = time(timeFormat.salesforce);
+const sfTime = time(salesforceTimeFormat);
 const personName = (record: CrmRecord) => displayName(record);
 
 /** Every sObject starts with these and ends with the audit fields. */
@@ -81,7 +81,7 @@ const kept = (native: string) => stored(native, () => null, text.in);
  * A compound address field (`BillingAddress`), read-only, as Salesforce answers it: its parts
  * with no geolocation, or null when every part is empty.
  */
-function compoundAddress(parts: Record<string, unknown>): Flat | null {
+function compoundAddress(parts: Record<string, unknown>): NativeFields | null {
   const { street = null, city = null, state = null, postalCode = null, country = null } = parts;
   if ([street, city, state, postalCode, country].every((part) => part === null)) return null;
   return { city, country, geocodeAccuracy: null, latitude: null, longitude: null, postalCode, state, street };
@@ -291,7 +291,13 @@ export const SOBJECTS: SObject[] = [
 export const sobjectNamed = (name: string | undefined) => SOBJECTS.find((candidate) => candidate.name.toLowerCase() === name?.toLowerCase());
 export const byType = (type: CrmObjectType) => SOBJECTS.find((candidate) => candidate.type === type);
 
-export function render(object: SObject, record: CrmRecord, extra: Record<string, unknown>, context: DownstreamContext, version = DEFAULT_VERSION): Flat {
+export function render(
+  object: SObject,
+  record: CrmRecord,
+  extra: Record<string, unknown>,
+  context: DownstreamContext,
+  version = DEFAULT_VERSION,
+): NativeFields {
   return {
     attributes: { type: object.name, url: `/services/data/${version}/sobjects/${object.name}/${record.nativeId}` },
     ...renderFields(object, record, extra, context),
@@ -381,8 +387,8 @@ export function columnNamed(object: SObject, name: string): string | undefined {
  * them; a name it does not know stays as sent, for the error to name. Two spellings of one field
  * are refused: which one to keep would be a guess.
  */
-export function canonicalFields(object: SObject, fields: Flat): Flat {
-  const out: Flat = {};
+export function canonicalFields(object: SObject, fields: NativeFields): NativeFields {
+  const out: NativeFields = {};
   for (const [name, value] of Object.entries(fields)) {
     const column = columnNamed(object, name) ?? name;
     if (column in out) throw new FieldError(column, `Duplicate field: ${column}`, 'body');
@@ -395,7 +401,7 @@ export function canonicalFields(object: SObject, fields: Flat): Flat {
  * The body of a one-record write: its fields under their canonical names. `attributes` (what a
  * record read from Salesforce carries) is metadata, not a field: it is left out, as Salesforce does.
  */
-export function writeBody(body: unknown, object: SObject): Flat {
+export function writeBody(body: unknown, object: SObject): NativeFields {
   if (isPlainObject(body)) {
     const { attributes, ...fields } = body;
     return canonicalFields(object, isPlainObject(attributes) ? fields : body);

@@ -1,6 +1,6 @@
 import { mapPieces, type Pieces } from '../../shared/pieces.js';
 import { fromBase64Url, toBase64Url } from '../../shared/text-codec.js';
-import { type Flat, findRecord } from '../rest-engine.js';
+import { findRecord, type NativeFields } from '../rest-engine.js';
 import { type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamResponse } from '../types.js';
 import { collectInPieces } from '../walk-in-pieces.js';
@@ -53,9 +53,9 @@ function runQuery(query: string, version: string, context: DownstreamContext, sk
 }
 
 /** Rows render with the default version's urls; a query on another version shows its own. */
-function withVersion(row: Flat, version: string): Flat {
+function withVersion(row: NativeFields, version: string): NativeFields {
   if (version === DEFAULT_VERSION) return row;
-  return JSON.parse(JSON.stringify(row).replaceAll(`/services/data/${DEFAULT_VERSION}/`, `/services/data/${version}/`)) as Flat;
+  return JSON.parse(JSON.stringify(row).replaceAll(`/services/data/${DEFAULT_VERSION}/`, `/services/data/${version}/`)) as NativeFields;
 }
 
 // A query locator carries the query and where the next batch starts: no server-side state.

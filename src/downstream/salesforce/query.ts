@@ -1,7 +1,7 @@
 import type { CrmRecord } from '../../model/crm.js';
 import type { Pieces } from '../../shared/pieces.js';
 import { wildcardMatcher } from '../../shared/wildcard.js';
-import { FieldError, type Flat } from '../rest-engine.js';
+import { FieldError, type NativeFields } from '../rest-engine.js';
 import type { DownstreamContext } from '../types.js';
 import { collectInPieces, sortInPieces } from '../walk-in-pieces.js';
 import { childRelationship, fieldType, isNumberType, isPolymorphic, isStringType, REFERENCES, referenceField } from './describe.js';
@@ -18,13 +18,13 @@ export interface QuerySchema {
   /** The sObject of a name, case-insensitively. */
   object(name: string): { name: string } | undefined;
   /** The sObject an id belongs to, by its key prefix. */
-  ofId(nativeId: string, context: DownstreamContext): { name: string; row: Flat } | undefined;
+  ofId(nativeId: string, context: DownstreamContext): { name: string; row: NativeFields } | undefined;
   /** The columns of an sObject, custom fields included. */
   columns(name: string): string[];
   /** Records `start` to `end` of an sObject, in store order, rendered (with `attributes`): a batch of up to 2,000, in pieces. */
-  rows(name: string, context: DownstreamContext, start: number, end: number): Pieces<Flat[]>;
+  rows(name: string, context: DownstreamContext, start: number, end: number): Pieces<NativeFields[]>;
   /** Every record of an sObject that passes `test` (all without one), in store order, rendered: a walk in pieces. */
-  passing(name: string, context: DownstreamContext, test: ((row: Flat) => boolean) | undefined): Pieces<Flat[]>;
+  passing(name: string, context: DownstreamContext, test: ((row: NativeFields) => boolean) | undefined): Pieces<NativeFields[]>;
   /** How many records an sObject has. */
   count(name: string, context: DownstreamContext): number;
 }
@@ -86,8 +86,8 @@ function selectedPaths(schema: QuerySchema, from: string, fields: string[]): Pat
 }
 
 /** The row a path's parent steps land on (or null), and the value at its end. */
-function follow(schema: QuerySchema, row: Flat, path: Path, context: DownstreamContext): unknown {
-  let current: Flat | null = row;
+function follow(schema: QuerySchema, row: NativeFields, path: Path, context: DownstreamContext): unknown {
+  let current: NativeFields | null = row;
   for (let i = 0; i < path.steps.length - 1; i++) {
     const id: unknown = current[path.steps[i]!];
     current = typeof id === 'string' ? (schema.ofId(id, context)?.row ?? null) : null;
@@ -97,8 +97,8 @@ function follow(schema: QuerySchema, row: Flat, path: Path, context: DownstreamC
 }
 
 /** Selected columns and parent fields, nested as Salesforce nests them (`Account: { attributes, Name }`; null without a parent). */
-function select(schema: QuerySchema, row: Flat, paths: Path[], context: DownstreamContext): Flat {
-  const out: Flat = { attributes: row.attributes };
+function select(schema: QuerySchema, row: NativeFields, paths: Path[], context: DownstreamContext): NativeFields {
+  const out: NativeFields = { attributes: row.attributes };
   for (const path of paths) {
     let target = out;
     let source = row;
@@ -117,7 +117,7 @@ function select(schema: QuerySchema, row: Flat, paths: Path[], context: Downstre
         const type = isPolymorphic(path.steps[i]!) ? 'Name' : parent.name;
         target[key] = { attributes: { type, url: (parent.row.attributes as { url: string }).url } };
       }
-      target = target[key] as Flat;
+      target = target[key] as NativeFields;
       source = parent.row;
     }
     if (reached) target[path.column] = source[path.column] ?? null;
@@ -265,7 +265,7 @@ function checkLiteral(column: string, literal: SoqlValue): void {
   }
 }
 
-type Compiled = (row: Flat) => boolean;
+type Compiled = (row: NativeFields) => boolean;
 
 /** `IN (…)` (or `NOT IN`): one lookup a row, however long the list. */
 function inList(schema: QuerySchema, path: Path, literals: SoqlValue[], positive: boolean, context: DownstreamContext): Compiled {
@@ -347,7 +347,7 @@ export interface QueryAnswer {
   done: boolean;
   /** Where the next batch starts, when not done. */
   next?: number;
-  records: Flat[];
+  records: NativeFields[];
   /** The Id of each record's row, whether selected or not (for child subqueries). */
   ids?: unknown[];
 }
@@ -362,7 +362,7 @@ export interface QueryAnswer {
  * record it names (a note the unified API linked to an account, a contact, a deal and a lead is
  * one note on each of them, as Salesforce links a note to several records: decision 0044).
  */
-function parentsOf(relation: { childSObject: string; field: string }, row: Flat, context: DownstreamContext): string[] {
+function parentsOf(relation: { childSObject: string; field: string }, row: NativeFields, context: DownstreamContext): string[] {
   const parentId = row[relation.field];
   if (typeof parentId !== 'string') return [];
   if (relation.childSObject !== 'Note' || typeof row.Id !== 'string') return [parentId];
@@ -381,7 +381,7 @@ function parentsOf(relation: { childSObject: string; field: string }, row: Flat,
 export function* runSoql(schema: QuerySchema, soql: Soql, context: DownstreamContext, skip: number): Pieces<QueryAnswer> {
   const object = schema.object(soql.from);
   if (!object || !soql.subqueries) return yield* runParent(schema, soql, context, skip);
-  const children: Array<{ name: string; byParent: Map<string, Flat[]>; limit: number | undefined }> = [];
+  const children: Array<{ name: string; byParent: Map<string, NativeFields[]>; limit: number | undefined }> = [];
   for (const sub of soql.subqueries) {
     const relation = childRelationship(object.name, sub.relationship);
     if (!relation) {
@@ -394,7 +394,7 @@ export function* runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCon
     }
     // All the children at once, grouped by parent: one scan per subquery, not per parent.
     const answer = yield* runRows(schema, { ...sub.query, from: relation.childSObject, limit: undefined, offset: undefined }, context);
-    const byParent = new Map<string, Flat[]>();
+    const byParent = new Map<string, NativeFields[]>();
     for (const { row, selected } of answer) {
       for (const parentId of parentsOf(relation, row, context)) {
         const list = byParent.get(parentId) ?? [];
@@ -422,7 +422,7 @@ export function* runSoql(schema: QuerySchema, soql: Soql, context: DownstreamCon
 }
 
 /** Every row of a (child) query, filtered and sorted, with its selected form. */
-function* runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): Pieces<Array<{ row: Flat; selected: Flat }>> {
+function* runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): Pieces<Array<{ row: NativeFields; selected: NativeFields }>> {
   const object = schema.object(soql.from)!;
   const selected = selectedPaths(schema, object.name, soql.fields);
   for (const written of fieldsOf(soql)) resolvePath(schema, object.name, written);
@@ -431,7 +431,7 @@ function* runRows(schema: QuerySchema, soql: Soql, context: DownstreamContext): 
   return rows.map((row) => ({ row, selected: select(schema, row, selected, context) }));
 }
 
-function* orderRows(schema: QuerySchema, from: string, rows: Flat[], soql: Soql, context: DownstreamContext): Pieces<Flat[]> {
+function* orderRows(schema: QuerySchema, from: string, rows: NativeFields[], soql: Soql, context: DownstreamContext): Pieces<NativeFields[]> {
   if (soql.orderBy.length === 0) return rows;
   // A field ordered by again never decides: the rows it would compare are equal on it already.
   const byPath = new Map<string, { item: OrderItem; path: Path }>();
@@ -503,6 +503,6 @@ function* runParent(schema: QuerySchema, soql: Soql, context: DownstreamContext,
 }
 
 /** The selected fields of a batch of rows (up to 2,000, relationship fields followed): in pieces. */
-function selectInPieces(schema: QuerySchema, batch: Flat[], selected: Path[], context: DownstreamContext): Pieces<Flat[]> {
+function selectInPieces(schema: QuerySchema, batch: NativeFields[], selected: Path[], context: DownstreamContext): Pieces<NativeFields[]> {
   return collectInPieces(batch, (row) => select(schema, row, selected, context));
 }

@@ -1,4 +1,4 @@
-import { createRecord, deleteRecord, FieldError, type Flat, findRecord, isPlainObject, translate, updateRecord } from '../rest-engine.js';
+import { createRecord, deleteRecord, FieldError, findRecord, isPlainObject, type NativeFields, translate, updateRecord } from '../rest-engine.js';
 import { type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { canonicalFields, columnNamed, errorOf, HEADERS, POLICY, render, SOBJECTS, type SObject, sfError, sobjectNamed, versioned } from './objects.js';
@@ -25,7 +25,7 @@ const ROLLED_BACK: Outcome['errors'][number] = {
   fields: [],
 };
 
-function recordsOf(body: unknown): { allOrNone: boolean; records: Flat[] } {
+function recordsOf(body: unknown): { allOrNone: boolean; records: NativeFields[] } {
   if (!isPlainObject(body) || !Array.isArray(body.records)) {
     throw new FieldError(undefined, 'Cannot deserialize instance of SObjectCollection: expected an object with "records"', 'body');
   }
@@ -43,7 +43,7 @@ function recordsOf(body: unknown): { allOrNone: boolean; records: Flat[] } {
  * The sObject a collections record names in `attributes.type`, and its fields without
  * `attributes`, under their canonical names (`id` → `Id`); `bad` if they cannot be read so.
  */
-function typed(record: Flat): { object: SObject | undefined; fields: Flat; typeName: string; bad?: FieldError } {
+function typed(record: NativeFields): { object: SObject | undefined; fields: NativeFields; typeName: string; bad?: FieldError } {
   const { attributes, ...fields } = record;
   const typeName = isPlainObject(attributes) && typeof attributes.type === 'string' ? attributes.type : '';
   const object = sobjectNamed(typeName);
@@ -148,7 +148,7 @@ const withId = (outcome: Outcome, id: string | undefined): Outcome => ({
 });
 
 /** The id a record to update names, in any case (`Id`, `id`). */
-const idIn = (record: Flat): string | undefined => {
+const idIn = (record: NativeFields): string | undefined => {
   const value = Object.entries(record).find(([name]) => name.toLowerCase() === 'id')?.[1];
   return typeof value === 'string' ? value : undefined;
 };

@@ -1,4 +1,4 @@
-import { createRecord, deleteRecord, displayName, FieldError, type Flat, type Found, findRecord, updateRecord } from '../rest-engine.js';
+import { createRecord, deleteRecord, displayName, FieldError, type Found, findRecord, type NativeFields, updateRecord } from '../rest-engine.js';
 import { type Params, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { CHILD_RELATIONSHIPS, describeField } from './describe.js';
@@ -29,7 +29,7 @@ function withRecord(
   });
 }
 
-function describeFull(object: SObject, version: string): Flat {
+function describeFull(object: SObject, version: string): NativeFields {
   const writable = !object.readOnly;
   const own = object.fields
     .filter((field) => field.read)

@@ -27,7 +27,7 @@ import {
   updateTask,
 } from '../engagement-activity.js';
 import { engagementTimes, fullName } from '../engagement-native.js';
-import { customOf, type Flat, isPlainObject } from '../rest-engine.js';
+import { customOf, isPlainObject, type NativeFields } from '../rest-engine.js';
 import { intParam, isResponse, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
 import { base, customFields, HEADERS, notFound } from './objects.js';
@@ -48,7 +48,7 @@ const personHref = (context: DownstreamContext, record: { associations: { contac
 };
 
 /** An engagement user as Salesloft's users endpoint shows it (and `additional` too). */
-export function renderUser(user: EngagementUser, seq: number, extra: Flat): Flat {
+export function renderUser(user: EngagementUser, seq: number, extra: NativeFields): NativeFields {
   const hex = user.id;
   return {
     id: seq,
@@ -66,7 +66,7 @@ export function renderUser(user: EngagementUser, seq: number, extra: Flat): Flat
 
 const TASK_TYPE: Record<EngagementTask['kind'], string> = { call: 'call', email: 'email', action_item: 'general', linkedin: 'general' };
 
-export function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): Flat {
+export function renderTask(task: EngagementTask, seq: number, context: DownstreamContext): NativeFields {
   return {
     id: seq,
     subject: task.subject,
@@ -87,7 +87,7 @@ export function renderTask(task: EngagementTask, seq: number, context: Downstrea
 
 const ACTION_TYPE: Record<EngagementAction['kind'], string> = { email: 'email', call: 'phone', linkedin: 'integration', other: 'other' };
 
-export function renderAction(action: EngagementAction, seq: number, context: DownstreamContext): Flat {
+export function renderAction(action: EngagementAction, seq: number, context: DownstreamContext): NativeFields {
   return {
     id: seq,
     due: action.dueAt !== null && Date.parse(action.dueAt) <= context.now,
@@ -105,7 +105,7 @@ export function renderAction(action: EngagementAction, seq: number, context: Dow
 }
 
 /** A cadence: a disabled sequence is an archived cadence. */
-export function renderCadence(sequence: EngagementSequence, id: number, context: DownstreamContext): Flat {
+export function renderCadence(sequence: EngagementSequence, id: number, context: DownstreamContext): NativeFields {
   const people = new Set<string | null>();
   for (const action of context.data.engagementActions.values()) if (action.sequence === id) people.add(action.associations.contactId);
   return {
@@ -124,7 +124,7 @@ export function renderCadence(sequence: EngagementSequence, id: number, context:
 const MEMBERSHIP_STATE: Record<EngagementAction['state'], string> = { active: 'active', paused: 'paused', finished: 'finished' };
 
 /** A person's membership of a cadence: the action that holds their place in it. */
-export function renderMembership(enrolment: EngagementAction, seq: number, context: DownstreamContext): Flat {
+export function renderMembership(enrolment: EngagementAction, seq: number, context: DownstreamContext): NativeFields {
   const step = currentStep(context.data, context.data.engagementActions.entry(enrolment.id)!);
   const action = enrolmentState(context.data, context.data.engagementActions.entry(enrolment.id)!);
   const ofIt = (actionId: string | null) => enrolmentIdOf(context.data, actionId) === enrolment.id;
@@ -157,7 +157,7 @@ export function renderMembership(enrolment: EngagementAction, seq: number, conte
 }
 
 /** A logged call, as Salesloft's call activities list it. */
-export function renderCall(call: EngagementCall, seq: number, context: DownstreamContext): Flat {
+export function renderCall(call: EngagementCall, seq: number, context: DownstreamContext): NativeFields {
   const disposition = call.dispositionId === null ? undefined : context.data.callDispositions.get(call.dispositionId);
   return {
     id: seq,
@@ -175,12 +175,12 @@ export function renderCall(call: EngagementCall, seq: number, context: Downstrea
   };
 }
 
-export function renderCallDisposition(disposition: CallDisposition, seq: number): Flat {
+export function renderCallDisposition(disposition: CallDisposition, seq: number): NativeFields {
   return { id: seq, name: disposition.name, created_at: disposition.createdTime, updated_at: disposition.modifiedTime };
 }
 
 /** An email, as Salesloft's email activities list it. */
-export function renderEmail(email: EngagementEmail, seq: number, context: DownstreamContext): Flat {
+export function renderEmail(email: EngagementEmail, seq: number, context: DownstreamContext): NativeFields {
   const sequence = email.associations.sequenceId === null ? null : seqOf(context.data, 'sequences', email.associations.sequenceId);
   return {
     id: seq,
@@ -203,8 +203,8 @@ export function renderEmail(email: EngagementEmail, seq: number, context: Downst
 interface Resource {
   path: string;
   /** Items in order, each with the values its filters test. */
-  all(context: DownstreamContext): Array<{ item: Flat; keys: Record<string, string | null> }>;
-  one(id: string, context: DownstreamContext): Flat | undefined;
+  all(context: DownstreamContext): Array<{ item: NativeFields; keys: Record<string, string | null> }>;
+  one(id: string, context: DownstreamContext): NativeFields | undefined;
   filters: readonly string[];
 }
 
@@ -212,8 +212,8 @@ function stored<T>(
   path: string,
   collection: ActivityCollection,
   filters: readonly string[],
-  render: (record: T, seq: number, extra: Flat, context: DownstreamContext) => Flat,
-  keys: (item: Flat) => Record<string, string | null>,
+  render: (record: T, seq: number, extra: NativeFields, context: DownstreamContext) => NativeFields,
+  keys: (item: NativeFields) => Record<string, string | null>,
   shown: (record: T) => boolean = () => true,
 ): Resource {
   return {
@@ -397,7 +397,7 @@ function membershipRoute(): Route {
     pattern: 'cadence_memberships',
     run: (_params, request, context) => {
       // Its parameters come in the query, as Salesloft's docs give them, or the body.
-      const params: Flat = { ...request.query, ...(isPlainObject(request.body) ? request.body : {}) };
+      const params: NativeFields = { ...request.query, ...(isPlainObject(request.body) ? request.body : {}) };
       for (const name of ['person_id', 'cadence_id']) {
         if (params[name] === undefined || params[name] === null || params[name] === '') return unprocessable(name, "can't be blank");
       }
@@ -466,7 +466,7 @@ function taskWriteRoutes(): Route[] {
  * The engagement routes. `fallback` reads an id they do not know: a CRM user that owns a note or
  * meeting is still found at `users/{id}`, though `users` lists the engagement users.
  */
-export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => Flat | undefined>> = {}): Route[] {
+export function engagementRoutes(fallback: Partial<Record<string, (id: string, context: DownstreamContext) => NativeFields | undefined>> = {}): Route[] {
   return [
     ...taskWriteRoutes(),
     membershipRoute(),

@@ -4,7 +4,8 @@ import { type CollectionApi, collectionRoutes } from '../collection-api.js';
 import { engagementSeq, engagementTimes, isMailbox } from '../engagement-native.js';
 import { customOf, FieldError, isPlainObject, renderFields } from '../rest-engine.js';
 import { answering, dispatch, intParam, reply } from '../router.js';
-import type { DownstreamContext, DownstreamSystem } from '../types.js';
+import type { DownstreamSystem } from '../system.js';
+import type { DownstreamContext } from '../types.js';
 import {
   ENGAGEMENT_PATHS,
   engagementRoutes,
@@ -16,6 +17,7 @@ import {
   renderUser as renderEngagementUser,
   renderTask,
 } from './engagement.js';
+import { faultAnswers } from './faults.js';
 import { base, COLLECTIONS, customFields, errors, HEADERS, notFound } from './objects.js';
 
 /** The simulated Salesloft: API v2 collections (`objects.ts`) and engagement resources (`engagement.ts`). */
@@ -63,6 +65,9 @@ const ROUTES = [...engagementRoutes({ users: crmUser }), ...collectionRoutes(api
 
 export const salesloft: DownstreamSystem = {
   integrationId: 'salesloft',
+  faultAnswers,
+  nativeObjects: Object.values(COLLECTIONS),
+  writePolicy: api.policy,
   ...answering((request, context) => dispatch(ROUTES, errors, request, context)),
   nativeRecord: (type, record, extra, context) => {
     const target = Object.values(COLLECTIONS).find((candidate) => candidate.type === type);

@@ -1,7 +1,6 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { INTEGRATIONS } from '../../model/integrations.js';
 import { nestedCustom } from '../custom-fields.js';
-import { CONTACT_ADDRESS_FIELDS } from '../engagement-native.js';
 import {
   asNumber,
   computed,
@@ -24,6 +23,7 @@ import {
 import { displayName, FieldError, type FieldMap, type NativeObject } from '../rest-engine.js';
 import { type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext } from '../types.js';
+import { facts } from './facts.js';
 
 /**
  * Salesloft API v2 (`people`, `accounts`…): snake_case records under `data`. References read as
@@ -117,7 +117,7 @@ export const COLLECTIONS: Record<string, NativeObject> = {
     field('title', 'jobTitle'),
     field('phone', 'phone'),
     field('mobile_phone', 'mobilePhone'),
-    ...Object.values(CONTACT_ADDRESS_FIELDS.salesloft!).map(storedText),
+    ...Object.values(facts.contactAddressFields).map(storedText),
     ...link('account', to('Account', 'accountIds')),
     ...ownerLink('owner'),
   ]),

@@ -1,10 +1,11 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import { hashHex } from '../../shared/random.js';
 import { bareAddress, emailOf, partyName, partyOf, textOfHtml } from '../email-fields.js';
-import { computed, timeFormat } from '../fields.js';
-import { displayName, FieldError, type FieldMap, type Flat, findRecord, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { computed } from '../fields.js';
+import { displayName, FieldError, type FieldMap, findRecord, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamContext, DownstreamRequest, DownstreamResponse } from '../types.js';
+import { zohoTimeFormat } from './formats.js';
 import { errors, HEADERS, MODULES } from './objects.js';
 
 /**
@@ -37,10 +38,10 @@ const userDetails = (address: string, record: CrmRecord, context: DownstreamCont
   email: address,
 });
 const details = (list: 'to' | 'cc') => computed(list, (record, context) => emailOf(record)[list].map((address) => userDetails(address, record, context)));
-const zohoTime = (record: CrmRecord) => timeFormat.zoho(emailOf(record).messageDate ?? record.createdTime);
+const zohoTime = (record: CrmRecord) => zohoTimeFormat(emailOf(record).messageDate ?? record.createdTime);
 
 /** The record an email is listed under: the one asked for, else its first contact, lead, deal or account. */
-function linkedRecord(record: CrmRecord, context: DownstreamContext, under?: { module: string; record: CrmRecord }): Flat | null {
+function linkedRecord(record: CrmRecord, context: DownstreamContext, under?: { module: string; record: CrmRecord }): NativeFields | null {
   const found =
     under ??
     (Object.entries(LINKED_BY)
@@ -55,7 +56,7 @@ function linkedRecord(record: CrmRecord, context: DownstreamContext, under?: { m
 }
 
 /** The email's status: sent or bounced, as the unified status says. */
-function statusOf(record: CrmRecord): Flat[] {
+function statusOf(record: CrmRecord): NativeFields[] {
   const { status, isBounced } = emailOf(record);
   const type = isBounced ? 'bounced' : (status ?? 'sent').toLowerCase();
   return [{ type, bounced_time: isBounced ? zohoTime(record) : null, bounced_reason: null }];
@@ -130,7 +131,7 @@ const emailsOf = (parent: Parent, context: DownstreamContext) => {
   return context.data.crm.Email.entries().filter(({ record }) => emailOf(record).associations[assoc].includes(parent.record.id));
 };
 
-function render(object: NativeObject, entry: { record: CrmRecord; extra: Record<string, unknown> }, parent: Parent, context: DownstreamContext): Flat {
+function render(object: NativeObject, entry: { record: CrmRecord; extra: Record<string, unknown> }, parent: Parent, context: DownstreamContext): NativeFields {
   return { ...renderFields(object, entry.record, entry.extra, context), linked_record: linkedRecord(entry.record, context, parent) };
 }
 

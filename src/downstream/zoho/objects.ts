@@ -1,6 +1,5 @@
 import type { CrmObjectType, CrmRecord } from '../../model/crm.js';
 import type { CollectionApi } from '../collection-api.js';
-import { zohoCustom } from '../custom-fields.js';
 import {
   computed,
   custom,
@@ -19,12 +18,12 @@ import {
   taskStatusWrites,
   text,
   time,
-  timeFormat,
   to,
 } from '../fields.js';
-import { displayName, FieldError, type FieldMap, type Flat, type Found, isPlainObject, type NativeObject, renderFields } from '../rest-engine.js';
+import { displayName, FieldError, type FieldMap, type Found, isPlainObject, type NativeFields, type NativeObject, renderFields } from '../rest-engine.js';
 import { intParam, type RouteErrors, reply } from '../router.js';
 import type { DownstreamContext } from '../types.js';
+import { zohoCustom, zohoTimeFormat } from './formats.js';
 
 /**
  * Zoho CRM v3 (`{Module}`, `{Module}/{id}`): records wrapped in `data: [...]`, lookups as
@@ -32,7 +31,7 @@ import type { DownstreamContext } from '../types.js';
  */
 
 export const HEADERS = { 'x-ratelimit-limit': '250', 'x-ratelimit-remaining': '249' };
-const zohoTime = time(timeFormat.zoho);
+const zohoTime = time(zohoTimeFormat);
 
 const lookup: RefStyle = (nativeId, target) => ({ id: nativeId, name: displayName(target) });
 const ownerLookup: RefStyle = (nativeId, user) => ({ id: nativeId, name: displayName(user), email: (user as CrmRecord<'User'>).email });
@@ -197,7 +196,7 @@ export const MODULES: Record<string, NativeObject> = {
 const PARTICIPATION: Record<string, string> = { Confirmed: 'accepted', Declined: 'declined', Tentative: 'tentative', NeedsAction: 'not_known' };
 
 /** An event's attendees, as Zoho embeds them. */
-function participants(record: CrmRecord, context: DownstreamContext): Flat[] {
+function participants(record: CrmRecord, context: DownstreamContext): NativeFields[] {
   return (record as CrmRecord<'Event'>).associations.eventAttendeeIds.flatMap((id) => {
     const attendee = context.data.crm.EventAttendee.get(id) as CrmRecord<'EventAttendee'> | undefined;
     if (!attendee) return [];
@@ -241,9 +240,9 @@ function success(found: Found, message: string, context: DownstreamContext, full
   const by = { name: context.org.slug, id: context.org.nativeUserId };
   const details = full
     ? {
-        Modified_Time: timeFormat.zoho(record.modifiedTime),
+        Modified_Time: zohoTimeFormat(record.modifiedTime),
         Modified_By: by,
-        Created_Time: timeFormat.zoho(record.createdTime),
+        Created_Time: zohoTimeFormat(record.createdTime),
         id: record.nativeId,
         Created_By: by,
       }
@@ -251,7 +250,7 @@ function success(found: Found, message: string, context: DownstreamContext, full
   return { data: [{ code: 'SUCCESS', details, message, status: 'success' }] };
 }
 
-export const zohoError = (statusCode: number, code: string, message: string, details: Flat = {}) =>
+export const zohoError = (statusCode: number, code: string, message: string, details: NativeFields = {}) =>
   reply(statusCode, { code, details, message, status: 'error' }, HEADERS);
 
 export const errors: RouteErrors = {

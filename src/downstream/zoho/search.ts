@@ -1,6 +1,6 @@
 import { needleFinder } from '../../shared/needles.js';
 import { mapPieces } from '../../shared/pieces.js';
-import { type Flat, isPlainObject, renderFields } from '../rest-engine.js';
+import { isPlainObject, type NativeFields, renderFields } from '../rest-engine.js';
 import { intParam, type Route, reply } from '../router.js';
 import type { DownstreamAnswer, DownstreamContext, DownstreamRequest } from '../types.js';
 import { collectInPieces } from '../walk-in-pieces.js';
@@ -33,7 +33,7 @@ type Criteria = { kind: 'cond'; field: string; operator: Operator; values: strin
 
 /** Zoho's own INVALID_QUERY, carrying what it found wrong. */
 class QueryError extends Error {
-  constructor(readonly details: Flat) {
+  constructor(readonly details: NativeFields) {
     super('Invalid query formed');
   }
 }
@@ -70,7 +70,7 @@ export function parseCriteria(source: string, fields: readonly string[]): Criter
   let i = 0;
   let count = 0;
   let depth = 0;
-  const fail = (reason: string, more: Flat = {}): never => {
+  const fail = (reason: string, more: NativeFields = {}): never => {
     throw new QueryError({ reason, ...more });
   };
   const group = (): Criteria => {
@@ -158,7 +158,7 @@ function compare(a: string, b: Operand): number {
 }
 
 /** A criteria tree as one test of a rendered row, its values worked out once for all the rows. */
-function criteriaTest(criteria: Criteria): (row: Flat) => boolean {
+function criteriaTest(criteria: Criteria): (row: NativeFields) => boolean {
   if (criteria.kind !== 'cond') {
     const parts = criteria.parts.map(criteriaTest);
     return criteria.kind === 'and' ? (row) => parts.every((part) => part(row)) : (row) => parts.some((part) => part(row));
@@ -166,7 +166,7 @@ function criteriaTest(criteria: Criteria): (row: Flat) => boolean {
   const { field, operator } = criteria;
   const [first, second] = [operand(criteria.values[0] ?? ''), operand(criteria.values[1] ?? '')];
   const listed = new Set(criteria.values.map((value) => value.toLowerCase()));
-  const test = (row: Flat, hit: (value: string) => boolean) => texts(row[field]).some(hit);
+  const test = (row: NativeFields, hit: (value: string) => boolean) => texts(row[field]).some(hit);
   switch (operator) {
     case 'equals':
       return (row) => test(row, (value) => value.toLowerCase() === first.lower);
@@ -208,7 +208,7 @@ function search(module: string, request: DownstreamRequest, context: DownstreamC
   // The criteria name fields as a rendered record has them: the first record's, rendered now; the rest in the walk.
   const first = entries[0];
   const fields = first ? Object.keys(renderFields(target, first.record, first.extra, context)) : target.fields.map((field) => field.native);
-  let test: (row: Flat) => boolean;
+  let test: (row: NativeFields) => boolean;
   if (criteria !== undefined && criteria !== '') {
     let parsed: Criteria;
     try {

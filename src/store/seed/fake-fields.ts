@@ -1,5 +1,6 @@
 import type { Faker } from '@faker-js/faker';
 import type { CrmFields, CrmObjectType } from '../../model/crm.js';
+import { CUSTOM_FIELD_OPTIONS, DEAL_STAGES, EVENT_TYPES, TASK_PRIORITIES, TASK_STATUSES } from '../../model/vocabularies.js';
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -11,20 +12,6 @@ export interface FakeContext {
   now: number;
 }
 
-/** Deal stages with what they imply, in pipeline order. */
-export const DEAL_STAGES = [
-  { stage: 'Prospecting', probability: '0.1' },
-  { stage: 'Qualification', probability: '0.2' },
-  { stage: 'Needs Analysis', probability: '0.4' },
-  { stage: 'Proposal', probability: '0.6' },
-  { stage: 'Negotiation', probability: '0.8' },
-  { stage: 'Closed Won', probability: '1' },
-  { stage: 'Closed Lost', probability: '0' },
-] as const;
-
-export const TASK_STATUSES = ['Not Started', 'In Progress', 'Waiting on someone else', 'Deferred'] as const;
-export const TASK_PRIORITIES = ['High', 'Normal', 'Low'] as const;
-export const EVENT_TYPES = ['Meeting', 'Call', 'Demo', 'Lunch', 'Conference'] as const;
 const INDUSTRIES = [
   'Software',
   'Financial Services',
@@ -192,13 +179,6 @@ const EMAIL_SUBJECTS = [
   'Contract draft attached',
   'Checking in',
 ] as const;
-
-/** The simulated org's custom fields: the pick lists' values, and `score`, a number from 0 to 100. */
-export const CUSTOM_FIELD_OPTIONS = {
-  region: ['NA', 'EMEA', 'APAC', 'LATAM'],
-  tier: ['Gold', 'Silver', 'Bronze'],
-  source: ['Web', 'Referral', 'Event', 'Outbound', 'Partner'],
-} as const;
 
 /** Custom fields as the downstream holds them (shown under `additional` and by the passthrough). */
 export function fakeCustomFields(faker: Faker): Record<string, string | number | boolean> {
