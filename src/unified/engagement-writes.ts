@@ -17,7 +17,7 @@ import type { CrmRecord } from '../model/crm.js';
 import type { EngagementAction, EngagementSequence, EngagementTask } from '../model/engagement-activity.js';
 import type { IntegrationId, NativeOrg } from '../model/integrations.js';
 import { CUSTOM_FIELD_KEYS, ENGAGEMENT_ADDRESS_PARTS } from '../model/vocabularies.js';
-import { ApiError, ErrorCode } from '../shared/errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { ConnectionData } from '../store/connection-data.js';
 import type { Entry } from '../store/ordered-collection.js';
 import { unifiedObjectOf } from './crm-objects.js';
