@@ -54,7 +54,8 @@ export function buildParts(
   const random = new Random(options.seed);
   const reservation = persistence?.reservation;
   const events = new EventFactory(random.fork('events'), clock, reservation);
-  const dispatcher = new Dispatcher({
+  // Typed here: the three refer to each other through closures, which TypeScript 5.9 cannot infer through.
+  const dispatcher: Dispatcher = new Dispatcher({
     clock,
     transport: platform.createTransport({ ca: options.webhookCa }),
     retryScheduleMs: options.retryScheduleMs,
@@ -70,7 +71,7 @@ export function buildParts(
     ...(onAttempted ? { onAttempted } : {}),
     outbox: persistence !== undefined,
   });
-  const sink = new EventSink({
+  const sink: EventSink = new EventSink({
     clock,
     events,
     dispatcher,
@@ -79,7 +80,7 @@ export function buildParts(
     listeners,
     onEvent: onChange,
   });
-  const registry = new ConnectionRegistry({
+  const registry: ConnectionRegistry = new ConnectionRegistry({
     clock,
     random,
     tokenTtlMs: options.tokenTtlMs,
