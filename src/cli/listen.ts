@@ -146,13 +146,15 @@ export const listenCommand: CommandModule<object, ListenArgs> = {
  * every second (said once, and again when it is back); one that was restarted is read from its start.
  */
 async function follow(client: ServerClient, query: string, signal: AbortSignal, print: (attempt: FedAttempt) => void, say: (line: string) => void) {
-  let after = (await client.ok('GET', '/sandbox/attempts')).next as number;
+  // Where the feed stands when listen starts: the first read, which a server lost meanwhile makes wait for it like any other.
+  let after: number | undefined;
   let lost = false;
   while (!signal.aborted) {
     let answer: { status: number; body: { attempts: FedAttempt[]; next: number; missed: number } };
     try {
       // Back from a lost server, the first read waits for nothing: the line that says so comes at once.
-      answer = await client.call('GET', `/sandbox/attempts?after=${after}${lost ? '' : `&wait=${WAIT}`}${query}`, undefined, signal);
+      const path = after === undefined ? '/sandbox/attempts' : `/sandbox/attempts?after=${after}${lost ? '' : `&wait=${WAIT}`}${query}`;
+      answer = await client.call('GET', path, undefined, signal);
     } catch (error) {
       if (signal.aborted) return;
       if (!(error instanceof ServerUnreachable)) throw error;
@@ -166,8 +168,10 @@ async function follow(client: ServerClient, query: string, signal: AbortSignal, 
     if (lost) say(`the server at ${client.url} answers again`);
     lost = false;
     const { attempts, next, missed } = answer.body;
-    if (missed > 0) say(`… ${missed} attempt${missed === 1 ? '' : 's'} not shown: more were made since the last read than the server keeps`);
-    for (const attempt of attempts) print(attempt);
+    if (after !== undefined) {
+      if (missed > 0) say(`… ${missed} attempt${missed === 1 ? '' : 's'} not shown: more were made since the last read than the server keeps`);
+      for (const attempt of attempts) print(attempt);
+    }
     after = next;
   }
 }
