@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Random } from '../src/shared/random.js';
-import { verifySignature } from '../src/webhooks/signature.js';
 import { type Cli, killAll, runCli } from './helpers/cli.js';
 import { freePort } from './helpers/raw-http.js';
+import { readSignedDelivery } from './helpers/signed-delivery.js';
 
 /*
  * Crash consistency judged from outside, the way crash-consistency tests judge a store
@@ -61,34 +61,19 @@ class CheckingReceiver {
   constructor(private readonly random: Random) {}
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const connectionId = String(req.headers['x-service-connection-id']);
-        const accessToken = this.tokens.get(connectionId);
-        const signed =
-          accessToken !== undefined &&
-          verifySignature({
-            accessToken,
-            body,
-            timestamp: String(req.headers['x-service-timestamp']),
-            signature: String(req.headers['x-service-signature']),
-            toleranceSeconds: 600,
-          });
-        if (!signed) this.problems.push(`a delivery for ${connectionId} with a bad signature`);
-        // Now and then the receiver fails (the sandbox retries): a seeded 5 %.
-        if (this.random.uint32() % 20 === 0) {
-          res.writeHead(500).end();
-          return;
-        }
-        const { eventId } = JSON.parse(body) as { eventId: string };
-        const seen = this.bodies.get(eventId);
-        if (seen === undefined) this.bodies.set(eventId, { body, connectionId });
-        else if (seen.body !== body) this.problems.push(`eventId ${eventId} arrived with two different bodies:\n${seen.body}\n${body}`);
-        res.writeHead(200).end();
-      });
+    this.server = createServer(async (req, res) => {
+      const { body, connectionId, signed } = await readSignedDelivery(req, this.tokens, 600);
+      if (!signed) this.problems.push(`a delivery for ${connectionId} with a bad signature`);
+      // Now and then the receiver fails (the sandbox retries): a seeded 5 %.
+      if (this.random.uint32() % 20 === 0) {
+        res.writeHead(500).end();
+        return;
+      }
+      const { eventId } = JSON.parse(body) as { eventId: string };
+      const seen = this.bodies.get(eventId);
+      if (seen === undefined) this.bodies.set(eventId, { body, connectionId });
+      else if (seen.body !== body) this.problems.push(`eventId ${eventId} arrived with two different bodies:\n${seen.body}\n${body}`);
+      res.writeHead(200).end();
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/webhooks`;

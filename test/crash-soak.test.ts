@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Random } from '../src/shared/random.js';
-import { verifySignature } from '../src/webhooks/signature.js';
 import { type Cli, killAll, runCli } from './helpers/cli.js';
 import { freePort } from './helpers/raw-http.js';
+import { readSignedDelivery } from './helpers/signed-delivery.js';
 
 /*
  * A crash soak (issue 47, item 6): `serve --state-file` takes a seeded sequence of creates, updates and deletes
@@ -46,29 +46,21 @@ class Receiver {
   port = 0;
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const connectionId = String(req.headers['x-service-connection-id']);
-        const accessToken = this.tokens.get(connectionId);
-        const signature = { body, timestamp: String(req.headers['x-service-timestamp']), signature: String(req.headers['x-service-signature']) };
-        if (accessToken === undefined || !verifySignature({ accessToken, ...signature }))
-          this.problems.push(`a delivery for ${connectionId} with a bad signature`);
-        const event = JSON.parse(body) as { eventId: string; type: string; data: { eventType: Arrived['eventType']; record: Record<string, string> } };
-        if (event.type === 'OBJECT_CHANGE' && !this.events.has(event.eventId)) {
-          const { record } = event.data;
-          this.events.set(event.eventId, {
-            eventType: event.data.eventType,
-            id: record.id!,
-            ...(record.jobTitle === undefined ? {} : { jobTitle: record.jobTitle }),
-            ...(record.firstName === undefined ? {} : { firstName: record.firstName }),
-            order: this.events.size,
-          });
-        }
-        res.writeHead(200).end();
-      });
+    this.server = createServer(async (req, res) => {
+      const { body, connectionId, signed } = await readSignedDelivery(req, this.tokens);
+      if (!signed) this.problems.push(`a delivery for ${connectionId} with a bad signature`);
+      const event = JSON.parse(body) as { eventId: string; type: string; data: { eventType: Arrived['eventType']; record: Record<string, string> } };
+      if (event.type === 'OBJECT_CHANGE' && !this.events.has(event.eventId)) {
+        const { record } = event.data;
+        this.events.set(event.eventId, {
+          eventType: event.data.eventType,
+          id: record.id!,
+          ...(record.jobTitle === undefined ? {} : { jobTitle: record.jobTitle }),
+          ...(record.firstName === undefined ? {} : { firstName: record.firstName }),
+          order: this.events.size,
+        });
+      }
+      res.writeHead(200).end();
     });
     await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
